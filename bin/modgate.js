@@ -1,0 +1,5 @@
+#!/usr/bin/env node
+// `npx modgate` from a checkout: run the TypeScript CLI through tsx's loader.
+import { register } from 'tsx/esm/api';
+register();
+await import('../daemon/cli/main.ts');
