@@ -1,0 +1,107 @@
+/**
+ * Session frame bodies (PROTOCOL §4.3): the plaintext of every frame after the handshake. Each
+ * `t` may come from one side only; anything else is `unexpected_frame`, a known `t` with a
+ * missing or mistyped field is `invalid_message`. Unknown extra fields are ignored (§7).
+ */
+import { fail, type Outcome } from './errors.ts';
+
+export type Role = 'daemon' | 'mod';
+
+export interface ReadyFrame {
+  t: 'ready';
+}
+export interface PingFrame {
+  t: 'ping' | 'pong';
+  n: number;
+}
+export interface ReqFrame {
+  t: 'req';
+  id: number;
+  op: string;
+  args: Record<string, unknown>;
+  deadline_ms: number;
+  op_id?: string;
+}
+export interface RemoteOpError {
+  code: string;
+  message: string;
+  details?: Record<string, unknown>;
+}
+export type ResFrame =
+  | { t: 'res'; id: number; ok: true; result: unknown }
+  | { t: 'res'; id: number; ok: false; error: RemoteOpError };
+export type FrameBody = ReadyFrame | PingFrame | ReqFrame | ResFrame;
+
+/** Which `t` each side may send (PROTOCOL §4.3). */
+const SENT_BY: Record<Role, ReadonlySet<string>> = {
+  daemon: new Set(['ready', 'ping', 'pong', 'req']),
+  mod: new Set(['ping', 'pong', 'res']),
+};
+const ALL_TYPES = new Set(['ready', 'ping', 'pong', 'req', 'res']);
+
+export function isUint32(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 0xffffffff;
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return (
+    typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array)
+  );
+}
+
+/** Checks a decoded value is a frame body that `sender` may send. */
+export function parseFrameBody(value: unknown, sender: Role): Outcome<FrameBody> {
+  if (!isPlainObject(value)) return fail('invalid_message', 'a frame body must be a map');
+  const t = value['t'];
+  if (typeof t !== 'string') return fail('invalid_message', 'a frame body needs a str field t');
+  if (!ALL_TYPES.has(t)) return fail('unexpected_frame', `unknown frame type "${t.slice(0, 32)}"`);
+  if (!SENT_BY[sender].has(t)) return fail('unexpected_frame', `a ${sender} may not send "${t}"`);
+  switch (t) {
+    case 'ready':
+      return { ok: true, value: { t } };
+    case 'ping':
+    case 'pong':
+      return isUint32(value['n'])
+        ? { ok: true, value: { t, n: value['n'] } }
+        : fail('invalid_message', `${t}.n must be a u32`);
+    case 'req':
+      return parseReq(value);
+    default:
+      return parseRes(value);
+  }
+}
+
+function parseReq(value: Record<string, unknown>): Outcome<FrameBody> {
+  const { id, op, args, deadline_ms, op_id } = value;
+  if (!isUint32(id)) return fail('invalid_message', 'req.id must be a u32');
+  if (typeof op !== 'string') return fail('invalid_message', 'req.op must be a str');
+  if (!isPlainObject(args)) return fail('invalid_message', 'req.args must be a map');
+  if (!isUint32(deadline_ms)) return fail('invalid_message', 'req.deadline_ms must be a u32');
+  if (op_id !== undefined && op_id !== null && typeof op_id !== 'string') {
+    return fail('invalid_message', 'req.op_id must be a str when present');
+  }
+  const frame: ReqFrame = { t: 'req', id, op, args, deadline_ms };
+  if (typeof op_id === 'string') frame.op_id = op_id;
+  return { ok: true, value: frame };
+}
+
+function parseRes(value: Record<string, unknown>): Outcome<FrameBody> {
+  const { id, ok } = value;
+  if (!isUint32(id)) return fail('invalid_message', 'res.id must be a u32');
+  if (ok === true) {
+    if (!('result' in value)) return fail('invalid_message', 'res.result is missing');
+    return { ok: true, value: { t: 'res', id, ok, result: value['result'] } };
+  }
+  if (ok !== false) return fail('invalid_message', 'res.ok must be a bool');
+  const error = value['error'];
+  if (!isPlainObject(error) || typeof error['code'] !== 'string' || typeof error['message'] !== 'string') {
+    return fail('invalid_message', 'res.error must be a map with str code and message');
+  }
+  const details = error['details'];
+  if (details !== undefined && details !== null && !isPlainObject(details)) {
+    return fail('invalid_message', 'res.error.details must be a map when present');
+  }
+  const remote: RemoteOpError = { code: error['code'], message: error['message'] };
+  if (isPlainObject(details)) remote.details = details;
+  return { ok: true, value: { t: 'res', id, ok, error: remote } };
+}

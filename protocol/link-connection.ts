@@ -1,0 +1,250 @@
+/**
+ * One WebSocket bound to the protocol state machines (PROTOCOL §3–§5), shared by the daemon's
+ * link server and the mod bridge. It feeds each message to the handshake, then to the session;
+ * answers pings; runs the handshake deadline and the heartbeat; and closes the socket once, with
+ * the close code of the first `ProtocolError`. The machines decide; this class only wires.
+ */
+import { EventEmitter } from 'node:events';
+import type { Duplex } from 'node:stream';
+import type { RawData, WebSocket } from 'ws';
+import type { CodecLimits } from './codec.ts';
+import { PROTOCOL_ERRORS, ProtocolError, type ProtocolErrorCode } from './errors.ts';
+import type { FrameBody, Role } from './frames.ts';
+import type { DaemonHandshake, Established, ModHandshake } from './handshake.ts';
+import type { Logger } from './log.ts';
+import { Session } from './session.ts';
+
+export interface LinkTimers {
+  /** From socket open until the session is open (PROTOCOL §3.7). */
+  handshakeTimeoutMs: number;
+  /** How often this side pings (PROTOCOL §5.1). */
+  heartbeatMs: number;
+  /** Longest silence, in authenticated frames, before `heartbeat_timeout` (PROTOCOL §5.1). */
+  heartbeatTimeoutMs: number;
+}
+
+export const DEFAULT_TIMERS: Readonly<LinkTimers> = Object.freeze({
+  handshakeTimeoutMs: 5_000,
+  heartbeatMs: 10_000,
+  heartbeatTimeoutMs: 30_000,
+});
+
+/** ws `maxPayload` on both ends: a longer message is refused by ws with close code 1009 (PROTOCOL §2.2). */
+export const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
+
+/** How long a closing socket may take to finish the close handshake before it is cut. */
+const CLOSE_GRACE_MS = 2_000;
+
+export type LinkState = 'connecting' | 'handshake' | 'await_ready' | 'open' | 'closing' | 'closed';
+
+export interface LinkConnectionOptions extends LinkTimers {
+  socket: WebSocket;
+  handshake: DaemonHandshake | ModHandshake;
+  limits: CodecLimits;
+  log: Logger;
+}
+
+interface LinkEvents {
+  open: [established: Established];
+  frame: [frame: FrameBody];
+  /** The first local rejection, reported once, before the socket closes. */
+  error: [error: ProtocolError];
+  close: [code: number, reason: string, error: ProtocolError | null];
+}
+
+export class LinkConnection extends EventEmitter<LinkEvents> {
+  readonly role: Role;
+  private stateValue: LinkState = 'connecting';
+  private session: Session | null = null;
+  private established: Established | null = null;
+  private reported: ProtocolError | null = null;
+  private handshakeTimer: NodeJS.Timeout | null = null;
+  private pingTimer: NodeJS.Timeout | null = null;
+  private silenceTimer: NodeJS.Timeout | null = null;
+  private graceTimer: NodeJS.Timeout | null = null;
+  private pings = 0;
+  private corked = false;
+  private wasOpened = false;
+
+  constructor(private readonly options: LinkConnectionOptions) {
+    super();
+    const { socket, handshake } = options;
+    this.role = 'start' in handshake ? 'mod' : 'daemon';
+    socket.binaryType = 'nodebuffer';
+    socket.on('message', (data, isBinary) => this.onMessage(data, isBinary));
+    socket.on('close', (code, reason) => this.onClose(code, reason.toString('utf8')));
+    socket.on('error', (error) => options.log.debug('mod link socket error', { error: error.message }));
+    if (socket.readyState === socket.OPEN) this.begin();
+    else socket.once('open', () => this.begin());
+  }
+
+  get state(): LinkState {
+    return this.stateValue;
+  }
+
+  get info(): Established | null {
+    return this.established;
+  }
+
+  /** True once the session has opened, even after it closed. */
+  get hasOpened(): boolean {
+    return this.wasOpened;
+  }
+
+  get socket(): WebSocket {
+    return this.options.socket;
+  }
+
+  /** Sends one frame body; throws (TypeError/RangeError) for a body that cannot be sent. */
+  send(body: FrameBody): void {
+    if (this.stateValue !== 'open' || !this.session) throw new Error(`link is ${this.stateValue}, not open`);
+    const bytes = this.session.seal(body);
+    this.cork();
+    this.options.socket.send(bytes);
+  }
+
+  /**
+   * Coalesces the frames sent in one turn of the event loop into one write: the TCP socket is
+   * corked on the first send and uncorked on the next tick. Each frame is still its own
+   * WebSocket message; only the syscalls are shared. ws has no public cork, and its `_socket`
+   * field (stable across ws 8) is the net.Socket beneath; without it frames are written as sent.
+   */
+  private cork(): void {
+    if (this.corked) return;
+    const raw = (this.options.socket as unknown as { _socket?: Duplex | null })._socket;
+    if (!raw || typeof raw.cork !== 'function') return;
+    raw.cork();
+    this.corked = true;
+    process.nextTick(() => {
+      this.corked = false;
+      raw.uncork();
+    });
+  }
+
+  /** Closes gracefully with a deliberate code (PROTOCOL §5.3), e.g. `shutdown` or `superseded`. */
+  close(code: ProtocolErrorCode = 'shutdown'): void {
+    this.closeSocket(PROTOCOL_ERRORS[code].closeCode, code);
+  }
+
+  /** Cuts the TCP connection without a close frame. */
+  terminate(): void {
+    this.options.socket.terminate();
+  }
+
+  /** Rejects the link: reports `error` once, then closes with its close code (PROTOCOL §5.3). */
+  fail(error: ProtocolError): void {
+    if (this.reported || this.stateValue === 'closing' || this.stateValue === 'closed') return;
+    this.reported = error;
+    this.session?.fail(error);
+    this.options.log.debug('mod link rejected', {
+      code: error.code,
+      closeCode: error.closeCode,
+      message: error.message,
+    });
+    if (this.listenerCount('error') > 0) this.emit('error', error);
+    this.closeSocket(error.closeCode, error.closeReason);
+  }
+
+  private begin(): void {
+    this.stateValue = 'handshake';
+    const { handshake, handshakeTimeoutMs } = this.options;
+    this.handshakeTimer = setTimeout(() => {
+      this.fail(new ProtocolError('handshake_timeout', `no session within ${handshakeTimeoutMs} ms`));
+    }, handshakeTimeoutMs).unref();
+    if ('start' in handshake) this.options.socket.send(handshake.start()); // PROTOCOL §3.2
+  }
+
+  private onMessage(data: RawData, isBinary: boolean): void {
+    if (this.stateValue === 'closing' || this.stateValue === 'closed') return;
+    if (!isBinary) return this.fail(new ProtocolError('malformed', 'text message; the link is binary only'));
+    const bytes = Array.isArray(data)
+      ? Buffer.concat(data)
+      : Buffer.isBuffer(data)
+        ? data
+        : Buffer.from(data);
+    try {
+      if (this.session) this.onSessionFrame(this.session, bytes);
+      else this.onHandshakeMessage(bytes);
+    } catch (cause) {
+      this.options.log.error('mod link fault', {
+        error: cause instanceof Error ? cause.stack : String(cause),
+      });
+      this.fail(new ProtocolError('internal_error'));
+    }
+  }
+
+  private onHandshakeMessage(bytes: Uint8Array): void {
+    const step = this.options.handshake.receive(bytes);
+    if (step.reply) this.options.socket.send(step.reply);
+    if (step.error) return this.fail(step.error);
+    if (!step.established) return;
+    this.established = step.established;
+    this.session = new Session(step.established, this.options.limits);
+    if (this.role === 'mod') {
+      this.stateValue = 'await_ready'; // PROTOCOL §4.4: the daemon speaks first
+      return;
+    }
+    this.opened();
+  }
+
+  private onSessionFrame(session: Session, bytes: Uint8Array): void {
+    const opened = session.open(bytes);
+    if (!opened.ok) return this.fail(opened.error);
+    this.silenceTimer?.refresh(); // PROTOCOL §5.1: any authenticated frame proves liveness
+    const frame = opened.value;
+    if (frame.t === 'ready') return this.opened();
+    if (frame.t === 'ping') return this.send({ t: 'pong', n: frame.n });
+    if (frame.t === 'pong') return;
+    this.emit('frame', frame);
+  }
+
+  /** The session is open: the daemon sends `ready` before anyone can send a request (§4.4). */
+  private opened(): void {
+    this.stateValue = 'open';
+    this.wasOpened = true;
+    this.clearTimer('handshakeTimer');
+    if (this.role === 'daemon') this.send({ t: 'ready' });
+    const { heartbeatMs, heartbeatTimeoutMs } = this.options;
+    this.pingTimer = setInterval(() => this.ping(), heartbeatMs).unref();
+    this.silenceTimer = setTimeout(() => {
+      this.fail(
+        new ProtocolError('heartbeat_timeout', `no authenticated frame for ${heartbeatTimeoutMs} ms`),
+      );
+    }, heartbeatTimeoutMs).unref();
+    this.emit('open', this.established as Established);
+  }
+
+  private ping(): void {
+    this.pings = (this.pings + 1) >>> 0;
+    this.send({ t: 'ping', n: this.pings });
+  }
+
+  private closeSocket(code: number, reason: string): void {
+    if (this.stateValue === 'closing' || this.stateValue === 'closed') return;
+    this.stateValue = 'closing';
+    this.clearTimers();
+    const { socket } = this.options;
+    if (socket.readyState === socket.CONNECTING) return socket.terminate();
+    socket.close(code, reason);
+    this.graceTimer = setTimeout(() => socket.terminate(), CLOSE_GRACE_MS).unref();
+  }
+
+  private onClose(code: number, reason: string): void {
+    this.stateValue = 'closed';
+    this.clearTimers();
+    this.clearTimer('graceTimer');
+    this.emit('close', code, reason, this.reported);
+  }
+
+  private clearTimers(): void {
+    this.clearTimer('handshakeTimer');
+    this.clearTimer('pingTimer');
+    this.clearTimer('silenceTimer');
+  }
+
+  private clearTimer(name: 'handshakeTimer' | 'pingTimer' | 'silenceTimer' | 'graceTimer'): void {
+    const timer = this[name];
+    if (timer) clearTimeout(timer);
+    this[name] = null;
+  }
+}

@@ -1,0 +1,239 @@
+/**
+ * The daemon's end of the mod link (PROTOCOL §1): a WebSocket server that admits at most one
+ * authenticated mod at a time and sends it ops. A newly authenticated mod supersedes the old one
+ * (closed with `superseded`); `call()` correlates each request with its response, enforces the
+ * op's deadline and checks the result against the op catalogue.
+ */
+import { EventEmitter } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { resolveLimits, type CodecLimits } from './codec.ts';
+import { ProtocolError, type ProtocolErrorCode } from './errors.ts';
+import { DaemonHandshake, type Established } from './handshake.ts';
+import type { Identity } from './keys.ts';
+import { LinkCallError, PendingCalls } from './link-calls.ts';
+import { DEFAULT_MAX_PAYLOAD, DEFAULT_TIMERS, LinkConnection, type LinkTimers } from './link-connection.ts';
+import { silentLogger, type Logger } from './log.ts';
+import { OPS, type OpArgs, type OpName, type OpResult } from './ops/index.ts';
+import { checkIdentity, checkPositiveInt } from './options.ts';
+
+export { LinkCallError, type LinkCallErrorKind, type LinkOpError } from './link-calls.ts';
+
+export interface ModLinkServerOptions extends Partial<LinkTimers> {
+  identity: Identity;
+  /** The mod keys this daemon trusts; called on each handshake, so a reload applies at once. */
+  trustedModKeys: () => readonly Uint8Array[];
+  limits?: Partial<CodecLimits>;
+  /** ws `maxPayload`: longer messages are refused by ws itself with close code 1009 (§2.2). */
+  maxPayload?: number;
+  /** Most connections still in the handshake; more are closed with `too_many_connections`. */
+  maxConnections?: number;
+  /** Protocol versions offered in negotiation (PROTOCOL §7); tests narrow it. */
+  versions?: readonly number[];
+  log?: Logger;
+}
+
+export interface ModPeer {
+  modVersion: string;
+  protocolVersion: number;
+  connectedAt: Date;
+  /** The mod's Ed25519 public key, as trusted. */
+  publicKey: Uint8Array;
+}
+
+export interface CallOptions {
+  /** Overrides the op's catalogue deadline. */
+  deadlineMs?: number;
+  /** Sent as `op_id` so the mod can deduplicate a retried mutation (PROTOCOL §6.4). */
+  opId?: string;
+}
+
+interface ServerEvents {
+  connect: [peer: ModPeer];
+  disconnect: [code: number, reason: string];
+  /** A connection was rejected; emitted only when someone listens (otherwise logged). */
+  error: [error: ProtocolError];
+}
+
+interface ActiveLink {
+  connection: LinkConnection;
+  calls: PendingCalls;
+  peer: ModPeer;
+}
+
+export const DEFAULT_MAX_CONNECTIONS = 16;
+/** The longest deadline a timer can hold (2^31 − 1 ms, about 24.8 days); it also fits the u32 `deadline_ms`. */
+export const MAX_DEADLINE_MS = 2_147_483_647;
+
+export class ModLinkServer extends EventEmitter<ServerEvents> {
+  private readonly log: Logger;
+  private readonly limits: CodecLimits;
+  private readonly timers: LinkTimers;
+  private readonly maxPayload: number;
+  private readonly maxConnections: number;
+  private wss: WebSocketServer | null = null;
+  private readonly handshaking = new Set<LinkConnection>();
+  private active: ActiveLink | null = null;
+  private closing = false;
+
+  constructor(private readonly options: ModLinkServerOptions) {
+    super();
+    checkIdentity(options.identity, 'identity');
+    if (typeof options.trustedModKeys !== 'function')
+      throw new TypeError('trustedModKeys must be a function');
+    this.log = options.log ?? silentLogger;
+    this.limits = resolveLimits(options.limits);
+    this.timers = {
+      handshakeTimeoutMs: checkPositiveInt(
+        options.handshakeTimeoutMs ?? DEFAULT_TIMERS.handshakeTimeoutMs,
+        'handshakeTimeoutMs',
+      ),
+      heartbeatMs: checkPositiveInt(options.heartbeatMs ?? DEFAULT_TIMERS.heartbeatMs, 'heartbeatMs'),
+      heartbeatTimeoutMs: checkPositiveInt(
+        options.heartbeatTimeoutMs ?? DEFAULT_TIMERS.heartbeatTimeoutMs,
+        'heartbeatTimeoutMs',
+      ),
+    };
+    this.maxPayload = checkPositiveInt(options.maxPayload ?? DEFAULT_MAX_PAYLOAD, 'maxPayload');
+    this.maxConnections = checkPositiveInt(
+      options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
+      'maxConnections',
+    );
+  }
+
+  get peer(): ModPeer | null {
+    return this.active ? { ...this.active.peer } : null;
+  }
+
+  async listen(host: string, port: number): Promise<{ host: string; port: number }> {
+    if (this.wss) throw new Error('already listening');
+    const wss = new WebSocketServer({ host, port, maxPayload: this.maxPayload, perMessageDeflate: false });
+    this.wss = wss;
+    await new Promise<void>((resolve, reject) => {
+      wss.once('listening', resolve);
+      wss.once('error', reject);
+    });
+    wss.on('error', (error) => this.log.error('mod link server error', { error: error.message }));
+    wss.on('connection', (socket, request) => this.accept(socket, request.socket.remoteAddress ?? 'unknown'));
+    const address = wss.address() as AddressInfo;
+    return { host: address.address, port: address.port };
+  }
+
+  /** Closes every link with `code` (default `shutdown`) and stops listening. */
+  async close(code: ProtocolErrorCode = 'shutdown'): Promise<void> {
+    this.closing = true;
+    const connections = [...this.handshaking];
+    if (this.active) connections.push(this.active.connection);
+    const closed = connections.map((c) => new Promise<void>((resolve) => c.once('close', () => resolve())));
+    for (const connection of connections) connection.close(code);
+    if (this.active) this.dropActive(new ProtocolError(code).closeCode, code);
+    await Promise.all(closed);
+    const wss = this.wss;
+    this.wss = null;
+    if (wss) await new Promise<void>((resolve) => wss.close(() => resolve()));
+  }
+
+  /** Sends op N to the connected mod and resolves with its checked result (PROTOCOL §6.2). */
+  call<N extends OpName>(op: N, args: OpArgs<N>, opts: CallOptions = {}): Promise<OpResult<N>> {
+    const requested = opts.deadlineMs ?? OPS[op].deadlineMs;
+    if (!(requested > 0 && requested <= MAX_DEADLINE_MS)) {
+      return Promise.reject(
+        new RangeError(`deadlineMs must be in (0, ${MAX_DEADLINE_MS}], got ${requested}`),
+      );
+    }
+    const link = this.active;
+    if (!link || link.connection.state !== 'open') {
+      return Promise.reject(new LinkCallError('not_connected', op, 'no mod is connected'));
+    }
+    const deadlineMs = Math.ceil(requested);
+    return new Promise<OpResult<N>>((resolve, reject) => {
+      const id = link.calls.add(op, deadlineMs, resolve as (value: unknown) => void, reject);
+      try {
+        link.connection.send({
+          t: 'req',
+          id,
+          op,
+          args: args as Record<string, unknown>,
+          deadline_ms: deadlineMs,
+          ...(opts.opId === undefined ? {} : { op_id: opts.opId }),
+        });
+      } catch (error) {
+        link.calls.remove(id);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    });
+  }
+
+  private accept(socket: WebSocket, remote: string): void {
+    if (this.closing) return socket.close(new ProtocolError('shutdown').closeCode, 'shutdown');
+    if (this.handshaking.size >= this.maxConnections) {
+      this.report(
+        new ProtocolError('too_many_connections', `${this.maxConnections} handshakes already pending`),
+        remote,
+      );
+      const error = new ProtocolError('too_many_connections');
+      return socket.close(error.closeCode, error.closeReason);
+    }
+    const handshake = new DaemonHandshake({
+      identity: this.options.identity,
+      trustedModKeys: this.options.trustedModKeys,
+      ...(this.options.versions ? { versions: this.options.versions } : {}),
+    });
+    const connection = new LinkConnection({
+      socket,
+      handshake,
+      limits: this.limits,
+      log: this.log,
+      ...this.timers,
+    });
+    this.handshaking.add(connection);
+    connection.on('error', (error) => {
+      this.report(error, remote);
+      // The link is dead from here on: fail its calls now, not when the socket finishes closing.
+      if (this.active?.connection === connection) this.dropActive(error.closeCode, error.closeReason);
+    });
+    connection.on('open', (established) => {
+      this.handshaking.delete(connection);
+      this.adopt(connection, established);
+    });
+    connection.on('frame', (frame) => {
+      if (frame.t === 'res' && this.active?.connection === connection) this.active.calls.settle(frame);
+    });
+    connection.on('close', (code, reason) => {
+      this.handshaking.delete(connection);
+      if (this.active?.connection === connection) this.dropActive(code, reason);
+    });
+  }
+
+  /** PROTOCOL §5.2: the newest authenticated mod wins; the old one is closed `superseded`. */
+  private adopt(connection: LinkConnection, established: Established): void {
+    const previous = this.active;
+    if (previous) {
+      this.dropActive(new ProtocolError('superseded').closeCode, 'superseded');
+      previous.connection.close('superseded');
+    }
+    const peer: ModPeer = {
+      modVersion: established.modVersion,
+      protocolVersion: established.version,
+      connectedAt: new Date(),
+      publicKey: established.peerId,
+    };
+    this.active = { connection, calls: new PendingCalls(this.log), peer };
+    this.log.info('mod connected', { modVersion: peer.modVersion, protocolVersion: peer.protocolVersion });
+    this.emit('connect', { ...peer });
+  }
+
+  private dropActive(code: number, reason: string): void {
+    const link = this.active;
+    if (!link) return;
+    this.active = null;
+    link.calls.rejectAll(reason || `close ${code}`);
+    this.log.info('mod disconnected', { code, reason });
+    this.emit('disconnect', code, reason);
+  }
+
+  private report(error: ProtocolError, remote: string): void {
+    this.log.warn('mod link connection rejected', { remote, code: error.code, message: error.message });
+    if (this.listenerCount('error') > 0) this.emit('error', error);
+  }
+}

@@ -1,0 +1,30 @@
+/**
+ * The op catalogue: every op the daemon may send and the mod must answer (PROTOCOL §6).
+ * Add an op here and both sides see it: the daemon's `link.call()` and the bridge's handler map
+ * are typed from this object.
+ */
+import type { z } from 'zod';
+import type { OpDefinition } from './define.ts';
+import { serverStatus } from './server.ts';
+
+export const OPS = {
+  [serverStatus.name]: serverStatus,
+} as const satisfies Record<string, OpDefinition>;
+
+export type OpName = keyof typeof OPS & string;
+export type OpArgs<N extends OpName> = z.input<(typeof OPS)[N]['args']>;
+export type OpResult<N extends OpName> = z.output<(typeof OPS)[N]['result']>;
+
+/** What a mod answering op N must implement. `ctx.opId` is set on mutating ops. */
+export type OpHandler<N extends OpName> = (
+  args: z.output<(typeof OPS)[N]['args']>,
+  ctx: { opId: string | undefined; signal: AbortSignal },
+) => Promise<OpResult<N>> | OpResult<N>;
+export type OpHandlers = { [N in OpName]: OpHandler<N> };
+
+export function isOpName(name: string): name is OpName {
+  return Object.prototype.hasOwnProperty.call(OPS, name);
+}
+
+export { defineOp, OpError, OP_ERROR_CODES } from './define.ts';
+export type { OpDefinition, OpErrorCode } from './define.ts';

@@ -1,0 +1,110 @@
+/**
+ * The authenticated session as a state machine apart from the socket (PROTOCOL §4): one
+ * `Session` per link and side. `open(bytes)` takes one received WebSocket message and returns
+ * the frame body or the `ProtocolError` to close with; after the first rejection the session is
+ * `failed` and answers every later message with that same error, so it is reported once.
+ *
+ *   mod:    await_ready ─ready─▶ open        daemon: open (it sends `ready` first, §4.4)
+ *   either: any rejection ─▶ failed
+ */
+import { aeadKey, openFrame, sealFrame, type AeadKey } from './aead.ts';
+import { decodeWith, encode, resolveLimits, type CodecLimits } from './codec.ts';
+import { ProtocolError, type Outcome } from './errors.ts';
+import { parseFrameBody, type FrameBody, type Role } from './frames.ts';
+
+export type SessionState = 'await_ready' | 'open' | 'failed';
+
+export interface SessionKeys {
+  role: Role;
+  sendKey: Uint8Array;
+  receiveKey: Uint8Array;
+}
+
+/** The seq counter stops here; a link that got this far reconnects (PROTOCOL §4.2). */
+const MAX_SEQ = Number.MAX_SAFE_INTEGER;
+
+export class Session {
+  readonly role: Role;
+  readonly peer: Role;
+  readonly limits: CodecLimits;
+  private stateValue: SessionState;
+  private failure: ProtocolError | null = null;
+  private readonly sendKey: AeadKey;
+  private readonly receiveKey: AeadKey;
+  private lastSent = 0;
+  private expected = 1;
+
+  constructor(keys: SessionKeys, limits?: Partial<CodecLimits>) {
+    this.role = keys.role;
+    this.peer = keys.role === 'daemon' ? 'mod' : 'daemon';
+    this.limits = resolveLimits(limits);
+    this.sendKey = aeadKey(keys.sendKey);
+    this.receiveKey = aeadKey(keys.receiveKey);
+    this.stateValue = keys.role === 'mod' ? 'await_ready' : 'open';
+  }
+
+  get state(): SessionState {
+    return this.stateValue;
+  }
+
+  /** The error the session failed with, once it has. */
+  get error(): ProtocolError | null {
+    return this.failure;
+  }
+
+  /** The seq the next received frame must carry (PROTOCOL §4.2). */
+  get expectedSeq(): number {
+    return this.expected;
+  }
+
+  /**
+   * Seals one frame body with the next seq (PROTOCOL §4.1). Throws TypeError for a body with no
+   * plain msgpack form and RangeError for one over `limits.maxBytes`; the seq is only consumed
+   * by a frame that is actually produced.
+   */
+  seal(body: FrameBody): Uint8Array {
+    if (this.stateValue !== 'open') throw new Error(`cannot send in session state ${this.stateValue}`);
+    const plaintext = encode(body);
+    if (plaintext.length > this.limits.maxBytes) {
+      throw new RangeError(`frame body of ${plaintext.length} bytes exceeds ${this.limits.maxBytes}`);
+    }
+    if (this.lastSent >= MAX_SEQ) throw new RangeError('the session has exhausted its sequence numbers');
+    this.lastSent += 1;
+    return sealFrame(this.sendKey, this.lastSent, plaintext);
+  }
+
+  /** Opens one received frame: tag, then seq, then codec, then frame shape (PROTOCOL §4.2–§4.4). */
+  open(bytes: Uint8Array): Outcome<FrameBody> {
+    if (this.failure) return { ok: false, error: this.failure };
+    const opened = openFrame(this.receiveKey, bytes, this.limits.maxBytes);
+    if (!opened.ok) return this.fail(opened.error);
+    const { seq, plaintext } = opened.value;
+    if (seq !== this.expected) {
+      const how = seq < this.expected ? 'repeated or reordered' : 'skipped ahead';
+      return this.fail(new ProtocolError('sequence', `expected seq ${this.expected}, got ${seq} (${how})`));
+    }
+    this.expected += 1;
+    const decoded = decodeWith(plaintext, this.limits);
+    if (!decoded.ok) return this.fail(decoded.error);
+    const parsed = parseFrameBody(decoded.value, this.peer);
+    if (!parsed.ok) return this.fail(parsed.error);
+    const frame = parsed.value;
+    if (this.stateValue === 'await_ready') {
+      if (frame.t !== 'ready')
+        return this.fail(new ProtocolError('unexpected_frame', `"${frame.t}" before "ready"`));
+      this.stateValue = 'open';
+    } else if (frame.t === 'ready') {
+      return this.fail(new ProtocolError('unexpected_frame', '"ready" after the session opened'));
+    }
+    return { ok: true, value: frame };
+  }
+
+  /** Marks the session failed from outside (e.g. a timeout), so later frames are refused. */
+  fail(error: ProtocolError): { ok: false; error: ProtocolError } {
+    if (!this.failure) {
+      this.failure = error;
+      this.stateValue = 'failed';
+    }
+    return { ok: false, error: this.failure };
+  }
+}

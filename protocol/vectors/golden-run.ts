@@ -1,0 +1,109 @@
+/**
+ * The golden inputs and the golden run (PROTOCOL §8.1): fixed keys, nonces and ephemeral
+ * secrets, the handshake run with that randomness injected, and the session frames that follow.
+ * Shared by the vector generator, the rejection vectors and the golden test.
+ */
+import { PROTOCOL_ERRORS, type ProtocolErrorCode } from '../errors.ts';
+import type { FrameBody } from '../frames.ts';
+import { DaemonHandshake, ModHandshake, type Established, type RandomSource } from '../handshake.ts';
+import { identityFromSeed } from '../keys.ts';
+
+export const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
+export const unhex = (text: string): Uint8Array => new Uint8Array(Buffer.from(text, 'hex'));
+
+/** 32 bytes counting up from `start`: readable and obviously not secret. */
+export function counting(start: number, length = 32): Uint8Array {
+  return Uint8Array.from({ length }, (_, i) => (start + i) & 0xff);
+}
+
+/** A RandomSource that hands out the given byte strings in order (PROTOCOL §8.1). */
+export function scriptedRandom(...chunks: Uint8Array[]): RandomSource {
+  const queue = [...chunks];
+  return (length) => {
+    const next = queue.shift();
+    if (!next || next.length !== length) throw new Error(`scripted random: no ${length}-byte chunk left`);
+    return next;
+  };
+}
+
+export const GOLDEN_INPUTS = Object.freeze({
+  modSeed: counting(0x00),
+  daemonSeed: counting(0x20),
+  modNonce: counting(0x40),
+  modEphSecret: counting(0x60),
+  daemonNonce: counting(0x80),
+  daemonEphSecret: counting(0xa0),
+  offeredVersions: [1],
+  modVersion: '2.0.47',
+});
+
+export interface GoldenHandshake {
+  hello: Uint8Array;
+  welcome: Uint8Array;
+  auth: Uint8Array;
+  daemon: Established;
+  mod: Established;
+}
+
+/** Runs the handshake on the golden inputs, daemon and mod machines feeding each other. */
+export function runGoldenHandshake(): GoldenHandshake {
+  const g = GOLDEN_INPUTS;
+  const modIdentity = identityFromSeed(g.modSeed);
+  const daemonIdentity = identityFromSeed(g.daemonSeed);
+  const mod = new ModHandshake({
+    identity: modIdentity,
+    daemonPublicKey: daemonIdentity.publicKey,
+    modVersion: g.modVersion,
+    versions: g.offeredVersions,
+    random: scriptedRandom(g.modNonce, g.modEphSecret),
+  });
+  const daemon = new DaemonHandshake({
+    identity: daemonIdentity,
+    trustedModKeys: () => [modIdentity.publicKey],
+    random: scriptedRandom(g.daemonNonce, g.daemonEphSecret),
+  });
+  const hello = mod.start();
+  const welcomeStep = daemon.receive(hello);
+  const authStep = mod.receive(welcomeStep.reply as Uint8Array);
+  const doneStep = daemon.receive(authStep.reply as Uint8Array);
+  if (!authStep.established || !doneStep.established) throw new Error('golden handshake failed');
+  return {
+    hello,
+    welcome: welcomeStep.reply as Uint8Array,
+    auth: authStep.reply as Uint8Array,
+    daemon: doneStep.established,
+    mod: authStep.established,
+  };
+}
+
+export type Direction = 'daemon->mod' | 'mod->daemon';
+
+/** The session frames of the vectors, in the order they cross the link. */
+export const GOLDEN_FRAMES: ReadonlyArray<{ direction: Direction; body: FrameBody }> = [
+  { direction: 'daemon->mod', body: { t: 'ready' } },
+  { direction: 'daemon->mod', body: { t: 'req', id: 1, op: 'server.status', args: {}, deadline_ms: 5000 } },
+  { direction: 'mod->daemon', body: { t: 'res', id: 1, ok: true, result: { player_count: 12 } } },
+  { direction: 'daemon->mod', body: { t: 'ping', n: 1 } },
+  { direction: 'mod->daemon', body: { t: 'pong', n: 1 } },
+  {
+    direction: 'daemon->mod',
+    body: { t: 'req', id: 2, op: 'server.status', args: {}, deadline_ms: 2500, op_id: 'op-7f3a' },
+  },
+  {
+    direction: 'mod->daemon',
+    body: {
+      t: 'res',
+      id: 2,
+      ok: false,
+      error: { code: 'unavailable', message: 'world is loading', details: { retry_after_sec: 5 } },
+    },
+  },
+];
+
+export function keyFor(handshake: GoldenHandshake, direction: Direction): Uint8Array {
+  return direction === 'daemon->mod' ? handshake.daemon.sendKey : handshake.mod.sendKey;
+}
+
+export function closeCodeOf(code: ProtocolErrorCode): number {
+  return PROTOCOL_ERRORS[code].closeCode;
+}

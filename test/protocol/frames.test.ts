@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { parseFrameBody } from '../../protocol/frames.ts';
+import { expectRejected } from './support.ts';
+
+describe('frame bodies', () => {
+  it('accepts each frame type from the side that may send it', () => {
+    expect(parseFrameBody({ t: 'ready' }, 'daemon').ok).toBe(true);
+    expect(parseFrameBody({ t: 'ping', n: 0 }, 'mod').ok).toBe(true);
+    expect(parseFrameBody({ t: 'pong', n: 0xffffffff }, 'daemon').ok).toBe(true);
+    const req = { t: 'req', id: 1, op: 'server.status', args: {}, deadline_ms: 5000, op_id: 'k' };
+    expect(parseFrameBody(req, 'daemon')).toEqual({ ok: true, value: req });
+    const res = {
+      t: 'res',
+      id: 1,
+      ok: false,
+      error: { code: 'not_found', message: 'no', details: { a: 1 } },
+    };
+    expect(parseFrameBody(res, 'mod')).toEqual({ ok: true, value: res });
+  });
+
+  it('drops unknown extra fields', () => {
+    expect(parseFrameBody({ t: 'ping', n: 1, future: true }, 'mod')).toEqual({
+      ok: true,
+      value: { t: 'ping', n: 1 },
+    });
+  });
+
+  it('accepts a res whose result is nil', () => {
+    expect(parseFrameBody({ t: 'res', id: 1, ok: true, result: null }, 'mod').ok).toBe(true);
+  });
+
+  it.each([
+    ['an unknown t', { t: 'hello2' }, 'mod'],
+    ['a req from the mod', { t: 'req', id: 1, op: 'x', args: {}, deadline_ms: 1 }, 'mod'],
+    ['a res from the daemon', { t: 'res', id: 1, ok: true, result: 1 }, 'daemon'],
+    ['a ready from the mod', { t: 'ready' }, 'mod'],
+  ] as const)('rejects %s with unexpected_frame', (_name, body, sender) => {
+    expectRejected(parseFrameBody(body, sender), 'unexpected_frame');
+  });
+
+  it.each([
+    ['a non-map body', [1, 2], 'mod'],
+    ['a missing t', { n: 1 }, 'mod'],
+    ['a ping without n', { t: 'ping' }, 'mod'],
+    ['a ping with n above u32', { t: 'ping', n: 2 ** 32 }, 'mod'],
+    ['a ping with a fractional n', { t: 'ping', n: 1.5 }, 'mod'],
+    ['a req with a negative id', { t: 'req', id: -1, op: 'x', args: {}, deadline_ms: 1 }, 'daemon'],
+    ['a req whose args is an array', { t: 'req', id: 1, op: 'x', args: [], deadline_ms: 1 }, 'daemon'],
+    [
+      'a req with a numeric op_id',
+      { t: 'req', id: 1, op: 'x', args: {}, deadline_ms: 1, op_id: 5 },
+      'daemon',
+    ],
+    ['a res without ok', { t: 'res', id: 1, result: 1 }, 'mod'],
+    ['a successful res without result', { t: 'res', id: 1, ok: true }, 'mod'],
+    ['a failed res without error', { t: 'res', id: 1, ok: false }, 'mod'],
+    [
+      'a failed res whose details is a str',
+      { t: 'res', id: 1, ok: false, error: { code: 'x', message: 'y', details: 'z' } },
+      'mod',
+    ],
+  ] as const)('rejects %s with invalid_message', (_name, body, sender) => {
+    expectRejected(parseFrameBody(body, sender), 'invalid_message');
+  });
+});
