@@ -1,0 +1,64 @@
+/**
+ * Crash-safe file replacement (ARCHITECTURE decision 8): write a temp file in the same folder,
+ * fsync it, rename it over the target, fsync the folder. A reader sees either the old file or
+ * the new one, never a torn write, and after a power cut the rename itself is durable.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { errnoCode } from './errors.ts';
+
+/** Mode of every file in the data dir: owner read/write only. */
+export const FILE_MODE = 0o600;
+/** Mode of the data dir itself: owner only. */
+export const DIR_MODE = 0o700;
+
+/** The temp files this module creates start with this marker, so they are easy to recognise. */
+export function tempFileName(target: string): string {
+  return `.${basename(target)}.${randomBytes(6).toString('hex')}.tmp`;
+}
+
+export async function writeFileAtomic(target: string, contents: string): Promise<void> {
+  const folder = dirname(target);
+  const temp = join(folder, tempFileName(target));
+  try {
+    const handle = await open(temp, 'wx', FILE_MODE);
+    try {
+      await handle.writeFile(contents, 'utf8');
+      // The mode given to open() is filtered by the umask; set it explicitly all the same.
+      await handle.chmod(FILE_MODE);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, target);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+  await syncFolder(folder);
+}
+
+/** Writes `value` as pretty JSON with a trailing newline, atomically. */
+export async function writeJsonAtomic(target: string, value: unknown): Promise<void> {
+  await writeFileAtomic(target, `${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** Creates the folder (and missing parents) with mode 0700. */
+export async function ensureFolder(folder: string): Promise<void> {
+  await mkdir(folder, { recursive: true, mode: DIR_MODE });
+}
+
+/** Makes a rename in `folder` durable. Platforms that cannot fsync a folder are skipped. */
+export async function syncFolder(folder: string): Promise<void> {
+  let handle;
+  try {
+    handle = await open(folder, 'r');
+    await handle.sync();
+  } catch (error) {
+    const code = errnoCode(error);
+    if (code !== 'EISDIR' && code !== 'EINVAL' && code !== 'EPERM' && code !== 'EBADF') throw error;
+  } finally {
+    await handle?.close();
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * Keeps a running daemon's snapshot in step with the data dir (ARCHITECTURE decision 8: a change
+ * made by the CLI reaches the daemon within a second, without restart).
+ *
+ * It polls the (ino, size, mtimeMs, mode) of the snapshot's files every `pollIntervalMs` with an
+ * unref'd timer, because fs.watch misses changes on some filesystems (network mounts, some
+ * container overlays). The CLI writes by rename, so every write shows up as a new inode even
+ * where mtime is coarse. A file that breaks (bad JSON, loose permissions, deleted) never takes the
+ * daemon down: the last good snapshot stays current and the watcher emits 'error' once per
+ * broken state, then 'change' again once the files load.
+ */
+import { EventEmitter } from 'node:events';
+import { join } from 'node:path';
+import { statOrNull } from './data-dir.ts';
+import { StoreError } from './errors.ts';
+import { loadSnapshot, SNAPSHOT_FILES, type Snapshot } from './snapshot.ts';
+
+export interface DataDirWatcherOptions {
+  /** How often to look at the files; ~250 ms keeps a CLI change under a second away. */
+  readonly pollIntervalMs?: number;
+}
+
+export const DEFAULT_POLL_INTERVAL_MS = 250;
+
+interface WatcherEvents {
+  change: [snapshot: Snapshot];
+  error: [error: StoreError];
+}
+
+/**
+ * Opens an initialised data dir and starts watching it. Rejects with a StoreError (naming the
+ * file and the fix) when the data dir cannot be used at all; the daemon should not start then.
+ */
+export async function openDataDir(dir: string, options: DataDirWatcherOptions = {}): Promise<DataDirWatcher> {
+  const fingerprint = await fingerprintFiles(dir);
+  const snapshot = await loadSnapshot(dir);
+  return new DataDirWatcher(dir, snapshot, fingerprint, options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS);
+}
+
+export class DataDirWatcher extends EventEmitter<WatcherEvents> {
+  private snapshot: Snapshot;
+  private fingerprint: string;
+  private timer: NodeJS.Timeout | undefined;
+  private closed = false;
+  /** Loads run one after another; a poll that finds one queued skips its turn. */
+  private queue: Promise<void> = Promise.resolve();
+  private pendingLoads = 0;
+
+  /** Use openDataDir(). */
+  constructor(
+    readonly dir: string,
+    snapshot: Snapshot,
+    fingerprint: string,
+    private readonly pollIntervalMs: number,
+  ) {
+    super();
+    this.snapshot = snapshot;
+    this.fingerprint = fingerprint;
+    this.schedule();
+  }
+
+  /** The last snapshot that loaded completely. */
+  current(): Snapshot {
+    return this.snapshot;
+  }
+
+  /**
+   * Loads the files now (for SIGHUP). Never rejects: a failure is reported through 'error' and
+   * the last good snapshot stays current.
+   */
+  async reload(): Promise<void> {
+    this.pendingLoads += 1;
+    this.queue = this.queue.then(async () => {
+      await this.load();
+      this.pendingLoads -= 1;
+    });
+    await this.queue;
+  }
+
+  /** Stops polling. Idempotent. */
+  close(): void {
+    this.closed = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private schedule(): void {
+    if (this.closed) return;
+    this.timer = setTimeout(() => void this.poll(), this.pollIntervalMs);
+    this.timer.unref();
+  }
+
+  private async poll(): Promise<void> {
+    try {
+      if (this.pendingLoads > 0) return;
+      const fingerprint = await fingerprintFiles(this.dir);
+      if (fingerprint !== this.fingerprint) await this.reload();
+    } catch (error) {
+      this.report(error);
+    } finally {
+      this.schedule();
+    }
+  }
+
+  private async load(): Promise<void> {
+    try {
+      // Take the fingerprint before reading: a write that lands in between is seen next poll.
+      this.fingerprint = await fingerprintFiles(this.dir);
+      const snapshot = await loadSnapshot(this.dir);
+      if (this.closed) return;
+      this.snapshot = snapshot;
+      this.emit('change', snapshot);
+    } catch (error) {
+      this.report(error);
+    }
+  }
+
+  private report(error: unknown): void {
+    if (this.closed) return;
+    const storeError =
+      error instanceof StoreError
+        ? error
+        : new StoreError('invalid_file', `cannot reload ${this.dir}: ${String(error)}`, { cause: error });
+    const message = `${storeError.message} (still serving the data dir as loaded at ${this.snapshot.loadedAt.toISOString()})`;
+    const reported = new StoreError(storeError.code, message, { cause: storeError.cause ?? storeError });
+    // An 'error' event without a listener would throw and take the daemon down: warn instead.
+    if (this.listenerCount('error') > 0) this.emit('error', reported);
+    else process.emitWarning(reported.message, 'ModgateDataDirWarning');
+  }
+}
+
+/**
+ * What changes when a snapshot file is replaced, edited or chmod'ed. Of the folder only the mode
+ * counts: its mtime moves with every lock and temp file the CLI creates.
+ */
+async function fingerprintFiles(dir: string): Promise<string> {
+  const folder = await statOrNull(dir);
+  const files = await Promise.all(
+    SNAPSHOT_FILES.map(async (name) => {
+      const info = await statOrNull(join(dir, name));
+      return info === null ? 'missing' : `${info.ino}:${info.size}:${info.mtimeMs}:${info.mode}`;
+    }),
+  );
+  return [folder === null ? 'missing' : String(folder.mode), ...files].join('|');
+}

@@ -1,0 +1,41 @@
+/**
+ * The one error type of the data dir stores. Its message is written for the operator: it names
+ * the file and the problem and, where there is one, the command that fixes it. Callers print
+ * `message` as is; nothing in here is meant to surface as a stack trace.
+ */
+export type StoreErrorCode =
+  /** Neither --data-dir nor MODGATE_DATA_DIR was given (a usage error). */
+  | 'data_dir_required'
+  /** The folder does not exist, is not a folder, or holds no identity.json. */
+  | 'not_initialised'
+  /** The data dir was initialised but one of its files has gone missing. */
+  | 'missing_file'
+  /** A file is not valid JSON or does not match its schema. */
+  | 'invalid_file'
+  /** The folder or a file is readable or writable by other users. */
+  | 'insecure_permissions'
+  /** Another modgate command holds the data dir lock for too long. */
+  | 'locked';
+
+export class StoreError extends Error {
+  constructor(
+    readonly code: StoreErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'StoreError';
+  }
+}
+
+export function isStoreError(error: unknown): error is StoreError {
+  return error instanceof StoreError;
+}
+
+/** The errno code of a Node file-system error, or undefined for anything else. */
+export function errnoCode(error: unknown): string | undefined {
+  if (typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string') {
+    return error.code;
+  }
+  return undefined;
+}

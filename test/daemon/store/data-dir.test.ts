@@ -1,0 +1,77 @@
+import { chmod, mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { assertDataDirReady, resolveDataDir } from '../../../daemon/store/data-dir.ts';
+import { initDataDir } from '../../../daemon/store/init-data-dir.ts';
+import { dataDirPath, makeTempDir } from './temp-dir.ts';
+
+describe('resolveDataDir', () => {
+  it('takes --data-dir first, then MODGATE_DATA_DIR, as an absolute path', () => {
+    expect(resolveDataDir('/srv/a', { MODGATE_DATA_DIR: '/srv/b' })).toBe('/srv/a');
+    expect(resolveDataDir(undefined, { MODGATE_DATA_DIR: '/srv/b' })).toBe('/srv/b');
+    expect(resolveDataDir('relative', {})).toBe(join(process.cwd(), 'relative'));
+  });
+
+  it('asks for --data-dir or MODGATE_DATA_DIR when neither is given', () => {
+    expect(() => resolveDataDir(undefined, { MODGATE_DATA_DIR: '' })).toThrow(
+      expect.objectContaining({
+        code: 'data_dir_required',
+        message: expect.stringContaining('pass --data-dir DIR or set MODGATE_DATA_DIR'),
+      }),
+    );
+  });
+});
+
+describe('assertDataDirReady', () => {
+  it('says to run modgate init for a folder that does not exist', async () => {
+    const dir = await dataDirPath();
+    await expect(assertDataDirReady(dir)).rejects.toMatchObject({
+      code: 'not_initialised',
+      message: `${dir} is not an initialised modgate data dir; run \`modgate init --data-dir ${dir}\` first`,
+    });
+  });
+
+  it('says to run modgate init for an empty folder', async () => {
+    const dir = await makeTempDir();
+    await expect(assertDataDirReady(dir)).rejects.toMatchObject({ code: 'not_initialised' });
+  });
+
+  it('names a file that has gone missing', async () => {
+    const dir = await dataDirPath();
+    await initDataDir(dir);
+    await rm(join(dir, 'keys.json'));
+    await expect(assertDataDirReady(dir)).rejects.toMatchObject({
+      code: 'missing_file',
+      message: expect.stringContaining(`${join(dir, 'keys.json')} is missing; run \`modgate init`),
+    });
+  });
+
+  it('refuses a folder that other users can read, with the chmod that fixes it', async () => {
+    const dir = await dataDirPath();
+    await initDataDir(dir);
+    await chmod(dir, 0o755);
+    await expect(assertDataDirReady(dir)).rejects.toMatchObject({
+      code: 'insecure_permissions',
+      message: `${dir} is accessible to other users (mode 0755); fix it with: chmod 700 ${dir}`,
+    });
+  });
+
+  it('refuses files that other users can read, naming each with the chmod that fixes it', async () => {
+    const dir = await dataDirPath();
+    await initDataDir(dir);
+    await chmod(join(dir, 'keys.json'), 0o644);
+    await chmod(join(dir, 'identity.json'), 0o660);
+    const error = await assertDataDirReady(dir).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'insecure_permissions' });
+    expect((error as Error).message).toMatch(/accessible to other users; fix it with: chmod 600 /);
+    expect((error as Error).message).toContain(join(dir, 'keys.json'));
+    expect((error as Error).message).toContain(join(dir, 'identity.json'));
+  });
+
+  it('accepts an initialised data dir', async () => {
+    const dir = await dataDirPath();
+    await initDataDir(dir);
+    await mkdir(join(dir, 'backups'), { mode: 0o755 }); // folders the operator adds are not ours to judge
+    await expect(assertDataDirReady(dir)).resolves.toBeUndefined();
+  });
+});
