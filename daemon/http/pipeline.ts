@@ -1,0 +1,213 @@
+/**
+ * The request pipeline (ARCHITECTURE.md decision 4, drawn in docs/pipeline.md). A fixed order of
+ * small named stages; each either returns or throws an ApiError, and exactly one place turns
+ * what was thrown into a response. Callable in-process: `handle(request) → response`.
+ */
+import { randomBytes } from 'node:crypto';
+import type { OpArgs, OpName } from '../../protocol/ops/index.ts';
+import type { ModLinkServer } from '../../protocol/link-server.ts';
+import { type Logger, silentLogger } from '../log.ts';
+import type { AnyRoute, CallOptions } from '../routes/define-route.ts';
+import type { Snapshot } from '../store/snapshot.ts';
+import { API_VERSION } from '../version.ts';
+import { ApiError } from './api-error.ts';
+import { edgeSubject } from './client-address.ts';
+import {
+  type RateLimitPolicy,
+  RateLimiter,
+  type RateLimitVerdict,
+  rateLimitHeaders,
+} from './rate-limiter.ts';
+import { errorResponse, json } from './respond.ts';
+import { Router } from './router.ts';
+import {
+  authenticate,
+  checkIpAllowlist,
+  requireApiEnabled,
+  requirePremium,
+  requireScope,
+} from './stages/access.ts';
+import { cacheControl, ifNoneMatchHits, strongEtag } from './stages/caching.ts';
+import { readJsonBody, validateInput } from './stages/input.ts';
+import { toApiError } from './stages/link-errors.ts';
+import type { ApiRequest, ApiResponse } from './types.ts';
+
+export type ModLink = Pick<ModLinkServer, 'call' | 'peer'>;
+
+export interface PipelineOptions {
+  routes: readonly AnyRoute[];
+  /** The data dir as last loaded: keys, operator state, identity. */
+  snapshot(): Snapshot;
+  link: ModLink;
+  /** The OpenAPI document served at GET /openapi.json. */
+  openapi: unknown;
+  log?: Logger;
+  now?: () => number;
+  /** Per API key (api-v1.md "Limits"; the spec's example policy is the default). */
+  keyRateLimit?: RateLimitPolicy;
+  /** Per client address, before authentication: coarser than the per-key limit. */
+  edgeRateLimit?: RateLimitPolicy;
+  bodyLimitBytes?: number;
+  /** Check every response against its route's schema (a failure is a daemon bug: 500, logged). */
+  checkResponses?: boolean;
+  /** Per-op deadlines overriding the op catalogue's (operators on slow game servers; tests). */
+  opDeadlines?: Partial<Record<OpName, number>>;
+}
+
+export const DEFAULT_KEY_RATE_LIMIT: RateLimitPolicy = { limit: 120, windowSec: 60 };
+export const DEFAULT_EDGE_RATE_LIMIT: RateLimitPolicy = { limit: 600, windowSec: 60 };
+/** api-v1.md "Limits": 1 MB, read as 1 MiB = 1,048,576 bytes (docs/errors.md). */
+export const DEFAULT_BODY_LIMIT_BYTES = 1_048_576;
+
+export type Handle = (req: ApiRequest) => Promise<ApiResponse>;
+
+export function createPipeline(options: PipelineOptions): Handle {
+  const router = new Router(options.routes);
+  const log = options.log ?? silentLogger;
+  const clock = options.now ?? Date.now;
+  const keyLimiter = new RateLimiter(options.keyRateLimit ?? DEFAULT_KEY_RATE_LIMIT, clock);
+  const edgeLimiter = new RateLimiter(options.edgeRateLimit ?? DEFAULT_EDGE_RATE_LIMIT, clock);
+  const bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
+  const checkResponses = options.checkResponses ?? true;
+  const openapiBody = Buffer.from(JSON.stringify(options.openapi));
+
+  async function run(req: ApiRequest, exchange: Exchange): Promise<ApiResponse> {
+    const url = new URL(req.url, 'http://modgate.invalid');
+    limit(edgeLimiter, edgeSubject(req.remoteAddress), exchange);
+    if (req.method === 'GET' && url.pathname === '/openapi.json') return openapi(exchange);
+    if (url.pathname !== '/v1' && !url.pathname.startsWith('/v1/')) throw new ApiError('not_found');
+    const snapshot = options.snapshot();
+    requireApiEnabled(snapshot);
+    const match = router.match(req.method, url.pathname);
+    if (!match) throw new ApiError('not_found', 'No such endpoint.');
+    const { route } = match;
+    exchange.route = route;
+    Object.assign(exchange.headers, deprecationHeaders(route));
+    const now = new Date(clock());
+    const key = authenticate(snapshot, req.headers['authorization'], now);
+    exchange.keyId = key.id;
+    requirePremium(snapshot, route, now);
+    checkIpAllowlist(key, req.remoteAddress);
+    requireScope(key, route);
+    limit(keyLimiter, key.id, exchange);
+    const rawBody = await readJsonBody(req, route, bodyLimit);
+    const input = validateInput(route, match.params, url.searchParams, rawBody);
+    const result = await route.handler({
+      ...input,
+      key,
+      requestId: exchange.requestId,
+      call: callMod,
+      server: {
+        serverId: snapshot.identity.serverId,
+        name: snapshot.identity.name,
+        modVersion: options.link.peer?.modVersion ?? null,
+      },
+    });
+    return respond(route, result, req, exchange.headers);
+  }
+
+  async function callMod<N extends OpName>(op: N, args: OpArgs<N>, callOptions?: CallOptions) {
+    try {
+      const deadlineMs = callOptions?.deadlineMs ?? options.opDeadlines?.[op];
+      return await options.link.call(
+        op,
+        args,
+        deadlineMs === undefined ? callOptions : { ...callOptions, deadlineMs },
+      );
+    } catch (error) {
+      throw toApiError(error);
+    }
+  }
+
+  function respond(route: AnyRoute, result: unknown, req: ApiRequest, headers: Record<string, string>) {
+    const value = checkResponses ? route.response.schema.parse(result) : result;
+    if (route.response.status === 204) return { status: 204, headers, body: null };
+    const response = json(route.response.status, value, {
+      ...headers,
+      'cache-control': cacheControl(route.cache),
+    });
+    if (route.cache.kind === 'private' && response.body) {
+      const etag = strongEtag(response.body);
+      response.headers['etag'] = etag;
+      if (ifNoneMatchHits(req.headers['if-none-match'], etag)) {
+        delete response.headers['content-type'];
+        return { status: 304, headers: response.headers, body: null };
+      }
+    }
+    return response;
+  }
+
+  function openapi(exchange: Exchange): ApiResponse {
+    const headers = { ...exchange.headers, 'content-type': 'application/json; charset=utf-8' };
+    return {
+      status: 200,
+      headers: { ...headers, 'cache-control': 'public, max-age=300' },
+      body: openapiBody,
+    };
+  }
+
+  return async function handle(req) {
+    const started = performance.now();
+    const exchange = newExchange();
+    let response: ApiResponse;
+    try {
+      response = await run(req, exchange);
+    } catch (thrown) {
+      response = errorResponse(asApiError(thrown, exchange, log), exchange.requestId, exchange.headers);
+    }
+    log.info('request', {
+      request_id: exchange.requestId,
+      method: req.method,
+      route: exchange.route?.path ?? null,
+      key_id: exchange.keyId,
+      status: response.status,
+      ms: Math.round((performance.now() - started) * 10) / 10,
+    });
+    return response;
+  };
+}
+
+interface Exchange {
+  requestId: string;
+  headers: Record<string, string>;
+  route: AnyRoute | null;
+  keyId: string | null;
+}
+
+function newExchange(): Exchange {
+  const requestId = `req_${randomBytes(12).toString('base64url')}`;
+  return {
+    requestId,
+    headers: { 'api-version': API_VERSION, 'x-request-id': requestId, 'x-content-type-options': 'nosniff' },
+    route: null,
+    keyId: null,
+  };
+}
+
+/** Counts the request, puts the RateLimit headers on whatever the response turns out to be. */
+function limit(limiter: RateLimiter, subject: string, exchange: Exchange): void {
+  const verdict: RateLimitVerdict = limiter.take(subject);
+  Object.assign(exchange.headers, rateLimitHeaders(verdict));
+  if (!verdict.allowed) {
+    throw new ApiError('rate_limited', `Rate limit reached; retry in ${verdict.resetSec} s.`, {
+      headers: { 'retry-after': String(verdict.resetSec) },
+    });
+  }
+}
+
+/** api-v1.md "Versioning" 3: `Deprecation: @<unix-seconds>` and, once set, `Sunset: <HTTP-date>`. */
+function deprecationHeaders(route: AnyRoute): Record<string, string> {
+  if (!route.deprecated) return {};
+  const headers: Record<string, string> = {
+    deprecation: `@${Math.floor(route.deprecated.since.getTime() / 1000)}`,
+  };
+  if (route.deprecated.sunset) headers['sunset'] = route.deprecated.sunset.toUTCString();
+  return headers;
+}
+
+/** Anything that is not an ApiError is a bug: logged whole, answered with a bare 500. */
+function asApiError(thrown: unknown, exchange: Exchange, log: Logger): ApiError {
+  if (thrown instanceof ApiError) return thrown;
+  log.error('unhandled error', { request_id: exchange.requestId, error: thrown });
+  return new ApiError('internal');
+}

@@ -1,0 +1,63 @@
+/**
+ * Access stages, in pipeline order (docs/pipeline.md): API enabled → key → premium (and plan
+ * feature) → IP allowlist → scope. Each takes what it needs and throws an ApiError or returns.
+ */
+import type { AnyRoute } from '../../routes/define-route.ts';
+import { verifyApiKey } from '../../store/api-keys.ts';
+import { isIpAllowed } from '../../store/allow-ip.ts';
+import type { ApiKeyRecord } from '../../store/keys-file.ts';
+import { hasFeature, isPremiumActive } from '../../store/state.ts';
+import type { Snapshot } from '../../store/snapshot.ts';
+import { ApiError } from '../api-error.ts';
+
+/** api-v1.md general rule 3: a disabled API answers 404 on every /v1 path, existing or not. */
+export function requireApiEnabled(snapshot: Snapshot): void {
+  if (!snapshot.state.apiEnabled) throw new ApiError('not_found');
+}
+
+/** api-v1.md "Authentication" 1 and 4: `Authorization: Bearer <key>`, else 401. */
+export function authenticate(snapshot: Snapshot, authorization: string | undefined, now: Date): ApiKeyRecord {
+  const challenge = { 'www-authenticate': 'Bearer realm="modgate"' };
+  const match = authorization === undefined ? null : /^Bearer +(\S+) *$/i.exec(authorization);
+  if (!match) {
+    throw new ApiError('unauthorized', 'Send the API key as "Authorization: Bearer <key>".', {
+      headers: challenge,
+    });
+  }
+  const verdict = verifyApiKey(snapshot.keysById, match[1] as string, now);
+  if (!verdict.ok) {
+    const message =
+      verdict.reason === 'expired'
+        ? 'This API key has expired.'
+        : verdict.reason === 'revoked'
+          ? 'This API key has been revoked.'
+          : 'The API key is not valid.';
+    throw new ApiError('unauthorized', message, { headers: challenge });
+  }
+  return verdict.record;
+}
+
+/** api-v1.md general rule 2 and the premium_required row: plan first, then the route's feature. */
+export function requirePremium(snapshot: Snapshot, route: AnyRoute, now: Date): void {
+  const plan = snapshot.state.plan;
+  if (!isPremiumActive(plan, now)) throw new ApiError('premium_required');
+  if (route.feature && !hasFeature(plan, route.feature, now)) {
+    throw new ApiError(
+      'premium_required',
+      `This server's plan does not include the ${route.feature} feature.`,
+    );
+  }
+}
+
+/** api-v1.md "Authentication" 3: IPv4 and IPv6 addresses and CIDR ranges. */
+export function checkIpAllowlist(key: ApiKeyRecord, remoteAddress: string): void {
+  if (!isIpAllowed(key.allowIps, remoteAddress)) throw new ApiError('ip_not_allowed');
+}
+
+/** api-v1.md "Authentication" 2: 403 with details.missing_scope. */
+export function requireScope(key: ApiKeyRecord, route: AnyRoute): void {
+  if (key.scopes.includes(route.scope)) return;
+  throw new ApiError('insufficient_scope', `This endpoint needs the ${route.scope} scope.`, {
+    details: { missing_scope: route.scope },
+  });
+}

@@ -1,0 +1,114 @@
+/**
+ * Input stages: body (415 → 413 → 400 bad JSON) then validation of params, query and body, the
+ * one place validation happens. zod issues become `details.errors`, never leaked raw.
+ */
+import { z } from 'zod';
+import type { AnyRoute } from '../../routes/define-route.ts';
+import { ApiError } from '../api-error.ts';
+import { type ApiRequest, PayloadTooLarge } from '../types.ts';
+
+export interface ValidInput {
+  params: unknown;
+  query: unknown;
+  body: unknown;
+}
+
+/** Reads the JSON body a route takes; a route that takes none refuses one. */
+export async function readJsonBody(req: ApiRequest, route: AnyRoute, limitBytes: number): Promise<unknown> {
+  if (!route.body) {
+    if (req.hasBody) throw new ApiError('validation_error', 'This endpoint takes no request body.');
+    return undefined;
+  }
+  if (!req.hasBody) return {};
+  const contentType = req.headers['content-type'];
+  if (!isJson(contentType)) {
+    throw new ApiError(
+      'unsupported_media_type',
+      'Send the body as JSON with "Content-Type: application/json".',
+    );
+  }
+  let raw: Buffer;
+  try {
+    raw = await req.readBody(limitBytes);
+  } catch (error) {
+    if (error instanceof PayloadTooLarge) {
+      throw new ApiError('payload_too_large', `The request body is larger than ${limitBytes} bytes.`);
+    }
+    throw error;
+  }
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw new ApiError('validation_error', 'The request body is not valid JSON.');
+  }
+}
+
+function isJson(contentType: string | undefined): boolean {
+  if (!contentType) return false;
+  const [type = '', ...parameters] = contentType.split(';').map((part) => part.trim().toLowerCase());
+  if (type !== 'application/json') return false;
+  return parameters.every((p) => !p.startsWith('charset=') || p === 'charset=utf-8');
+}
+
+const NO_QUERY = z.object({}).strict();
+
+export function validateInput(
+  route: AnyRoute,
+  rawParams: Record<string, string>,
+  searchParams: URLSearchParams,
+  rawBody: unknown,
+): ValidInput {
+  const errors: FieldError[] = [];
+  const params = check('path', route.params, rawParams, errors);
+  const query = check('query', route.query ?? NO_QUERY, queryObject(searchParams, errors), errors);
+  const body = route.body ? check('body', route.body, rawBody, errors) : undefined;
+  if (errors.length > 0) {
+    const first = errors[0] as FieldError;
+    const where = first.path ? `${first.in}.${first.path}` : first.in;
+    throw new ApiError('validation_error', `Invalid ${where}: ${first.message}`, { details: { errors } });
+  }
+  return { params, query, body };
+}
+
+interface FieldError {
+  in: 'path' | 'query' | 'body';
+  path: string;
+  message: string;
+}
+
+function check(
+  location: FieldError['in'],
+  schema: z.ZodType | undefined,
+  value: unknown,
+  errors: FieldError[],
+) {
+  if (!schema) return value;
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  for (const issue of result.error.issues) errors.push(...toFieldErrors(location, issue));
+  return undefined;
+}
+
+function toFieldErrors(location: FieldError['in'], issue: z.core.$ZodIssue): FieldError[] {
+  if (issue.code === 'unrecognized_keys') {
+    return issue.keys.map((key) => ({
+      in: location,
+      path: [...issue.path, key].join('.'),
+      message: 'unknown field',
+    }));
+  }
+  return [{ in: location, path: issue.path.join('.'), message: issue.message }];
+}
+
+/** A query parameter given twice is refused: which one wins would be a guess. */
+function queryObject(searchParams: URLSearchParams, errors: FieldError[]): Record<string, string> {
+  // No prototype: a parameter named __proto__ is just an unknown parameter.
+  const query = Object.create(null) as Record<string, string>;
+  for (const [name, value] of searchParams) {
+    if (Object.prototype.hasOwnProperty.call(query, name)) {
+      errors.push({ in: 'query', path: name, message: 'given more than once' });
+    }
+    query[name] = value;
+  }
+  return query;
+}

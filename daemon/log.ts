@@ -1,0 +1,35 @@
+/**
+ * Structured JSON log lines on stdout (journald-friendly). One object per line; callers pass
+ * fields, never preformatted secrets.
+ */
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+export type LogFields = Record<string, unknown>;
+
+export interface Logger {
+  debug(msg: string, fields?: LogFields): void;
+  info(msg: string, fields?: LogFields): void;
+  warn(msg: string, fields?: LogFields): void;
+  error(msg: string, fields?: LogFields): void;
+}
+
+const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+
+export function createLogger(options: { level?: LogLevel; write?: (line: string) => void } = {}): Logger {
+  const threshold = RANK[options.level ?? 'info'];
+  const write = options.write ?? ((line: string) => process.stdout.write(line));
+  const emit =
+    (level: LogLevel) =>
+    (msg: string, fields: LogFields = {}) => {
+      if (RANK[level] < threshold) return;
+      write(`${JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields }, errorReplacer)}\n`);
+    };
+  return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') };
+}
+
+/** A logger that drops everything: for tests and the in-process demo's quiet parts. */
+export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+function errorReplacer(_key: string, value: unknown): unknown {
+  if (value instanceof Error) return { name: value.name, message: value.message, stack: value.stack };
+  return value;
+}

@@ -1,0 +1,81 @@
+/**
+ * A route is a declaration (ARCHITECTURE.md decision 3): method, path, scope, schemas, cache
+ * policy and what to do. The router, validation, handler types and /openapi.json all read it.
+ */
+import type { z } from 'zod';
+import type { OpArgs, OpName, OpResult } from '../../protocol/ops/index.ts';
+import type { ErrorCode } from '../http/error-catalogue.ts';
+import type { Scope } from '../scopes.ts';
+import type { ApiKeyRecord } from '../store/keys-file.ts';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** How a successful response may be cached (api-v1.md "Endpoints", conventions). */
+export type CachePolicy =
+  | { kind: 'no-store' } // live or sensitive: `Cache-Control: private, no-store`, no ETag
+  | { kind: 'private'; maxAgeSec: number }; // strong ETag, 304 on If-None-Match
+
+/** RFC 9745 Deprecation and RFC 8594 Sunset for a route being retired. */
+export interface Deprecation {
+  since: Date;
+  sunset?: Date;
+}
+
+export interface CallOptions {
+  deadlineMs?: number;
+  opId?: string;
+}
+
+/** What a handler is given; everything before it (auth, scope, validation) has already passed. */
+export interface RouteContext<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  key: ApiKeyRecord;
+  requestId: string;
+  /** Calls the mod; link failures arrive as ApiErrors (503, 504, mapped op errors). */
+  call<N extends OpName>(op: N, args: OpArgs<N>, options?: CallOptions): Promise<OpResult<N>>;
+  server: { serverId: string; name: string | null; modVersion: string | null };
+}
+
+type Schema = z.ZodType;
+type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export interface RouteSpec<
+  P extends Schema | undefined = Schema | undefined,
+  Q extends Schema | undefined = Schema | undefined,
+  B extends Schema | undefined = Schema | undefined,
+  R extends Schema = Schema,
+> {
+  method: HttpMethod;
+  /** Path with `{name}` placeholders, e.g. `/v1/players/{ref}`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  tag: string;
+  scope: Scope;
+  /** Route needs a plan feature beyond premium (403 premium_required without it). */
+  feature?: 'shop';
+  params?: P;
+  query?: Q;
+  body?: B;
+  response: { status: 200 | 201 | 204; schema: R };
+  cache: CachePolicy;
+  /** Error codes this route can answer with besides the ones every /v1 route can. */
+  errors: readonly ErrorCode[];
+  deprecated?: Deprecation;
+  handler(ctx: RouteContext<Out<P>, Out<Q>, Out<B>>): Promise<z.output<R>>;
+}
+
+/** A route of any shape, as the router and OpenAPI generator see it. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyRoute = RouteSpec<any, any, any, any>;
+
+export function defineRoute<
+  P extends Schema | undefined,
+  Q extends Schema | undefined,
+  B extends Schema | undefined,
+  R extends Schema,
+>(route: RouteSpec<P, Q, B, R>): AnyRoute {
+  return Object.freeze(route) as AnyRoute;
+}

@@ -1,0 +1,6 @@
+/**
+ * `API-Version` on every response (api-v1.md "Versioning" 2; its format is ours to choose):
+ * `<major>.<minor>`. The major is the path's version; the minor grows when v1 gains fields or
+ * endpoints, so a client can tell which additions a daemon has. CHANGELOG.md records each bump.
+ */
+export const API_VERSION = '1.0';

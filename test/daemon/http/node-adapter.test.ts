@@ -1,0 +1,167 @@
+import { connect, type Socket } from 'node:net';
+import { once } from 'node:events';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generate } from 'selfsigned';
+import { mkdtemp, writeFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { request as httpsRequest } from 'node:https';
+import { startHttpServer } from '../../../daemon/http/node-adapter.ts';
+import { silentLogger } from '../../../daemon/log.ts';
+import { startStack, type Stack } from '../../support/stack.ts';
+import { TEST_ROUTES } from '../../support/test-routes.ts';
+
+/** Writes raw bytes and collects everything the server sends until it closes the socket. */
+async function raw(port: number, send: (socket: Socket) => void): Promise<string> {
+  const socket = connect(port, '127.0.0.1');
+  await once(socket, 'connect');
+  let text = '';
+  socket.on('data', (chunk) => (text += chunk.toString('latin1')));
+  send(socket);
+  await once(socket, 'close');
+  return text;
+}
+
+describe('HTTP listener', () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack({
+      daemon: { routes: TEST_ROUTES, http: { headersTimeoutMs: 500, requestTimeoutMs: 1_000 } },
+    });
+  });
+  afterAll(() => stack.close());
+
+  it('serves GET /v1/server over a real socket', async () => {
+    const res = await fetch(`${stack.baseUrl}/v1/server`, {
+      headers: { authorization: `Bearer ${stack.key}` },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('api-version')).toBe('1.0');
+  });
+
+  const head = (extra: string) =>
+    `POST /v1/echo HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${stack.key}\r\nContent-Type: application/json\r\n${extra}\r\n`;
+
+  it('refuses an announced oversize body with 413 before reading it, and closes the connection', async () => {
+    const reply = await raw(stack.daemon.api.port, (socket) =>
+      socket.write(head('Content-Length: 5000000\r\n') + '{'),
+    );
+    expect(reply).toMatch(/^HTTP\/1\.1 413/);
+    expect(reply.toLowerCase()).toContain('connection: close');
+  });
+
+  it('refuses a chunked body with 413 once the stream passes the limit', async () => {
+    const reply = await raw(stack.daemon.api.port, (socket) => {
+      socket.write(head('Transfer-Encoding: chunked\r\n'));
+      const chunk = 'x'.repeat(64 * 1024);
+      for (let i = 0; i < 20; i++) socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`);
+    });
+    expect(reply).toMatch(/^HTTP\/1\.1 413/);
+  });
+
+  it('accepts a chunked body under the limit', async () => {
+    const reply = await raw(stack.daemon.api.port, (socket) => {
+      socket.write(head('Transfer-Encoding: chunked\r\nConnection: close\r\n'));
+      socket.write('e\r\n{"name":"abc"}\r\n0\r\n\r\n');
+    });
+    expect(reply).toMatch(/^HTTP\/1\.1 201/);
+  });
+
+  it('stops a slowloris client whose headers never finish', async () => {
+    const reply = await raw(stack.daemon.api.port, (socket) =>
+      socket.write('GET /v1/server HTTP/1.1\r\nHost: x\r\n'),
+    );
+    expect(reply).toMatch(/^HTTP\/1\.1 408/);
+  });
+
+  it('caps concurrent connections', async () => {
+    const capped = await startStack({ daemon: { http: { maxConnections: 2 } }, sim: false });
+    try {
+      const sockets = await Promise.all(
+        Array.from({ length: 5 }, async () => {
+          const socket = connect(capped.daemon.api.port, '127.0.0.1');
+          await once(socket, 'connect');
+          return socket;
+        }),
+      );
+      const closed = await Promise.all(
+        sockets.map(
+          (socket) =>
+            new Promise<boolean>((resolve) => {
+              socket.once('close', () => resolve(true));
+              setTimeout(() => resolve(false), 300);
+            }),
+        ),
+      );
+      expect(closed.filter(Boolean).length).toBe(3);
+      for (const socket of sockets) socket.destroy();
+    } finally {
+      await capped.close();
+    }
+  });
+
+  it('refuses to serve plain HTTP on a non-loopback address', async () => {
+    await expect(
+      startHttpServer(async () => ({ status: 200, headers: {}, body: null }), {
+        listen: { host: '0.0.0.0', port: 0 },
+        log: silentLogger,
+      }),
+    ).rejects.toThrow(/--tls-cert/);
+  });
+});
+
+describe('HTTPS listener', () => {
+  let stack: Stack;
+  let dir: string;
+  let cert: string;
+  beforeAll(async () => {
+    const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
+      keyType: 'ec',
+      algorithm: 'sha256',
+    });
+    cert = pems.cert;
+    dir = await mkdtemp(join(tmpdir(), 'modgate-tls-'));
+    await writeFile(join(dir, 'cert.pem'), pems.cert);
+    await writeFile(join(dir, 'key.pem'), pems.private);
+    stack = await startStack({
+      daemon: {
+        listen: { host: '0.0.0.0', port: 0 },
+        tls: { certFile: join(dir, 'cert.pem'), keyFile: join(dir, 'key.pem') },
+      },
+    });
+  });
+  afterAll(async () => {
+    await stack.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  function get(options: { minVersion?: 'TLSv1' | 'TLSv1.1'; maxVersion?: 'TLSv1' | 'TLSv1.1' } = {}) {
+    return new Promise<number>((resolve, reject) => {
+      const req = httpsRequest(
+        {
+          host: '127.0.0.1',
+          port: stack.daemon.api.port,
+          path: '/v1/server',
+          headers: { authorization: `Bearer ${stack.key}` },
+          ca: cert,
+          servername: 'localhost',
+          ...options,
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
+  it('serves the API over TLS on any address with the configured certificate', async () => {
+    expect(await get()).toBe(200);
+  });
+
+  it('refuses TLS older than 1.2', async () => {
+    await expect(get({ minVersion: 'TLSv1', maxVersion: 'TLSv1.1' })).rejects.toThrow();
+  });
+});
