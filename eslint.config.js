@@ -13,7 +13,25 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
-      'no-restricted-imports': ['error', { patterns: ['fs', 'path', 'crypto', 'http', 'https', 'net', 'os', 'util'] }],
+      // Built-ins by their node: names, so a reader never wonders whether `crypto` is a package.
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            'fs',
+            'fs/promises',
+            'path',
+            'crypto',
+            'http',
+            'https',
+            'net',
+            'os',
+            'util',
+            'events',
+            'url',
+          ].map((name) => ({ name, message: `import from 'node:${name}'` })),
+        },
+      ],
     },
   },
 );
