@@ -1,0 +1,126 @@
+/**
+ * `modgate demo` (`npm start`): the README's first command. It does, in one process, what an
+ * operator does by hand: init a data dir, enable the API, turn premium on, create a key, serve,
+ * and connect a simulated mod; then it prints the key and curl lines that work as printed.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startDaemon, type Daemon } from '../daemon.ts';
+import { formatHostPort, type HostPort } from '../host-port.ts';
+import { createLogger } from '../log.ts';
+import { readFromDataDir } from '../store/data-dir-access.ts';
+import { modCredentialsFile } from '../store/mod-credentials.ts';
+import { startSimulator } from '../../mod-sim/simulator.ts';
+import { CliError } from './errors.ts';
+import type { CliIo } from './io.ts';
+import { runCli } from './program.ts';
+import { untilSignal } from './signals.ts';
+
+export interface DemoOptions {
+  listen: HostPort;
+  io: CliIo;
+  /** Resolves when the demo should stop; by default the first SIGINT or SIGTERM. */
+  stop?: Promise<unknown>;
+  /** Called once everything is up, with what was printed (tests use it). */
+  onReady?: (ready: { baseUrl: string; key: string; dataDir: string }) => void;
+}
+
+export async function runDemo(options: DemoOptions): Promise<void> {
+  const { io } = options;
+  const dataDir = await mkdtemp(join(tmpdir(), 'modgate-demo-'));
+  try {
+    const key = await prepareDataDir(dataDir, io);
+    const log = createLogger({ level: 'warn', write: (line) => io.stderr.write(line) });
+    const daemon = await startOnFreePort(dataDir, options.listen, log);
+    const credentials = await readFromDataDir(dataDir, modCredentialsFile);
+    const simulator = startSimulator({
+      url: `ws://${formatHostPort(daemon.modLink)}`,
+      identity: { publicKey: credentials.modPublicKey, secretKey: credentials.modSecretKey },
+      daemonPublicKey: credentials.daemonPublicKey,
+      log,
+    });
+    await simulator.connected();
+    const baseUrl = `http://${formatHostPort(daemon.api)}`;
+    io.stdout.write(
+      banner({
+        baseUrl,
+        key,
+        dataDir,
+        daemon,
+        players: simulator.world.players.size,
+        modVersion: simulator.world.modVersion,
+      }),
+    );
+    options.onReady?.({ baseUrl, key, dataDir });
+    await (options.stop ?? untilSignal(['SIGINT', 'SIGTERM']));
+    await simulator.close();
+    await daemon.close();
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** The operator's steps, run through the real CLI commands. Returns the new key. */
+async function prepareDataDir(dataDir: string, io: CliIo): Promise<string> {
+  const steps = [
+    ['init', '--data-dir', dataDir, '--name', 'Demo server'],
+    ['api', 'enable', '--data-dir', dataDir],
+    ['plan', 'set', '--data-dir', dataDir, '--premium', 'on', '--features', 'shop'],
+    ['keys', 'create', '--data-dir', dataDir, '--name', 'demo', '--scopes', 'all', '--json'],
+  ];
+  let output = '';
+  for (const argv of steps) {
+    output = '';
+    const code = await runCli(argv, { ...io, stdout: { write: (text: string) => (output += text) } });
+    if (code !== 0) throw new CliError(`demo setup failed at \`modgate ${argv.join(' ')}\``);
+  }
+  return (JSON.parse(output) as { key: string }).key;
+}
+
+/** The requested port if free, else any free port: the demo should start on a busy machine too. */
+async function startOnFreePort(
+  dataDir: string,
+  listen: HostPort,
+  log: ReturnType<typeof createLogger>,
+): Promise<Daemon> {
+  const start = (api: HostPort) =>
+    startDaemon({ dataDir, listen: api, modListen: { host: '127.0.0.1', port: 0 }, log });
+  try {
+    return await start(listen);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+    return start({ host: listen.host, port: 0 });
+  }
+}
+
+function banner(info: {
+  baseUrl: string;
+  key: string;
+  dataDir: string;
+  daemon: Daemon;
+  players: number;
+  modVersion: string;
+}): string {
+  const auth = `-H "Authorization: Bearer ${info.key}"`;
+  const curl = (path: string) => `  curl -s ${auth} ${info.baseUrl}${path}`;
+  return [
+    '',
+    'modgate demo is running: a daemon and a simulated game server on a throwaway data dir.',
+    '',
+    `  API        ${info.baseUrl}/v1   (OpenAPI 3.1: ${info.baseUrl}/openapi.json)`,
+    `  mod link   ws://${formatHostPort(info.daemon.modLink)}   simulator connected: ${info.players} players, mod ${info.modVersion}`,
+    `  data dir   ${info.dataDir}   (deleted when the demo stops)`,
+    '',
+    '  API key, all scopes (shown once; only its hash is stored):',
+    `    ${info.key}`,
+    '',
+    'Try:',
+    curl('/v1/server'),
+    `  curl -s ${info.baseUrl}/openapi.json`,
+    `  curl -s -i ${info.baseUrl}/v1/server                      # no key: 401`,
+    '',
+    'Press Ctrl-C to stop.',
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,149 @@
+/**
+ * The long-running commands: `serve` (the daemon), `sim` (a simulated game mod) and `demo`
+ * (both, on a throwaway data dir, with a printed key and curl lines).
+ */
+import { InvalidArgumentError, type Command } from 'commander';
+import { startDaemon } from '../daemon.ts';
+import { parseHostPort, type HostPort } from '../host-port.ts';
+import { createLogger, type LogLevel } from '../log.ts';
+import { readFromDataDir } from '../store/data-dir-access.ts';
+import { modCredentialsFile } from '../store/mod-credentials.ts';
+import { parseFaultSpec, type FaultRule } from '../../mod-sim/faults.ts';
+import { startSimulator } from '../../mod-sim/simulator.ts';
+import { OPS } from '../../protocol/ops/index.ts';
+import { runDemo } from './demo.ts';
+import { UsageError } from './errors.ts';
+import type { CliIo } from './io.ts';
+import { dataDirOf, withDataDirOption } from './options.ts';
+import { untilSignal } from './signals.ts';
+
+export const DEFAULT_LISTEN = '127.0.0.1:8787';
+export const DEFAULT_MOD_LISTEN = '127.0.0.1:8788';
+
+interface ServeFlags {
+  dataDir?: string;
+  listen: HostPort;
+  modListen: HostPort;
+  tlsCert?: string;
+  tlsKey?: string;
+  logLevel: LogLevel;
+}
+
+interface SimFlags {
+  dataDir?: string;
+  connect?: string;
+  seed: number;
+  players: number;
+  modVersion?: string;
+  fault: FaultRule[];
+  logLevel: LogLevel;
+}
+
+export function registerRuntimeCommands(program: Command, io: CliIo): void {
+  withDataDirOption(program.command('serve').description('run the daemon: the /v1 API and the mod link'))
+    .option(
+      '--listen <host:port>',
+      'API address (plain HTTP only on loopback)',
+      hostPort,
+      parseHostPort(DEFAULT_LISTEN),
+    )
+    .option('--mod-listen <host:port>', 'mod link address', hostPort, parseHostPort(DEFAULT_MOD_LISTEN))
+    .option('--tls-cert <file>', 'PEM certificate chain; serve HTTPS')
+    .option('--tls-key <file>', 'PEM private key for --tls-cert')
+    .option('--log-level <level>', 'debug, info, warn or error', logLevel, 'info')
+    .action(async (flags: ServeFlags) => serve(flags, io));
+
+  withDataDirOption(program.command('sim').description('run a simulated game mod that dials the daemon'))
+    .option('--connect <url>', 'the daemon mod link (default: the url in mod-credentials.json)')
+    .option('--seed <n>', 'world seed', integer(0, 2 ** 31 - 1), 1)
+    .option('--players <n>', 'players in the world', integer(1, 100_000), 200)
+    .option('--mod-version <version>', 'the game mod build to simulate, e.g. 2.0.40')
+    .option(
+      '--fault <spec>',
+      'misbehave: OP=delay:MS|hang|error:CODE|drop|garbage[,after-apply][,times:N]',
+      fault,
+      [],
+    )
+    .option('--log-level <level>', 'debug, info, warn or error', logLevel, 'info')
+    .action(async (flags: SimFlags) => sim(flags, io));
+
+  program
+    .command('demo')
+    .description('daemon and simulator on a throwaway data dir; prints a key and curl lines')
+    .option('--listen <host:port>', 'API address', hostPort, parseHostPort(DEFAULT_LISTEN))
+    .action(async (flags: { listen: HostPort }) => runDemo({ listen: flags.listen, io }));
+}
+
+async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
+  if ((flags.tlsCert === undefined) !== (flags.tlsKey === undefined)) {
+    throw new UsageError('--tls-cert and --tls-key go together');
+  }
+  const log = createLogger({ level: flags.logLevel, write: (line) => io.stdout.write(line) });
+  const daemon = await startDaemon({
+    dataDir: dataDirOf(flags, io),
+    listen: flags.listen,
+    modListen: flags.modListen,
+    ...(flags.tlsCert && flags.tlsKey ? { tls: { certFile: flags.tlsCert, keyFile: flags.tlsKey } } : {}),
+    log,
+  });
+  log.info('listening', { api: daemon.api, mod_link: daemon.modLink, tls: flags.tlsCert !== undefined });
+  const signal = await untilSignal(['SIGINT', 'SIGTERM']);
+  log.info('stopping', { signal });
+  await daemon.close();
+}
+
+async function sim(flags: SimFlags, io: CliIo): Promise<void> {
+  const log = createLogger({ level: flags.logLevel, write: (line) => io.stdout.write(line) });
+  const credentials = await readFromDataDir(dataDirOf(flags, io), modCredentialsFile);
+  const simulator = startSimulator({
+    url: flags.connect ?? credentials.url,
+    identity: { publicKey: credentials.modPublicKey, secretKey: credentials.modSecretKey },
+    daemonPublicKey: credentials.daemonPublicKey,
+    seed: flags.seed,
+    players: flags.players,
+    ...(flags.modVersion !== undefined ? { modVersion: flags.modVersion } : {}),
+    faults: flags.fault,
+    log,
+  });
+  simulator.bridge.on('connect', () =>
+    log.info('connected to daemon', { url: flags.connect ?? credentials.url }),
+  );
+  simulator.bridge.on('disconnect', (code, reason) => log.warn('link closed; redialling', { code, reason }));
+  log.info('simulating', {
+    seed: flags.seed,
+    players: flags.players,
+    mod_version: simulator.world.modVersion,
+  });
+  await untilSignal(['SIGINT', 'SIGTERM']);
+  await simulator.close();
+}
+
+function hostPort(value: string): HostPort {
+  try {
+    return parseHostPort(value);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+}
+
+function logLevel(value: string): LogLevel {
+  if (['debug', 'info', 'warn', 'error'].includes(value)) return value as LogLevel;
+  throw new InvalidArgumentError('expected debug, info, warn or error');
+}
+
+function integer(min: number, max: number) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value) || n < min || n > max)
+      throw new InvalidArgumentError(`expected an integer ${min} to ${max}`);
+    return n;
+  };
+}
+
+function fault(value: string, previous: FaultRule[]): FaultRule[] {
+  try {
+    return [...previous, parseFaultSpec(value, Object.keys(OPS))];
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+}

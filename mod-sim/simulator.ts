@@ -1,0 +1,115 @@
+/**
+ * `modgate sim`: a simulated game server. It builds a seeded world, answers the op catalogue
+ * through the embeddable bridge (the same one a JavaScript mod would use), and consults a fault
+ * plan before every answer so tests and mod authors can make it late, silent, wrong or gone.
+ */
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startModBridge, type ModBridge } from '../protocol/bridge.ts';
+import type { Identity } from '../protocol/keys.ts';
+import type { Logger } from '../protocol/log.ts';
+import { OPS, type OpHandlers, type OpName, OpError } from '../protocol/ops/index.ts';
+import { FaultPlan, type FaultRule } from './faults.ts';
+import { serverHandlers } from './handlers/server.ts';
+import { createWorld, type World } from './world/index.ts';
+
+export interface SimulatorOptions {
+  /** The daemon's mod-link address, e.g. ws://127.0.0.1:8788. */
+  url: string;
+  identity: Identity;
+  daemonPublicKey: Uint8Array;
+  seed?: number;
+  players?: number;
+  modVersion?: string;
+  faults?: readonly FaultRule[];
+  /** A prebuilt world (tests share one across simulators); otherwise one is generated. */
+  world?: World;
+  log?: Logger;
+  backoff?: { initialMs?: number; maxMs?: number };
+}
+
+export interface Simulator {
+  world: World;
+  faults: FaultPlan;
+  bridge: ModBridge;
+  /** Resolves once the link is up (the first time, or again after a drop). */
+  connected(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function startSimulator(options: SimulatorOptions): Simulator {
+  const world =
+    options.world ??
+    createWorld({
+      ...(options.seed !== undefined ? { seed: options.seed } : {}),
+      ...(options.players !== undefined ? { players: options.players } : {}),
+      ...(options.modVersion !== undefined ? { modVersion: options.modVersion } : {}),
+    });
+  const faults = new FaultPlan(options.faults ?? []);
+  const handlers: Partial<OpHandlers> = { ...serverHandlers(world) };
+  const bridge: ModBridge = startModBridge({
+    url: options.url,
+    identity: options.identity,
+    daemonPublicKey: options.daemonPublicKey,
+    modVersion: world.modVersion,
+    handlers: withFaults(handlers, faults, () => bridge),
+    ...(options.log ? { log: options.log } : {}),
+    ...(options.backoff ? { backoff: options.backoff } : {}),
+  });
+  return {
+    world,
+    faults,
+    bridge,
+    connected: () =>
+      bridge.connected
+        ? Promise.resolve()
+        : new Promise((resolve) => bridge.once('connect', () => resolve())),
+    close: () => bridge.close(),
+  };
+}
+
+/** Wraps every handler so the fault plan is asked first (mod-sim/faults.ts). */
+function withFaults(
+  handlers: Partial<OpHandlers>,
+  faults: FaultPlan,
+  bridge: () => ModBridge,
+): Partial<OpHandlers> {
+  const wrapped: Record<string, unknown> = {};
+  for (const [name, handler] of Object.entries(handlers) as Array<[OpName, (...args: never[]) => unknown]>) {
+    wrapped[name] = async (args: never, ctx: { opId: string | undefined; signal: AbortSignal }) => {
+      const rule = faults.take(name);
+      if (!rule) return handler(args, ctx as never);
+      const applied = rule.afterApply && OPS[name].mutates ? await handler(args, ctx as never) : undefined;
+      switch (rule.kind) {
+        case 'delay':
+          await sleep(rule.ms, undefined, { signal: ctx.signal });
+          return applied ?? handler(args, ctx as never);
+        case 'error':
+          throw new OpError(rule.code, rule.message);
+        case 'drop':
+          bridge().dropLink();
+          return never(ctx.signal);
+        case 'garbage':
+          bridge().sendRaw(randomBytes(64));
+          return never(ctx.signal);
+        case 'hang':
+          return never(ctx.signal);
+        case 'invalid-result':
+          // No op's result schema accepts a bare string: the daemon must answer 502.
+          return 'not a result of this op';
+        default: {
+          const unknown: never = rule;
+          throw new Error(`unhandled fault ${JSON.stringify(unknown)}`);
+        }
+      }
+    };
+  }
+  return wrapped as Partial<OpHandlers>;
+}
+
+/** A promise that settles only when the request is abandoned (link closed). */
+function never(signal: AbortSignal): Promise<never> {
+  return new Promise((_resolve, reject) =>
+    signal.addEventListener('abort', () => reject(signal.reason), { once: true }),
+  );
+}

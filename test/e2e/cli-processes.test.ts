@@ -1,0 +1,126 @@
+/**
+ * The README's "Running it for real", as separate processes: `modgate init`, `plan set`,
+ * `api enable`, `keys create`, `serve` and `sim`, each through bin/modgate.js as `npx modgate`
+ * runs it, over real sockets.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../support/stack.ts';
+
+const BIN = new URL('../../bin/modgate.js', import.meta.url).pathname;
+const run = promisify(execFile);
+
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  return port;
+}
+
+function start(args: string[]): ChildProcess & { output: () => string } {
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout?.on('data', (chunk) => (output += chunk));
+  child.stderr?.on('data', (chunk) => (output += chunk));
+  return Object.assign(child, { output: () => output });
+}
+
+async function stop(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null) return child.exitCode;
+  child.kill('SIGTERM');
+  const [code] = (await once(child, 'exit')) as [number | null];
+  return code;
+}
+
+describe('modgate as separate processes', () => {
+  let dir: string;
+  let key: string;
+  let serve: ReturnType<typeof start>;
+  let sim: ReturnType<typeof start>;
+  let apiPort: number;
+  let modPort: number;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'modgate-e2e-'));
+    const modgate = (...args: string[]) => run(process.execPath, [BIN, ...args, '--data-dir', dir]);
+    await modgate('init', '--name', 'E2E server');
+    await modgate('plan', 'set', '--premium', 'on');
+    await modgate('api', 'enable');
+    key = JSON.parse(
+      (await modgate('keys', 'create', '--name', 'e2e', '--scopes', 'server:read', '--json')).stdout,
+    ).key;
+    apiPort = await freePort();
+    modPort = await freePort();
+    serve = start([
+      'serve',
+      '--data-dir',
+      dir,
+      '--listen',
+      `127.0.0.1:${apiPort}`,
+      '--mod-listen',
+      `127.0.0.1:${modPort}`,
+    ]);
+    await eventually(() => serve.output().includes('"msg":"listening"'), 10_000);
+    sim = start([
+      'sim',
+      '--data-dir',
+      dir,
+      '--connect',
+      `ws://127.0.0.1:${modPort}`,
+      '--players',
+      '50',
+      '--seed',
+      '7',
+    ]);
+    await eventually(() => serve.output().includes('"msg":"mod connected"'), 10_000);
+  }, 30_000);
+
+  afterAll(async () => {
+    await Promise.all([sim && stop(sim), serve && stop(serve)]);
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('answers GET /v1/server with 200 through the simulator', async () => {
+    const res = await fetch(`http://127.0.0.1:${apiPort}/v1/server`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as Record<string, unknown>;
+    expect(body).toMatchObject({ name: 'E2E server', online: true, mod_version: '2.1.0' });
+    expect(Object.keys(body).sort()).toEqual(['mod_version', 'name', 'online', 'player_count', 'server_id']);
+  });
+
+  it('logs each request as one JSON line with the request id and never the key', async () => {
+    const res = await fetch(`http://127.0.0.1:${apiPort}/v1/server`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    const requestId = res.headers.get('x-request-id') as string;
+    await eventually(() => serve.output().includes(requestId));
+    const line = serve
+      .output()
+      .split('\n')
+      .find((l) => l.includes(requestId)) as string;
+    expect(JSON.parse(line)).toMatchObject({ msg: 'request', status: 200, route: '/v1/server' });
+    expect(serve.output()).not.toContain(key.slice(8));
+  });
+
+  it('answers 503 while the mod is gone and 200 again once it redials', async () => {
+    expect(await stop(sim)).toBe(0);
+    const url = `http://127.0.0.1:${apiPort}/v1/server`;
+    const headers = { authorization: `Bearer ${key}` };
+    await eventually(async () => (await fetch(url, { headers })).status === 503, 5_000);
+    sim = start(['sim', '--data-dir', dir, '--connect', `ws://127.0.0.1:${modPort}`]);
+    await eventually(async () => (await fetch(url, { headers })).status === 200, 10_000);
+  });
+
+  it('stops on SIGTERM with exit code 0', async () => {
+    expect(await stop(serve)).toBe(0);
+  });
+});

@@ -1,0 +1,72 @@
+/**
+ * `npm start` runs `modgate demo`; the README promises curl lines that work as printed. This
+ * runs the demo and executes the printed lines, literally, through a shell.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runDemo } from '../../daemon/cli/demo.ts';
+import { processIo } from '../../daemon/cli/io.ts';
+
+const sh = promisify(execFile);
+
+describe('modgate demo', () => {
+  let output = '';
+  let ready: { baseUrl: string; key: string; dataDir: string };
+  let stop: () => void;
+  let finished: Promise<void>;
+
+  beforeAll(async () => {
+    const stopped = new Promise<void>((resolve) => (stop = resolve));
+    await new Promise<void>((resolve, reject) => {
+      finished = runDemo({
+        listen: { host: '127.0.0.1', port: 0 },
+        io: processIo({
+          stdout: { write: (text: string) => (output += text) },
+          stderr: { write: () => true },
+        }),
+        stop: stopped,
+        onReady: (info) => {
+          ready = info;
+          resolve();
+        },
+      });
+      finished.catch(reject);
+    });
+  });
+
+  afterAll(async () => {
+    stop();
+    await finished;
+  });
+
+  it('prints the key once and the base URL', () => {
+    expect(output).toContain(ready.key);
+    expect(output).toContain(`${ready.baseUrl}/v1`);
+  });
+
+  it('prints curl lines that work as printed', async () => {
+    // A line's expected status is the one its comment names (`# no key: 401`), else 200.
+    const lines = output
+      .split('\n')
+      .filter((line) => line.trim().startsWith('curl '))
+      .map((line) => ({
+        command: line.replace(/#.*$/, '').trim(),
+        expected: /#.*\b(\d{3})\b/.exec(line)?.[1] ?? '200',
+      }));
+    expect(lines.length).toBeGreaterThanOrEqual(3);
+    const codes = await Promise.all(
+      lines.map(
+        async ({ command }) => (await sh('sh', ['-c', `${command} -o /dev/null -w '%{http_code}'`])).stdout,
+      ),
+    );
+    expect(codes).toEqual(lines.map((line) => line.expected));
+  });
+
+  it('deletes its throwaway data dir when it stops', async () => {
+    stop();
+    await finished;
+    expect(existsSync(ready.dataDir)).toBe(false);
+  });
+});
