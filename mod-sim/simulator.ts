@@ -10,6 +10,7 @@ import type { Identity } from '../protocol/keys.ts';
 import type { Logger } from '../protocol/log.ts';
 import { OPS, type OpHandlers, type OpName, OpError } from '../protocol/ops/index.ts';
 import { FaultPlan, type FaultRule } from './faults.ts';
+import { playerHandlers } from './handlers/players.ts';
 import { serverHandlers } from './handlers/server.ts';
 import { createWorld, type World } from './world/index.ts';
 
@@ -32,6 +33,8 @@ export interface Simulator {
   world: World;
   faults: FaultPlan;
   bridge: ModBridge;
+  /** How many times each op reached the game side: proves caching and coalescing in tests. */
+  opCounts: Map<string, number>;
   /** Resolves once the link is up (the first time, or again after a drop). */
   connected(): Promise<void>;
   close(): Promise<void>;
@@ -46,13 +49,17 @@ export function startSimulator(options: SimulatorOptions): Simulator {
       ...(options.modVersion !== undefined ? { modVersion: options.modVersion } : {}),
     });
   const faults = new FaultPlan(options.faults ?? []);
-  const handlers: Partial<OpHandlers> = { ...serverHandlers(world) };
+  const opCounts = new Map<string, number>();
+  const handlers: Partial<OpHandlers> = {
+    ...serverHandlers(world),
+    ...playerHandlers(world),
+  };
   const bridge: ModBridge = startModBridge({
     url: options.url,
     identity: options.identity,
     daemonPublicKey: options.daemonPublicKey,
     modVersion: world.modVersion,
-    handlers: withFaults(handlers, faults, () => bridge),
+    handlers: withFaults(handlers, faults, opCounts, () => bridge),
     ...(options.log ? { log: options.log } : {}),
     ...(options.backoff ? { backoff: options.backoff } : {}),
   });
@@ -60,6 +67,7 @@ export function startSimulator(options: SimulatorOptions): Simulator {
     world,
     faults,
     bridge,
+    opCounts,
     connected: () =>
       bridge.connected
         ? Promise.resolve()
@@ -72,11 +80,13 @@ export function startSimulator(options: SimulatorOptions): Simulator {
 function withFaults(
   handlers: Partial<OpHandlers>,
   faults: FaultPlan,
+  opCounts: Map<string, number>,
   bridge: () => ModBridge,
 ): Partial<OpHandlers> {
   const wrapped: Record<string, unknown> = {};
   for (const [name, handler] of Object.entries(handlers) as Array<[OpName, (...args: never[]) => unknown]>) {
     wrapped[name] = async (args: never, ctx: { opId: string | undefined; signal: AbortSignal }) => {
+      opCounts.set(name, (opCounts.get(name) ?? 0) + 1);
       const rule = faults.take(name);
       if (!rule) return handler(args, ctx as never);
       const applied = rule.afterApply && OPS[name].mutates ? await handler(args, ctx as never) : undefined;

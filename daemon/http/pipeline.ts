@@ -7,7 +7,9 @@ import { randomBytes } from 'node:crypto';
 import type { OpArgs, OpName } from '../../protocol/ops/index.ts';
 import type { ModLinkServer } from '../../protocol/link-server.ts';
 import { type Logger, silentLogger } from '../log.ts';
-import type { AnyRoute, CallOptions } from '../routes/define-route.ts';
+import { CursorCodec } from '../cursor.ts';
+import { ReadCache } from '../read-cache.ts';
+import type { AnyRoute, CallOptions, OpPage, Page, PageOptions, RowOf } from '../routes/define-route.ts';
 import type { Snapshot } from '../store/snapshot.ts';
 import { API_VERSION } from '../version.ts';
 import { ApiError } from './api-error.ts';
@@ -70,6 +72,8 @@ export function createPipeline(options: PipelineOptions): Handle {
   const bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
   const checkResponses = options.checkResponses ?? true;
   const openapiBody = Buffer.from(JSON.stringify(options.openapi));
+  const readCache = new ReadCache({ now: clock });
+  const cursors = new CursorCodec(options.snapshot().identity.daemonSecretKey);
 
   async function run(req: ApiRequest, exchange: Exchange): Promise<ApiResponse> {
     const url = new URL(req.url, 'http://modgate.invalid');
@@ -92,11 +96,17 @@ export function createPipeline(options: PipelineOptions): Handle {
     limit(keyLimiter, key.id, exchange);
     const rawBody = await readJsonBody(req, route, bodyLimit);
     const input = validateInput(route, match.params, url.searchParams, rawBody);
+    const read = readThrough(route);
     const result = await route.handler({
       ...input,
       key,
       requestId: exchange.requestId,
+      headers: req.headers,
       call: callMod,
+      read,
+      page: (op, filters, pageOptions) =>
+        page(read, { keyId: key.id, route: route.operationId, filters }, op, pageOptions),
+      invalidate: (tags) => readCache.invalidate(tags),
       server: {
         serverId: snapshot.identity.serverId,
         name: snapshot.identity.name,
@@ -117,6 +127,33 @@ export function createPipeline(options: PipelineOptions): Handle {
     } catch (error) {
       throw toApiError(error);
     }
+  }
+
+  function readThrough(route: AnyRoute) {
+    return <N extends OpName>(op: N, args: OpArgs<N>, tags: readonly string[] = []) => {
+      if (route.cache.kind === 'no-store') return callMod(op, args);
+      const cacheKey = `${op} ${JSON.stringify(args)}`;
+      return readCache.get(cacheKey, route.cache.maxAgeSec * 1000, tags, () => callMod(op, args));
+    };
+  }
+
+  async function page<N extends OpName>(
+    read: ReturnType<typeof readThrough>,
+    scope: { keyId: string; route: string; filters: Record<string, unknown> },
+    op: N,
+    { cursor, limit, tags }: PageOptions,
+  ): Promise<Page<RowOf<N>>> {
+    const after = cursor === undefined ? null : cursors.decode(scope, cursor);
+    const result = (await read(op, { ...scope.filters, after, limit } as OpArgs<N>, tags)) as OpPage<
+      RowOf<N>
+    >;
+    const envelope: Page<RowOf<N>> = {
+      data: result.data,
+      has_more: result.next !== null,
+      next_cursor: result.next === null ? null : cursors.encode(scope, result.next),
+    };
+    if (result.total !== undefined) envelope.total = result.total;
+    return envelope;
   }
 
   function respond(route: AnyRoute, result: unknown, req: ApiRequest, headers: Record<string, string>) {

@@ -26,6 +26,31 @@ export interface CallOptions {
   opId?: string;
 }
 
+/** A collection page as the spec's envelope has it (api-v1.md general rule 6). */
+export interface Page<T = unknown> {
+  data: T[];
+  has_more: boolean;
+  next_cursor: string | null;
+  total?: number;
+}
+
+/** What a list op answers: a page of rows, the game side's position for the next page, maybe a total. */
+export interface OpPage<T = unknown> {
+  data: T[];
+  next: string | null;
+  total?: number;
+}
+
+/** The row type of a list op's page. */
+export type RowOf<N extends OpName> = OpResult<N> extends { data: Array<infer T> } ? T : never;
+
+export interface PageOptions {
+  cursor: string | undefined;
+  limit: number;
+  /** Read-cache tags a write drops (see read()). */
+  tags?: readonly string[];
+}
+
 /** What a handler is given; everything before it (auth, scope, validation) has already passed. */
 export interface RouteContext<P, Q, B> {
   params: P;
@@ -33,8 +58,27 @@ export interface RouteContext<P, Q, B> {
   body: B;
   key: ApiKeyRecord;
   requestId: string;
+  /** Request headers, names in lower case (for If-Match). */
+  headers: Record<string, string | undefined>;
   /** Calls the mod; link failures arrive as ApiErrors (503, 504, mapped op errors). */
   call<N extends OpName>(op: N, args: OpArgs<N>, options?: CallOptions): Promise<OpResult<N>>;
+  /**
+   * A read through the coalescing read cache (ARCHITECTURE.md decision 5) for the route's
+   * max-age; on a no-store route it is a plain call. `tags` name what a write invalidates.
+   */
+  read<N extends OpName>(op: N, args: OpArgs<N>, tags?: readonly string[]): Promise<OpResult<N>>;
+  /**
+   * A keyset page of a list op: decodes the authenticated cursor into the op's `after`, reads
+   * through the cache, and wraps the op's `next` in a new cursor bound to this key, route and
+   * `filters`.
+   */
+  page<N extends OpName>(
+    op: N,
+    filters: Record<string, unknown>,
+    options: PageOptions,
+  ): Promise<Page<RowOf<N>>>;
+  /** Drops cached reads carrying these tags, so a client reads its own writes. */
+  invalidate(tags: readonly string[]): void;
   server: { serverId: string; name: string | null; modVersion: string | null };
 }
 

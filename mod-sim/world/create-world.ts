@@ -9,6 +9,7 @@
  */
 import type { FeatureSet } from '../mod-version.ts';
 import { DEFAULT_MOD_VERSION, featuresOf, parseModVersion } from '../mod-version.ts';
+import { AppliedOps } from './applied-ops.ts';
 import type { Squad } from './asset-types.ts';
 import { AssetStore } from './asset-store.ts';
 import { commandCatalog } from './command-catalog.ts';
@@ -68,6 +69,8 @@ export interface World {
   readonly shop: ShopStore;
   readonly ledger: Ledger;
   readonly commands: { readonly catalog: CommandCatalog; readonly history: CommandHistory };
+  /** Op ids of mutating ops already applied, with their results (PROTOCOL §6.4). */
+  readonly appliedOps: AppliedOps;
 }
 
 const MAX_PLAYERS = 1_000_000;
@@ -193,5 +196,6 @@ export function createWorld(options: WorldOptions = {}): World {
     shop,
     ledger: buildLedger(ctx, people, players, shop),
     commands: buildCommands(ctx, people),
+    appliedOps: new AppliedOps(),
   };
 }

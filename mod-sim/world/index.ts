@@ -5,6 +5,9 @@ export { keysetPage, compareDecimalStrings, compareNumbers, compareStrings, desc
 export type { KeysetPage, KeysetQuery, SortedView } from './keyset.ts';
 export { IndexedList } from './indexed-list.ts';
 export { PlayerStore, SOCIAL_REF_PREFIX } from './player-store.ts';
+export type { ModerationRecord } from './player-store.ts';
+export { AppliedOps, APPLIED_OPS_CAPACITY } from './applied-ops.ts';
+export type { AppliedOp } from './applied-ops.ts';
 export { AssetStore } from './asset-store.ts';
 export { ShopStore, claimCodeKey } from './shop-store.ts';
 export { Ledger } from './ledger.ts';
@@ -18,6 +21,7 @@ export type { SquadAssets } from './squad-views.ts';
 export { INVENTORY_DEPTH_CAP, countItems } from './inventory.ts';
 export { CLEAN_BAN, CLEAN_MUTE, cleanModeration, newLiveState, playerRefs } from './gen-players.ts';
 export { DEFAULT_NOW, sqlDateTime, isoDateTime, serverLocalStamp, historyStamp } from './time.ts';
+export { SECOND, MINUTE, HOUR, DAY } from './time.ts';
 export { PLATFORM_ID_PATTERN, SOCIAL_ID_PATTERN, ENTITY_ID_PATTERN } from './ids.ts';
 export type * from './types.ts';
 export type * from './asset-types.ts';

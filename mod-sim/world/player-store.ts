@@ -1,21 +1,53 @@
 /**
- * Players and their indexes: by platform id (the sorted roster), social id, profile id and
- * ordinal. The heavy per-player parts are derived on first read and memoised (see
- * player-details.ts, inventory.ts); the store keeps every copy of a player's social id in step.
+ * Players and their indexes: by platform id (the sorted roster), social id, profile id, ordinal
+ * and presence (the connected players, also sorted). The heavy per-player parts are derived on
+ * first read and memoised (see player-details.ts, inventory.ts); the store keeps every copy of a
+ * player's social id in step. It also keeps the game's ban list for platform ids that never
+ * joined, and hands out violation ids.
  */
 import type { FeatureSet } from '../mod-version.ts';
+import { cleanModeration } from './gen-players.ts';
 import { IndexedList } from './indexed-list.ts';
 import { deriveInventory } from './inventory.ts';
 import { compareNumbers, compareStrings, descending } from './keyset.ts';
 import { deriveIpHistory, derivePlayerDetails } from './player-details.ts';
-import type { InventoryItem, IpHistory, Player, PlayerDetails, Violation } from './types.ts';
+import type {
+  Identity,
+  InventoryItem,
+  IpHistory,
+  LiveState,
+  Player,
+  PlayerDetails,
+  PlayerModeration,
+  Violation,
+} from './types.ts';
 
 export const SOCIAL_REF_PREFIX = 'social:';
+
+/**
+ * What the game holds on one platform id's moderation: a player's, or a ban-list entry for an id
+ * that never joined. Change the state by assigning `moderation.ban` / `moderation.mute`; the
+ * violation history is newest first.
+ */
+export interface ModerationRecord {
+  readonly identity: Identity;
+  readonly moderation: PlayerModeration;
+  readonly violations: IndexedList<Violation, number>;
+}
+
+function newViolationList(items: Violation[] = []): IndexedList<Violation, number> {
+  return new IndexedList(items, (v) => v.id, descending(compareNumbers));
+}
 
 export class PlayerStore {
   /** Every player, sorted by platform id: the roster's keyset order. */
   readonly list: IndexedList<Player, string>;
+  /** Connected players, sorted by platform id like the roster (read-only: use setOnline). */
+  readonly onlineList: IndexedList<Player, string>;
   private readonly byOrdinal: Player[];
+  /** Ban-list entries by platform id, for ids with no player (never joined). */
+  private readonly banList = new Map<string, ModerationRecord>();
+  private lastViolationId = 0;
   private readonly bySocial = new Map<string, Player>();
   private readonly violationLists = new Map<number, IndexedList<Violation, number>>();
   private readonly detailCache = new Map<number, PlayerDetails>();
@@ -30,9 +62,16 @@ export class PlayerStore {
   ) {
     this.byOrdinal = [...players];
     this.list = new IndexedList(players, (p) => p.platform_id, compareStrings);
+    this.onlineList = new IndexedList(
+      players.filter((p) => p.online),
+      (p) => p.platform_id,
+      compareStrings,
+    );
     for (const player of players) if (player.social_id !== null) this.bySocial.set(player.social_id, player);
     for (const [ordinal, list] of violations) {
-      this.violationLists.set(ordinal, new IndexedList(list, (v) => v.id, descending(compareNumbers)));
+      const history = newViolationList(list);
+      this.violationLists.set(ordinal, history);
+      if (history.length > 0) this.lastViolationId = Math.max(this.lastViolationId, history.keyAt(0));
     }
   }
 
@@ -62,15 +101,25 @@ export class PlayerStore {
     return this.byPlatformId(ref);
   }
 
-  /** Connected players in roster order. */
-  online(): Player[] {
-    return this.list.values().filter((player) => player.online);
+  /** Connected players in roster order (read-only, no copy). */
+  online(): readonly Player[] {
+    return this.onlineList.values();
   }
 
+  /** O(1). */
   onlineCount(): number {
-    let count = 0;
-    for (const player of this.byOrdinal) if (player.online) count++;
-    return count;
+    return this.onlineList.length;
+  }
+
+  /**
+   * Connects a player with its live state, or with null disconnects it. Presence must change
+   * through here so the online index and count stay right.
+   */
+  setOnline(player: Player, live: LiveState | null): void {
+    player.online = live !== null;
+    player.live = live;
+    if (live !== null && !this.onlineList.has(player.platform_id)) this.onlineList.insert(player);
+    if (live === null) this.onlineList.remove(player.platform_id);
   }
 
   /** Service stats, skills and survival, derived on first read. */
@@ -92,14 +141,45 @@ export class PlayerStore {
 
   /** The player's violation history, newest first (keyed by violation id). */
   violations(player: Player): IndexedList<Violation, number> {
-    return memo(
-      this.violationLists,
-      player.ordinal,
-      () => new IndexedList<Violation, number>([], (v) => v.id, descending(compareNumbers)),
-    );
+    return memo(this.violationLists, player.ordinal, () => newViolationList());
   }
 
-  /** Adds a player created at run time; its ordinal must be the next one (the store's size). */
+  /** The id for the next violation written at run time: one above every id so far. */
+  nextViolationId(): number {
+    return ++this.lastViolationId;
+  }
+
+  /** A player's moderation record (shares the player's identity and moderation objects). */
+  moderationOf(player: Player): ModerationRecord {
+    return {
+      identity: player.refs.identity,
+      moderation: player.moderation,
+      violations: this.violations(player),
+    };
+  }
+
+  /** The ban-list entry of a platform id that never joined; undefined when there is none. */
+  banListed(platformId: string): ModerationRecord | undefined {
+    return this.banList.get(platformId);
+  }
+
+  /**
+   * The ban-list entry for a platform id that never joined, created clean on first use. An entry
+   * stays (with its history) after the ban is lifted, until the id joins: see `add`.
+   */
+  banListEntry(platformId: string): ModerationRecord {
+    if (this.byPlatformId(platformId) !== undefined) throw new Error(`${platformId} is a player`);
+    return memo(this.banList, platformId, () => ({
+      identity: { platform_id: platformId, social_id: null },
+      moderation: cleanModeration(),
+      violations: newViolationList(),
+    }));
+  }
+
+  /**
+   * Adds a player created at run time; its ordinal must be the next one (the store's size). A
+   * ban-list entry for its platform id becomes the player's moderation state and history.
+   */
   add(player: Player): void {
     if (player.ordinal !== this.byOrdinal.length)
       throw new Error(`expected ordinal ${this.byOrdinal.length}`);
@@ -108,6 +188,13 @@ export class PlayerStore {
     this.list.insert(player);
     this.byOrdinal.push(player);
     if (player.social_id !== null) this.bySocial.set(player.social_id, player);
+    if (player.online) this.onlineList.insert(player);
+    const listed = this.banList.get(player.platform_id);
+    if (listed !== undefined) {
+      player.moderation = listed.moderation;
+      this.violationLists.set(player.ordinal, listed.violations);
+      this.banList.delete(player.platform_id);
+    }
   }
 
   /**

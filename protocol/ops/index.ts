@@ -5,10 +5,12 @@
  */
 import type { z } from 'zod';
 import type { OpDefinition } from './define.ts';
+import { PLAYER_OPS } from './players.ts';
 import { serverStatus } from './server.ts';
 
 export const OPS = {
   [serverStatus.name]: serverStatus,
+  ...PLAYER_OPS,
 } as const satisfies Record<string, OpDefinition>;
 
 export type OpName = keyof typeof OPS & string;

@@ -27,3 +27,15 @@ export function ifNoneMatchHits(header: string | undefined, etag: string): boole
 export function cacheControl(policy: CachePolicy): string {
   return policy.kind === 'no-store' ? 'private, no-store' : `private, max-age=${policy.maxAgeSec}`;
 }
+
+/**
+ * RFC 9110 §13.1.1: If-Match uses the strong comparison, so a weak tag never matches; `*`
+ * matches any current representation.
+ */
+export function ifMatchHits(header: string, etag: string): boolean {
+  if (header.trim() === '*') return true;
+  return header
+    .split(',')
+    .map((tag) => tag.trim())
+    .some((tag) => !tag.startsWith('W/') && tag === etag);
+}

@@ -18,8 +18,20 @@ describe('server.status handler', () => {
     const world = createWorld({ players: 50, onlineShare: 0 });
     const handlers = serverHandlers(world);
     expect(await handlers['server.status']({}, ctx)).toEqual({ player_count: 0 });
-    world.players.list.itemAt(0).online = true;
+    const player = world.players.list.itemAt(0);
+    world.players.setOnline(player, {
+      ping: 40,
+      position: { x: 0, y: 0, z: 0 },
+      stance: 'standing',
+      alive: true,
+      conscious: true,
+      immortal: false,
+      super_jump: false,
+      item_in_hands: null,
+    });
     expect(await handlers['server.status']({}, ctx)).toEqual({ player_count: 1 });
+    world.players.setOnline(player, null);
+    expect(await handlers['server.status']({}, ctx)).toEqual({ player_count: 0 });
   });
 
   it('reports null on a mod older than 2.0.0', async () => {

@@ -1,5 +1,35 @@
 import { describe, expect, it } from 'vitest';
-import { createWorld, rosterRow } from '../../../mod-sim/world/index.ts';
+import type { LiveState, Player } from '../../../mod-sim/world/index.ts';
+import { CLEAN_MUTE, createWorld, rosterRow } from '../../../mod-sim/world/index.ts';
+
+const LIVE: LiveState = {
+  ping: 50,
+  position: { x: 0, y: 0, z: 0 },
+  stance: 'standing',
+  alive: true,
+  conscious: true,
+  immortal: false,
+  super_jump: false,
+  item_in_hands: null,
+};
+
+/** A copy of player 0 under a new platform id and the next ordinal. */
+function newcomer(template: Player, platformId: string, ordinal: number): Player {
+  return {
+    ...template,
+    platform_id: platformId,
+    social_id: null,
+    user_profile_id: ordinal + 1,
+    online: false,
+    live: null,
+    ordinal,
+    refs: {
+      identity: { platform_id: platformId, social_id: null },
+      owner: { profile_id: ordinal + 1, name: 'New Player', platform_id: platformId, social_id: null },
+      moderator: { platform_id: platformId, social_id: null, name: 'New Player' },
+    },
+  };
+}
 
 describe('PlayerStore', () => {
   it('finds a player by platform id, social id, profile id and ref', () => {
@@ -71,5 +101,69 @@ describe('PlayerStore', () => {
     const world = createWorld({ players: 300 });
     expect(world.players.onlineCount()).toBe(world.players.online().length);
     for (const player of world.players.online()) expect(player.live).not.toBeNull();
+  });
+
+  it('keeps the online index and count in step as players connect and leave', () => {
+    const world = createWorld({ players: 100, onlineShare: 0.2 });
+    const offline = world.players.list.values().filter((p) => !p.online);
+    const before = world.players.onlineCount();
+    world.players.setOnline(offline[0]!, LIVE);
+    world.players.setOnline(offline[0]!, LIVE);
+    expect(world.players.onlineCount()).toBe(before + 1);
+    expect(offline[0]!.live).toBe(LIVE);
+    const ids = world.players.online().map((p) => p.platform_id);
+    expect(ids).toEqual([...ids].sort());
+    expect(ids).toContain(offline[0]!.platform_id);
+    world.players.setOnline(offline[0]!, null);
+    expect(world.players.onlineCount()).toBe(before);
+    expect(offline[0]!.online).toBe(false);
+    expect(offline[0]!.live).toBeNull();
+  });
+
+  it('keeps a ban-list entry for a platform id that never joined, never for a player', () => {
+    const world = createWorld({ players: 10 });
+    expect(world.players.banListed('76561180000000001')).toBeUndefined();
+    const entry = world.players.banListEntry('76561180000000001');
+    expect(entry.identity).toEqual({ platform_id: '76561180000000001', social_id: null });
+    expect(entry.moderation.mute).toBe(CLEAN_MUTE);
+    expect(world.players.banListEntry('76561180000000001')).toBe(entry);
+    expect(world.players.banListed('76561180000000001')).toBe(entry);
+    expect(() => world.players.banListEntry(world.players.list.itemAt(0).platform_id)).toThrow(/is a player/);
+  });
+
+  it('hands a ban-list entry to the player when that platform id joins', () => {
+    const world = createWorld({ players: 10 });
+    const entry = world.players.banListEntry('76561180000000002');
+    const ban = { ...entry.moderation.ban, banned: true, reason: 'Cheating' };
+    entry.moderation.ban = ban;
+    const violation = {
+      id: world.players.nextViolationId(),
+      type: 'ban' as const,
+      action: 'ban',
+      source: 'api',
+      reason: 'Cheating',
+      issued_by: { platform_id: null, social_id: null, name: 'Console' },
+      applied_at: '2025-06-01T12:00:00Z',
+      expires_at: null,
+      duration_sec: 0,
+      metadata: {},
+    };
+    entry.violations.insert(violation);
+    const player = newcomer(world.players.atOrdinal(0)!, '76561180000000002', 10);
+    world.players.add(player);
+    expect(player.moderation.ban).toBe(ban);
+    expect(world.players.violations(player).values()).toEqual([violation]);
+    expect(world.players.banListed('76561180000000002')).toBeUndefined();
+  });
+
+  it('numbers new violations above every generated one', () => {
+    const world = createWorld({ players: 300 });
+    let highest = 0;
+    for (const player of world.players.list) {
+      for (const violation of world.players.violations(player)) highest = Math.max(highest, violation.id);
+    }
+    expect(highest).toBeGreaterThan(0);
+    expect(world.players.nextViolationId()).toBe(highest + 1);
+    expect(world.players.nextViolationId()).toBe(highest + 2);
   });
 });

@@ -1,0 +1,158 @@
+/**
+ * Moderation writes (api-v1.md "Moderation"): ban, unban, mute, unmute. All four are idempotent,
+ * attributed to the key, and accept If-Match against GET /v1/players/{ref}/moderation.
+ */
+import { z } from 'zod';
+import { ModerationState } from '../../protocol/ops/players.ts';
+import { defineRoute } from './define-route.ts';
+import { playerRefParam } from './params.ts';
+import { actorOf, playerWrite } from './player-writes.ts';
+
+export const DEFAULT_REASON = 'No reason provided';
+
+/** api-v1.md "Limits": duration caps per unit. Mutes take no months. */
+export const BAN_CAPS = { minutes: 5_256_000, hours: 87_600, days: 3_650, months: 120 } as const;
+export const MUTE_CAPS = { minutes: 5_256_000, hours: 87_600, days: 3_650 } as const;
+
+type Unit = keyof typeof BAN_CAPS;
+
+/** Fields ban and mute share, and the rules that tie them together. */
+function durationBody<U extends readonly [Unit, ...Unit[]]>(units: U, caps: Partial<Record<Unit, number>>) {
+  return {
+    shape: {
+      reason: z.string().min(1).max(500).optional().describe(`Default: "${DEFAULT_REASON}"`),
+      permanent: z.boolean().optional().describe('Permanent; then duration is ignored'),
+      duration: z.number().int().positive().optional().describe('Required unless permanent is true'),
+      duration_unit: z.enum(units).optional().describe('Default: hours'),
+    },
+    refine(body: { permanent?: boolean; duration?: number; duration_unit?: Unit }, ctx: z.RefinementCtx) {
+      if (body.permanent === true) return;
+      if (body.duration === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['duration'], message: 'required unless permanent is true' });
+        return;
+      }
+      const unit = body.duration_unit ?? 'hours';
+      const cap = caps[unit] as number;
+      if (body.duration > cap) {
+        ctx.addIssue({ code: 'custom', path: ['duration'], message: `at most ${cap} ${unit}` });
+      }
+    },
+  };
+}
+
+const ban = durationBody(['minutes', 'hours', 'days', 'months'], BAN_CAPS);
+const BanBody = z
+  .object({
+    ...ban.shape,
+    squad_ban: z.boolean().optional().describe("Also ban the player's squad; requires squad_id"),
+    squad_id: z
+      .string()
+      .regex(/^[1-9][0-9]{0,19}$/, 'a squad id: digits')
+      .optional(),
+  })
+  .strict()
+  .superRefine((body, ctx) => {
+    ban.refine(body, ctx);
+    if (body.squad_ban === true && body.squad_id === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['squad_id'], message: 'required when squad_ban is true' });
+    }
+    if (body.squad_id !== undefined && body.squad_ban !== true) {
+      ctx.addIssue({ code: 'custom', path: ['squad_ban'], message: 'must be true when squad_id is given' });
+    }
+  })
+  .meta({ id: 'BanRequest' });
+
+const mute = durationBody(['minutes', 'hours', 'days'], MUTE_CAPS);
+const MuteBody = z
+  .object({
+    ...mute.shape,
+    channels: z
+      .array(z.enum(['Global', 'Local', 'Squad']))
+      .min(1)
+      .optional()
+      .describe('Default: all three'),
+  })
+  .strict()
+  .superRefine(mute.refine)
+  .meta({ id: 'MuteRequest' });
+
+const refParams = z.object({ ref: playerRefParam });
+const common = {
+  tag: 'Moderation',
+  params: refParams,
+  response: { status: 200 as const, schema: ModerationState },
+  cache: { kind: 'no-store' as const },
+  errors: ['precondition_failed', 'server_unavailable', 'gateway_timeout'] as const,
+};
+
+export const banPlayer = defineRoute({
+  ...common,
+  method: 'POST',
+  path: '/v1/players/{ref}/ban',
+  operationId: 'banPlayer',
+  summary: 'Ban a player (and optionally their squad); the duration is kept exactly',
+  scope: 'players:ban',
+  body: BanBody,
+  handler: (ctx) =>
+    playerWrite(ctx, ctx.params.ref, () =>
+      ctx.call('players.ban', {
+        ref: ctx.params.ref,
+        reason: ctx.body.reason ?? DEFAULT_REASON,
+        permanent: ctx.body.permanent === true,
+        duration: ctx.body.permanent === true ? null : (ctx.body.duration ?? null),
+        duration_unit: ctx.body.duration_unit ?? 'hours',
+        squad_id: ctx.body.squad_ban === true ? (ctx.body.squad_id ?? null) : null,
+        actor: actorOf(ctx.key),
+      }),
+    ),
+});
+
+export const unbanPlayer = defineRoute({
+  ...common,
+  method: 'DELETE',
+  path: '/v1/players/{ref}/ban',
+  operationId: 'unbanPlayer',
+  summary: 'Lift a ban; succeeds when the player is not banned',
+  scope: 'players:ban',
+  handler: (ctx) =>
+    playerWrite(ctx, ctx.params.ref, () =>
+      ctx.call('players.unban', { ref: ctx.params.ref, actor: actorOf(ctx.key) }),
+    ),
+});
+
+export const mutePlayer = defineRoute({
+  ...common,
+  method: 'POST',
+  path: '/v1/players/{ref}/mute',
+  operationId: 'mutePlayer',
+  summary: 'Mute a player; the game rounds a temporary mute up to whole hours',
+  scope: 'players:mute',
+  body: MuteBody,
+  handler: (ctx) =>
+    playerWrite(ctx, ctx.params.ref, () =>
+      ctx.call('players.mute', {
+        ref: ctx.params.ref,
+        reason: ctx.body.reason ?? DEFAULT_REASON,
+        permanent: ctx.body.permanent === true,
+        duration: ctx.body.permanent === true ? null : (ctx.body.duration ?? null),
+        duration_unit: ctx.body.duration_unit ?? 'hours',
+        channels: ctx.body.channels ?? ['Global', 'Local', 'Squad'],
+        actor: actorOf(ctx.key),
+      }),
+    ),
+});
+
+export const unmutePlayer = defineRoute({
+  ...common,
+  method: 'DELETE',
+  path: '/v1/players/{ref}/mute',
+  operationId: 'unmutePlayer',
+  summary: 'Lift a mute; succeeds when the player is not muted',
+  scope: 'players:mute',
+  handler: (ctx) =>
+    playerWrite(ctx, ctx.params.ref, () =>
+      ctx.call('players.unmute', { ref: ctx.params.ref, actor: actorOf(ctx.key) }),
+    ),
+});
+
+export const MODERATION_ROUTES = [banPlayer, unbanPlayer, mutePlayer, unmutePlayer];

@@ -1,0 +1,81 @@
+/**
+ * Query and path parameter schemas shared by the route table. Query values arrive as strings; each
+ * helper checks the exact text form the spec allows before converting, so `limit=1e1` or
+ * `limit= 10` are 400s rather than silently read as 10.
+ */
+import { z } from 'zod';
+
+/** `limit`: an integer in [min, max], default `fallback` (api-v1.md "Limits", page size). */
+export function limitParam(min: number, max: number, fallback = 50) {
+  return z
+    .string()
+    .regex(/^(0|[1-9][0-9]*)$/, `an integer from ${min} to ${max}`)
+    .transform(Number)
+    .pipe(z.number().int().min(min, `at least ${min}`).max(max, `at most ${max}`))
+    .optional()
+    .transform((value) => value ?? fallback)
+    .describe(`Page size, ${min} to ${max}; default ${fallback}`);
+}
+
+export const cursorParam = z
+  .string()
+  .min(1)
+  .max(2048)
+  .optional()
+  .describe('next_cursor from the previous page');
+
+/** `true` or `false`, nothing else. */
+export const booleanParam = z
+  .enum(['true', 'false'], { error: 'true or false' })
+  .transform((value) => value === 'true');
+
+export const PLATFORM_ID = /^[0-9]{17}$/;
+export const SOCIAL_ID = /^[0-9]{17,20}$/;
+
+export const platformIdParam = z.string().regex(PLATFORM_ID, 'a platform id: 17 digits');
+export const socialIdParam = z.string().regex(SOCIAL_ID, 'a social id: 17 to 20 digits');
+/** Any run of digits (the spec's "digits" filters). */
+export const digitsParam = z.string().regex(/^[0-9]{1,20}$/, 'digits');
+
+/** `{id}` of squads, bases, vehicles, containers: a positive integer without leading zeros. */
+export const positiveIdParam = z
+  .string()
+  .regex(/^[1-9][0-9]{0,19}$/, 'a positive integer without leading zeros');
+
+export const searchParam = z.string().min(1).max(100);
+
+/** A player ref: a 17-digit platform id, or `social:` and a 17-20 digit social id. */
+export type PlayerRef = { platform_id: string } | { social_id: string };
+
+export const playerRefParam = z
+  .string()
+  .regex(/^([0-9]{17}|social:[0-9]{17,20})$/, 'a 17-digit platform id or social:<17 to 20 digits>')
+  .transform((ref): PlayerRef =>
+    ref.startsWith('social:') ? { social_id: ref.slice(7) } : { platform_id: ref },
+  );
+
+/**
+ * api-v1.md "Endpoints": `search` cannot be combined with a structured filter, and a platform-id
+ * filter cannot be combined with its social-id twin. Adds one issue per broken rule.
+ */
+export function filterRules(options: {
+  structured: readonly string[];
+  pairs?: ReadonlyArray<[string, string]>;
+}) {
+  return (query: Record<string, unknown>, ctx: z.RefinementCtx) => {
+    const given = (name: string) => query[name] !== undefined;
+    const structured = options.structured.filter(given);
+    if (given('search') && structured.length > 0) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['search'],
+        message: `cannot be combined with ${structured.join(', ')}`,
+      });
+    }
+    for (const [platform, social] of options.pairs ?? []) {
+      if (given(platform) && given(social)) {
+        ctx.addIssue({ code: 'custom', path: [social], message: `cannot be combined with ${platform}` });
+      }
+    }
+  };
+}

@@ -1,0 +1,63 @@
+/**
+ * What every player write shares: who it is attributed to, the optional If-Match precondition
+ * against the player's moderation state, and dropping cached player reads afterwards so the
+ * caller reads its own write (docs/players.md).
+ */
+import type { z } from 'zod';
+import { ModerationState, type WriteActor } from '../../protocol/ops/players.ts';
+import { ApiError } from '../http/api-error.ts';
+import { ifMatchHits, strongEtag } from '../http/stages/caching.ts';
+import { KeyedLock } from '../keyed-lock.ts';
+import type { ApiKeyRecord } from '../store/keys-file.ts';
+import type { RouteContext } from './define-route.ts';
+import type { PlayerRef } from './params.ts';
+import { PLAYERS_TAG } from './players.ts';
+
+/** A write is attributed to the key: its owner's identity, and its name as the moderator label. */
+export function actorOf(key: ApiKeyRecord): z.input<typeof WriteActor> {
+  return { key_id: key.id, name: key.name, platform_id: key.ownerPlatformId, social_id: key.ownerSocialId };
+}
+
+const locks = new KeyedLock();
+
+/**
+ * Runs `write` for the player `ref`. With If-Match, the moderation state's current ETag must
+ * match (strong comparison) or the answer is 412 and nothing is sent to the game; the check and
+ * the write run under a per-player lock, so no other write through this daemon slips between.
+ */
+export async function playerWrite<T>(
+  ctx: RouteContext<unknown, unknown, unknown>,
+  ref: PlayerRef,
+  write: () => Promise<T>,
+): Promise<T> {
+  const lockKey = 'platform_id' in ref ? `p:${ref.platform_id}` : `s:${ref.social_id}`;
+  return locks.run(lockKey, async () => {
+    const ifMatch = ctx.headers['if-match'];
+    if (ifMatch !== undefined) await checkIfMatch(ctx, ref, ifMatch);
+    try {
+      return await write();
+    } finally {
+      // Even a write that timed out may have applied: never serve a stale read after it.
+      ctx.invalidate([PLAYERS_TAG]);
+    }
+  });
+}
+
+async function checkIfMatch(ctx: RouteContext<unknown, unknown, unknown>, ref: PlayerRef, ifMatch: string) {
+  let current: unknown;
+  try {
+    current = await ctx.call('players.moderation', { ref });
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'not_found') throw preconditionFailed();
+    throw error;
+  }
+  const etag = strongEtag(Buffer.from(JSON.stringify(ModerationState.parse(current))));
+  if (!ifMatchHits(ifMatch, etag)) throw preconditionFailed();
+}
+
+function preconditionFailed(): ApiError {
+  return new ApiError(
+    'precondition_failed',
+    "The player's moderation state changed since that ETag; GET it again and retry. Nothing was changed.",
+  );
+}

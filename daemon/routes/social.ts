@@ -1,0 +1,54 @@
+/** Social links (api-v1.md "Social link"): link by platform id, unlink by either ref. */
+import { z } from 'zod';
+import { Identity } from '../../protocol/ops/schemas.ts';
+import { defineRoute } from './define-route.ts';
+import { playerRefParam, socialIdParam } from './params.ts';
+import { actorOf, playerWrite } from './player-writes.ts';
+
+const LinkResult = z.object({ player: Identity }).strict().meta({ id: 'SocialLink' });
+
+export const linkSocial = defineRoute({
+  method: 'POST',
+  path: '/v1/players/{ref}/social',
+  operationId: 'linkSocial',
+  summary: 'Link a social account to a player who has joined the server',
+  tag: 'Social link',
+  scope: 'players:link',
+  params: z.object({
+    ref: playerRefParam.refine(
+      (ref) => 'platform_id' in ref,
+      'link by platform id; a social: ref is not allowed here',
+    ),
+  }),
+  body: z.object({ social_id: socialIdParam }).strict().meta({ id: 'LinkRequest' }),
+  response: { status: 200, schema: LinkResult },
+  cache: { kind: 'no-store' },
+  errors: ['conflict', 'server_unavailable', 'gateway_timeout'],
+  handler: (ctx) =>
+    playerWrite(ctx, ctx.params.ref, () =>
+      ctx.call('players.link', {
+        platform_id: (ctx.params.ref as { platform_id: string }).platform_id,
+        social_id: ctx.body.social_id,
+        actor: actorOf(ctx.key),
+      }),
+    ),
+});
+
+export const unlinkSocial = defineRoute({
+  method: 'DELETE',
+  path: '/v1/players/{ref}/social',
+  operationId: 'unlinkSocial',
+  summary: 'Unlink the social account (by platform id: idempotent; by social: ref, 404 once unlinked)',
+  tag: 'Social link',
+  scope: 'players:link',
+  params: z.object({ ref: playerRefParam }),
+  response: { status: 200, schema: LinkResult },
+  cache: { kind: 'no-store' },
+  errors: ['server_unavailable', 'gateway_timeout'],
+  handler: (ctx) =>
+    playerWrite(ctx, ctx.params.ref, () =>
+      ctx.call('players.unlink', { ref: ctx.params.ref, actor: actorOf(ctx.key) }),
+    ),
+});
+
+export const SOCIAL_ROUTES = [linkSocial, unlinkSocial];
