@@ -8,6 +8,8 @@ import { type HostPort } from './host-port.ts';
 import { startHttpServer, type HttpServerHandle, type HttpServerOptions } from './http/node-adapter.ts';
 import { createPipeline, type Handle, type PipelineOptions } from './http/pipeline.ts';
 import type { Logger } from './log.ts';
+import { Idempotency } from './idempotency/idempotency.ts';
+import { IdempotencyJournal } from './idempotency/journal.ts';
 import { buildOpenApi } from './openapi.ts';
 import type { AnyRoute } from './routes/define-route.ts';
 import { ROUTES } from './routes/index.ts';
@@ -59,6 +61,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     options.log.warn('mod disconnected', { code, reason }),
   );
   let http: HttpServerHandle | undefined;
+  const journal = await IdempotencyJournal.open(options.dataDir);
   try {
     const modLink = await link.listen(options.modListen.host, options.modListen.port);
     const routes = options.routes ?? ROUTES;
@@ -67,6 +70,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       snapshot: () => watcher.current(),
       link,
       openapi: buildOpenApi(routes),
+      idempotency: new Idempotency(journal, identity.daemonSecretKey),
       log: options.log,
       ...options.pipeline,
     });
@@ -84,11 +88,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       close: async () => {
         await http?.close();
         await link.close();
+        await journal.close();
         watcher.close();
       },
     };
   } catch (error) {
     await link.close();
+    await journal.close();
     watcher.close();
     throw error;
   }

@@ -4,10 +4,11 @@
  * what was thrown into a response. Callable in-process: `handle(request) → response`.
  */
 import { randomBytes } from 'node:crypto';
-import type { OpArgs, OpName } from '../../protocol/ops/index.ts';
+import { OPS, type OpArgs, type OpName } from '../../protocol/ops/index.ts';
 import type { ModLinkServer } from '../../protocol/link-server.ts';
 import { type Logger, silentLogger } from '../log.ts';
 import { CursorCodec } from '../cursor.ts';
+import { type Admission, type Idempotency, unkeyedAdmission } from '../idempotency/idempotency.ts';
 import { ReadCache } from '../read-cache.ts';
 import type { AnyRoute, CallOptions, OpPage, Page, PageOptions, RowOf } from '../routes/define-route.ts';
 import type { Snapshot } from '../store/snapshot.ts';
@@ -54,7 +55,11 @@ export interface PipelineOptions {
   checkResponses?: boolean;
   /** Per-op deadlines overriding the op catalogue's (operators on slow game servers; tests). */
   opDeadlines?: Partial<Record<OpName, number>>;
+  /** Idempotency-Key handling for writes; without it every write runs as new. */
+  idempotency?: Idempotency;
 }
+
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
 export const DEFAULT_KEY_RATE_LIMIT: RateLimitPolicy = { limit: 120, windowSec: 60 };
 export const DEFAULT_EDGE_RATE_LIMIT: RateLimitPolicy = { limit: 600, windowSec: 60 };
@@ -96,24 +101,52 @@ export function createPipeline(options: PipelineOptions): Handle {
     limit(keyLimiter, key.id, exchange);
     const rawBody = await readJsonBody(req, route, bodyLimit);
     const input = validateInput(route, match.params, url.searchParams, rawBody);
-    const read = readThrough(route);
-    const result = await route.handler({
-      ...input,
-      key,
-      requestId: exchange.requestId,
-      headers: req.headers,
-      call: callMod,
-      read,
-      page: (op, filters, pageOptions) =>
-        page(read, { keyId: key.id, route: route.operationId, filters }, op, pageOptions),
-      invalidate: (tags) => readCache.invalidate(tags),
-      server: {
-        serverId: snapshot.identity.serverId,
-        name: snapshot.identity.name,
-        modVersion: options.link.peer?.modVersion ?? null,
-      },
-    });
-    return respond(route, result, req, exchange.headers);
+    const admission = await admit(route, key.id, req, url.pathname, input.body);
+    if (admission.kind === 'replay') {
+      return { ...admission.response, headers: { ...exchange.headers, ...admission.response.headers } };
+    }
+    let response: ApiResponse;
+    try {
+      const read = readThrough(route, admission.opIdBase);
+      const result = await route.handler({
+        ...input,
+        key,
+        requestId: exchange.requestId,
+        headers: req.headers,
+        call: read.call,
+        read: read.read,
+        page: (op, filters, pageOptions) =>
+          page(read.read, { keyId: key.id, route: route.operationId, filters }, op, pageOptions),
+        invalidate: (tags) => readCache.invalidate(tags),
+        server: {
+          serverId: snapshot.identity.serverId,
+          name: snapshot.identity.name,
+          modVersion: options.link.peer?.modVersion ?? null,
+        },
+      });
+      response = respond(route, result, req, exchange.headers);
+    } catch (error) {
+      if (!(error instanceof ApiError)) {
+        admission.abandon();
+        throw error;
+      }
+      response = errorResponse(error, exchange.requestId, exchange.headers);
+    }
+    await admission.complete(response);
+    return response;
+  }
+
+  /** ARCHITECTURE.md decision 6: replay or conflict before the handler; writes only. */
+  function admit(
+    route: AnyRoute,
+    keyId: string,
+    req: ApiRequest,
+    path: string,
+    body: unknown,
+  ): Promise<Admission> | Admission {
+    const header = WRITE_METHODS.has(route.method) ? req.headers['idempotency-key'] : undefined;
+    if (!options.idempotency) return unkeyedAdmission();
+    return options.idempotency.admit({ keyId, method: route.method, route: route.path, path, body, header });
   }
 
   async function callMod<N extends OpName>(op: N, args: OpArgs<N>, callOptions?: CallOptions) {
@@ -129,16 +162,26 @@ export function createPipeline(options: PipelineOptions): Handle {
     }
   }
 
-  function readThrough(route: AnyRoute) {
-    return <N extends OpName>(op: N, args: OpArgs<N>, tags: readonly string[] = []) => {
-      if (route.cache.kind === 'no-store') return callMod(op, args);
-      const cacheKey = `${op} ${JSON.stringify(args)}`;
-      return readCache.get(cacheKey, route.cache.maxAgeSec * 1000, tags, () => callMod(op, args));
+  /**
+   * The handler's `call` and `read` for one request. Each mutating op gets its own op id,
+   * `<base>.<n>`, the same on every retry of the request, so the game applies it once.
+   */
+  function readThrough(route: AnyRoute, opIdBase: string) {
+    let writes = 0;
+    const call = <N extends OpName>(op: N, args: OpArgs<N>, callOptions?: CallOptions) => {
+      if (!OPS[op].mutates || callOptions?.opId !== undefined) return callMod(op, args, callOptions);
+      return callMod(op, args, { ...callOptions, opId: `${opIdBase}.${writes++}` });
     };
+    const read = <N extends OpName>(op: N, args: OpArgs<N>, tags: readonly string[] = []) => {
+      if (route.cache.kind === 'no-store') return call(op, args);
+      const cacheKey = `${op} ${JSON.stringify(args)}`;
+      return readCache.get(cacheKey, route.cache.maxAgeSec * 1000, tags, () => call(op, args));
+    };
+    return { call, read };
   }
 
   async function page<N extends OpName>(
-    read: ReturnType<typeof readThrough>,
+    read: ReturnType<typeof readThrough>['read'],
     scope: { keyId: string; route: string; filters: Record<string, unknown> },
     op: N,
     { cursor, limit, tags }: PageOptions,

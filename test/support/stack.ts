@@ -21,6 +21,7 @@ export interface StackOptions {
 
 export interface Stack {
   data: TestDataDir;
+  /** The running daemon; a test that restarts it assigns the new one here. */
   daemon: Daemon;
   sim: Simulator | null;
   /** An all-scopes key. */
@@ -71,7 +72,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const sim = options.sim === false ? null : await startSim(options.sim);
   const call: Stack['call'] = async (path, init = {}) => {
     const headers = { ...(init.anonymous ? {} : { authorization: `Bearer ${key}` }), ...init.headers };
-    const response = await daemon.handle(
+    // stack.daemon, not the first daemon: a test may restart it.
+    const response = await stack.daemon.handle(
       makeRequest({
         url: path,
         method: init.method ?? 'GET',
@@ -83,7 +85,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const text = response.body?.toString('utf8') ?? '';
     return { ...response, json: text === '' ? null : (JSON.parse(text) as unknown) };
   };
-  return {
+  const stack: Stack = {
     data,
     daemon,
     sim,
@@ -93,10 +95,11 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     startSim,
     close: async () => {
       await Promise.all(simulators.map((s) => s.close()));
-      await daemon.close();
+      await stack.daemon.close();
       await data.remove();
     },
   };
+  return stack;
 }
 
 /** Polls `check` until it returns true, failing after `timeoutMs`. Not a timing assertion. */

@@ -1,0 +1,154 @@
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDaemon } from '../../../daemon/daemon.ts';
+import { JOURNAL_FILE } from '../../../daemon/idempotency/journal.ts';
+import { silentLogger } from '../../../daemon/log.ts';
+import type { Player } from '../../../mod-sim/world/index.ts';
+import { startStack, type Stack } from '../../support/stack.ts';
+
+function errorOf(json: unknown) {
+  return (json as { error: { code: string } }).error;
+}
+
+describe('Idempotency-Key', () => {
+  let stack: Stack;
+  let clean: Player[];
+  let next = 0;
+  const target = () => clean[next++] as Player;
+  const ban = (ref: string, body: unknown, key?: string, raw?: string) =>
+    stack.call(`/v1/players/${ref}/ban`, {
+      method: 'POST',
+      body: raw ?? JSON.stringify(body),
+      headers: { 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}) },
+    });
+  const count = () => stack.sim!.opCounts.get('players.ban') ?? 0;
+
+  beforeAll(async () => {
+    stack = await startStack({ daemon: { pipeline: { opDeadlines: { 'players.ban': 300 } } } });
+    clean = stack.sim!.world.players.list.values().filter((p) => !p.moderation.ban.banned);
+  });
+  afterAll(() => stack.close());
+
+  it('replays the original status and body for the same key and body, without reaching the game again', async () => {
+    const ref = target().platform_id;
+    const first = await ban(ref, { duration: 5, reason: 'a' }, 'k-replay');
+    const before = count();
+    const second = await ban(ref, { duration: 5, reason: 'a' }, 'k-replay');
+    expect(second.status).toBe(first.status);
+    expect(second.body?.equals(first.body as Buffer)).toBe(true);
+    expect(second.headers['idempotent-replayed']).toBe('true');
+    expect(second.headers['x-request-id']).not.toBe(first.headers['x-request-id']);
+    expect(count()).toBe(before);
+  });
+
+  it('treats a body with its keys in another order as the same request', async () => {
+    const ref = target().platform_id;
+    await ban(ref, undefined, 'k-order', '{"duration":5,"reason":"b"}');
+    const again = await ban(ref, undefined, 'k-order', '{"reason":"b","duration":5}');
+    expect(again.headers['idempotent-replayed']).toBe('true');
+  });
+
+  it('answers 409 idempotency_conflict for the same key with another body or another player', async () => {
+    const ref = target().platform_id;
+    await ban(ref, { duration: 5 }, 'k-conflict');
+    expect(errorOf((await ban(ref, { duration: 6 }, 'k-conflict')).json).code).toBe('idempotency_conflict');
+    expect((await ban(target().platform_id, { duration: 5 }, 'k-conflict')).status).toBe(409);
+  });
+
+  it('keeps keys apart per API key', async () => {
+    const ref = target().platform_id;
+    await ban(ref, { duration: 5 }, 'k-per-key');
+    const { key } = await stack.data.createKey('--name', 'other-bot');
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    const other = await stack.call(`/v1/players/${ref}/ban`, {
+      method: 'POST',
+      body: JSON.stringify({ duration: 7 }),
+      headers: {
+        'content-type': 'application/json',
+        'idempotency-key': 'k-per-key',
+        authorization: `Bearer ${key}`,
+      },
+    });
+    expect(other.status).toBe(200);
+    expect(other.headers['idempotent-replayed']).toBeUndefined();
+  });
+
+  it('does not store a request refused before the handler', async () => {
+    const ref = target().platform_id;
+    expect((await ban(ref, {}, 'k-invalid')).status).toBe(400);
+    const valid = await ban(ref, { duration: 5 }, 'k-invalid');
+    expect(valid.status).toBe(200);
+    expect(valid.headers['idempotent-replayed']).toBeUndefined();
+  });
+
+  it('does not store a 504, and the retry reuses the op id so the game applies the write once', async () => {
+    const ref = target().platform_id;
+    stack.sim!.faults.add({ op: 'players.ban', kind: 'hang', afterApply: true, times: 1 });
+    const appliedBefore = stack.sim!.world.appliedOps.size;
+    expect((await ban(ref, { duration: 5, reason: 'retry' }, 'k-retry')).status).toBe(504);
+    expect(stack.sim!.world.appliedOps.size).toBe(appliedBefore + 1);
+    const retry = await ban(ref, { duration: 5, reason: 'retry' }, 'k-retry');
+    expect(retry.status).toBe(200);
+    expect(retry.headers['idempotent-replayed']).toBeUndefined();
+    expect(stack.sim!.world.appliedOps.size).toBe(appliedBefore + 1);
+  });
+
+  it('lets concurrent duplicates wait for the first and replay its result', async () => {
+    const ref = target().platform_id;
+    const before = count();
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, () => ban(ref, { duration: 9 }, 'k-race')),
+    );
+    expect(responses.map((r) => r.status)).toEqual(Array(10).fill(200));
+    expect(count()).toBe(before + 1);
+    expect(responses.filter((r) => r.headers['idempotent-replayed'] === 'true')).toHaveLength(9);
+  });
+
+  it.each([
+    ['a key longer than 255 characters', 'x'.repeat(256)],
+    ['a key with a space', 'a b'],
+    ['an empty key', ''],
+  ])('refuses %s with 400', async (_what, key) => {
+    const res = await stack.call(`/v1/players/${target().platform_id}/ban`, {
+      method: 'POST',
+      body: JSON.stringify({ duration: 5 }),
+      headers: { 'content-type': 'application/json', 'idempotency-key': key },
+    });
+    expect(res.status).toBe(400);
+  });
+
+  it('keeps the journal private to the daemon user', async () => {
+    expect((await stat(join(stack.data.dir, JOURNAL_FILE))).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe('Idempotency-Key across a daemon restart', () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack();
+  });
+  afterAll(() => stack.close());
+
+  it('replays a write made before the restart', async () => {
+    const ref = stack.sim!.world.players.list.itemAt(5).platform_id;
+    const request = {
+      method: 'POST',
+      body: JSON.stringify({ permanent: true, reason: 'before restart' }),
+      headers: { 'content-type': 'application/json', 'idempotency-key': 'k-restart' },
+    };
+    const first = await stack.call(`/v1/players/${ref}/ban`, request);
+    expect(first.status).toBe(200);
+    await stack.daemon.close();
+    const restarted = await startDaemon({
+      dataDir: stack.data.dir,
+      listen: { host: '127.0.0.1', port: 0 },
+      modListen: { host: '127.0.0.1', port: 0 },
+      log: silentLogger,
+    });
+    stack.daemon = restarted;
+    const replayed = await stack.call(`/v1/players/${ref}/ban`, request);
+    expect(replayed.headers['idempotent-replayed']).toBe('true');
+    expect(replayed.body?.equals(first.body as Buffer)).toBe(true);
+  });
+});
