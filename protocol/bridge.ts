@@ -10,6 +10,7 @@ import { resolveLimits, type CodecLimits } from './codec.ts';
 import type { ProtocolError } from './errors.ts';
 import type { ReqFrame, ResFrame } from './frames.ts';
 import { dispatchRequest, errorRes, RequestContext } from './dispatch.ts';
+import { batchBounds } from './frame-batch.ts';
 import { ModHandshake, type Established } from './handshake.ts';
 import type { Identity } from './keys.ts';
 import { DEFAULT_MAX_PAYLOAD, DEFAULT_TIMERS, LinkConnection, type LinkTimers } from './link-connection.ts';
@@ -52,6 +53,7 @@ export class ModBridge extends EventEmitter<BridgeEvents> {
   private readonly limits: CodecLimits;
   private readonly timers: LinkTimers;
   private readonly backoff: BackoffPolicy;
+  private readonly maxPayload: number;
   private connection: LinkConnection | null = null;
   private redialTimer: NodeJS.Timeout | null = null;
   private attempt = 0;
@@ -80,6 +82,8 @@ export class ModBridge extends EventEmitter<BridgeEvents> {
         'heartbeatTimeoutMs',
       ),
     };
+    this.maxPayload = checkPositiveInt(options.maxPayload ?? DEFAULT_MAX_PAYLOAD, 'maxPayload');
+    batchBounds(this.limits, this.maxPayload); // a frame must hold at least one small body (§4.2)
     this.backoff = {
       initialMs: checkPositiveInt(
         options.backoff?.initialMs ?? DEFAULT_BACKOFF.initialMs,
@@ -132,7 +136,7 @@ export class ModBridge extends EventEmitter<BridgeEvents> {
     if (this.closed) return;
     const { options } = this;
     const socket = new WebSocket(options.url, {
-      maxPayload: options.maxPayload ?? DEFAULT_MAX_PAYLOAD,
+      maxPayload: this.maxPayload,
       perMessageDeflate: false,
       handshakeTimeout: this.timers.handshakeTimeoutMs,
     });
@@ -146,6 +150,7 @@ export class ModBridge extends EventEmitter<BridgeEvents> {
       socket,
       handshake,
       limits: this.limits,
+      maxPayload: this.maxPayload,
       log: this.log,
       ...this.timers,
     });

@@ -38,10 +38,11 @@ export function resolveLimits(limits?: Partial<CodecLimits>): CodecLimits {
 /**
  * Encodes a plain value: null, boolean, number, string, Uint8Array, arrays and plain objects.
  * Anything with no plain msgpack form (bigint, Date, Map, class instances, cycles) is a
- * programming error and throws a TypeError here rather than reach the peer as an ext type.
+ * programming error and throws a TypeError here rather than reach the peer as an ext type, as
+ * does nesting deeper than `maxDepth` (a value placed in a batch array has one level less, §4.2).
  */
-export function encode(value: unknown): Uint8Array {
-  assertPlain(value);
+export function encode(value: unknown, maxDepth: number = ENCODE_MAX_DEPTH): Uint8Array {
+  assertPlain(value, maxDepth);
   return packr.pack(value);
 }
 
@@ -71,7 +72,7 @@ export function decodeWith(bytes: Uint8Array, limits: CodecLimits): Outcome<unkn
   }
 }
 
-function assertPlain(root: unknown): void {
+function assertPlain(root: unknown, maxDepth: number): void {
   const stack: Array<{ value: unknown; depth: number }> = [{ value: root, depth: 0 }];
   while (stack.length > 0) {
     const { value, depth } = stack.pop() as { value: unknown; depth: number };
@@ -80,7 +81,7 @@ function assertPlain(root: unknown): void {
     if (type === 'string' || type === 'number' || type === 'boolean') continue;
     if (type !== 'object') throw new TypeError(`cannot encode a ${type} as plain msgpack`);
     if (value instanceof Uint8Array) continue;
-    if (depth >= ENCODE_MAX_DEPTH) throw new TypeError('value nests too deep (or is cyclic)');
+    if (depth >= maxDepth) throw new TypeError('value nests too deep (or is cyclic)');
     if (Array.isArray(value)) {
       for (const item of value) stack.push({ value: item, depth: depth + 1 });
       continue;

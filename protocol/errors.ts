@@ -38,6 +38,11 @@ export const PROTOCOL_ERRORS = {
     closeCode: 4021,
     meaning: 'an unknown `t`, or a `t` not allowed from this peer or in this state',
   },
+  invalid_batch: {
+    closeCode: 4022,
+    meaning:
+      'a session frame whose plaintext is not an array of 1 to 256 frame bodies (empty, a bare map, any other value)',
+  },
   // Handshake (PROTOCOL §3).
   unsupported_version: { closeCode: 4030, meaning: 'the peers share no protocol version' },
   unknown_identity: {

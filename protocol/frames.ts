@@ -1,9 +1,10 @@
 /**
- * Session frame bodies (PROTOCOL §4.3): the plaintext of every frame after the handshake. Each
- * `t` may come from one side only; anything else is `unexpected_frame`, a known `t` with a
- * missing or mistyped field is `invalid_message`. Unknown extra fields are ignored (§7).
+ * Session frame bodies (PROTOCOL §4.4) and the batch that carries them (§4.2): the plaintext of
+ * every frame after the handshake is an array of 1 to `MAX_FRAME_BODIES` bodies. Each `t` may
+ * come from one side only; anything else is `unexpected_frame`, a known `t` with a missing or
+ * mistyped field is `invalid_message`. Unknown extra fields are ignored (§7).
  */
-import { fail, type Outcome } from './errors.ts';
+import { fail, ProtocolError, type Outcome } from './errors.ts';
 
 export type Role = 'daemon' | 'mod';
 
@@ -32,7 +33,10 @@ export type ResFrame =
   | { t: 'res'; id: number; ok: false; error: RemoteOpError };
 export type FrameBody = ReadyFrame | PingFrame | ReqFrame | ResFrame;
 
-/** Which `t` each side may send (PROTOCOL §4.3). */
+/** The most bodies one session frame may carry; every receiver accepts 1 to this many (PROTOCOL §4.2). */
+export const MAX_FRAME_BODIES = 256;
+
+/** Which `t` each side may send (PROTOCOL §4.4). */
 const SENT_BY: Record<Role, ReadonlySet<string>> = {
   daemon: new Set(['ready', 'ping', 'pong', 'req']),
   mod: new Set(['ping', 'pong', 'res']),
@@ -49,7 +53,39 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   );
 }
 
-/** Checks a decoded value is a frame body that `sender` may send. */
+/**
+ * Checks a decoded plaintext is a batch (PROTOCOL §4.2 rule 1): an array of 1 to
+ * `MAX_FRAME_BODIES` entries, each a frame body that `sender` may send. All or nothing: the first
+ * bad body rejects the whole frame with its own code, and the message says which body it was.
+ */
+export function parseFrameBatch(value: unknown, sender: Role): Outcome<FrameBody[]> {
+  if (!Array.isArray(value)) {
+    return fail('invalid_batch', `a session frame holds an array of frame bodies, not ${kindOf(value)}`);
+  }
+  const count = value.length;
+  if (count === 0) return fail('invalid_batch', 'a session frame holds at least one frame body');
+  if (count > MAX_FRAME_BODIES) {
+    return fail('invalid_batch', `a session frame holds at most ${MAX_FRAME_BODIES} bodies, got ${count}`);
+  }
+  const bodies: FrameBody[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const parsed = parseFrameBody(value[i], sender);
+    if (!parsed.ok) {
+      const where = count === 1 ? '' : `body ${i + 1} of ${count}: `;
+      return { ok: false, error: new ProtocolError(parsed.error.code, where + parsed.error.message) };
+    }
+    bodies.push(parsed.value);
+  }
+  return { ok: true, value: bodies };
+}
+
+function kindOf(value: unknown): string {
+  if (value === null || value === undefined) return 'nil';
+  if (value instanceof Uint8Array) return 'a bin';
+  return isPlainObject(value) ? 'a map (a bare body)' : `a ${typeof value}`;
+}
+
+/** Checks a decoded value is a frame body that `sender` may send (PROTOCOL §4.4). */
 export function parseFrameBody(value: unknown, sender: Role): Outcome<FrameBody> {
   if (!isPlainObject(value)) return fail('invalid_message', 'a frame body must be a map');
   const t = value['t'];

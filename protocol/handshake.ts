@@ -3,7 +3,7 @@
  * takes one message's bytes and returns what to send, the established session, or the
  * `ProtocolError` to close with. Randomness is injectable so golden vectors are reproducible.
  *
- *   mod:     start ─hello─▶ await_welcome ─welcome/auth─▶ done      (then `ready`, §4.4)
+ *   mod:     start ─hello─▶ await_welcome ─welcome/auth─▶ done      (then `ready`, §4.5)
  *   daemon:  await_hello ─hello/welcome─▶ await_auth ─auth─▶ done
  *   either:  any rejection ─▶ failed (every later message is `unexpected_frame`)
  */

@@ -35,7 +35,7 @@ export {
 export { LABELS, SUPPORTED_VERSIONS, transcriptBytes, transcriptHash } from './handshake-messages.ts';
 export { Session, type SessionKeys, type SessionState } from './session.ts';
 export { FRAME_OVERHEAD, openFrame, sealFrame, aeadKey } from './aead.ts';
-export type { FrameBody, ReqFrame, ResFrame, Role } from './frames.ts';
+export { MAX_FRAME_BODIES, type FrameBody, type ReqFrame, type ResFrame, type Role } from './frames.ts';
 export {
   ModLinkServer,
   LinkCallError,

@@ -1,14 +1,17 @@
 /**
  * One WebSocket bound to the protocol state machines (PROTOCOL §3–§5), shared by the daemon's
- * link server and the mod bridge. It feeds each message to the handshake, then to the session;
- * answers pings; runs the handshake deadline and the heartbeat; and closes the socket once, with
- * the close code of the first `ProtocolError`. The machines decide; this class only wires.
+ * link server and the mod bridge. It feeds each message to the handshake, then to the session,
+ * and hands on the bodies of each frame in order; queues outgoing bodies so that one turn's
+ * bodies share a frame (§4.2, `frame-sender.ts`); answers pings; runs the handshake deadline and
+ * the heartbeat; and closes the socket once, with the close code of the first `ProtocolError`.
+ * The machines decide; this class only wires.
  */
 import { EventEmitter } from 'node:events';
-import type { Duplex } from 'node:stream';
 import type { RawData, WebSocket } from 'ws';
 import type { CodecLimits } from './codec.ts';
 import { PROTOCOL_ERRORS, ProtocolError, type ProtocolErrorCode } from './errors.ts';
+import { batchBounds } from './frame-batch.ts';
+import { FrameSender } from './frame-sender.ts';
 import type { FrameBody, Role } from './frames.ts';
 import type { DaemonHandshake, Established, ModHandshake } from './handshake.ts';
 import type { Logger } from './log.ts';
@@ -41,6 +44,8 @@ export interface LinkConnectionOptions extends LinkTimers {
   socket: WebSocket;
   handshake: DaemonHandshake | ModHandshake;
   limits: CodecLimits;
+  /** The largest WebSocket message the peer accepts (its ws `maxPayload`, assumed equal to ours). */
+  maxPayload?: number;
   log: Logger;
 }
 
@@ -56,6 +61,7 @@ export class LinkConnection extends EventEmitter<LinkEvents> {
   readonly role: Role;
   private stateValue: LinkState = 'connecting';
   private session: Session | null = null;
+  private sender: FrameSender | null = null;
   private established: Established | null = null;
   private reported: ProtocolError | null = null;
   private handshakeTimer: NodeJS.Timeout | null = null;
@@ -63,7 +69,6 @@ export class LinkConnection extends EventEmitter<LinkEvents> {
   private silenceTimer: NodeJS.Timeout | null = null;
   private graceTimer: NodeJS.Timeout | null = null;
   private pings = 0;
-  private corked = false;
   private wasOpened = false;
 
   constructor(private readonly options: LinkConnectionOptions) {
@@ -95,34 +100,28 @@ export class LinkConnection extends EventEmitter<LinkEvents> {
     return this.options.socket;
   }
 
-  /** Sends one frame body; throws (TypeError/RangeError) for a body that cannot be sent. */
+  /**
+   * Queues one frame body for this turn's frame (PROTOCOL §4.2). Throws at once, queuing
+   * nothing, for a body that can never be sent: TypeError (no plain msgpack form) or RangeError
+   * (larger than a frame may be).
+   */
   send(body: FrameBody): void {
-    if (this.stateValue !== 'open' || !this.session) throw new Error(`link is ${this.stateValue}, not open`);
-    const bytes = this.session.seal(body);
-    this.cork();
-    this.options.socket.send(bytes);
+    if (this.stateValue !== 'open' || !this.sender) throw new Error(`link is ${this.stateValue}, not open`);
+    this.sender.send(body);
   }
 
   /**
-   * Coalesces the frames sent in one turn of the event loop into one write: the TCP socket is
-   * corked on the first send and uncorked on the next tick. Each frame is still its own
-   * WebSocket message; only the syscalls are shared. ws has no public cork, and its `_socket`
-   * field (stable across ws 8) is the net.Socket beneath; without it frames are written as sent.
+   * Closes gracefully with a deliberate code (PROTOCOL §5.3), e.g. `shutdown` or `superseded`.
+   * The bodies already queued go out first, as they would have had they been written at once.
    */
-  private cork(): void {
-    if (this.corked) return;
-    const raw = (this.options.socket as unknown as { _socket?: Duplex | null })._socket;
-    if (!raw || typeof raw.cork !== 'function') return;
-    raw.cork();
-    this.corked = true;
-    process.nextTick(() => {
-      this.corked = false;
-      raw.uncork();
-    });
-  }
-
-  /** Closes gracefully with a deliberate code (PROTOCOL §5.3), e.g. `shutdown` or `superseded`. */
   close(code: ProtocolErrorCode = 'shutdown'): void {
+    if (this.stateValue === 'open') {
+      try {
+        this.sender?.flush();
+      } catch (cause) {
+        this.options.log.error('mod link fault while closing', { error: describe(cause) });
+      }
+    }
     this.closeSocket(PROTOCOL_ERRORS[code].closeCode, code);
   }
 
@@ -136,6 +135,7 @@ export class LinkConnection extends EventEmitter<LinkEvents> {
     if (this.reported || this.stateValue === 'closing' || this.stateValue === 'closed') return;
     this.reported = error;
     this.session?.fail(error);
+    this.sender?.discard(); // nothing more is sent on a rejected link (PROTOCOL §4.6)
     this.options.log.debug('mod link rejected', {
       code: error.code,
       closeCode: error.closeCode,
@@ -166,11 +166,14 @@ export class LinkConnection extends EventEmitter<LinkEvents> {
       if (this.session) this.onSessionFrame(this.session, bytes);
       else this.onHandshakeMessage(bytes);
     } catch (cause) {
-      this.options.log.error('mod link fault', {
-        error: cause instanceof Error ? cause.stack : String(cause),
-      });
-      this.fail(new ProtocolError('internal_error'));
+      this.fault(cause);
     }
+  }
+
+  /** A local fault, never the peer's doing: logged whole, and the link closes with internal_error. */
+  private fault(cause: unknown): void {
+    this.options.log.error('mod link fault', { error: describe(cause) });
+    this.fail(new ProtocolError('internal_error'));
   }
 
   private onHandshakeMessage(bytes: Uint8Array): void {
@@ -179,26 +182,36 @@ export class LinkConnection extends EventEmitter<LinkEvents> {
     if (step.error) return this.fail(step.error);
     if (!step.established) return;
     this.established = step.established;
-    this.session = new Session(step.established, this.options.limits);
+    const session = new Session(step.established, this.options.limits);
+    this.session = session;
+    const { socket, limits, maxPayload = DEFAULT_MAX_PAYLOAD } = this.options;
+    this.sender = new FrameSender({
+      session,
+      bounds: batchBounds(limits, maxPayload),
+      write: (frame) => socket.send(frame),
+      onFault: (cause) => this.fault(cause),
+    });
     if (this.role === 'mod') {
-      this.stateValue = 'await_ready'; // PROTOCOL §4.4: the daemon speaks first
+      this.stateValue = 'await_ready'; // PROTOCOL §4.5: the daemon speaks first
       return;
     }
     this.opened();
   }
 
+  /** One frame, then its bodies in order (PROTOCOL §4.2 rule 3), until one of them ends the link. */
   private onSessionFrame(session: Session, bytes: Uint8Array): void {
     const opened = session.open(bytes);
     if (!opened.ok) return this.fail(opened.error);
     this.silenceTimer?.refresh(); // PROTOCOL §5.1: any authenticated frame proves liveness
-    const frame = opened.value;
-    if (frame.t === 'ready') return this.opened();
-    if (frame.t === 'ping') return this.send({ t: 'pong', n: frame.n });
-    if (frame.t === 'pong') return;
-    this.emit('frame', frame);
+    for (const body of opened.value) {
+      if (this.stateValue === 'closing' || this.stateValue === 'closed') return;
+      if (body.t === 'ready') this.opened();
+      else if (body.t === 'ping') this.send({ t: 'pong', n: body.n });
+      else if (body.t !== 'pong') this.emit('frame', body);
+    }
   }
 
-  /** The session is open: the daemon sends `ready` before anyone can send a request (§4.4). */
+  /** The session is open: the daemon queues `ready` before anyone can queue a request (§4.5). */
   private opened(): void {
     this.stateValue = 'open';
     this.wasOpened = true;
@@ -231,6 +244,7 @@ export class LinkConnection extends EventEmitter<LinkEvents> {
 
   private onClose(code: number, reason: string): void {
     this.stateValue = 'closed';
+    this.sender?.discard();
     this.clearTimers();
     this.clearTimer('graceTimer');
     this.emit('close', code, reason, this.reported);
@@ -247,4 +261,8 @@ export class LinkConnection extends EventEmitter<LinkEvents> {
     if (timer) clearTimeout(timer);
     this[name] = null;
   }
+}
+
+function describe(cause: unknown): string | undefined {
+  return cause instanceof Error ? cause.stack : String(cause);
 }

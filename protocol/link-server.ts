@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { resolveLimits, type CodecLimits } from './codec.ts';
 import { ProtocolError, type ProtocolErrorCode } from './errors.ts';
+import { batchBounds } from './frame-batch.ts';
 import { DaemonHandshake, type Established } from './handshake.ts';
 import type { Identity } from './keys.ts';
 import { LinkCallError, PendingCalls } from './link-calls.ts';
@@ -95,6 +96,7 @@ export class ModLinkServer extends EventEmitter<ServerEvents> {
       ),
     };
     this.maxPayload = checkPositiveInt(options.maxPayload ?? DEFAULT_MAX_PAYLOAD, 'maxPayload');
+    batchBounds(this.limits, this.maxPayload); // a frame must hold at least one small body (§4.2)
     this.maxConnections = checkPositiveInt(
       options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
       'maxConnections',
@@ -183,6 +185,7 @@ export class ModLinkServer extends EventEmitter<ServerEvents> {
       socket,
       handshake,
       limits: this.limits,
+      maxPayload: this.maxPayload,
       log: this.log,
       ...this.timers,
     });

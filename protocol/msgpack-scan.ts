@@ -72,7 +72,34 @@ export function scanMsgpack(bytes: Uint8Array, limits: CodecLimits): ProtocolErr
     );
   }
   if (bytes.length === 0) return new ProtocolError('malformed', 'empty message');
-  const s = new Scanner(bytes, new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), limits);
+  return walk(new Scanner(bytes, new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), limits));
+}
+
+// Far beyond any message (a small integer, like the real limits, so the scanner's field accesses
+// keep one representation).
+const NO_LIMIT = 0x3fff_ffff;
+const UNBOUNDED: Readonly<CodecLimits> = Object.freeze({
+  maxBytes: NO_LIMIT,
+  maxDepth: NO_LIMIT,
+  maxStringBytes: NO_LIMIT,
+  maxBinBytes: NO_LIMIT,
+  maxEntries: NO_LIMIT,
+  maxElements: NO_LIMIT,
+});
+
+/**
+ * How many values (map keys included) one well-formed msgpack value holds: what it adds toward
+ * `maxElements` when it is placed inside a larger value. A sender uses it to split a batch
+ * (PROTOCOL §4.2 rule 4); NaN for bytes that are not exactly one value.
+ */
+export function countValues(bytes: Uint8Array): number {
+  const s = new Scanner(bytes, new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), UNBOUNDED);
+  return bytes.length > 0 && walk(s) === null ? s.elements : NaN;
+}
+
+/** The iterative walk of PROTOCOL §2.3 over exactly one top-level value. */
+function walk(s: Scanner): ProtocolError | null {
+  const { bytes, limits } = s;
   let pending = 1; // the single top-level value
   while (pending > 0 || s.remaining.length > 0) {
     const depth = s.remaining.length;

@@ -1,16 +1,18 @@
 /**
  * The authenticated session as a state machine apart from the socket (PROTOCOL §4): one
  * `Session` per link and side. `open(bytes)` takes one received WebSocket message and returns
- * the frame body or the `ProtocolError` to close with; after the first rejection the session is
- * `failed` and answers every later message with that same error, so it is reported once.
+ * its batch of frame bodies, in order, or the `ProtocolError` to close with; after the first
+ * rejection the session is `failed` and answers every later message with that same error, so it
+ * is reported once. Which bodies share a frame is the sender's business (`frame-sender.ts`).
  *
- *   mod:    await_ready ─ready─▶ open        daemon: open (it sends `ready` first, §4.4)
+ *   mod:    await_ready ─ready─▶ open        daemon: open (it sends `ready` first, §4.5)
  *   either: any rejection ─▶ failed
  */
 import { aeadKey, openFrame, sealFrame, type AeadKey } from './aead.ts';
 import { decodeWith, encode, resolveLimits, type CodecLimits } from './codec.ts';
 import { ProtocolError, type Outcome } from './errors.ts';
-import { parseFrameBody, type FrameBody, type Role } from './frames.ts';
+import { batchPlaintext } from './frame-batch.ts';
+import { MAX_FRAME_BODIES, parseFrameBatch, type FrameBody, type Role } from './frames.ts';
 
 export type SessionState = 'await_ready' | 'open' | 'failed';
 
@@ -20,7 +22,7 @@ export interface SessionKeys {
   receiveKey: Uint8Array;
 }
 
-/** The seq counter stops here; a link that got this far reconnects (PROTOCOL §4.2). */
+/** The seq counter stops here; a link that got this far reconnects (PROTOCOL §4.3). */
 const MAX_SEQ = Number.MAX_SAFE_INTEGER;
 
 export class Session {
@@ -52,29 +54,42 @@ export class Session {
     return this.failure;
   }
 
-  /** The seq the next received frame must carry (PROTOCOL §4.2). */
+  /** The seq the next received frame must carry (PROTOCOL §4.3). */
   get expectedSeq(): number {
     return this.expected;
   }
 
   /**
-   * Seals one frame body with the next seq (PROTOCOL §4.1). Throws TypeError for a body with no
-   * plain msgpack form and RangeError for one over `limits.maxBytes`; the seq is only consumed
+   * Seals a batch of bodies into one frame with the next seq (PROTOCOL §4.1–§4.2). Throws
+   * TypeError for a body with no plain msgpack form and RangeError for an empty batch, one of
+   * more than `MAX_FRAME_BODIES` bodies or one over `limits.maxBytes`; the seq is only consumed
    * by a frame that is actually produced.
    */
-  seal(body: FrameBody): Uint8Array {
+  seal(bodies: readonly FrameBody[]): Uint8Array {
+    return this.sealBatch(bodies.map((body) => encode(body, this.limits.maxDepth - 1)));
+  }
+
+  /** `seal` for bodies already encoded one by one (the send queue encodes each as it is queued). */
+  sealBatch(bodies: readonly Uint8Array[]): Uint8Array {
     if (this.stateValue !== 'open') throw new Error(`cannot send in session state ${this.stateValue}`);
-    const plaintext = encode(body);
+    if (bodies.length === 0 || bodies.length > MAX_FRAME_BODIES) {
+      throw new RangeError(`a frame holds 1 to ${MAX_FRAME_BODIES} bodies, not ${bodies.length}`);
+    }
+    const plaintext = batchPlaintext(bodies);
     if (plaintext.length > this.limits.maxBytes) {
-      throw new RangeError(`frame body of ${plaintext.length} bytes exceeds ${this.limits.maxBytes}`);
+      throw new RangeError(`frame plaintext of ${plaintext.length} bytes exceeds ${this.limits.maxBytes}`);
     }
     if (this.lastSent >= MAX_SEQ) throw new RangeError('the session has exhausted its sequence numbers');
     this.lastSent += 1;
     return sealFrame(this.sendKey, this.lastSent, plaintext);
   }
 
-  /** Opens one received frame: tag, then seq, then codec, then frame shape (PROTOCOL §4.2–§4.4). */
-  open(bytes: Uint8Array): Outcome<FrameBody> {
+  /**
+   * Opens one received frame (PROTOCOL §4.6): tag, then seq, then codec, then the batch and each
+   * body's shape, then the state rule. All or nothing: a frame with one bad body is rejected
+   * whole, so none of its bodies reaches the caller.
+   */
+  open(bytes: Uint8Array): Outcome<FrameBody[]> {
     if (this.failure) return { ok: false, error: this.failure };
     const opened = openFrame(this.receiveKey, bytes, this.limits.maxBytes);
     if (!opened.ok) return this.fail(opened.error);
@@ -86,17 +101,24 @@ export class Session {
     this.expected += 1;
     const decoded = decodeWith(plaintext, this.limits);
     if (!decoded.ok) return this.fail(decoded.error);
-    const parsed = parseFrameBody(decoded.value, this.peer);
-    if (!parsed.ok) return this.fail(parsed.error);
-    const frame = parsed.value;
-    if (this.stateValue === 'await_ready') {
-      if (frame.t !== 'ready')
-        return this.fail(new ProtocolError('unexpected_frame', `"${frame.t}" before "ready"`));
-      this.stateValue = 'open';
-    } else if (frame.t === 'ready') {
-      return this.fail(new ProtocolError('unexpected_frame', '"ready" after the session opened'));
+    const batch = parseFrameBatch(decoded.value, this.peer);
+    if (!batch.ok) return this.fail(batch.error);
+    const misplaced = this.advance(batch.value);
+    if (misplaced) return this.fail(misplaced);
+    return batch;
+  }
+
+  /** PROTOCOL §4.5, body by body: the mod's first body is `ready`, and `ready` never comes again. */
+  private advance(bodies: readonly FrameBody[]): ProtocolError | null {
+    for (const body of bodies) {
+      if (this.stateValue === 'await_ready') {
+        if (body.t !== 'ready') return new ProtocolError('unexpected_frame', `"${body.t}" before "ready"`);
+        this.stateValue = 'open';
+      } else if (body.t === 'ready') {
+        return new ProtocolError('unexpected_frame', '"ready" after the session opened');
+      }
     }
-    return { ok: true, value: frame };
+    return null;
   }
 
   /** Marks the session failed from outside (e.g. a timeout), so later frames are refused. */

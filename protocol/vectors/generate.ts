@@ -51,11 +51,11 @@ function handshakeSection(h: GoldenHandshake): Record<string, unknown> {
 
 function framesSection(h: GoldenHandshake): Array<Record<string, unknown>> {
   const seqs: Record<Direction, number> = { 'daemon->mod': 0, 'mod->daemon': 0 };
-  return GOLDEN_FRAMES.map(({ direction, body }) => {
+  return GOLDEN_FRAMES.map(({ direction, bodies }) => {
     seqs[direction] += 1;
-    const plaintext = encode(body);
+    const plaintext = encode(bodies);
     const frame = sealFrame(aeadKey(keyFor(h, direction)), seqs[direction], plaintext);
-    return { direction, seq: seqs[direction], body, plaintext: hex(plaintext), frame: hex(frame) };
+    return { direction, seq: seqs[direction], bodies, plaintext: hex(plaintext), frame: hex(frame) };
   });
 }
 

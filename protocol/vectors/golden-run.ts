@@ -78,26 +78,40 @@ export function runGoldenHandshake(): GoldenHandshake {
 
 export type Direction = 'daemon->mod' | 'mod->daemon';
 
-/** The session frames of the vectors, in the order they cross the link. */
-export const GOLDEN_FRAMES: ReadonlyArray<{ direction: Direction; body: FrameBody }> = [
-  { direction: 'daemon->mod', body: { t: 'ready' } },
-  { direction: 'daemon->mod', body: { t: 'req', id: 1, op: 'server.status', args: {}, deadline_ms: 5000 } },
-  { direction: 'mod->daemon', body: { t: 'res', id: 1, ok: true, result: { player_count: 12 } } },
-  { direction: 'daemon->mod', body: { t: 'ping', n: 1 } },
-  { direction: 'mod->daemon', body: { t: 'pong', n: 1 } },
+/**
+ * The session frames of the vectors, in the order they cross the link, each a batch of bodies
+ * (PROTOCOL §4.2): `ready` shares the daemon's first frame with a request, two requests and
+ * their answers (in the other order) travel two to a frame, and a mod's ping rides with them.
+ */
+export const GOLDEN_FRAMES: ReadonlyArray<{ direction: Direction; bodies: FrameBody[] }> = [
   {
     direction: 'daemon->mod',
-    body: { t: 'req', id: 2, op: 'server.status', args: {}, deadline_ms: 2500, op_id: 'op-7f3a' },
+    bodies: [{ t: 'ready' }, { t: 'req', id: 1, op: 'server.status', args: {}, deadline_ms: 5000 }],
+  },
+  { direction: 'mod->daemon', bodies: [{ t: 'res', id: 1, ok: true, result: { player_count: 12 } }] },
+  { direction: 'daemon->mod', bodies: [{ t: 'ping', n: 1 }] },
+  { direction: 'mod->daemon', bodies: [{ t: 'pong', n: 1 }] },
+  {
+    direction: 'daemon->mod',
+    bodies: [
+      { t: 'req', id: 2, op: 'server.status', args: {}, deadline_ms: 2500, op_id: 'op-7f3a' },
+      { t: 'req', id: 3, op: 'server.status', args: {}, deadline_ms: 5000 },
+    ],
   },
   {
     direction: 'mod->daemon',
-    body: {
-      t: 'res',
-      id: 2,
-      ok: false,
-      error: { code: 'unavailable', message: 'world is loading', details: { retry_after_sec: 5 } },
-    },
+    bodies: [
+      { t: 'res', id: 3, ok: true, result: { player_count: null } },
+      {
+        t: 'res',
+        id: 2,
+        ok: false,
+        error: { code: 'unavailable', message: 'world is loading', details: { retry_after_sec: 5 } },
+      },
+      { t: 'ping', n: 1 },
+    ],
   },
+  { direction: 'daemon->mod', bodies: [{ t: 'pong', n: 1 }] },
 ];
 
 export function keyFor(handshake: GoldenHandshake, direction: Direction): Uint8Array {

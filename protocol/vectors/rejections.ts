@@ -6,6 +6,7 @@
 import { aeadKey, sealFrame } from '../aead.ts';
 import { decode, encode } from '../codec.ts';
 import type { ProtocolErrorCode } from '../errors.ts';
+import { MAX_FRAME_BODIES } from '../frames.ts';
 import { hkdfSha256 } from '../keys.ts';
 import type { CodecLimits } from '../msgpack-scan.ts';
 import {
@@ -141,7 +142,7 @@ export function sessionCases(h: GoldenHandshake): Array<Record<string, unknown>>
     key = keyFor(h, direction),
   ): string => hex(sealFrame(aeadKey(key), seq, plaintext));
   const golden = (direction: Direction, index: number): Uint8Array =>
-    encode(GOLDEN_FRAMES.filter((f) => f.direction === direction)[index]?.body);
+    encode(GOLDEN_FRAMES.filter((f) => f.direction === direction)[index]?.bodies);
   const [m1, m2, m3] = [0, 1, 2].map((i) => seal(m2d, i + 1, golden(m2d, i))) as [string, string, string];
   const flip = (frameHex: string, index: number): string => {
     const bytes = unhex(frameHex);
@@ -149,12 +150,13 @@ export function sessionCases(h: GoldenHandshake): Array<Record<string, unknown>>
     bytes[at] = (bytes[at] as number) ^ 0x80;
     return hex(bytes);
   };
-  const body = (value: unknown): string => seal(m2d, 1, encode(value));
+  const batch = (...bodies: unknown[]): string => seal(m2d, 1, encode(bodies));
   const raw = (plaintextHex: string): string => seal(m2d, 1, unhex(plaintextHex));
   const otherSession = hkdfSha256(counting(0x10), counting(0x30), 'modgate/1 mod->daemon');
   const cases: SessionCase[] = [
     ['flipped tag byte', m2d, [flip(m1, -1)], 0, 'bad_mac'],
     ['flipped ciphertext byte', m2d, [flip(m1, 8)], 0, 'bad_mac'],
+    ['flipped byte in the last body of a three-body frame', m2d, [m1, m2, flip(m3, -17)], 2, 'bad_mac'],
     ['flipped seq byte', m2d, [flip(m1, 7)], 0, 'bad_mac'],
     ['frame sealed under a wrong key', m2d, [seal(m2d, 1, golden(m2d, 0), new Uint8Array(32))], 0, 'bad_mac'],
     ['frame from another session', m2d, [seal(m2d, 1, golden(m2d, 0), otherSession)], 0, 'bad_mac'],
@@ -163,16 +165,35 @@ export function sessionCases(h: GoldenHandshake): Array<Record<string, unknown>>
     ['skipped seq', m2d, [m2], 0, 'sequence'],
     ['reordered seq', m2d, [m1, m3, m2], 1, 'sequence'],
     ['frame shorter than seq and tag', m2d, [m1.slice(0, 48)], 0, 'malformed'],
-    ['truncated msgpack body', m2d, [raw('82a174')], 0, 'malformed'],
-    ['forbidden key in body', m2d, [raw('83a174a4706f6e67a16e01a95f5f70726f746f5f5fc0')], 0, 'forbidden_key'],
-    ['ready from the mod', m2d, [body({ t: 'ready' })], 0, 'unexpected_frame'],
-    ['unknown frame type', m2d, [body({ t: 'hello2' })], 0, 'unexpected_frame'],
-    ['pong with a negative n', m2d, [body({ t: 'pong', n: -1 })], 0, 'invalid_message'],
-    ['req before ready', d2m, [seal(d2m, 1, golden(d2m, 1))], 0, 'unexpected_frame'],
+    ['truncated msgpack in the batch', m2d, [raw('9182a174')], 0, 'malformed'],
     [
-      'body over maxBytes',
+      'forbidden key in a body',
       m2d,
-      [body({ t: 'pong', n: 1, pad: 'x'.repeat(80) })],
+      [raw('9183a174a4706f6e67a16e01a95f5f70726f746f5f5fc0')],
+      0,
+      'forbidden_key',
+    ],
+    ...batchCases(seal, batch, raw),
+    ['ready from the mod', m2d, [batch({ t: 'ready' })], 0, 'unexpected_frame'],
+    ['unknown frame type', m2d, [batch({ t: 'hello2' })], 0, 'unexpected_frame'],
+    ['req from the mod after a valid res', m2d, [batch(...reqAfterRes())], 0, 'unexpected_frame'],
+    ['pong with a negative n', m2d, [batch({ t: 'pong', n: -1 })], 0, 'invalid_message'],
+    ['second body invalid', m2d, [batch({ t: 'pong', n: 1 }, { t: 'pong', n: -1 })], 0, 'invalid_message'],
+    ['a number among the bodies', m2d, [batch({ t: 'pong', n: 1 }, 5)], 0, 'invalid_message'],
+    ['req before ready', d2m, [seal(d2m, 1, encode([REQ]))], 0, 'unexpected_frame'],
+    ['req before ready in the first frame', d2m, [seal(d2m, 1, encode([REQ, READY]))], 0, 'unexpected_frame'],
+    ['second ready in the first frame', d2m, [seal(d2m, 1, encode([READY, READY]))], 0, 'unexpected_frame'],
+    [
+      'ready again in a later frame',
+      d2m,
+      [seal(d2m, 1, encode([READY])), seal(d2m, 2, encode([READY]))],
+      1,
+      'unexpected_frame',
+    ],
+    [
+      'batch over maxBytes',
+      m2d,
+      [batch({ t: 'pong', n: 1 }, { t: 'pong', n: 2, pad: 'x'.repeat(80) })],
       0,
       'frame_too_large',
       { maxBytes: 64 },
@@ -181,4 +202,34 @@ export function sessionCases(h: GoldenHandshake): Array<Record<string, unknown>>
   return cases.map(([name, direction, frames, rejectedAt, code, limits]) =>
     expect({ name, direction, ...(limits ? { limits } : {}), frames, rejected_at: rejectedAt, code }),
   );
+}
+
+const READY = { t: 'ready' };
+const REQ = { t: 'req', id: 1, op: 'server.status', args: {}, deadline_ms: 5000 };
+
+function reqAfterRes(): unknown[] {
+  return [{ t: 'res', id: 1, ok: true, result: null }, REQ];
+}
+
+/** PROTOCOL §4.2 rule 1: the plaintext is an array of 1 to MAX_FRAME_BODIES bodies, nothing else. */
+function batchCases(
+  seal: (direction: Direction, seq: number, plaintext: Uint8Array) => string,
+  batch: (...bodies: unknown[]) => string,
+  raw: (plaintextHex: string) => string,
+): SessionCase[] {
+  const m2d: Direction = 'mod->daemon';
+  const pongs = (count: number): unknown[] => Array.from({ length: count }, (_, i) => ({ t: 'pong', n: i }));
+  return [
+    ['a bare body, not in an array', m2d, [raw(hex(encode({ t: 'pong', n: 1 })))], 0, 'invalid_batch'],
+    ['an empty array', m2d, [raw('90')], 0, 'invalid_batch'],
+    ['nil instead of an array', m2d, [raw('c0')], 0, 'invalid_batch'],
+    ['a str instead of an array', m2d, [raw('a3616263')], 0, 'invalid_batch'],
+    [
+      `${MAX_FRAME_BODIES} bodies, then ${MAX_FRAME_BODIES + 1}`,
+      m2d,
+      [batch(...pongs(MAX_FRAME_BODIES)), seal(m2d, 2, encode(pongs(MAX_FRAME_BODIES + 1)))],
+      1,
+      'invalid_batch',
+    ],
+  ];
 }

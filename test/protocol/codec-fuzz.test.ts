@@ -101,7 +101,7 @@ describe('codec properties', () => {
 
   it('a session never throws on mutated valid frames and accepts none of them', () => {
     const link = handshakeInMemory();
-    const frame = link.daemonSession.seal({ t: 'ready' });
+    const frame = link.daemonSession.seal([{ t: 'ready' }]);
     expect(new Session(link.mod).open(frame).ok).toBe(true);
     fc.assert(
       fc.property(

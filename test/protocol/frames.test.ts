@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseFrameBody } from '../../protocol/frames.ts';
+import { MAX_FRAME_BODIES, parseFrameBatch, parseFrameBody } from '../../protocol/frames.ts';
 import { expectRejected } from './support.ts';
 
 describe('frame bodies', () => {
@@ -61,5 +61,33 @@ describe('frame bodies', () => {
     ],
   ] as const)('rejects %s with invalid_message', (_name, body, sender) => {
     expectRejected(parseFrameBody(body, sender), 'invalid_message');
+  });
+});
+
+describe('frame batches', () => {
+  it('accept 1 to 256 bodies and return them in order', () => {
+    const pongs = Array.from({ length: MAX_FRAME_BODIES }, (_, n) => ({ t: 'pong', n }));
+    expect(parseFrameBatch(pongs.slice(0, 1), 'mod')).toEqual({ ok: true, value: pongs.slice(0, 1) });
+    expect(parseFrameBatch(pongs, 'mod')).toEqual({ ok: true, value: pongs });
+  });
+
+  it.each([
+    ['an empty array', [], /at least one/],
+    ['257 bodies', Array.from({ length: MAX_FRAME_BODIES + 1 }, () => ({ t: 'ping', n: 1 })), /got 257/],
+    ['a bare body', { t: 'ping', n: 1 }, /not a map \(a bare body\)/],
+    ['nil', null, /not nil/],
+    ['a number', 7, /not a number/],
+    ['a bin', new Uint8Array(2), /not a bin/],
+  ] as const)('reject %s with invalid_batch', (_name, value, message) => {
+    expect(expectRejected(parseFrameBatch(value, 'mod'), 'invalid_batch').message).toMatch(message);
+  });
+
+  it('reject a batch with one bad body with that body code, naming its place', () => {
+    const batch = [
+      { t: 'pong', n: 1 },
+      { t: 'req', id: 1, op: 'x', args: {}, deadline_ms: 1 },
+    ];
+    const error = expectRejected(parseFrameBatch(batch, 'mod'), 'unexpected_frame');
+    expect(error.message).toBe('body 2 of 2: a mod may not send "req"');
   });
 });

@@ -29,7 +29,7 @@ interface Golden {
   frames: Array<{
     direction: 'daemon->mod' | 'mod->daemon';
     seq: number;
-    body: unknown;
+    bodies: unknown[];
     plaintext: string;
     frame: string;
   }>;
@@ -172,9 +172,9 @@ describe('golden vectors: handshake', () => {
 });
 
 describe('golden vectors: session frames', () => {
-  it('encode each body to its plaintext and seal it to its frame', () => {
+  it('encode each batch of bodies to its plaintext and seal it to its frame', () => {
     for (const frame of golden.frames) {
-      expect(h(encode(frame.body))).toBe(frame.plaintext);
+      expect(h(encode(frame.bodies))).toBe(frame.plaintext);
       expect(h(sealFrame(aeadKey(keys[frame.direction]), frame.seq, b(frame.plaintext)))).toBe(frame.frame);
     }
   });
@@ -182,7 +182,19 @@ describe('golden vectors: session frames', () => {
   it('open in order to their bodies at each receiver', () => {
     const receivers = { 'daemon->mod': receiver('daemon->mod'), 'mod->daemon': receiver('mod->daemon') };
     for (const frame of golden.frames) {
-      expect(receivers[frame.direction].open(b(frame.frame))).toEqual({ ok: true, value: frame.body });
+      expect(receivers[frame.direction].open(b(frame.frame))).toEqual({ ok: true, value: frame.bodies });
+    }
+  });
+
+  it('include frames of several bodies, ready sharing the first frame with a request', () => {
+    expect(golden.frames[0]?.bodies).toMatchObject([{ t: 'ready' }, { t: 'req', id: 1 }]);
+    expect(Math.max(...golden.frames.map((frame) => frame.bodies.length))).toBeGreaterThanOrEqual(3);
+  });
+
+  it('have plaintexts that are a fixarray header followed by each body as encoded alone', () => {
+    for (const frame of golden.frames) {
+      const header = h(Uint8Array.of(0x90 | frame.bodies.length)); // every golden batch is under 16
+      expect(frame.plaintext).toBe(header + frame.bodies.map((body) => h(encode(body))).join(''));
     }
   });
 });

@@ -14,7 +14,7 @@ describe('ModLinkServer rejections over a real socket', () => {
     const ids = identities();
     const { url } = await startServer(ids);
     const { socket, session } = await rawModSession(url, ids);
-    const frame = session.seal({ t: 'ping', n: 1 });
+    const frame = session.seal([{ t: 'ping', n: 1 }]);
     frame[frame.length - 1] = (frame[frame.length - 1] as number) ^ 1;
     socket.send(frame);
     expect(await closeOf(socket)).toEqual({ code: 4040, reason: 'bad_mac' });
@@ -24,7 +24,7 @@ describe('ModLinkServer rejections over a real socket', () => {
     const ids = identities();
     const { url } = await startServer(ids);
     const { socket, session } = await rawModSession(url, ids);
-    const frame = session.seal({ t: 'pong', n: 1 });
+    const frame = session.seal([{ t: 'pong', n: 1 }]);
     socket.send(frame);
     socket.send(frame);
     expect(await closeOf(socket)).toEqual({ code: 4041, reason: 'sequence' });
@@ -34,8 +34,8 @@ describe('ModLinkServer rejections over a real socket', () => {
     const ids = identities();
     const { url } = await startServer(ids);
     const { socket, session } = await rawModSession(url, ids);
-    const first = session.seal({ t: 'pong', n: 1 });
-    socket.send(session.seal({ t: 'pong', n: 2 }));
+    const first = session.seal([{ t: 'pong', n: 1 }]);
+    socket.send(session.seal([{ t: 'pong', n: 2 }]));
     socket.send(first);
     expect(await closeOf(socket)).toEqual({ code: 4041, reason: 'sequence' });
   });
@@ -46,7 +46,7 @@ describe('ModLinkServer rejections over a real socket', () => {
     const first = await rawModSession(url, ids);
     const second = await rawModSession(url, ids); // supersedes the first; its keys differ
     const closed = closeOf(second.socket);
-    second.socket.send(first.session.seal({ t: 'pong', n: 1 }));
+    second.socket.send(first.session.seal([{ t: 'pong', n: 1 }]));
     expect(await closed).toEqual({ code: 4040, reason: 'bad_mac' });
   });
 
@@ -66,7 +66,7 @@ describe('ModLinkServer rejections over a real socket', () => {
     const ids = identities();
     const { url } = await startServer(ids);
     const { socket, session } = await rawModSession(url, ids);
-    socket.send(session.seal({ t: 'req', id: 1, op: 'server.status', args: {}, deadline_ms: 1 }));
+    socket.send(session.seal([{ t: 'req', id: 1, op: 'server.status', args: {}, deadline_ms: 1 }]));
     expect(await closeOf(socket)).toEqual({ code: 4021, reason: 'unexpected_frame' });
   });
 
@@ -74,7 +74,7 @@ describe('ModLinkServer rejections over a real socket', () => {
     const ids = identities();
     const { url } = await startServer(ids, { limits: { maxBytes: 64 } });
     const { socket, session } = await rawModSession(url, ids);
-    socket.send(session.seal({ t: 'pong', n: 1, pad: 'x'.repeat(100) } as never));
+    socket.send(session.seal([{ t: 'pong', n: 1, pad: 'x'.repeat(100) } as never]));
     expect(await closeOf(socket)).toEqual({ code: 4011, reason: 'frame_too_large' });
   });
 

@@ -7,6 +7,7 @@ import { expect } from 'vitest';
 import { WebSocket } from 'ws';
 import { startModBridge, type ModBridge, type ModBridgeOptions } from '../../protocol/bridge.ts';
 import type { Outcome, ProtocolError, ProtocolErrorCode } from '../../protocol/errors.ts';
+import type { FrameBody } from '../../protocol/frames.ts';
 import { PROTOCOL_ERRORS } from '../../protocol/errors.ts';
 import { DaemonHandshake, ModHandshake, type Established } from '../../protocol/handshake.ts';
 import { generateIdentity, type Identity } from '../../protocol/keys.ts';
@@ -65,7 +66,7 @@ export function handshakeInMemory(ids: Identities = identities()): InMemoryLink 
 /** An in-memory link whose mod session has already accepted `ready`. */
 export function openInMemory(ids?: Identities): InMemoryLink {
   const link = handshakeInMemory(ids);
-  const ready = link.modSession.open(link.daemonSession.seal({ t: 'ready' }));
+  const ready = link.modSession.open(link.daemonSession.seal([{ t: 'ready' }]));
   if (!ready.ok) throw ready.error;
   return link;
 }
@@ -165,11 +166,20 @@ export function messageQueue(socket: WebSocket): { next: () => Promise<Uint8Arra
   };
 }
 
-/** A hand-driven mod over a raw socket: the handshake done, `ready` received, nothing automatic. */
+/**
+ * A hand-driven mod over a raw socket: the handshake done, the daemon's first frame opened (its
+ * bodies, `ready` first, are in `first`), nothing automatic.
+ */
 export async function rawModSession(
   url: string,
   ids: Identities,
-): Promise<{ socket: WebSocket; session: Session; next: () => Promise<Uint8Array> }> {
+): Promise<{
+  socket: WebSocket;
+  session: Session;
+  next: () => Promise<Uint8Array>;
+  first: FrameBody[];
+  established: Established;
+}> {
   const socket = await rawClient(url);
   const { next } = messageQueue(socket);
   const handshake = new ModHandshake({
@@ -184,6 +194,54 @@ export async function rawModSession(
   const session = new Session(step.established);
   const ready = session.open(await next());
   if (!ready.ok) throw ready.error;
+  return { socket, session, next, first: ready.value, established: step.established };
+}
+
+/** Opens the next frame a raw peer receives, or throws its rejection. */
+export async function nextBodies(peer: {
+  session: Session;
+  next: () => Promise<Uint8Array>;
+}): Promise<FrameBody[]> {
+  const opened = peer.session.open(await peer.next());
+  if (!opened.ok) throw opened.error;
+  return opened.value;
+}
+
+/**
+ * A hand-driven daemon on a raw ws server for one bridge: it completes the handshake, sends
+ * `ready` alone, and hands the test the session to send and open frames with.
+ */
+export async function rawDaemonSession(ids: Identities): Promise<{
+  url: string;
+  accepted: Promise<{ socket: WebSocket; session: Session; next: () => Promise<Uint8Array> }>;
+}> {
+  const { WebSocketServer } = await import('ws');
+  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+  await once(wss, 'listening');
+  onCleanup(() => new Promise<void>((resolve) => wss.close(() => resolve())));
+  const accepted = new Promise<{ socket: WebSocket; session: Session; next: () => Promise<Uint8Array> }>(
+    (resolve) => {
+      wss.once('connection', (socket) => {
+        onCleanup(() => socket.terminate());
+        void daemonSide(ids, socket).then(resolve);
+      });
+    },
+  );
+  const { port } = wss.address() as { port: number };
+  return { url: `ws://127.0.0.1:${port}`, accepted };
+}
+
+async function daemonSide(
+  ids: Identities,
+  socket: WebSocket,
+): Promise<{ socket: WebSocket; session: Session; next: () => Promise<Uint8Array> }> {
+  const { next } = messageQueue(socket);
+  const handshake = new DaemonHandshake({ identity: ids.daemon, trustedModKeys: () => [ids.mod.publicKey] });
+  socket.send(handshake.receive(await next()).reply as Uint8Array);
+  const step = handshake.receive(await next());
+  if (!step.established) throw step.error ?? new Error('no session');
+  const session = new Session(step.established);
+  socket.send(session.seal([{ t: 'ready' }]));
   return { socket, session, next };
 }
 
@@ -214,7 +272,7 @@ export async function rawDaemon(
       if (handshake.state === 'done') return;
       const step = handshake.receive(data);
       if (step.reply) socket.send(step.reply);
-      if (step.established) socket.send(new Session(step.established).seal({ t: 'ready' }));
+      if (step.established) socket.send(new Session(step.established).seal([{ t: 'ready' }]));
     });
   });
   const { port } = wss.address() as { port: number };
