@@ -85,11 +85,14 @@ function withFaults(
 ): Partial<OpHandlers> {
   const wrapped: Record<string, unknown> = {};
   for (const [name, handler] of Object.entries(handlers) as Array<[OpName, (...args: never[]) => unknown]>) {
-    wrapped[name] = async (args: never, ctx: { opId: string | undefined; signal: AbortSignal }) => {
+    wrapped[name] = async (
+      args: never,
+      ctx: { opId: string | undefined; signal: AbortSignal; applied(): void },
+    ) => {
       opCounts.set(name, (opCounts.get(name) ?? 0) + 1);
       const rule = faults.take(name);
       if (!rule) return handler(args, ctx as never);
-      const applied = rule.afterApply && OPS[name].mutates ? await handler(args, ctx as never) : undefined;
+      const applied = rule.afterApply && OPS[name].mutates ? await applyFirst(handler, args, ctx) : undefined;
       switch (rule.kind) {
         case 'delay':
           await sleep(rule.ms, undefined, { signal: ctx.signal });
@@ -115,6 +118,21 @@ function withFaults(
     };
   }
   return wrapped as Partial<OpHandlers>;
+}
+
+/**
+ * `afterApply`: runs the handler, then tells the daemon the change is committed (PROTOCOL §6.5)
+ * and waits one turn so that notice leaves (the sender flushes on setImmediate) before the fault.
+ */
+async function applyFirst(
+  handler: (...args: never[]) => unknown,
+  args: never,
+  ctx: { opId: string | undefined; signal: AbortSignal; applied(): void },
+): Promise<unknown> {
+  const result = await handler(args, ctx as never);
+  ctx.applied();
+  await new Promise((resolve) => setImmediate(resolve));
+  return result;
 }
 
 /** A promise that settles only when the request is abandoned (link closed). */

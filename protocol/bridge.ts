@@ -192,7 +192,9 @@ export class ModBridge extends EventEmitter<BridgeEvents> {
   }
 
   private onRequest(connection: LinkConnection, req: ReqFrame): void {
-    const ctx = new RequestContext(req.op_id, req.deadline_ms);
+    const ctx = new RequestContext(req.op_id, req.deadline_ms, () => {
+      if (connection.state === 'open') connection.send({ t: 'applied', id: req.id });
+    });
     this.inFlight.add(ctx);
     void dispatchRequest(req, this.options.handlers, ctx, this.log).then((res) => {
       ctx.dispose();

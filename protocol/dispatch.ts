@@ -12,6 +12,11 @@ import { isOpName, OP_ERROR_CODES, OpError, OPS, type OpErrorCode, type OpHandle
 export interface HandlerContext {
   opId: string | undefined;
   signal: AbortSignal;
+  /**
+   * PROTOCOL §6.5: tells the daemon the change is committed before the result is ready, so a
+   * timeout or a lost link after this point reports the write as applied. Idempotent.
+   */
+  applied(): void;
 }
 
 type AnyHandler = (args: unknown, ctx: HandlerContext) => unknown;
@@ -28,11 +33,20 @@ export class RequestContext implements HandlerContext {
   private abortReason: string | null = null;
   private readonly deadlineAt: number;
 
+  private appliedSent = false;
+
   constructor(
     readonly opId: string | undefined,
     deadlineMs: number,
+    private readonly onApplied: () => void = () => {},
   ) {
     this.deadlineAt = performance.now() + deadlineMs;
+  }
+
+  applied(): void {
+    if (this.appliedSent || this.abortReason !== null) return;
+    this.appliedSent = true;
+    this.onApplied();
   }
 
   get signal(): AbortSignal {

@@ -31,7 +31,12 @@ export interface RemoteOpError {
 export type ResFrame =
   | { t: 'res'; id: number; ok: true; result: unknown }
   | { t: 'res'; id: number; ok: false; error: RemoteOpError };
-export type FrameBody = ReadyFrame | PingFrame | ReqFrame | ResFrame;
+/** PROTOCOL §6.5: the mod committed the change of request `id`; its result may follow later. */
+export interface AppliedFrame {
+  t: 'applied';
+  id: number;
+}
+export type FrameBody = ReadyFrame | PingFrame | ReqFrame | ResFrame | AppliedFrame;
 
 /** The most bodies one session frame may carry; every receiver accepts 1 to this many (PROTOCOL §4.2). */
 export const MAX_FRAME_BODIES = 256;
@@ -39,9 +44,9 @@ export const MAX_FRAME_BODIES = 256;
 /** Which `t` each side may send (PROTOCOL §4.4). */
 const SENT_BY: Record<Role, ReadonlySet<string>> = {
   daemon: new Set(['ready', 'ping', 'pong', 'req']),
-  mod: new Set(['ping', 'pong', 'res']),
+  mod: new Set(['ping', 'pong', 'res', 'applied']),
 };
-const ALL_TYPES = new Set(['ready', 'ping', 'pong', 'req', 'res']);
+const ALL_TYPES = new Set(['ready', 'ping', 'pong', 'req', 'res', 'applied']);
 
 export function isUint32(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 0xffffffff;
@@ -102,6 +107,10 @@ export function parseFrameBody(value: unknown, sender: Role): Outcome<FrameBody>
         : fail('invalid_message', `${t}.n must be a u32`);
     case 'req':
       return parseReq(value);
+    case 'applied':
+      return isUint32(value['id'])
+        ? { ok: true, value: { t, id: value['id'] } }
+        : fail('invalid_message', 'applied.id must be a u32');
     default:
       return parseRes(value);
   }

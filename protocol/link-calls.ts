@@ -23,6 +23,8 @@ export class LinkCallError extends Error {
     readonly op: string,
     message: string,
     readonly opError?: LinkOpError,
+    /** The mod reported the change committed (PROTOCOL §6.5) before the call failed. */
+    readonly applied = false,
   ) {
     super(message);
     this.name = 'LinkCallError';
@@ -31,6 +33,7 @@ export class LinkCallError extends Error {
 
 interface Pending {
   op: OpName;
+  applied: boolean;
   resolve: (value: unknown) => void;
   reject: (error: Error) => void;
   timer: NodeJS.Timeout;
@@ -62,10 +65,13 @@ export class PendingCalls {
   add(op: OpName, deadlineMs: number, resolve: Pending['resolve'], reject: Pending['reject']): number {
     const id = this.nextId();
     const timer = setTimeout(() => {
+      const applied = this.calls.get(id)?.applied ?? false;
       this.calls.delete(id);
-      reject(new LinkCallError('timeout', op, `${op} got no answer within ${deadlineMs} ms`));
+      reject(
+        new LinkCallError('timeout', op, `${op} got no answer within ${deadlineMs} ms`, undefined, applied),
+      );
     }, deadlineMs);
-    this.calls.set(id, { op, resolve, reject, timer });
+    this.calls.set(id, { op, applied: false, resolve, reject, timer });
     return id;
   }
 
@@ -78,6 +84,12 @@ export class PendingCalls {
   }
 
   /** Settles the call a response answers; unknown ids (late answers) are dropped (PROTOCOL §6.2). */
+  /** PROTOCOL §6.5: remembers that the mod committed this call's change. */
+  markApplied(id: number): void {
+    const pending = this.calls.get(id);
+    if (pending) pending.applied = true;
+  }
+
   settle(res: ResFrame): void {
     const pending = this.calls.get(res.id);
     if (!pending) {
@@ -109,7 +121,8 @@ export class PendingCalls {
     this.calls.clear();
     for (const pending of calls) {
       clearTimeout(pending.timer);
-      pending.reject(new LinkCallError('link_lost', pending.op, `${pending.op}: mod link lost (${reason})`));
+      const message = `${pending.op}: mod link lost (${reason})`;
+      pending.reject(new LinkCallError('link_lost', pending.op, message, undefined, pending.applied));
     }
   }
 

@@ -200,7 +200,9 @@ export class ModLinkServer extends EventEmitter<ServerEvents> {
       this.adopt(connection, established);
     });
     connection.on('frame', (frame) => {
-      if (frame.t === 'res' && this.active?.connection === connection) this.active.calls.settle(frame);
+      if (this.active?.connection !== connection) return;
+      if (frame.t === 'res') this.active.calls.settle(frame);
+      else if (frame.t === 'applied') this.active.calls.markApplied(frame.id);
     });
     connection.on('close', (code, reason) => {
       this.handshaking.delete(connection);

@@ -94,7 +94,7 @@ export const banPlayer = defineRoute({
   scope: 'players:ban',
   body: BanBody,
   handler: (ctx) =>
-    playerWrite(ctx, ctx.params.ref, () =>
+    playerWrite(ctx, ctx.params.ref, 'ban', () =>
       ctx.call('players.ban', {
         ref: ctx.params.ref,
         reason: ctx.body.reason ?? DEFAULT_REASON,
@@ -115,7 +115,7 @@ export const unbanPlayer = defineRoute({
   summary: 'Lift a ban; succeeds when the player is not banned',
   scope: 'players:ban',
   handler: (ctx) =>
-    playerWrite(ctx, ctx.params.ref, () =>
+    playerWrite(ctx, ctx.params.ref, 'unban', () =>
       ctx.call('players.unban', { ref: ctx.params.ref, actor: actorOf(ctx.key) }),
     ),
 });
@@ -129,7 +129,7 @@ export const mutePlayer = defineRoute({
   scope: 'players:mute',
   body: MuteBody,
   handler: (ctx) =>
-    playerWrite(ctx, ctx.params.ref, () =>
+    playerWrite(ctx, ctx.params.ref, 'mute', () =>
       ctx.call('players.mute', {
         ref: ctx.params.ref,
         reason: ctx.body.reason ?? DEFAULT_REASON,
@@ -150,7 +150,7 @@ export const unmutePlayer = defineRoute({
   summary: 'Lift a mute; succeeds when the player is not muted',
   scope: 'players:mute',
   handler: (ctx) =>
-    playerWrite(ctx, ctx.params.ref, () =>
+    playerWrite(ctx, ctx.params.ref, 'unmute', () =>
       ctx.call('players.unmute', { ref: ctx.params.ref, actor: actorOf(ctx.key) }),
     ),
 });

@@ -28,6 +28,7 @@ const locks = new KeyedLock();
 export async function playerWrite<T>(
   ctx: RouteContext<unknown, unknown, unknown>,
   ref: PlayerRef,
+  action: PlayerAction,
   write: () => Promise<T>,
 ): Promise<T> {
   const lockKey = 'platform_id' in ref ? `p:${ref.platform_id}` : `s:${ref.social_id}`;
@@ -36,10 +37,28 @@ export async function playerWrite<T>(
     if (ifMatch !== undefined) await checkIfMatch(ctx, ref, ifMatch);
     try {
       return await write();
+    } catch (error) {
+      throw withAction(error, action);
     } finally {
       // Even a write that timed out may have applied: never serve a stale read after it.
       ctx.invalidate([PLAYERS_TAG]);
     }
+  });
+}
+
+/** What `details.action` names on a 503/504 after a player write. */
+export type PlayerAction = 'ban' | 'unban' | 'mute' | 'unmute' | 'link' | 'unlink';
+
+/**
+ * api-v1.md "Errors": a 503/504 on a moderation write that may have applied carries
+ * `details.mutation_applied` and `details.action`, so a client knows what to retry or re-read.
+ */
+function withAction(error: unknown, action: PlayerAction): unknown {
+  if (!(error instanceof ApiError) || error.details?.['mutation_applied'] !== true) return error;
+  return new ApiError(error.code, error.message, {
+    details: { ...error.details, action },
+    headers: error.headers,
+    status: error.status,
   });
 }
 

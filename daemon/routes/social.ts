@@ -25,7 +25,7 @@ export const linkSocial = defineRoute({
   cache: { kind: 'no-store' },
   errors: ['conflict', 'server_unavailable', 'gateway_timeout'],
   handler: (ctx) =>
-    playerWrite(ctx, ctx.params.ref, () =>
+    playerWrite(ctx, ctx.params.ref, 'link', () =>
       ctx.call('players.link', {
         platform_id: (ctx.params.ref as { platform_id: string }).platform_id,
         social_id: ctx.body.social_id,
@@ -46,7 +46,7 @@ export const unlinkSocial = defineRoute({
   cache: { kind: 'no-store' },
   errors: ['server_unavailable', 'gateway_timeout'],
   handler: (ctx) =>
-    playerWrite(ctx, ctx.params.ref, () =>
+    playerWrite(ctx, ctx.params.ref, 'unlink', () =>
       ctx.call('players.unlink', { ref: ctx.params.ref, actor: actorOf(ctx.key) }),
     ),
 });

@@ -20,7 +20,7 @@ export type OpResult<N extends OpName> = z.output<(typeof OPS)[N]['result']>;
 /** What a mod answering op N must implement. `ctx.opId` is set on mutating ops. */
 export type OpHandler<N extends OpName> = (
   args: z.output<(typeof OPS)[N]['args']>,
-  ctx: { opId: string | undefined; signal: AbortSignal },
+  ctx: { opId: string | undefined; signal: AbortSignal; applied(): void },
 ) => Promise<OpResult<N>> | OpResult<N>;
 export type OpHandlers = { [N in OpName]: OpHandler<N> };
 

@@ -13,9 +13,21 @@ export function toApiError(error: unknown): unknown {
     case 'not_connected':
       return unavailable('The game server is not connected.');
     case 'link_lost':
-      return unavailable('The connection to the game server was lost before it answered.');
+      return unavailable(
+        error.applied
+          ? 'The game server applied the change, then the connection was lost before it answered.'
+          : 'The connection to the game server was lost before it answered.',
+        DEFAULT_RETRY_AFTER_SEC,
+        appliedDetails(error),
+      );
     case 'timeout':
-      return new ApiError('gateway_timeout');
+      return new ApiError(
+        'gateway_timeout',
+        error.applied
+          ? 'The game server applied the change but did not finish answering in time.'
+          : undefined,
+        appliedDetails(error) ? { details: appliedDetails(error) } : {},
+      );
     case 'bad_result':
       return new ApiError('internal', 'The game server sent an answer modgate could not understand.', {
         status: 502,
@@ -25,8 +37,20 @@ export function toApiError(error: unknown): unknown {
   }
 }
 
-function unavailable(message: string, retryAfterSec = DEFAULT_RETRY_AFTER_SEC): ApiError {
-  return new ApiError('server_unavailable', message, { headers: { 'retry-after': String(retryAfterSec) } });
+function unavailable(
+  message: string,
+  retryAfterSec = DEFAULT_RETRY_AFTER_SEC,
+  details?: Record<string, unknown>,
+): ApiError {
+  return new ApiError('server_unavailable', message, {
+    headers: { 'retry-after': String(retryAfterSec) },
+    ...(details ? { details } : {}),
+  });
+}
+
+/** api-v1.md: a 503/504 after a write the game reported committed (PROTOCOL §6.5). */
+function appliedDetails(error: LinkCallError): Record<string, unknown> | undefined {
+  return error.applied ? { mutation_applied: true } : undefined;
 }
 
 function fromOpError(op: { code: string; message: string; details?: Record<string, unknown> }): ApiError {

@@ -73,7 +73,7 @@ describe('op id deduplication', () => {
     const t = testWorld();
     const player = cleanPlayer(t.world);
     const args = OPS['players.ban'].args.parse(banArgs({ platform_id: player.platform_id }));
-    const ctx = { opId: 'op-shared', signal: new AbortController().signal };
+    const ctx = { opId: 'op-shared', signal: new AbortController().signal, applied: () => {} };
     const first = await playerHandlers(t.world)['players.ban'](args, ctx);
     const logged = t.world.players.violations(player).length;
     expect(await playerHandlers(t.world)['players.ban'](args, ctx)).toEqual(first);

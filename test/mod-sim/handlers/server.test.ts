@@ -3,7 +3,7 @@ import { OPS } from '../../../protocol/ops/index.ts';
 import { serverHandlers } from '../../../mod-sim/handlers/server.ts';
 import { createWorld } from '../../../mod-sim/world/index.ts';
 
-const ctx = { opId: undefined, signal: new AbortController().signal };
+const ctx = { opId: undefined, signal: new AbortController().signal, applied: () => {} };
 
 describe('server.status handler', () => {
   it('reports the number of connected players', async () => {
