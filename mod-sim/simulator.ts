@@ -10,6 +10,7 @@ import type { Identity } from '../protocol/keys.ts';
 import type { Logger } from '../protocol/log.ts';
 import { OPS, type OpHandlers, type OpName, OpError } from '../protocol/ops/index.ts';
 import { FaultPlan, type FaultRule } from './faults.ts';
+import { assetHandlers } from './handlers/assets.ts';
 import { playerHandlers } from './handlers/players.ts';
 import { serverHandlers } from './handlers/server.ts';
 import { createWorld, type World } from './world/index.ts';
@@ -52,6 +53,7 @@ export function startSimulator(options: SimulatorOptions): Simulator {
   const opCounts = new Map<string, number>();
   const handlers: Partial<OpHandlers> = {
     ...serverHandlers(world),
+    ...assetHandlers(world),
     ...playerHandlers(world),
   };
   const bridge: ModBridge = startModBridge({

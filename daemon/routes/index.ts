@@ -1,13 +1,21 @@
 /** The route table: the single source of truth for the /v1 surface (ARCHITECTURE.md decision 3). */
+import { BASE_ROUTES } from './bases.ts';
+import { CONTAINER_ROUTES } from './containers.ts';
 import type { AnyRoute } from './define-route.ts';
 import { MODERATION_ROUTES } from './moderation.ts';
 import { PLAYER_READ_ROUTES } from './players.ts';
 import { getServer } from './server.ts';
 import { SOCIAL_ROUTES } from './social.ts';
+import { SQUAD_ROUTES } from './squads.ts';
+import { VEHICLE_ROUTES } from './vehicles.ts';
 
 export const ROUTES: readonly AnyRoute[] = [
   getServer,
   ...PLAYER_READ_ROUTES,
   ...MODERATION_ROUTES,
   ...SOCIAL_ROUTES,
+  ...SQUAD_ROUTES,
+  ...BASE_ROUTES,
+  ...VEHICLE_ROUTES,
+  ...CONTAINER_ROUTES,
 ];

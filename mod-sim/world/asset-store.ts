@@ -9,7 +9,7 @@ import type { GeneratedAssets } from './gen-assets.ts';
 import { IndexedList } from './indexed-list.ts';
 import { deriveInventory } from './inventory.ts';
 import { compareDecimalStrings, compareNumbers } from './keyset.ts';
-import type { InventoryItem } from './types.ts';
+import type { InventoryItem, Owner } from './types.ts';
 
 /** The [start, end) range of `profileId`'s assets in an array grouped by owner, ascending. */
 interface Owned {
@@ -39,6 +39,8 @@ export class AssetStore {
   /** Generation order, which is grouped by owner profile id (ascending): the owner index. */
   private readonly generated: GeneratedAssets;
   private readonly inventories = new Map<string, InventoryItem[]>();
+  /** Character name → profile ids of the asset owners so named, ascending; built on first use. */
+  private ownerNames: Map<string, number[]> | undefined;
 
   constructor(
     private readonly seed: number,
@@ -60,6 +62,26 @@ export class AssetStore {
     const slice = <T extends Owned>(assets: T[]): T[] => assets.slice(...ownerRange(assets, profileId));
     const { bases, vehicles, containers } = this.generated;
     return { bases: slice(bases), vehicles: slice(vehicles), containers: slice(containers) };
+  }
+
+  /**
+   * Profile ids of the players named exactly `name` who own at least one asset, ascending: the
+   * index behind the exact `owner_name` filters. Built on first use in O(n); character names do
+   * not change, and a player created later owns nothing, so it never goes stale.
+   */
+  ownersNamed(name: string): readonly number[] {
+    if (this.ownerNames === undefined) {
+      const index = new Map<string, Set<number>>();
+      const add = ({ owner }: { owner: Owner }): void => {
+        index.set(owner.name, (index.get(owner.name) ?? new Set<number>()).add(owner.profile_id));
+      };
+      const { bases, vehicles, containers } = this.generated;
+      bases.forEach(add);
+      vehicles.forEach(add);
+      containers.forEach(add);
+      this.ownerNames = new Map([...index].map(([key, ids]) => [key, [...ids].sort(compareNumbers)]));
+    }
+    return this.ownerNames.get(name) ?? [];
   }
 
   vehicleInventory(vehicle: Vehicle): InventoryItem[] {

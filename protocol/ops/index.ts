@@ -4,6 +4,7 @@
  * are typed from this object.
  */
 import type { z } from 'zod';
+import { ASSET_OPS } from './assets.ts';
 import type { OpDefinition } from './define.ts';
 import { PLAYER_OPS } from './players.ts';
 import { serverStatus } from './server.ts';
@@ -11,6 +12,7 @@ import { serverStatus } from './server.ts';
 export const OPS = {
   [serverStatus.name]: serverStatus,
   ...PLAYER_OPS,
+  ...ASSET_OPS,
 } as const satisfies Record<string, OpDefinition>;
 
 export type OpName = keyof typeof OPS & string;

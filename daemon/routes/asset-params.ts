@@ -1,0 +1,118 @@
+/**
+ * What the squad, base, vehicle and container routes share (api-v1.md "Squads" to "Containers"
+ * and the "Endpoints" conventions): the `{id}` rule, the owner filters, numeric filters checked
+ * in their exact text form, the collection envelope, read-cache tags, and a typed keyset page.
+ * Every id stays a decimal string: none of these converts an id to a JS number.
+ */
+import { z } from 'zod';
+import type { OpArgs, OpName, OpResult } from '../../protocol/ops/index.ts';
+import type { RouteContext } from './define-route.ts';
+import { platformIdParam, positiveIdParam, socialIdParam } from './params.ts';
+import { PLAYERS_TAG } from './players.ts';
+
+/**
+ * Read-cache tags (ARCHITECTURE.md decision 5). Every asset read carries `assets` and `players`:
+ * owner and leader objects show a player's current social link and name, so any player write
+ * (a link or unlink above all) drops them. Squad reads also carry `squads`: member rows and
+ * summaries show presence and balances, so a write that moves money drops them.
+ */
+export const ASSET_TAG = 'assets';
+export const SQUAD_TAG = 'squads';
+export const ASSET_READ_TAGS: readonly string[] = [ASSET_TAG, PLAYERS_TAG];
+export const SQUAD_READ_TAGS: readonly string[] = [ASSET_TAG, SQUAD_TAG, PLAYERS_TAG];
+
+/** `{id}` of squads, bases, vehicles, containers: digits, first digit 1 to 9, else 400. */
+export const idParams = z
+  .object({ id: positiveIdParam.describe('Positive integer, no leading zeros') })
+  .strict();
+
+/** A count filter: a non-negative integer in plain digits. */
+export const countParam = z
+  .string()
+  .regex(/^(0|[1-9][0-9]{0,8})$/, 'a whole number from 0 to 999999999')
+  .transform(Number);
+
+/** A non-negative decimal such as `12` or `1500.25` (no sign, exponent or bare point). */
+export const decimalParam = z
+  .string()
+  .regex(/^(0|[1-9][0-9]{0,11})(\.[0-9]{1,6})?$/, 'a non-negative decimal such as 1500.5')
+  .transform(Number);
+
+/** Average element health: decimal text such as `0.25`, from 0.0 to 1.0. */
+export const healthParam = z
+  .string()
+  .regex(/^(0|[1-9][0-9]{0,2})(\.[0-9]{1,6})?$/, 'a decimal such as 0.25')
+  .transform(Number)
+  .pipe(z.number().min(0, 'at least 0.0').max(1, 'at most 1.0'))
+  .describe('Decimal from 0.0 to 1.0');
+
+/** `active_within_days`: an integer >= 1. */
+export const daysParam = z
+  .string()
+  .regex(/^[1-9][0-9]{0,5}$/, 'a whole number of days from 1 to 999999')
+  .transform(Number);
+
+export const boundedText = z.string().min(1).max(100);
+
+/** The owner filters of the base, vehicle and container lists. */
+export const ownerQuery = {
+  owner_platform_id: platformIdParam.optional(),
+  owner_social_id: socialIdParam.optional(),
+  owner_name: boundedText.optional().describe('Exact character name (no substring match)'),
+};
+
+/** `min` may not exceed `max`, for each pair given both. */
+export function rangeRules(pairs: ReadonlyArray<[string, string]>) {
+  return (query: Record<string, unknown>, ctx: z.RefinementCtx) => {
+    for (const [min, max] of pairs) {
+      const low = query[min];
+      const high = query[max];
+      if (typeof low === 'number' && typeof high === 'number' && low > high) {
+        ctx.addIssue({ code: 'custom', path: [min], message: `cannot exceed ${max}` });
+      }
+    }
+  };
+}
+
+/** The collection envelope (api-v1.md general rule 6), with `total` where the endpoint has one. */
+export function collection<T extends z.ZodType>(row: T, withTotal: boolean, id: string) {
+  const base = {
+    data: z.array(row),
+    has_more: z.boolean(),
+    next_cursor: z.string().nullable().describe('Pass back as `cursor`; null on the last page'),
+  };
+  const total = z.number().int().nonnegative().describe('Matches across all pages');
+  return withTotal
+    ? z
+        .object({ ...base, total })
+        .strict()
+        .meta({ id })
+    : z.object(base).strict().meta({ id });
+}
+
+/** Ops whose arguments end in a keyset position. */
+type ListOp = {
+  [N in OpName]: OpArgs<N> extends { after: string | null; limit: number } ? N : never;
+}[OpName];
+
+/** The collection envelope a list op's page becomes. */
+export type PageOf<N extends OpName> = Omit<OpResult<N>, 'next'> & {
+  has_more: boolean;
+  next_cursor: string | null;
+};
+
+/**
+ * A keyset page of `op` through the read cache, its cursor bound to the key, route and
+ * `filters`. Typed end to end: the route's filters must be the op's arguments.
+ */
+export async function listPage<N extends ListOp>(
+  ctx: Pick<RouteContext<unknown, unknown, unknown>, 'page'>,
+  op: N,
+  filters: Omit<OpArgs<N>, 'after' | 'limit'>,
+  paging: { cursor: string | undefined; limit: number },
+  tags: readonly string[],
+): Promise<PageOf<N>> {
+  // The pipeline copies the op's rows and total into the envelope; the route's response schema
+  // checks the result again.
+  return (await ctx.page(op, filters, { ...paging, tags })) as unknown as PageOf<N>;
+}
