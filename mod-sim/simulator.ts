@@ -9,8 +9,10 @@ import { startModBridge, type ModBridge } from '../protocol/bridge.ts';
 import type { Identity } from '../protocol/keys.ts';
 import type { Logger } from '../protocol/log.ts';
 import { OPS, type OpHandlers, type OpName, OpError } from '../protocol/ops/index.ts';
+import { CommandConsole, ConsoleActivity } from './console/index.ts';
 import { FaultPlan, type FaultRule } from './faults.ts';
 import { assetHandlers } from './handlers/assets.ts';
+import { commandHandlers } from './handlers/commands.ts';
 import { playerHandlers } from './handlers/players.ts';
 import { serverHandlers } from './handlers/server.ts';
 import { createWorld, type World } from './world/index.ts';
@@ -28,6 +30,17 @@ export interface SimulatorOptions {
   world?: World;
   log?: Logger;
   backoff?: { initialMs?: number; maxMs?: number };
+  /**
+   * Run the world on the wall clock (`modgate sim`, the demo): generated at start-up, with bans
+   * expiring in real time. Off by default, so tests get a deterministic, frozen clock.
+   */
+  wallClock?: boolean;
+  /** Milliseconds until the game has built its command catalogue (503 before); default 1,000. */
+  catalogDelayMs?: number;
+  /** Console verbs the operator blocked; the game refuses them (`success: false`). */
+  blockedVerbs?: readonly string[];
+  /** Spacing of the game's own console commands (panel, chat, tasks); 0 = none; default 60,000. */
+  activityIntervalMs?: number;
 }
 
 export interface Simulator {
@@ -36,6 +49,10 @@ export interface Simulator {
   bridge: ModBridge;
   /** How many times each op reached the game side: proves caching and coalescing in tests. */
   opCounts: Map<string, number>;
+  /** The game's admin console: tests finish loading its catalogue or run commands directly. */
+  console: CommandConsole;
+  /** The game's own console traffic (panel, chat, scheduled tasks). */
+  activity: ConsoleActivity;
   /** Resolves once the link is up (the first time, or again after a drop). */
   connected(): Promise<void>;
   close(): Promise<void>;
@@ -48,13 +65,21 @@ export function startSimulator(options: SimulatorOptions): Simulator {
       ...(options.seed !== undefined ? { seed: options.seed } : {}),
       ...(options.players !== undefined ? { players: options.players } : {}),
       ...(options.modVersion !== undefined ? { modVersion: options.modVersion } : {}),
+      ...(options.wallClock ? { now: Date.now(), clock: Date.now } : {}),
     });
   const faults = new FaultPlan(options.faults ?? []);
   const opCounts = new Map<string, number>();
+  const gameConsole = new CommandConsole(world, {
+    ...(options.catalogDelayMs !== undefined ? { catalogDelayMs: options.catalogDelayMs } : {}),
+    ...(options.blockedVerbs !== undefined ? { blockedVerbs: options.blockedVerbs } : {}),
+  });
+  const activity = new ConsoleActivity(gameConsole);
+  activity.start(options.activityIntervalMs);
   const handlers: Partial<OpHandlers> = {
     ...serverHandlers(world),
     ...assetHandlers(world),
     ...playerHandlers(world),
+    ...commandHandlers(world, gameConsole),
   };
   const bridge: ModBridge = startModBridge({
     url: options.url,
@@ -70,11 +95,16 @@ export function startSimulator(options: SimulatorOptions): Simulator {
     faults,
     bridge,
     opCounts,
+    console: gameConsole,
+    activity,
     connected: () =>
       bridge.connected
         ? Promise.resolve()
         : new Promise((resolve) => bridge.once('connect', () => resolve())),
-    close: () => bridge.close(),
+    close: () => {
+      activity.stop();
+      return bridge.close();
+    },
   };
 }
 

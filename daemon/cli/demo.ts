@@ -38,10 +38,12 @@ export async function runDemo(options: DemoOptions): Promise<void> {
       url: `ws://${formatHostPort(daemon.modLink)}`,
       identity: { publicKey: credentials.modPublicKey, secretKey: credentials.modSecretKey },
       daemonPublicKey: credentials.daemonPublicKey,
+      wallClock: true,
       log,
     });
     await simulator.connected();
     const baseUrl = `http://${formatHostPort(daemon.api)}`;
+    const player = simulator.world.players.online()[0] ?? simulator.world.players.list.itemAt(0);
     io.stdout.write(
       banner({
         baseUrl,
@@ -50,6 +52,7 @@ export async function runDemo(options: DemoOptions): Promise<void> {
         daemon,
         players: simulator.world.players.size,
         modVersion: simulator.world.modVersion,
+        player: player.platform_id,
       }),
     );
     options.onReady?.({ baseUrl, key, dataDir });
@@ -101,9 +104,11 @@ function banner(info: {
   daemon: Daemon;
   players: number;
   modVersion: string;
+  player: string;
 }): string {
   const auth = `-H "Authorization: Bearer ${info.key}"`;
   const curl = (path: string) => `  curl -s ${auth} ${info.baseUrl}${path}`;
+  const json = `-H "Content-Type: application/json"`;
   return [
     '',
     'modgate demo is running: a daemon and a simulated game server on a throwaway data dir.',
@@ -117,6 +122,11 @@ function banner(info: {
     '',
     'Try:',
     curl('/v1/server'),
+    curl('/v1/players?limit=10'),
+    curl('/v1/players/online'),
+    curl(`/v1/players/${info.player}`),
+    curl(`/v1/players/${info.player}/moderation`),
+    `  curl -s ${auth} ${json} -d '{"duration":90,"duration_unit":"minutes","reason":"spam"}' ${info.baseUrl}/v1/players/${info.player}/mute`,
     `  curl -s ${info.baseUrl}/openapi.json`,
     `  curl -s -i ${info.baseUrl}/v1/server                      # no key: 401`,
     '',

@@ -36,6 +36,9 @@ interface SimFlags {
   players: number;
   modVersion?: string;
   fault: FaultRule[];
+  catalogDelay: number;
+  blockCommand: string[];
+  activityInterval: number;
   logLevel: LogLevel;
 }
 
@@ -63,6 +66,19 @@ export function registerRuntimeCommands(program: Command, io: CliIo): void {
       'misbehave: OP=delay:MS|hang|error:CODE|drop|garbage[,after-apply][,times:N]',
       fault,
       [],
+    )
+    .option(
+      '--catalog-delay <ms>',
+      'time the game takes to build its command catalogue',
+      integer(0, 3_600_000),
+      1_000,
+    )
+    .option('--block-command <verb>', 'a console verb the game refuses (repeatable)', verbList, [])
+    .option(
+      '--activity-interval <ms>',
+      "spacing of the game's own console commands; 0 = none",
+      integer(0, 86_400_000),
+      60_000,
     )
     .option('--log-level <level>', 'debug, info, warn or error', logLevel, 'info')
     .action(async (flags: SimFlags) => sim(flags, io));
@@ -103,6 +119,10 @@ async function sim(flags: SimFlags, io: CliIo): Promise<void> {
     players: flags.players,
     ...(flags.modVersion !== undefined ? { modVersion: flags.modVersion } : {}),
     faults: flags.fault,
+    wallClock: true,
+    catalogDelayMs: flags.catalogDelay,
+    blockedVerbs: flags.blockCommand,
+    activityIntervalMs: flags.activityInterval,
     log,
   });
   simulator.bridge.on('connect', () =>
@@ -146,4 +166,10 @@ function fault(value: string, previous: FaultRule[]): FaultRule[] {
   } catch (error) {
     throw new InvalidArgumentError((error as Error).message);
   }
+}
+
+function verbList(value: string, previous: string[]): string[] {
+  if (!/^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(value))
+    throw new InvalidArgumentError('expected a console verb such as Kick');
+  return [...previous, value];
 }

@@ -1,5 +1,6 @@
 /** The route table: the single source of truth for the /v1 surface (ARCHITECTURE.md decision 3). */
 import { BASE_ROUTES } from './bases.ts';
+import { COMMAND_ROUTES } from './commands.ts';
 import { CONTAINER_ROUTES } from './containers.ts';
 import type { AnyRoute } from './define-route.ts';
 import { MODERATION_ROUTES } from './moderation.ts';
@@ -18,4 +19,5 @@ export const ROUTES: readonly AnyRoute[] = [
   ...BASE_ROUTES,
   ...VEHICLE_ROUTES,
   ...CONTAINER_ROUTES,
+  ...COMMAND_ROUTES,
 ];

@@ -1,5 +1,5 @@
 /**
- * The simulated game's admin command catalogue: data only (a later issue builds the executor).
+ * The simulated game's admin command catalogue: data only (mod-sim/console/ runs the verbs).
  * Verbs are one token; args are positional in the order listed; `values` lists the options of a
  * fixed-choice argument and is empty when the values are dynamic (item classes, players, …).
  */
@@ -15,7 +15,7 @@ import { compareStrings } from './keyset.ts';
 import { SKILL_NAMES } from './vocab/items.ts';
 
 /** Bumped whenever the catalogue below changes shape. */
-export const COMMAND_CATALOG_VERSION = 3;
+export const COMMAND_CATALOG_VERSION = 4;
 
 interface ArgOptions {
   completion?: string;
@@ -116,7 +116,8 @@ const ENTRIES: readonly CommandCatalogEntry[] = [
   verb('Unban', 1, 'player', 'text', ''),
   verb('Mute', 1, 'player', 'text', '', muteMinutes),
   verb('Unmute', 1, 'player', 'text', ''),
-  verb('Teleport', 1, 'player_or_position', 'text', 'O', coord('x'), coord('y'), coord('z')),
+  // Moves the target player to x y z: the destination is the arguments, so the target is a player.
+  verb('Teleport', 1, 'player', 'text', 'O', coord('x'), coord('y'), coord('z')),
   verb('TeleportTo', 1, 'player', 'text', 'O'),
   verb('TeleportToMe', 1, 'player', 'text', 'O'),
   verb('Heal', 1, 'player', 'text', 'O'),

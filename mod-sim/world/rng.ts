@@ -25,6 +25,7 @@ export const STREAM = {
   containerInventory: 12,
   ipHistory: 13,
   deliveries: 14,
+  consoleActivity: 15,
 } as const;
 
 const TWO_POW_32 = 0x1_0000_0000;

@@ -5,6 +5,7 @@
  */
 import type { z } from 'zod';
 import { ASSET_OPS } from './assets.ts';
+import { COMMAND_OPS } from './commands.ts';
 import type { OpDefinition } from './define.ts';
 import { PLAYER_OPS } from './players.ts';
 import { serverStatus } from './server.ts';
@@ -13,6 +14,7 @@ export const OPS = {
   [serverStatus.name]: serverStatus,
   ...PLAYER_OPS,
   ...ASSET_OPS,
+  ...COMMAND_OPS,
 } as const satisfies Record<string, OpDefinition>;
 
 export type OpName = keyof typeof OPS & string;

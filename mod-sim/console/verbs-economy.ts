@@ -1,0 +1,54 @@
+/**
+ * Currency verbs, the path the in-game currency endpoints take (api-v1.md "In-game currency"):
+ * ChangeCurrencyBalance adds a signed amount, SetCurrencyBalance sets a balance of 0 or more.
+ * `Normal` is the bank balance (roster `money`, ledger `cash`), `Gold` is gold. The player must be
+ * connected. A debit may take the balance below zero, as the spec allows; a result outside the
+ * game's 32-bit range is refused. Each change reports a CurrencyEffect with both balances before
+ * and after, for a caller that writes ledger rows.
+ */
+import type { Player } from '../world/index.ts';
+import { INT_MAX, INT_MIN } from './args.ts';
+import { ok, refused, type CurrencyEffect, type VerbBehaviour, type VerbRun } from './types.ts';
+import { isPlayer, onlineSubject, playerLabel } from './verb-helpers.ts';
+
+type Field = 'money' | 'gold';
+
+const FIELD: Readonly<Record<string, Field>> = { Normal: 'money', Gold: 'gold' };
+
+function balances(player: Player): { cash: number; gold: number } {
+  return { cash: player.money, gold: player.gold };
+}
+
+function change(run: VerbRun, mode: 'delta' | 'set') {
+  const player = onlineSubject(run);
+  if (!isPlayer(player)) return player;
+  const currency = run.args.text('currency');
+  const field = FIELD[currency] as Field;
+  const amount = run.args.number(mode === 'delta' ? 'amount' : 'value');
+  if (mode === 'delta' && amount === 0) return refused('Amount must not be 0');
+  if (mode === 'set' && amount < 0) return refused(`Balance cannot be set below 0 (${amount})`);
+  const before = balances(player);
+  const next = mode === 'delta' ? player[field] + amount : amount;
+  if (next < INT_MIN || next > INT_MAX) {
+    return refused(`${currency} balance of ${playerLabel(player)} would overflow (${next})`);
+  }
+  const old = player[field];
+  player[field] = next;
+  const effect: CurrencyEffect = {
+    kind: 'currency',
+    platform_id: player.platform_id,
+    currency: field === 'money' ? 'cash' : 'gold',
+    mode,
+    amount,
+    before,
+    after: balances(player),
+  };
+  const verb = mode === 'delta' ? `Changed ${currency} balance` : `Set ${currency} balance`;
+  const by = mode === 'delta' ? ` by ${amount > 0 ? '+' : ''}${amount}` : '';
+  return ok(`${verb} of ${playerLabel(player)}${by}: ${old} -> ${next}`, [effect]);
+}
+
+export const ECONOMY_VERBS: Readonly<Record<string, VerbBehaviour>> = {
+  ChangeCurrencyBalance: (run) => change(run, 'delta'),
+  SetCurrencyBalance: (run) => change(run, 'set'),
+};
