@@ -1,15 +1,27 @@
 /**
  * One running daemon: the data dir watcher, the mod link server and the HTTP(S) API, wired
  * together. `modgate serve` and `modgate demo` both start exactly this.
+ *
+ * Lifecycle: start opens the data dir, the idempotency journal and the audit log, then listens
+ * for the mod, then for clients. reload() (SIGHUP) re-reads keys and state, certificates and the
+ * reloadable settings. close() (SIGTERM) stops accepting, lets in-flight requests finish within
+ * the drain time, closes the mod link with its close code, and flushes the journal and the log.
  */
+import { unwatchFile, watchFile } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { ModLinkServer } from '../protocol/link-server.ts';
-import { type HostPort } from './host-port.ts';
+import { AuditLog } from './audit-log.ts';
+import type { HostPort } from './host-port.ts';
 import { startHttpServer, type HttpServerHandle, type HttpServerOptions } from './http/node-adapter.ts';
-import { createPipeline, type Handle, type PipelineOptions } from './http/pipeline.ts';
-import type { Logger } from './log.ts';
+import {
+  createPipeline,
+  type Pipeline,
+  type PipelineOptions,
+  type PipelineSettings,
+} from './http/pipeline.ts';
 import { Idempotency } from './idempotency/idempotency.ts';
 import { IdempotencyJournal } from './idempotency/journal.ts';
+import type { Logger } from './log.ts';
 import { buildOpenApi } from './openapi.ts';
 import type { AnyRoute } from './routes/define-route.ts';
 import { ROUTES } from './routes/index.ts';
@@ -24,13 +36,26 @@ export interface DaemonOptions {
   routes?: readonly AnyRoute[];
   /** Pipeline limits and policies (rate limits, body cap); the defaults are the product's. */
   pipeline?: Partial<
-    Pick<PipelineOptions, 'keyRateLimit' | 'edgeRateLimit' | 'bodyLimitBytes' | 'now' | 'opDeadlines'>
+    Pick<
+      PipelineOptions,
+      'keyRateLimit' | 'edgeRateLimit' | 'bodyLimitBytes' | 'now' | 'opDeadlines' | 'checkResponses'
+    >
   >;
-  /** HTTP timeouts and the connection cap; defaults in HTTP_DEFAULTS. */
+  /** HTTP timeouts, the connection cap and trusted proxies; defaults in HTTP_DEFAULTS. */
   http?: Partial<
-    Pick<HttpServerOptions, 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs' | 'maxConnections'>
+    Pick<
+      HttpServerOptions,
+      'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs' | 'maxConnections' | 'trustedProxies'
+    >
   >;
   link?: { heartbeatMs?: number; heartbeatTimeoutMs?: number; handshakeTimeoutMs?: number };
+  /** How long close() lets in-flight requests finish before cutting them; default 10 s. */
+  drainMs?: number;
+}
+
+/** What a reload (SIGHUP) may change without a restart. */
+export interface ReloadSettings extends PipelineSettings {
+  trustedProxies?: readonly string[];
 }
 
 export interface Daemon {
@@ -38,30 +63,38 @@ export interface Daemon {
   modLink: HostPort;
   link: ModLinkServer;
   watcher: DataDirWatcher;
-  handle: Handle;
+  handle: Pipeline;
+  startedAt: Date;
+  reload(settings?: ReloadSettings): Promise<void>;
   close(): Promise<void>;
 }
 
+export const DEFAULT_DRAIN_MS = 10_000;
+
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
+  const log = options.log;
   const watcher = await openDataDir(options.dataDir);
-  watcher.on('error', (error: Error) =>
-    options.log.error('data dir reload failed', { error: error.message }),
-  );
+  watcher.on('error', (error: Error) => log.error('data dir reload failed', { error: error.message }));
   const { identity } = watcher.current();
   const link = new ModLinkServer({
     identity: { publicKey: identity.daemonPublicKey, secretKey: identity.daemonSecretKey },
     trustedModKeys: () => watcher.current().trustedModKeys,
-    log: options.log,
+    log,
     ...options.link,
   });
   link.on('connect', (peer: { modVersion: string }) =>
-    options.log.info('mod connected', { mod_version: peer.modVersion }),
+    log.info('mod connected', { mod_version: peer.modVersion }),
   );
-  link.on('disconnect', (code: number, reason: string) =>
-    options.log.warn('mod disconnected', { code, reason }),
-  );
-  let http: HttpServerHandle | undefined;
+  link.on('disconnect', (code: number, reason: string) => log.warn('mod disconnected', { code, reason }));
   const journal = await IdempotencyJournal.open(options.dataDir);
+  const audit = await AuditLog.open(options.dataDir);
+  let http: HttpServerHandle | undefined;
+  const closeStores = async () => {
+    await link.close();
+    await journal.close();
+    await audit.close();
+    watcher.close();
+  };
   try {
     const modLink = await link.listen(options.modListen.host, options.modListen.port);
     const routes = options.routes ?? ROUTES;
@@ -71,31 +104,55 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       link,
       openapi: buildOpenApi(routes),
       idempotency: new Idempotency(journal, identity.daemonSecretKey),
-      log: options.log,
+      audit,
+      log,
       ...options.pipeline,
     });
-    const tls = options.tls
-      ? { cert: await readFile(options.tls.certFile), key: await readFile(options.tls.keyFile) }
-      : undefined;
-    http = await startHttpServer(handle, { listen: options.listen, tls, log: options.log, ...options.http });
-    const api = http.address;
+    const tls = options.tls ? await readTls(options.tls) : undefined;
+    const server = await startHttpServer(handle, { listen: options.listen, tls, log, ...options.http });
+    http = server;
+    const reloadTls = async () => {
+      if (!options.tls) return;
+      try {
+        server.reloadTls(await readTls(options.tls));
+        log.info('certificate reloaded', { cert: options.tls.certFile });
+      } catch (error) {
+        log.error('certificate reload failed; still serving the previous one', {
+          error: (error as Error).message,
+        });
+      }
+    };
+    const tlsFiles = options.tls ? [options.tls.certFile, options.tls.keyFile] : [];
+    for (const file of tlsFiles)
+      watchFile(file, { interval: 1_000, persistent: false }, () => void reloadTls());
     return {
-      api,
+      api: server.address,
       modLink,
       link,
       watcher,
       handle,
+      startedAt: new Date(),
+      reload: async (settings = {}) => {
+        await watcher.reload();
+        await audit.reopen();
+        await reloadTls();
+        handle.reconfigure(settings);
+        if (settings.trustedProxies) server.setTrustedProxies(settings.trustedProxies);
+      },
       close: async () => {
-        await http?.close();
-        await link.close();
-        await journal.close();
-        watcher.close();
+        for (const file of tlsFiles) unwatchFile(file);
+        await server.close(options.drainMs ?? DEFAULT_DRAIN_MS);
+        await closeStores();
       },
     };
   } catch (error) {
-    await link.close();
-    await journal.close();
-    watcher.close();
+    await http?.close(0);
+    await closeStores();
     throw error;
   }
+}
+
+async function readTls(files: { certFile: string; keyFile: string }): Promise<{ cert: Buffer; key: Buffer }> {
+  const [cert, key] = await Promise.all([readFile(files.certFile), readFile(files.keyFile)]);
+  return { cert, key };
 }

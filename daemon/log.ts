@@ -14,8 +14,15 @@ export interface Logger {
 
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
-export function createLogger(options: { level?: LogLevel; write?: (line: string) => void } = {}): Logger {
-  const threshold = RANK[options.level ?? 'info'];
+/** A logger whose level can change while it runs (SIGHUP reloads the config). */
+export interface LevelledLogger extends Logger {
+  setLevel(level: LogLevel): void;
+}
+
+export function createLogger(
+  options: { level?: LogLevel; write?: (line: string) => void } = {},
+): LevelledLogger {
+  let threshold = RANK[options.level ?? 'info'];
   const write = options.write ?? ((line: string) => process.stdout.write(line));
   const emit =
     (level: LogLevel) =>
@@ -23,7 +30,15 @@ export function createLogger(options: { level?: LogLevel; write?: (line: string)
       if (RANK[level] < threshold) return;
       write(`${JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields }, errorReplacer)}\n`);
     };
-  return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') };
+  return {
+    debug: emit('debug'),
+    info: emit('info'),
+    warn: emit('warn'),
+    error: emit('error'),
+    setLevel: (level: LogLevel) => {
+      threshold = RANK[level];
+    },
+  };
 }
 
 /** A logger that drops everything: for tests and the in-process demo's quiet parts. */

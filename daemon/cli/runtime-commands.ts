@@ -3,30 +3,34 @@
  * (both, on a throwaway data dir, with a printed key and curl lines).
  */
 import { InvalidArgumentError, type Command } from 'commander';
-import { startDaemon } from '../daemon.ts';
+import { loadConfig, ConfigError, EMPTY_CONFIG } from '../config/config.ts';
+import { daemonOptions, DEFAULT_LISTEN, DEFAULT_MOD_LISTEN, reloadSettings } from '../config/settings.ts';
+import { startDaemon, type Daemon } from '../daemon.ts';
 import { parseHostPort, type HostPort } from '../host-port.ts';
-import { createLogger, type LogLevel } from '../log.ts';
+import { createLogger, type LevelledLogger, type LogLevel } from '../log.ts';
 import { readFromDataDir } from '../store/data-dir-access.ts';
 import { modCredentialsFile } from '../store/mod-credentials.ts';
 import { parseFaultSpec, type FaultRule } from '../../mod-sim/faults.ts';
 import { startSimulator } from '../../mod-sim/simulator.ts';
 import { OPS } from '../../protocol/ops/index.ts';
+import { registerConfigCommand } from './config-command.ts';
 import { runDemo } from './demo.ts';
-import { UsageError } from './errors.ts';
+import { CliError, UsageError } from './errors.ts';
 import type { CliIo } from './io.ts';
 import { dataDirOf, withDataDirOption } from './options.ts';
 import { untilSignal } from './signals.ts';
+import { notifySystemd } from '../systemd-notify.ts';
 
-export const DEFAULT_LISTEN = '127.0.0.1:8787';
-export const DEFAULT_MOD_LISTEN = '127.0.0.1:8788';
+export { DEFAULT_LISTEN, DEFAULT_MOD_LISTEN };
 
 interface ServeFlags {
   dataDir?: string;
-  listen: HostPort;
-  modListen: HostPort;
+  config?: string;
+  listen?: HostPort;
+  modListen?: HostPort;
   tlsCert?: string;
   tlsKey?: string;
-  logLevel: LogLevel;
+  logLevel?: LogLevel;
 }
 
 interface SimFlags {
@@ -43,17 +47,18 @@ interface SimFlags {
 }
 
 export function registerRuntimeCommands(program: Command, io: CliIo): void {
+  registerConfigCommand(program, io);
   withDataDirOption(program.command('serve').description('run the daemon: the /v1 API and the mod link'))
+    .option('--config <file>', 'operator config file, TOML (default: $MODGATE_CONFIG)')
     .option(
       '--listen <host:port>',
-      'API address (plain HTTP only on loopback)',
+      `API address; plain HTTP only on loopback (default ${DEFAULT_LISTEN})`,
       hostPort,
-      parseHostPort(DEFAULT_LISTEN),
     )
-    .option('--mod-listen <host:port>', 'mod link address', hostPort, parseHostPort(DEFAULT_MOD_LISTEN))
+    .option('--mod-listen <host:port>', `mod link address (default ${DEFAULT_MOD_LISTEN})`, hostPort)
     .option('--tls-cert <file>', 'PEM certificate chain; serve HTTPS')
     .option('--tls-key <file>', 'PEM private key for --tls-cert')
-    .option('--log-level <level>', 'debug, info, warn or error', logLevel, 'info')
+    .option('--log-level <level>', 'debug, info, warn or error (default: the config, else info)', logLevel)
     .action(async (flags: ServeFlags) => serve(flags, io));
 
   withDataDirOption(program.command('sim').description('run a simulated game mod that dials the daemon'))
@@ -94,18 +99,58 @@ async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
   if ((flags.tlsCert === undefined) !== (flags.tlsKey === undefined)) {
     throw new UsageError('--tls-cert and --tls-key go together');
   }
-  const log = createLogger({ level: flags.logLevel, write: (line) => io.stdout.write(line) });
+  const configPath = flags.config ?? io.env['MODGATE_CONFIG'];
+  const config = configPath ? await loadConfigOrFail(configPath) : EMPTY_CONFIG;
+  const log = createLogger({
+    level: flags.logLevel ?? config.log.level,
+    write: (line) => io.stdout.write(line),
+  });
   const daemon = await startDaemon({
     dataDir: dataDirOf(flags, io),
-    listen: flags.listen,
-    modListen: flags.modListen,
-    ...(flags.tlsCert && flags.tlsKey ? { tls: { certFile: flags.tlsCert, keyFile: flags.tlsKey } } : {}),
     log,
+    ...daemonOptions(config, flags, io.env),
   });
-  log.info('listening', { api: daemon.api, mod_link: daemon.modLink, tls: flags.tlsCert !== undefined });
+  log.info('listening', {
+    api: daemon.api,
+    mod_link: daemon.modLink,
+    tls: daemon.api !== undefined && Boolean(flags.tlsCert ?? config.api.tls_cert),
+    config: configPath ?? null,
+  });
+  notifySystemd('READY=1', io.env, log);
+  const onHangUp = () => void reload(daemon, configPath, flags, log);
+  process.on('SIGHUP', onHangUp);
   const signal = await untilSignal(['SIGINT', 'SIGTERM']);
-  log.info('stopping', { signal });
+  process.off('SIGHUP', onHangUp);
+  log.info('stopping: draining requests, then closing the mod link', { signal });
+  notifySystemd('STOPPING=1', io.env, log);
   await daemon.close();
+  log.info('stopped');
+}
+
+/** SIGHUP: keys, state, certificates and the reloadable settings; a broken config is refused whole. */
+async function reload(
+  daemon: Daemon,
+  configPath: string | undefined,
+  flags: ServeFlags,
+  log: LevelledLogger,
+) {
+  try {
+    const config = configPath ? await loadConfig(configPath) : EMPTY_CONFIG;
+    if (!flags.logLevel) log.setLevel(config.log.level);
+    await daemon.reload(reloadSettings(config));
+    log.info('reloaded', { config: configPath ?? null });
+  } catch (error) {
+    log.error('reload refused; the running settings stay', { error: (error as Error).message });
+  }
+}
+
+async function loadConfigOrFail(path: string) {
+  try {
+    return await loadConfig(path);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new CliError(error.message);
+    throw error;
+  }
 }
 
 async function sim(flags: SimFlags, io: CliIo): Promise<void> {

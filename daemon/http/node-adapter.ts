@@ -12,6 +12,7 @@ import {
 } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import proxyaddr from 'proxy-addr';
 import type { Logger } from '../log.ts';
 import { type HostPort, isLoopbackHost } from '../host-port.ts';
 import type { Handle } from './pipeline.ts';
@@ -27,12 +28,22 @@ export interface HttpServerOptions {
   requestTimeoutMs?: number;
   keepAliveTimeoutMs?: number;
   maxConnections?: number;
+  /**
+   * Addresses and ranges of reverse proxies whose X-Forwarded-For is believed. The client address
+   * (IP allowlists, the edge limit) is then the nearest address in that header not in this list;
+   * a request from anywhere else is judged by its socket address, whatever it claims.
+   */
+  trustedProxies?: readonly string[];
   log: Logger;
 }
 
 export interface HttpServerHandle {
   server: Server;
   address: HostPort;
+  /** Replaces the trusted proxies (SIGHUP). */
+  setTrustedProxies(list: readonly string[]): void;
+  /** Serves new connections with this certificate and key; open connections keep theirs. */
+  reloadTls(tls: { cert: Buffer; key: Buffer }): void;
   /** Stops accepting; in-flight requests get `drainMs` to finish before their sockets are cut. */
   close(drainMs?: number): Promise<void>;
 }
@@ -57,7 +68,9 @@ export async function startHttpServer(handle: Handle, options: HttpServerOptions
     keepAliveTimeout: options.keepAliveTimeoutMs ?? HTTP_DEFAULTS.keepAliveTimeoutMs,
     connectionsCheckingInterval: 1_000,
   };
-  const listener = (req: IncomingMessage, res: ServerResponse) => void serve(handle, req, res, options.log);
+  let trust = compileTrust(options.trustedProxies ?? []);
+  const listener = (req: IncomingMessage, res: ServerResponse) =>
+    void serve(handle, req, res, trust, options.log);
   const server: Server = options.tls
     ? createHttpsServer({ ...serverOptions, ...options.tls, minVersion: 'TLSv1.2' }, listener)
     : createHttpServer(serverOptions, listener);
@@ -73,6 +86,14 @@ export async function startHttpServer(handle: Handle, options: HttpServerOptions
   return {
     server,
     address: { host: options.listen.host, port: address.port },
+    setTrustedProxies: (list) => (trust = compileTrust(list)),
+    reloadTls: (tls) => {
+      if (!options.tls) throw new Error('this listener serves plain HTTP; TLS needs a restart');
+      (server as unknown as { setSecureContext(o: object): void }).setSecureContext({
+        ...tls,
+        minVersion: 'TLSv1.2',
+      });
+    },
     close: (drainMs = 5_000) =>
       new Promise<void>((resolve) => {
         // Stop accepting, let requests in flight finish, then cut whatever is left.
@@ -93,8 +114,20 @@ function clientErrorStatus(code: string | undefined): string {
   return '400 Bad Request';
 }
 
-async function serve(handle: Handle, req: IncomingMessage, res: ServerResponse, log: Logger): Promise<void> {
-  const request = toApiRequest(req);
+type Trust = ((address: string, hop: number) => boolean) | null;
+
+function compileTrust(list: readonly string[]): Trust {
+  return list.length === 0 ? null : proxyaddr.compile([...list]);
+}
+
+async function serve(
+  handle: Handle,
+  req: IncomingMessage,
+  res: ServerResponse,
+  trust: Trust,
+  log: Logger,
+): Promise<void> {
+  const request = toApiRequest(req, trust);
   try {
     const response = await handle(request.api);
     // A body we never read (refused before the body stage, or over the cap) would have to be
@@ -109,7 +142,7 @@ async function serve(handle: Handle, req: IncomingMessage, res: ServerResponse, 
   }
 }
 
-function toApiRequest(req: IncomingMessage): { api: ApiRequest; consumed(): boolean } {
+function toApiRequest(req: IncomingMessage, trust: Trust): { api: ApiRequest; consumed(): boolean } {
   let consumed = false;
   const headers: Record<string, string | undefined> = {};
   for (const [name, value] of Object.entries(req.headers)) {
@@ -120,7 +153,7 @@ function toApiRequest(req: IncomingMessage): { api: ApiRequest; consumed(): bool
     method: req.method ?? 'GET',
     url: req.url ?? '/',
     headers,
-    remoteAddress: req.socket.remoteAddress ?? '',
+    remoteAddress: trust ? proxyaddr(req, trust) : (req.socket.remoteAddress ?? ''),
     hasBody: length > 0 || req.headers['transfer-encoding'] !== undefined,
     async readBody(limit) {
       // Checked from Content-Length first, then again while streaming (chunked bodies).

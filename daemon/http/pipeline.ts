@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { OPS, type OpArgs, type OpName } from '../../protocol/ops/index.ts';
 import type { ModLinkServer } from '../../protocol/link-server.ts';
 import { type Logger, silentLogger } from '../log.ts';
+import type { AuditLog } from '../audit-log.ts';
 import { CursorCodec } from '../cursor.ts';
 import { type Admission, type Idempotency, unkeyedAdmission } from '../idempotency/idempotency.ts';
 import { ReadCache } from '../read-cache.ts';
@@ -57,6 +58,15 @@ export interface PipelineOptions {
   opDeadlines?: Partial<Record<OpName, number>>;
   /** Idempotency-Key handling for writes; without it every write runs as new. */
   idempotency?: Idempotency;
+  /** Where authenticated writes are recorded (the data dir's audit log). */
+  audit?: AuditLog;
+}
+
+/** What a SIGHUP may change in a running pipeline. */
+export interface PipelineSettings {
+  keyRateLimit?: RateLimitPolicy;
+  edgeRateLimit?: RateLimitPolicy;
+  opDeadlines?: Partial<Record<OpName, number>>;
 }
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH']);
@@ -68,12 +78,18 @@ export const DEFAULT_BODY_LIMIT_BYTES = 1_048_576;
 
 export type Handle = (req: ApiRequest) => Promise<ApiResponse>;
 
-export function createPipeline(options: PipelineOptions): Handle {
+export interface Pipeline extends Handle {
+  /** Applies new limits and deadlines; a limiter whose policy is unchanged keeps its counts. */
+  reconfigure(settings: PipelineSettings): void;
+}
+
+export function createPipeline(options: PipelineOptions): Pipeline {
   const router = new Router(options.routes);
   const log = options.log ?? silentLogger;
   const clock = options.now ?? Date.now;
-  const keyLimiter = new RateLimiter(options.keyRateLimit ?? DEFAULT_KEY_RATE_LIMIT, clock);
-  const edgeLimiter = new RateLimiter(options.edgeRateLimit ?? DEFAULT_EDGE_RATE_LIMIT, clock);
+  let keyLimiter = new RateLimiter(options.keyRateLimit ?? DEFAULT_KEY_RATE_LIMIT, clock);
+  let edgeLimiter = new RateLimiter(options.edgeRateLimit ?? DEFAULT_EDGE_RATE_LIMIT, clock);
+  let opDeadlines = options.opDeadlines ?? {};
   const bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
   const checkResponses = options.checkResponses ?? true;
   const openapiBody = Buffer.from(JSON.stringify(options.openapi));
@@ -130,6 +146,7 @@ export function createPipeline(options: PipelineOptions): Handle {
         admission.abandon();
         throw error;
       }
+      exchange.errorCode = error.code;
       response = errorResponse(error, exchange.requestId, exchange.headers);
     }
     await admission.complete(response);
@@ -151,7 +168,7 @@ export function createPipeline(options: PipelineOptions): Handle {
 
   async function callMod<N extends OpName>(op: N, args: OpArgs<N>, callOptions?: CallOptions) {
     try {
-      const deadlineMs = callOptions?.deadlineMs ?? options.opDeadlines?.[op];
+      const deadlineMs = callOptions?.deadlineMs ?? opDeadlines[op];
       return await options.link.call(
         op,
         args,
@@ -226,15 +243,18 @@ export function createPipeline(options: PipelineOptions): Handle {
     };
   }
 
-  return async function handle(req) {
+  const handle = async function handle(req: ApiRequest): Promise<ApiResponse> {
     const started = performance.now();
     const exchange = newExchange();
     let response: ApiResponse;
     try {
       response = await run(req, exchange);
     } catch (thrown) {
-      response = errorResponse(asApiError(thrown, exchange, log), exchange.requestId, exchange.headers);
+      const error = asApiError(thrown, exchange, log);
+      exchange.errorCode = error.code;
+      response = errorResponse(error, exchange.requestId, exchange.headers);
     }
+    audit(req, exchange, response);
     log.info('request', {
       request_id: exchange.requestId,
       method: req.method,
@@ -245,6 +265,44 @@ export function createPipeline(options: PipelineOptions): Handle {
     });
     return response;
   };
+
+  /** An authenticated write, whatever its outcome, goes to the audit log. */
+  function audit(req: ApiRequest, exchange: Exchange, response: ApiResponse): void {
+    if (
+      !options.audit ||
+      exchange.keyId === null ||
+      exchange.route === null ||
+      exchange.route.method === 'GET'
+    )
+      return;
+    void options.audit
+      .append({
+        time: new Date(clock()).toISOString(),
+        request_id: exchange.requestId,
+        key_id: exchange.keyId,
+        method: req.method,
+        route: exchange.route.path,
+        target: req.url.split('?')[0] ?? req.url,
+        status: response.status,
+        outcome: response.status < 400 ? 'ok' : 'error',
+        error_code: exchange.errorCode,
+        replayed: response.headers['idempotent-replayed'] === 'true',
+      })
+      .catch((error: unknown) => log.error('audit log write failed', { error }));
+  }
+
+  const reconfigure = (settings: PipelineSettings) => {
+    const same = (a: RateLimitPolicy, b: RateLimitPolicy) =>
+      a.limit === b.limit && a.windowSec === b.windowSec;
+    if (settings.keyRateLimit && !same(settings.keyRateLimit, keyLimiter.policy)) {
+      keyLimiter = new RateLimiter(settings.keyRateLimit, clock);
+    }
+    if (settings.edgeRateLimit && !same(settings.edgeRateLimit, edgeLimiter.policy)) {
+      edgeLimiter = new RateLimiter(settings.edgeRateLimit, clock);
+    }
+    if (settings.opDeadlines) opDeadlines = settings.opDeadlines;
+  };
+  return Object.assign(handle, { reconfigure });
 }
 
 interface Exchange {
@@ -252,6 +310,7 @@ interface Exchange {
   headers: Record<string, string>;
   route: AnyRoute | null;
   keyId: string | null;
+  errorCode: string | null;
 }
 
 function newExchange(): Exchange {
@@ -261,6 +320,7 @@ function newExchange(): Exchange {
     headers: { 'api-version': API_VERSION, 'x-request-id': requestId, 'x-content-type-options': 'nosniff' },
     route: null,
     keyId: null,
+    errorCode: null,
   };
 }
 

@@ -1,0 +1,125 @@
+/**
+ * The operator's config file (TOML): listen addresses, TLS, trusted proxies, rate limits,
+ * timeouts, the mod link and logging. The daemon validates it at start and on SIGHUP, reports
+ * every problem with its place in the file, and never writes it. Command-line flags win over the
+ * file; the file wins over the defaults (docs/configuration.md).
+ */
+import { readFile } from 'node:fs/promises';
+import { parse as parseToml } from 'smol-toml';
+import { z } from 'zod';
+import { isOpName } from '../../protocol/ops/index.ts';
+import { parseHostPort, type HostPort } from '../host-port.ts';
+import { normaliseAllowIp } from '../store/allow-ip.ts';
+
+const hostPort = z.string().transform((text, ctx): HostPort => {
+  try {
+    return parseHostPort(text);
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', message: (error as Error).message });
+    return z.NEVER;
+  }
+});
+const cidr = z.string().refine((text) => normaliseAllowIp(text) !== null, 'an IP address or CIDR range');
+const ms = (max: number) => z.number().int().min(1).max(max);
+const policy = z
+  .object({ limit: z.number().int().min(1), window_sec: z.number().int().min(1).max(86_400) })
+  .strict();
+
+export const ConfigSchema = z
+  .object({
+    api: z
+      .object({
+        listen: hostPort.optional(),
+        tls_cert: z.string().min(1).optional(),
+        tls_key: z.string().min(1).optional(),
+        /** Peers whose X-Forwarded-For is believed (a TLS-terminating proxy); nobody else's. */
+        trusted_proxies: z.array(cidr).default([]),
+        body_limit_bytes: z.number().int().min(1_024).max(16_777_216).optional(),
+        max_connections: z.number().int().min(1).max(1_000_000).optional(),
+        headers_timeout_ms: ms(600_000).optional(),
+        request_timeout_ms: ms(3_600_000).optional(),
+        keep_alive_timeout_ms: ms(600_000).optional(),
+        shutdown_drain_ms: ms(600_000).optional(),
+      })
+      .strict()
+      .default({ trusted_proxies: [] }),
+    rate_limit: z.object({ per_key: policy.optional(), per_address: policy.optional() }).strict().default({}),
+    mod_link: z
+      .object({
+        listen: hostPort.optional(),
+        heartbeat_ms: ms(600_000).optional(),
+        heartbeat_timeout_ms: ms(3_600_000).optional(),
+        handshake_timeout_ms: ms(600_000).optional(),
+        /** Per-op deadlines, e.g. { "players.list" = 8000 }. */
+        op_deadlines_ms: z
+          .record(z.string(), ms(600_000))
+          .superRefine((deadlines, ctx) => {
+            for (const name of Object.keys(deadlines)) {
+              if (!isOpName(name))
+                ctx.addIssue({
+                  code: 'custom',
+                  path: [name],
+                  message: 'not an op of the catalogue (protocol/ops)',
+                });
+            }
+          })
+          .default({}),
+      })
+      .strict()
+      .default({ op_deadlines_ms: {} }),
+    log: z
+      .object({ level: z.enum(['debug', 'info', 'warn', 'error']).default('info') })
+      .strict()
+      .default({ level: 'info' }),
+  })
+  .strict()
+  .superRefine((config, ctx) => {
+    if ((config.api.tls_cert === undefined) !== (config.api.tls_key === undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['api', 'tls_cert'],
+        message: 'tls_cert and tls_key go together',
+      });
+    }
+  });
+
+export type Config = z.output<typeof ConfigSchema>;
+
+/** The defaults: what a daemon started without a config file uses. */
+export const EMPTY_CONFIG: Config = ConfigSchema.parse({});
+
+export class ConfigError extends Error {
+  constructor(
+    readonly path: string,
+    readonly problems: string[],
+  ) {
+    super(`${path}: ${problems.length === 1 ? problems[0] : `\n  ${problems.join('\n  ')}`}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Reads and checks a config file; throws a ConfigError listing every problem. */
+export async function loadConfig(path: string): Promise<Config> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError(path, [`cannot read it: ${(error as Error).message}`]);
+  }
+  let raw: unknown;
+  try {
+    raw = parseToml(text);
+  } catch (error) {
+    throw new ConfigError(path, [`not valid TOML: ${(error as Error).message.split('\n')[0]}`]);
+  }
+  const result = ConfigSchema.safeParse(raw);
+  if (result.success) return result.data;
+  throw new ConfigError(
+    path,
+    result.error.issues.map((issue) => {
+      const where = issue.path.join('.') || '(top level)';
+      if (issue.code === 'unrecognized_keys') return `${where}: unknown setting ${issue.keys.join(', ')}`;
+      return `${where}: ${issue.message}`;
+    }),
+  );
+}

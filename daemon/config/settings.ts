@@ -1,0 +1,70 @@
+/**
+ * From a validated config (and the command line) to what the daemon takes. Precedence:
+ * command-line flag, then environment (MODGATE_LISTEN, MODGATE_MOD_LISTEN: the systemd template
+ * sets these per instance), then the config file, then the default.
+ */
+import type { DaemonOptions, ReloadSettings } from '../daemon.ts';
+import { parseHostPort, type HostPort } from '../host-port.ts';
+import type { OpName } from '../../protocol/ops/index.ts';
+import type { Config } from './config.ts';
+
+export const DEFAULT_LISTEN = '127.0.0.1:8787';
+export const DEFAULT_MOD_LISTEN = '127.0.0.1:8788';
+
+export interface ServeFlags {
+  listen?: HostPort;
+  modListen?: HostPort;
+  tlsCert?: string;
+  tlsKey?: string;
+}
+
+export function daemonOptions(
+  config: Config,
+  flags: ServeFlags,
+  env: Readonly<Record<string, string | undefined>>,
+): Omit<DaemonOptions, 'dataDir' | 'log'> {
+  const fromEnv = (name: string) => (env[name] ? parseHostPort(env[name] as string) : undefined);
+  const tlsCert = flags.tlsCert ?? config.api.tls_cert;
+  const tlsKey = flags.tlsKey ?? config.api.tls_key;
+  const { api, mod_link: link } = config;
+  return {
+    listen: flags.listen ?? fromEnv('MODGATE_LISTEN') ?? api.listen ?? parseHostPort(DEFAULT_LISTEN),
+    modListen:
+      flags.modListen ?? fromEnv('MODGATE_MOD_LISTEN') ?? link.listen ?? parseHostPort(DEFAULT_MOD_LISTEN),
+    ...(tlsCert && tlsKey ? { tls: { certFile: tlsCert, keyFile: tlsKey } } : {}),
+    pipeline: {
+      ...reloadSettings(config),
+      ...(api.body_limit_bytes !== undefined ? { bodyLimitBytes: api.body_limit_bytes } : {}),
+    },
+    http: defined({
+      headersTimeoutMs: api.headers_timeout_ms,
+      requestTimeoutMs: api.request_timeout_ms,
+      keepAliveTimeoutMs: api.keep_alive_timeout_ms,
+      maxConnections: api.max_connections,
+      trustedProxies: api.trusted_proxies,
+    }),
+    link: defined({
+      heartbeatMs: link.heartbeat_ms,
+      heartbeatTimeoutMs: link.heartbeat_timeout_ms,
+      handshakeTimeoutMs: link.handshake_timeout_ms,
+    }),
+    ...(api.shutdown_drain_ms !== undefined ? { drainMs: api.shutdown_drain_ms } : {}),
+  };
+}
+
+/** The settings a SIGHUP applies without a restart (docs/configuration.md). */
+export function reloadSettings(config: Config): ReloadSettings {
+  const policy = (p: { limit: number; window_sec: number } | undefined) =>
+    p ? { limit: p.limit, windowSec: p.window_sec } : undefined;
+  return defined({
+    keyRateLimit: policy(config.rate_limit.per_key),
+    edgeRateLimit: policy(config.rate_limit.per_address),
+    opDeadlines: config.mod_link.op_deadlines_ms as Partial<Record<OpName, number>>,
+    trustedProxies: config.api.trusted_proxies,
+  });
+}
+
+/** Drops undefined values, so they never override a default. */
+function defined<T extends Record<string, unknown>>(value: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as never;
+}

@@ -1,0 +1,139 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../../daemon/config/config.ts';
+import { daemonOptions, reloadSettings } from '../../../daemon/config/settings.ts';
+import { makeDataDir, type TestDataDir } from '../../support/data-dir.ts';
+
+let dir: string;
+let n = 0;
+async function configFile(text: string): Promise<string> {
+  const path = join(dir, `c${n++}.toml`);
+  await writeFile(path, text);
+  return path;
+}
+
+async function problems(text: string): Promise<string[]> {
+  const error = await loadConfig(await configFile(text)).then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ConfigError);
+  return (error as ConfigError).problems;
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'modgate-config-'));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+describe('the config file', () => {
+  it('reads every section and turns it into daemon options', async () => {
+    const config = await loadConfig(
+      await configFile(`
+[api]
+listen = "0.0.0.0:8443"
+tls_cert = "/etc/modgate/cert.pem"
+tls_key = "/etc/modgate/key.pem"
+trusted_proxies = ["10.0.0.0/8", "::1"]
+max_connections = 200
+headers_timeout_ms = 5000
+
+[rate_limit]
+per_key = { limit = 300, window_sec = 60 }
+per_address = { limit = 1000, window_sec = 60 }
+
+[mod_link]
+listen = "127.0.0.1:9001"
+op_deadlines_ms = { "players.list" = 8000 }
+
+[log]
+level = "warn"
+`),
+    );
+    const options = daemonOptions(config, {}, {});
+    expect(options.listen).toEqual({ host: '0.0.0.0', port: 8443 });
+    expect(options.modListen).toEqual({ host: '127.0.0.1', port: 9001 });
+    expect(options.tls).toEqual({ certFile: '/etc/modgate/cert.pem', keyFile: '/etc/modgate/key.pem' });
+    expect(options.http).toMatchObject({
+      maxConnections: 200,
+      headersTimeoutMs: 5000,
+      trustedProxies: ['10.0.0.0/8', '::1'],
+    });
+    expect(reloadSettings(config)).toMatchObject({
+      keyRateLimit: { limit: 300, windowSec: 60 },
+      edgeRateLimit: { limit: 1000, windowSec: 60 },
+      opDeadlines: { 'players.list': 8000 },
+    });
+  });
+
+  it('lets a flag win over the environment, and the environment over the file', async () => {
+    const config = await loadConfig(await configFile('[api]\nlisten = "127.0.0.1:1111"\n'));
+    expect(daemonOptions(config, {}, {}).listen.port).toBe(1111);
+    expect(daemonOptions(config, {}, { MODGATE_LISTEN: '127.0.0.1:2222' }).listen.port).toBe(2222);
+    const flag = { listen: { host: '127.0.0.1', port: 3333 } };
+    expect(daemonOptions(config, flag, { MODGATE_LISTEN: '127.0.0.1:2222' }).listen.port).toBe(3333);
+  });
+
+  it.each([
+    ['an unknown setting', '[api]\nlisen = "1.2.3.4:1"\n', 'api: unknown setting lisen'],
+    ['an unknown section', '[apis]\n', '(top level): unknown setting apis'],
+    [
+      'a listen address without a port',
+      '[api]\nlisten = "127.0.0.1"\n',
+      'api.listen: "127.0.0.1" is not HOST:PORT',
+    ],
+    [
+      'a certificate without its key',
+      '[api]\ntls_cert = "c.pem"\n',
+      'api.tls_cert: tls_cert and tls_key go together',
+    ],
+    [
+      'a proxy that is not an address',
+      '[api]\ntrusted_proxies = ["proxy.local"]\n',
+      'api.trusted_proxies.0: an IP address or CIDR range',
+    ],
+    [
+      'a deadline for an op that does not exist',
+      '[mod_link]\nop_deadlines_ms = { "players.nope" = 1 }\n',
+      'not an op of the catalogue',
+    ],
+    [
+      'a zero rate limit',
+      '[rate_limit]\nper_key = { limit = 0, window_sec = 60 }\n',
+      'rate_limit.per_key.limit',
+    ],
+    ['a log level that does not exist', '[log]\nlevel = "loud"\n', 'log.level'],
+    ['text that is not TOML', '[api\n', 'not valid TOML'],
+  ])('refuses %s, naming where', async (_what, text, expected) => {
+    expect((await problems(text)).join('\n')).toContain(expected);
+  });
+
+  it('lists every problem at once', async () => {
+    expect(await problems('[api]\nlisten = "x"\nmax_connections = 0\n')).toHaveLength(2);
+  });
+});
+
+describe('modgate config check', () => {
+  let data: TestDataDir;
+  beforeAll(async () => {
+    data = await makeDataDir();
+  });
+  afterAll(() => data.remove());
+
+  it('prints the settings a good file gives and exits 0', async () => {
+    const path = await configFile('[api]\nlisten = "127.0.0.1:9999"\n');
+    const result = await data.cli('config', 'check', '--config', path);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`${path}: ok`);
+    expect(result.stdout).toContain('127.0.0.1:9999 (plain HTTP, loopback only)');
+  });
+
+  it('prints every problem on one error and exits 1', async () => {
+    const path = await configFile('[api]\nlisten = "x"\n');
+    const result = await data.cli('config', 'check', '--config', path);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('api.listen');
+  });
+});
