@@ -3,7 +3,7 @@
  * small named stages; each either returns or throws an ApiError, and exactly one place turns
  * what was thrown into a response. Callable in-process: `handle(request) → response`.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { OPS, type OpArgs, type OpName } from '../../protocol/ops/index.ts';
 import type { ModLinkServer } from '../../protocol/link-server.ts';
 import { type Logger, silentLogger } from '../log.ts';
@@ -16,6 +16,7 @@ import type { Snapshot } from '../store/snapshot.ts';
 import { API_VERSION } from '../version.ts';
 import { ApiError } from './api-error.ts';
 import { edgeSubject } from './client-address.ts';
+import { JsonMemo } from './json-memo.ts';
 import {
   type RateLimitPolicy,
   RateLimiter,
@@ -52,7 +53,11 @@ export interface PipelineOptions {
   /** Per client address, before authentication: coarser than the per-key limit. */
   edgeRateLimit?: RateLimitPolicy;
   bodyLimitBytes?: number;
-  /** Check every response against its route's schema (a failure is a daemon bug: 500, logged). */
+  /**
+   * Check every response against its route's schema (a failure is a daemon bug: 500, logged).
+   * Off by default: the link already checks every op result against the op catalogue, and the
+   * check costs a tenth of a cached read. The test suite turns it on to catch handler bugs.
+   */
   checkResponses?: boolean;
   /** Per-op deadlines overriding the op catalogue's (operators on slow game servers; tests). */
   opDeadlines?: Partial<Record<OpName, number>>;
@@ -91,7 +96,8 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   let edgeLimiter = new RateLimiter(options.edgeRateLimit ?? DEFAULT_EDGE_RATE_LIMIT, clock);
   let opDeadlines = options.opDeadlines ?? {};
   const bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
-  const checkResponses = options.checkResponses ?? true;
+  const checkResponses = options.checkResponses ?? false;
+  const memo = new JsonMemo();
   const openapiBody = Buffer.from(JSON.stringify(options.openapi));
   const readCache = new ReadCache({ now: clock });
   const cursors = new CursorCodec(options.snapshot().identity.daemonSecretKey);
@@ -183,16 +189,20 @@ export function createPipeline(options: PipelineOptions): Pipeline {
    * The handler's `call` and `read` for one request. Each mutating op gets its own op id,
    * `<base>.<n>`, the same on every retry of the request, so the game applies it once.
    */
-  function readThrough(route: AnyRoute, opIdBase: string) {
+  function readThrough(route: AnyRoute, keyedBase: string | null) {
     let writes = 0;
+    let opIdBase = keyedBase;
     const call = <N extends OpName>(op: N, args: OpArgs<N>, callOptions?: CallOptions) => {
       if (!OPS[op].mutates || callOptions?.opId !== undefined) return callMod(op, args, callOptions);
+      opIdBase ??= randomBytes(16).toString('base64url');
       return callMod(op, args, { ...callOptions, opId: `${opIdBase}.${writes++}` });
     };
     const read = <N extends OpName>(op: N, args: OpArgs<N>, tags: readonly string[] = []) => {
       if (route.cache.kind === 'no-store') return call(op, args);
       const cacheKey = `${op} ${JSON.stringify(args)}`;
-      return readCache.get(cacheKey, route.cache.maxAgeSec * 1000, tags, () => call(op, args));
+      return readCache.get(cacheKey, route.cache.maxAgeSec * 1000, tags, async () =>
+        memo.freeze(await call(op, args)),
+      );
     };
     return { call, read };
   }
@@ -219,10 +229,8 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   function respond(route: AnyRoute, result: unknown, req: ApiRequest, headers: Record<string, string>) {
     const value = checkResponses ? route.response.schema.parse(result) : result;
     if (route.response.status === 204) return { status: 204, headers, body: null };
-    const response = json(route.response.status, value, {
-      ...headers,
-      'cache-control': cacheControl(route.cache),
-    });
+    const cacheHeaders = { ...headers, 'cache-control': cacheControl(route.cache) };
+    const response = json(route.response.status, value, cacheHeaders, (v) => memo.stringify(v));
     if (route.cache.kind === 'private' && response.body) {
       const etag = strongEtag(response.body);
       response.headers['etag'] = etag;
@@ -314,7 +322,7 @@ interface Exchange {
 }
 
 function newExchange(): Exchange {
-  const requestId = `req_${randomBytes(12).toString('base64url')}`;
+  const requestId = `req_${randomUUID().replaceAll('-', '')}`;
   return {
     requestId,
     headers: { 'api-version': API_VERSION, 'x-request-id': requestId, 'x-content-type-options': 'nosniff' },

@@ -2,11 +2,16 @@
 import type { ApiError } from './api-error.ts';
 import type { ApiResponse } from './types.ts';
 
-export function json(status: number, value: unknown, headers: Record<string, string>): ApiResponse {
+export function json(
+  status: number,
+  value: unknown,
+  headers: Record<string, string>,
+  stringify: (value: unknown) => string = JSON.stringify,
+): ApiResponse {
   return {
     status,
     headers: { ...headers, 'content-type': 'application/json; charset=utf-8' },
-    body: Buffer.from(JSON.stringify(value)),
+    body: Buffer.from(stringify(value)),
   };
 }
 

@@ -9,7 +9,7 @@
  * 429: those may be retried, and then the op id (derived from the record key, so it survives a
  * restart) lets the game apply the change once.
  */
-import { createHash, createHmac, hkdfSync, randomBytes } from 'node:crypto';
+import { createHash, createHmac, hkdfSync } from 'node:crypto';
 import { ApiError } from '../http/api-error.ts';
 import type { ApiResponse } from '../http/types.ts';
 import type { IdempotencyJournal, StoredResponse } from './journal.ts';
@@ -32,7 +32,13 @@ export interface IdempotentRequest {
 
 export type Admission =
   | { kind: 'replay'; response: ApiResponse }
-  | { kind: 'run'; opIdBase: string; complete(response: ApiResponse): Promise<void>; abandon(): void };
+  | {
+      kind: 'run';
+      /** The op id base for this request's mutating ops; null: none yet, draw a fresh one if needed. */
+      opIdBase: string | null;
+      complete(response: ApiResponse): Promise<void>;
+      abandon(): void;
+    };
 
 export class Idempotency {
   readonly #opIdKey: Buffer;
@@ -94,22 +100,13 @@ export class Idempotency {
       abandon: () => done(null),
     };
   }
-
-  #unkeyed(): Admission {
-    return {
-      kind: 'run',
-      opIdBase: randomBytes(16).toString('base64url'),
-      complete: async () => {},
-      abandon() {},
-    };
-  }
 }
 
-/** A write sent without Idempotency-Key: runs as new, with a fresh op id. */
+/** A request without Idempotency-Key: runs as new; a mutating op gets a fresh random op id. */
 export function unkeyedAdmission(): Admission {
   return {
     kind: 'run',
-    opIdBase: randomBytes(16).toString('base64url'),
+    opIdBase: null,
     complete: async () => {},
     abandon() {},
   };

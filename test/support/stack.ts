@@ -54,6 +54,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     modListen: { host: '127.0.0.1', port: 0 },
     log: silentLogger,
     ...options.daemon,
+    // Every test response is checked against its route's schema: a handler bug is a failure.
+    pipeline: { checkResponses: true, ...options.daemon?.pipeline },
   });
   const credentials = await readFromDataDir(data.dir, modCredentialsFile);
   const simulators: Simulator[] = [];
