@@ -12,7 +12,11 @@ import { OPS, type OpHandlers, type OpName, OpError } from '../protocol/ops/inde
 import { CommandConsole, ConsoleActivity } from './console/index.ts';
 import { FaultPlan, type FaultRule } from './faults.ts';
 import { assetHandlers } from './handlers/assets.ts';
+import { claimCodeHandlers } from './handlers/claim-codes.ts';
+import { startDmQueue } from './handlers/claim-codes-dm.ts';
 import { commandHandlers } from './handlers/commands.ts';
+import { economyHandlers } from './handlers/economy.ts';
+import { packHandlers } from './handlers/packs.ts';
 import { playerHandlers } from './handlers/players.ts';
 import { serverHandlers } from './handlers/server.ts';
 import { createWorld, type World } from './world/index.ts';
@@ -41,6 +45,8 @@ export interface SimulatorOptions {
   blockedVerbs?: readonly string[];
   /** Spacing of the game's own console commands (panel, chat, tasks); 0 = none; default 60,000. */
   activityIntervalMs?: number;
+  /** How often the claim-code direct-message queue is worked; 0 = never (tests); default 1,000. */
+  dmQueueIntervalMs?: number;
 }
 
 export interface Simulator {
@@ -75,11 +81,15 @@ export function startSimulator(options: SimulatorOptions): Simulator {
   });
   const activity = new ConsoleActivity(gameConsole);
   activity.start(options.activityIntervalMs);
+  const dmQueue = startDmQueue(world, options.dmQueueIntervalMs);
   const handlers: Partial<OpHandlers> = {
     ...serverHandlers(world),
     ...assetHandlers(world),
     ...playerHandlers(world),
     ...commandHandlers(world, gameConsole),
+    ...economyHandlers(world, gameConsole),
+    ...packHandlers(world, { faults }),
+    ...claimCodeHandlers(world, { faults }),
   };
   const bridge: ModBridge = startModBridge({
     url: options.url,
@@ -103,6 +113,7 @@ export function startSimulator(options: SimulatorOptions): Simulator {
         : new Promise((resolve) => bridge.once('connect', () => resolve())),
     close: () => {
       activity.stop();
+      dmQueue.stop();
       return bridge.close();
     },
   };

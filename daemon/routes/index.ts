@@ -1,9 +1,12 @@
 /** The route table: the single source of truth for the /v1 surface (ARCHITECTURE.md decision 3). */
 import { BASE_ROUTES } from './bases.ts';
+import { CLAIM_CODE_ROUTES } from './claim-codes.ts';
 import { COMMAND_ROUTES } from './commands.ts';
 import { CONTAINER_ROUTES } from './containers.ts';
 import type { AnyRoute } from './define-route.ts';
+import { ECONOMY_ROUTES } from './economy.ts';
 import { MODERATION_ROUTES } from './moderation.ts';
+import { PACK_ROUTES } from './packs.ts';
 import { PLAYER_READ_ROUTES } from './players.ts';
 import { getServer } from './server.ts';
 import { SOCIAL_ROUTES } from './social.ts';
@@ -20,4 +23,7 @@ export const ROUTES: readonly AnyRoute[] = [
   ...VEHICLE_ROUTES,
   ...CONTAINER_ROUTES,
   ...COMMAND_ROUTES,
+  ...ECONOMY_ROUTES,
+  ...PACK_ROUTES,
+  ...CLAIM_CODE_ROUTES,
 ];

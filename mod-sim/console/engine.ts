@@ -12,6 +12,8 @@ import type { CommandCatalog, CommandCatalogEntry, World } from '../world/index.
 import { historyStamp } from '../world/index.ts';
 import { type CommandLine, CommandLineError, formatCommand, parseCommand } from './command-line.ts';
 import { dispatch } from './dispatch.ts';
+import { recordEffects } from './ledger-rows.ts';
+import { consoleStateOf } from './state.ts';
 import type {
   CommandSource,
   ConsoleActor,
@@ -97,7 +99,17 @@ export class CommandConsole {
     const verb = entry?.verb ?? request.verb;
     const command = formatCommand(verb, subject, request.args);
     this.log(at, command, outcome.result, request.actor);
-    return { ...outcome, verb, subject, command, effects: outcome.effects ?? [] };
+    const effects = outcome.effects ?? [];
+    const ledger = recordEffects({ world: this.world, request, command, at }, effects);
+    return { ...outcome, verb, subject, command, effects, ledger };
+  }
+
+  /**
+   * A fault for tests: the player disconnects right after their next currency change applies,
+   * before the game reads the balance back, so the change's ledger row has null balances.
+   */
+  leaveMidChange(platformId: string): void {
+    consoleStateOf(this.world).leavingMidChange.add(platformId);
   }
 
   /** Runs a typed line, `#Verb [subject] arg…`, as chat and the panel do. */
@@ -111,7 +123,15 @@ export class CommandConsole {
       const at = this.nextAt();
       const command = line.trim();
       this.log(at, command, error.message, typed.actor);
-      return { verb: '', success: false, result: error.message, subject: null, command, effects: [] };
+      return {
+        verb: '',
+        success: false,
+        result: error.message,
+        subject: null,
+        command,
+        effects: [],
+        ledger: [],
+      };
     }
     const target =
       parsed.subject === null

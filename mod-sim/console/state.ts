@@ -30,6 +30,11 @@ export interface ConsoleState {
   configReloads: number;
   /** `vehicle:<entity id>` and `flag:<flag id>` of what was destroyed (the asset lists keep them). */
   destroyed: Set<string>;
+  /**
+   * Platform ids that disconnect right after their next currency change applies, before the game
+   * reads the balance back (a fault for tests: see CommandConsole.leaveMidChange).
+   */
+  leavingMidChange: Set<string>;
 }
 
 const states = new WeakMap<World, ConsoleState>();
@@ -48,6 +53,7 @@ export function consoleStateOf(world: World): ConsoleState {
       restartAt: null,
       configReloads: 0,
       destroyed: new Set(),
+      leavingMidChange: new Set(),
     };
     states.set(world, state);
   }

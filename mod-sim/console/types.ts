@@ -3,7 +3,14 @@
  * verb's behaviour is handed. The engine (engine.ts) does the checks every verb shares; a verb
  * (verbs-*.ts) does only its own part.
  */
-import type { CommandCatalogEntry, CommandLevel, Player, Position, World } from '../world/index.ts';
+import type {
+  CommandCatalogEntry,
+  CommandLevel,
+  LedgerEntry,
+  Player,
+  Position,
+  World,
+} from '../world/index.ts';
 import type { ParsedArgs } from './args.ts';
 import type { ConsoleState } from './state.ts';
 
@@ -34,6 +41,8 @@ export interface ConsoleRequest {
   rank: CommandLevel;
   /** The in-game player running the command (chat); undefined from the API, panel and tasks. */
   caller?: Player | undefined;
+  /** Why, for the ledger rows a currency change writes; default: the command as the history shows it. */
+  reason?: string | undefined;
 }
 
 /** The subject as the game resolved it. A platform id is taken as is; `player` is who it names, if anyone. */
@@ -52,7 +61,16 @@ export interface CurrencyEffect {
   after: { cash: number; gold: number };
 }
 
-export type ConsoleEffect = CurrencyEffect;
+/** A change of everyone's balance (on record, or online only); the game does not count them. */
+export interface BulkCurrencyEffect {
+  kind: 'currency_bulk';
+  currency: 'cash' | 'gold';
+  mode: 'delta' | 'set';
+  amount: number;
+  target: 'all' | 'online';
+}
+
+export type ConsoleEffect = CurrencyEffect | BulkCurrencyEffect;
 
 /** What a verb's behaviour answers. */
 export interface VerbOutcome {
@@ -69,6 +87,8 @@ export interface ConsoleOutcome extends VerbOutcome {
   /** The command as the history shows it. */
   command: string;
   effects: ConsoleEffect[];
+  /** The economy ledger rows the effects wrote, in the same order (see ledger-rows.ts). */
+  ledger: LedgerEntry[];
 }
 
 /** What a verb's behaviour is handed; target mode, rank, arguments and presence are already checked. */

@@ -15,7 +15,7 @@ import { compareStrings } from './keyset.ts';
 import { SKILL_NAMES } from './vocab/items.ts';
 
 /** Bumped whenever the catalogue below changes shape. */
-export const COMMAND_CATALOG_VERSION = 4;
+export const COMMAND_CATALOG_VERSION = 5;
 
 interface ArgOptions {
   completion?: string;
@@ -92,6 +92,10 @@ const entityId = arg('entity_id', 'EntityId', 'string', 'Vehicle entity id', { c
 const currency = arg('currency', 'Currency', 'string', 'Which balance', { values: CURRENCIES });
 const amount = arg('amount', 'Integer', 'int', 'Signed amount to add');
 const balance = arg('value', 'Integer', 'int', 'New balance, 0 or more');
+const audience = arg('players', 'Audience', 'string', 'Everyone on record (default) or only those online', {
+  optional: true,
+  values: ['All', 'Online'],
+});
 const fame = arg('value', 'Decimal', 'float', 'New fame points');
 const toggle = arg('state', 'Toggle', 'string', 'On or Off', { values: ON_OFF });
 const flagId = arg('flag_id', 'FlagId', 'int', 'Flag to remove', { completion: 'flags' });
@@ -131,6 +135,9 @@ const ENTRIES: readonly CommandCatalogEntry[] = [
   verb('DestroyVehicle', 1, 'none', 'text', '', entityId),
   verb('ChangeCurrencyBalance', 2, 'player', 'text', 'O', currency, amount),
   verb('SetCurrencyBalance', 2, 'player', 'text', 'O', currency, balance),
+  // Bulk changes: no target; a connected player must carry them. The game reports no count.
+  verb('ChangeCurrencyBalanceForAll', 2, 'none', 'text', 'O', currency, amount, audience),
+  verb('SetCurrencyBalanceForAll', 2, 'none', 'text', 'O', currency, balance, audience),
   verb('SetFamePoints', 2, 'player', 'text', 'O', fame),
   verb('SetGodMode', 2, 'player', 'text', 'O', toggle),
   verb('SetImmortal', 2, 'player', 'text', 'O', toggle),

@@ -26,6 +26,17 @@ export const UNATTRIBUTED: Actor = Object.freeze({ platform_id: null, social_id:
 
 const TASK_VERBS = new Set(['Announce', 'SaveWorld', 'RestartServer', 'WipeZombies']);
 
+/**
+ * Verbs added to the catalogue after the history's shape was settled (catalogue version 5). They
+ * weigh nothing here, so a seeded world's generated history is the same as before they existed.
+ */
+const NEVER_DRAWN = new Set(['ChangeCurrencyBalanceForAll', 'SetCurrencyBalanceForAll']);
+
+function weightOf(entry: CommandCatalogEntry): number {
+  if (NEVER_DRAWN.has(entry.verb)) return 0;
+  return entry.level === 0 ? 1 : entry.direct_spawn_capable ? 6 : 3;
+}
+
 function argText(rng: Rng, entry: CommandCatalogEntry): string[] {
   return entry.args
     .filter((a) => a.required || rng.chance(0.5))
@@ -75,9 +86,7 @@ export function generateCommandHistory(
   const actorSince = features.commandHistoryActor
     ? openedAt + (now - openedAt) * 0.1
     : Number.POSITIVE_INFINITY;
-  const verbs = weightTable(
-    catalog.map((entry) => [entry, entry.level === 0 ? 1 : entry.direct_spawn_capable ? 6 : 3] as const),
-  );
+  const verbs = weightTable(catalog.map((entry) => [entry, weightOf(entry)] as const));
   const entries: CommandHistoryEntry[] = [];
   for (let seq = 0; seq < count; seq++) {
     const at = Math.floor(openedAt + ((seq + rng.float()) * (now - openedAt)) / count);

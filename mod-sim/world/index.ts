@@ -9,7 +9,7 @@ export type { ModerationRecord } from './player-store.ts';
 export { AppliedOps, APPLIED_OPS_CAPACITY } from './applied-ops.ts';
 export type { AppliedOp } from './applied-ops.ts';
 export { AssetStore } from './asset-store.ts';
-export { ShopStore, claimCodeKey } from './shop-store.ts';
+export { DM_QUEUE_CAPACITY, ShopStore, claimCodeKey } from './shop-store.ts';
 export { Ledger } from './ledger.ts';
 export type { LedgerFilter, LedgerQuery } from './ledger.ts';
 export { CommandHistory, historyBound } from './command-history.ts';
@@ -18,7 +18,7 @@ export { rosterRow, playerProfile, onlineRow, moderationState } from './player-v
 export type { RosterRow, PlayerProfile, OnlineRow, ModerationState } from './player-views.ts';
 export { squadRow, squadMembers, squadSummary, squadAssets } from './squad-views.ts';
 export type { SquadAssets } from './squad-views.ts';
-export { INVENTORY_DEPTH_CAP, countItems } from './inventory.ts';
+export { INVENTORY_DEPTH_CAP, countItems, nextItemId } from './inventory.ts';
 export { CLEAN_BAN, CLEAN_MUTE, cleanModeration, newLiveState, playerRefs } from './gen-players.ts';
 export { DEFAULT_NOW, sqlDateTime, isoDateTime, serverLocalStamp, historyStamp } from './time.ts';
 export { SECOND, MINUTE, HOUR, DAY } from './time.ts';

@@ -119,6 +119,26 @@ export function deriveInventory(
   return roots;
 }
 
+/**
+ * The id for an item added to the owner's tree at run time: one above every id it holds, in the
+ * owner's id space (a cleared tree starts over at its first position).
+ */
+export function nextItemId(
+  kind: InventoryOwnerKind,
+  ordinal: number,
+  items: readonly InventoryItem[],
+): number {
+  let top = (OWNER_SPACE[kind].idSpace + ordinal) * 1024;
+  const visit = (list: readonly InventoryItem[]): void => {
+    for (const item of list) {
+      top = Math.max(top, item.id);
+      visit(item.contents);
+    }
+  };
+  visit(items);
+  return top + 1;
+}
+
 /** Counts the items of a tree at all depths. */
 export function countItems(items: readonly InventoryItem[]): number {
   let total = 0;

@@ -97,6 +97,15 @@ export class Ledger implements SortedView<LedgerEntry, string> {
     return String(this.length - index);
   }
 
+  /**
+   * The `at` for a movement recorded at `ms` (epoch ms): never before the newest entry, so the
+   * time column stays ordered for the date bounds' binary search.
+   */
+  stampAt(ms: number): string {
+    const newest = this.length === 0 ? ms : this.timeMs(this.length - 1);
+    return sqlDateTime(Math.max(ms, newest));
+  }
+
   /** Records a new movement (time must not precede the last entry); returns it with its id. */
   append(draft: Omit<LedgerEntry, 'id'>): LedgerEntry {
     const ms = parseSqlDateTime(draft.at);

@@ -2,13 +2,17 @@
  * The pack catalogue, delivery history and claim codes, each in its keyset order:
  * packs newest-configured first (id descending: ids follow creation), deliveries newest first
  * (id descending), claim codes newest first (key `created_at|code`, descending, because codes
- * themselves are random).
+ * themselves are random). It also holds the run-time state of the game's shop: the claim-code
+ * direct-message queue and who redeemed which code (mod-sim/handlers/claim-codes*.ts).
  */
 import type { ClaimCode, Pack, PackCategory, PackDelivery } from './economy-types.ts';
 import type { GeneratedPacks } from './gen-packs.ts';
 import { IndexedList } from './indexed-list.ts';
 import { compareNumbers, compareStrings, descending } from './keyset.ts';
 import type { PackRef } from './types.ts';
+
+/** Direct messages the claim-code queue holds at most before it refuses new ones (mods >= 2.0.47). */
+export const DM_QUEUE_CAPACITY = 1_000;
 
 /** The keyset key of a claim code: creation time, then the code to break ties. */
 export function claimCodeKey(code: ClaimCode): string {
@@ -25,6 +29,12 @@ export class ShopStore {
   /** Every pack ever created, deleted ones included, ascending id (ledger pack names). */
   private readonly history: readonly Pack[];
   private readonly slugs = new Map<number, string>();
+  /** Codes whose direct message waits in the game's queue (delivery_status `pending`). */
+  readonly pendingDms = new Set<string>();
+  /** Pending messages the queue accepts before refusing (a knob tests may lower). */
+  dmQueueCapacity = DM_QUEUE_CAPACITY;
+  /** Who redeemed each code at run time (platform ids), for the once-per-player rule. */
+  readonly redeemers = new Map<string, Set<string>>();
 
   constructor(
     categories: readonly PackCategory[],
@@ -43,7 +53,10 @@ export class ShopStore {
     this.claimCodes = new IndexedList(claimCodes, claimCodeKey, descending(compareStrings), {
       hashIndex: false,
     });
-    for (const code of claimCodes) this.codes.set(code.code, code);
+    for (const code of claimCodes) {
+      this.codes.set(code.code, code);
+      if (code.delivery_status === 'pending') this.pendingDms.add(code.code);
+    }
   }
 
   pack(id: number): Pack | undefined {
@@ -73,6 +86,16 @@ export class ShopStore {
   addClaimCode(code: ClaimCode): void {
     this.claimCodes.insert(code);
     this.codes.set(code.code, code);
+  }
+
+  /** The id the next delivery record gets: one above every id so far. */
+  nextDeliveryId(): number {
+    return this.deliveries.length === 0 ? 1 : this.deliveries.keyAt(0) + 1;
+  }
+
+  /** Appends a delivery written at run time (its id from nextDeliveryId). */
+  addDelivery(delivery: PackDelivery): void {
+    this.deliveries.insert(delivery);
   }
 
   /** Deletes a pack from the catalogue; its reference keeps the id and loses both labels. */

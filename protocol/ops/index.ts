@@ -7,6 +7,8 @@ import type { z } from 'zod';
 import { ASSET_OPS } from './assets.ts';
 import { COMMAND_OPS } from './commands.ts';
 import type { OpDefinition } from './define.ts';
+import { ECONOMY_OPS } from './economy.ts';
+import { PACK_OPS } from './packs.ts';
 import { PLAYER_OPS } from './players.ts';
 import { serverStatus } from './server.ts';
 
@@ -15,6 +17,8 @@ export const OPS = {
   ...PLAYER_OPS,
   ...ASSET_OPS,
   ...COMMAND_OPS,
+  ...ECONOMY_OPS,
+  ...PACK_OPS,
 } as const satisfies Record<string, OpDefinition>;
 
 export type OpName = keyof typeof OPS & string;

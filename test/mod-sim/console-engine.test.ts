@@ -35,7 +35,7 @@ describe('catalogue loading', () => {
     wall += 2_000;
     expect(opErrorOf(() => console.catalog()).details).toEqual({ retry_after_sec: 1 });
     wall += 500;
-    expect(console.catalog().data.length).toBe(42);
+    expect(console.catalog().data.length).toBe(44);
   });
 
   it('refuses to run commands before the catalogue is built, and logs nothing', () => {

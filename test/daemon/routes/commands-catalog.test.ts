@@ -45,7 +45,7 @@ describe('GET /v1/commands/catalog', () => {
     expect(Object.keys(catalog)).toEqual(['version', 'data']);
     expect(catalog.version).toBe(stack.sim!.world.commands.catalog.version);
     const verbs = catalog.data.map((e) => e.verb);
-    expect(verbs).toHaveLength(42);
+    expect(verbs).toHaveLength(44);
     expect(verbs).toEqual([...verbs].sort());
     for (const entry of catalog.data) {
       expect(Object.keys(entry)).toEqual(ENTRY_KEYS);
@@ -114,7 +114,7 @@ describe('GET /v1/commands/catalog while the game builds it', () => {
     stack.sim!.console.loadCatalog();
     const loaded = await stack.call('/v1/commands/catalog');
     expect(loaded.status).toBe(200);
-    expect((loaded.json as Catalog).data).toHaveLength(42);
+    expect((loaded.json as Catalog).data).toHaveLength(44);
   });
 });
 

@@ -1,0 +1,95 @@
+/**
+ * In-game currency (api-v1.md "In-game currency (cash, gold)"): the game runs a console command
+ * for each change, so it is in the command history under the key's actor and in the ledger with
+ * source `api`. `mode` says how `amount` reads: `delta` (default) any non-zero integer, `set` any
+ * integer >= 0. Decisions where the spec is silent are in docs/economy.md.
+ */
+import { z } from 'zod';
+import { BulkCurrencyChange, CURRENCIES, CurrencyChange } from '../../protocol/ops/economy.ts';
+import { defineRoute } from './define-route.ts';
+import {
+  amountField,
+  balanceWrite,
+  lenientRefParam,
+  reasonField,
+  resolveLenientRef,
+  targetField,
+} from './economy-common.ts';
+import { actorOf } from './player-writes.ts';
+
+const fields = {
+  currency: z.enum(CURRENCIES).describe('cash (the bank balance) or gold'),
+  amount: amountField.describe('delta: non-zero, signed (a debit may go below 0); set: 0 or more'),
+  mode: z.enum(['delta', 'set']).optional().describe('Default: delta'),
+  reason: reasonField,
+};
+
+/** api-v1.md: amount 0 in delta mode and a negative amount in set mode are 400. */
+function modeRule(body: { amount: number; mode?: 'delta' | 'set' | undefined }, ctx: z.RefinementCtx) {
+  if ((body.mode ?? 'delta') === 'delta' && body.amount === 0) {
+    ctx.addIssue({ code: 'custom', path: ['amount'], message: 'must not be 0 in delta mode' });
+  }
+  if (body.mode === 'set' && body.amount < 0) {
+    ctx.addIssue({ code: 'custom', path: ['amount'], message: 'must be 0 or more in set mode' });
+  }
+}
+
+const CurrencyBody = z.object(fields).strict().superRefine(modeRule).meta({ id: 'CurrencyRequest' });
+const BulkCurrencyBody = z
+  .object({ ...fields, target: targetField })
+  .strict()
+  .superRefine(modeRule)
+  .meta({ id: 'BulkCurrencyRequest' });
+
+export const changePlayerCurrency = defineRoute({
+  method: 'POST',
+  path: '/v1/players/{ref}/currency',
+  operationId: 'changePlayerCurrency',
+  summary: "Change a connected player's cash or gold (409 when offline); a malformed ref is 404",
+  tag: 'In-game currency',
+  scope: 'currency:write',
+  params: z.object({ ref: lenientRefParam }),
+  body: CurrencyBody,
+  response: { status: 200, schema: CurrencyChange },
+  cache: { kind: 'no-store' },
+  errors: ['conflict', 'server_unavailable', 'gateway_timeout'],
+  handler: (ctx) => {
+    const ref = resolveLenientRef(ctx.params.ref);
+    return balanceWrite(ctx, () =>
+      ctx.call('economy.currency', {
+        ref,
+        currency: ctx.body.currency,
+        mode: ctx.body.mode ?? 'delta',
+        amount: ctx.body.amount,
+        reason: ctx.body.reason,
+        actor: actorOf(ctx.key),
+      }),
+    );
+  },
+});
+
+export const changeAllCurrency = defineRoute({
+  method: 'POST',
+  path: '/v1/economy/currency',
+  operationId: 'changeAllCurrency',
+  summary: "Change everyone's cash or gold; a connected player must relay it (409 when nobody is)",
+  tag: 'In-game currency',
+  scope: 'currency:write_all',
+  body: BulkCurrencyBody,
+  response: { status: 200, schema: BulkCurrencyChange },
+  cache: { kind: 'no-store' },
+  errors: ['conflict', 'server_unavailable', 'gateway_timeout'],
+  handler: (ctx) =>
+    balanceWrite(ctx, () =>
+      ctx.call('economy.currency_all', {
+        currency: ctx.body.currency,
+        mode: ctx.body.mode ?? 'delta',
+        amount: ctx.body.amount,
+        reason: ctx.body.reason,
+        target: ctx.body.target ?? 'all',
+        actor: actorOf(ctx.key),
+      }),
+    ),
+});
+
+export const CURRENCY_ROUTES = [changePlayerCurrency, changeAllCurrency];
