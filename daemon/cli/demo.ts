@@ -39,6 +39,8 @@ export async function runDemo(options: DemoOptions): Promise<void> {
       identity: { publicKey: credentials.modPublicKey, secretKey: credentials.modSecretKey },
       daemonPublicKey: credentials.daemonPublicKey,
       wallClock: true,
+      // The curl lines below should work the moment they are printed.
+      catalogDelayMs: 0,
       log,
     });
     await simulator.connected();
@@ -127,6 +129,12 @@ function banner(info: {
     curl(`/v1/players/${info.player}`),
     curl(`/v1/players/${info.player}/moderation`),
     `  curl -s ${auth} ${json} -d '{"duration":90,"duration_unit":"minutes","reason":"spam"}' ${info.baseUrl}/v1/players/${info.player}/mute`,
+    `  curl -s ${auth} ${json} -H "Idempotency-Key: demo-coins-1" -d '{"amount":100,"reason":"demo"}' ${info.baseUrl}/v1/players/${info.player}/coins`,
+    curl('/v1/economy/transactions?limit=5'),
+    `  curl -s ${auth} ${json} -d '{"verb":"Announce","args":["Hello from modgate"]}' ${info.baseUrl}/v1/commands`,
+    curl('/v1/commands/catalog'),
+    curl('/v1/packs?limit=5'),
+    curl('/v1/squads?limit=10'),
     `  curl -s ${info.baseUrl}/openapi.json`,
     `  curl -s -i ${info.baseUrl}/v1/server                      # no key: 401`,
     '',
