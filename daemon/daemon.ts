@@ -88,6 +88,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   link.on('disconnect', (code: number, reason: string) => log.warn('mod disconnected', { code, reason }));
   const journal = await IdempotencyJournal.open(options.dataDir);
   const audit = await AuditLog.open(options.dataDir);
+  const startedAt = new Date();
   let http: HttpServerHandle | undefined;
   const closeStores = async () => {
     await link.close();
@@ -105,6 +106,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       openapi: buildOpenApi(routes),
       idempotency: new Idempotency(journal, identity.daemonSecretKey),
       audit,
+      startedAt,
       log,
       ...options.pipeline,
     });
@@ -131,7 +133,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       link,
       watcher,
       handle,
-      startedAt: new Date(),
+      startedAt,
       reload: async (settings = {}) => {
         await watcher.reload();
         await audit.reopen();

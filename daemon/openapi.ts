@@ -55,6 +55,24 @@ export function buildOpenApi(routes: readonly AnyRoute[]): JsonSchema {
     paths[route.path] ??= {};
     (paths[route.path] as Record<string, unknown>)[route.method.toLowerCase()] = operation(route, components);
   }
+  paths['/healthz'] = {
+    get: {
+      operationId: 'getHealth',
+      summary: 'Liveness for load balancers: 200 while the daemon serves; ?mod=required: 503 without a mod',
+      tags: ['Meta'],
+      security: [],
+      parameters: [
+        { name: 'mod', in: 'query', required: false, schema: { type: 'string', enum: ['required'] } },
+      ],
+      responses: {
+        '200': {
+          description: 'The daemon serves; mod_connected says whether a game mod is connected',
+          content: { 'application/json': {} },
+        },
+        '503': { description: 'mod=required and no mod is connected', content: { 'application/json': {} } },
+      },
+    },
+  };
   paths['/openapi.json'] = {
     get: {
       operationId: 'getOpenApi',

@@ -32,5 +32,8 @@ function isEntryPoint(): boolean {
 
 if (isEntryPoint()) {
   // exitCode, not exit(): a command such as serve keeps the process alive after its action resolves.
-  process.exitCode = await runCli(process.argv.slice(2));
+  // No top-level await: the single executable runs this module as CommonJS (scripts/build.ts).
+  void runCli(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
 }

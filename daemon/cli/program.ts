@@ -3,15 +3,19 @@
  * (serve, sim, demo) and calls runCli with process.argv; tests call runCli with their own io and
  * read the exit code, stdout and stderr.
  */
+import { isSea } from 'node:sea';
 import { Command } from 'commander';
 import packageJson from '../../package.json' with { type: 'json' };
+import { SUPPORTED_VERSIONS } from '../../protocol/handshake-messages.ts';
 import { registerApiCommands } from './api-commands.ts';
+import { registerDoctorCommand } from './doctor-command.ts';
 import { errorOutcome } from './errors.ts';
 import { registerInitCommand } from './init-command.ts';
 import { processIo, type CliIo } from './io.ts';
 import { registerKeysCommands } from './keys-commands.ts';
 import { registerModCommands } from './mod-commands.ts';
 import { registerPlanCommands } from './plan-commands.ts';
+import { registerServiceCommands } from './service-command.ts';
 
 export interface RunCliOptions {
   /** Registers more commands on the program (main.ts passes registerRuntimeCommands). */
@@ -21,12 +25,18 @@ export interface RunCliOptions {
 export function buildProgram(io: CliIo, options: RunCliOptions = {}): Command {
   const program = new Command('modgate')
     .description('game-server gateway: a signed mod link on one side, the /v1 REST API on the other')
-    .version(packageJson.version, '-V, --version', 'print the version');
+    .version(
+      versionText(),
+      '-V, --version',
+      'print the version, the mod-link protocol and the Node.js runtime',
+    );
   registerInitCommand(program, io);
   registerKeysCommands(program, io);
   registerApiCommands(program, io);
   registerPlanCommands(program, io);
   registerModCommands(program, io);
+  registerServiceCommands(program, io);
+  registerDoctorCommand(program, io);
   options.register?.(program, io);
   // Applied to every command at the end, so commands built elsewhere and attached with
   // addCommand() write to the same streams and never call process.exit() either.
@@ -40,6 +50,19 @@ export function buildProgram(io: CliIo, options: RunCliOptions = {}): Command {
       .showSuggestionAfterError(true);
   }
   return program;
+}
+
+/**
+ * `modgate --version`: `modgate VERSION` on the first line, then the
+ * mod-link protocol versions this build speaks and the Node.js runtime that runs it.
+ */
+export function versionText(): string {
+  const runtime = isSea() ? 'embedded, single executable' : process.execPath;
+  return [
+    `modgate ${packageJson.version}`,
+    `mod-link protocol ${SUPPORTED_VERSIONS.join(', ')}`,
+    `node ${process.version} (${runtime})`,
+  ].join('\n');
 }
 
 /**

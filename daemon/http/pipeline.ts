@@ -16,6 +16,7 @@ import type { Snapshot } from '../store/snapshot.ts';
 import { API_VERSION } from '../version.ts';
 import { ApiError } from './api-error.ts';
 import { edgeSubject } from './client-address.ts';
+import { HEALTHZ_PATH, healthz, healthzRequiresMod } from './healthz.ts';
 import { JsonMemo } from './json-memo.ts';
 import {
   type RateLimitPolicy,
@@ -65,6 +66,8 @@ export interface PipelineOptions {
   idempotency?: Idempotency;
   /** Where authenticated writes are recorded (the data dir's audit log). */
   audit?: AuditLog;
+  /** When the daemon started, for GET /healthz. */
+  startedAt?: Date;
 }
 
 /** What a SIGHUP may change in a running pipeline. */
@@ -98,12 +101,17 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   const bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
   const checkResponses = options.checkResponses ?? false;
   const memo = new JsonMemo();
+  const startedAt = options.startedAt ?? new Date(clock());
   const openapiBody = Buffer.from(JSON.stringify(options.openapi));
   const readCache = new ReadCache({ now: clock });
   const cursors = new CursorCodec(options.snapshot().identity.daemonSecretKey);
 
   async function run(req: ApiRequest, exchange: Exchange): Promise<ApiResponse> {
     const url = new URL(req.url, 'http://modgate.invalid');
+    // Before the edge limit: behind a load balancer every probe comes from the same address.
+    if ((req.method === 'GET' || req.method === 'HEAD') && url.pathname === HEALTHZ_PATH) {
+      return health(req, url, exchange);
+    }
     limit(edgeLimiter, edgeSubject(req.remoteAddress), exchange);
     if (req.method === 'GET' && url.pathname === '/openapi.json') return openapi(exchange);
     if (url.pathname !== '/v1' && !url.pathname.startsWith('/v1/')) throw new ApiError('not_found');
@@ -242,6 +250,26 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     return response;
   }
 
+  /** GET /healthz (docs/operations.md): no key, outside /v1, logged at debug. */
+  function health(req: ApiRequest, url: URL, exchange: Exchange): ApiResponse {
+    exchange.quiet = true;
+    const peer = options.link.peer;
+    const answer = healthz(
+      {
+        modConnected: peer !== null,
+        modVersion: peer?.modVersion ?? null,
+        startedAt,
+        apiEnabled: options.snapshot().state.apiEnabled,
+      },
+      { now: new Date(clock()), requireMod: healthzRequiresMod(url.searchParams) },
+    );
+    return {
+      status: answer.status,
+      headers: { ...exchange.headers, ...answer.headers },
+      body: req.method === 'HEAD' ? null : Buffer.from(JSON.stringify(answer.body)),
+    };
+  }
+
   function openapi(exchange: Exchange): ApiResponse {
     const headers = { ...exchange.headers, 'content-type': 'application/json; charset=utf-8' };
     return {
@@ -263,7 +291,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       response = errorResponse(error, exchange.requestId, exchange.headers);
     }
     audit(req, exchange, response);
-    log.info('request', {
+    (exchange.quiet ? log.debug : log.info)('request', {
       request_id: exchange.requestId,
       method: req.method,
       route: exchange.route?.path ?? null,
@@ -319,6 +347,8 @@ interface Exchange {
   route: AnyRoute | null;
   keyId: string | null;
   errorCode: string | null;
+  /** Logged at debug only (health probes). */
+  quiet: boolean;
 }
 
 function newExchange(): Exchange {
@@ -329,6 +359,7 @@ function newExchange(): Exchange {
     route: null,
     keyId: null,
     errorCode: null,
+    quiet: false,
   };
 }
 

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { Agent, request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
+import type { TLSSocket } from 'node:tls';
 import { join } from 'node:path';
 import { generate } from 'selfsigned';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -62,7 +63,7 @@ describe('certificate reload', () => {
           headers: { authorization: `Bearer ${stack.key}` },
         },
         (res) => {
-          const peer = (res.socket as import('node:tls').TLSSocket).getPeerCertificate();
+          const peer = (res.socket as TLSSocket).getPeerCertificate();
           res.resume();
           res.on('end', () => resolve({ status: res.statusCode ?? 0, cert: peer.raw.toString('base64') }));
         },

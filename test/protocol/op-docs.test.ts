@@ -14,6 +14,8 @@ describe('the op documentation for mod authors', () => {
 
   it('ships the JSON Schema of every op as generated', () => {
     expect(schemaJson).toBe(opSchemas());
-    expect(Object.keys((JSON.parse(schemaJson) as { ops: object }).ops).sort()).toEqual(Object.keys(OPS).sort());
+    expect(Object.keys((JSON.parse(schemaJson) as { ops: object }).ops).sort()).toEqual(
+      Object.keys(OPS).sort(),
+    );
   });
 });

@@ -24,13 +24,17 @@ async function runWith(
 }
 
 describe('runCli', () => {
-  it('prints the version from package.json', async () => {
+  it('prints the version from package.json, the mod-link protocol and the Node.js runtime', async () => {
     const { version } = JSON.parse(
       await readFile(new URL('../../../package.json', import.meta.url), 'utf8'),
     ) as {
       version: string;
     };
-    expect(await run(['--version'])).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+    const result = await run(['--version']);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout).toBe(
+      `modgate ${version}\nmod-link protocol 1\nnode ${process.version} (${process.execPath})\n`,
+    );
   });
 
   it('prints help to stdout with exit code 0', async () => {

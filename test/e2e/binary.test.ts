@@ -1,0 +1,182 @@
+/**
+ * The single executable itself, run the way an operator runs it: copied alone into an empty
+ * folder, started with an environment that has no Node.js, no node_modules and no checkout on any
+ * path. The README's "Running it for real" as separate processes, then the demo.
+ *
+ * Which binary: $MODGATE_BINARY when set (.ci/run builds dist/modgate and points here, so CI
+ * checks the artifact it ships); otherwise this test builds one from the current source into a
+ * temp folder, so it never passes on a stale dist/.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { once } from 'node:events';
+import { copyFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildBinary } from '../../scripts/build.ts';
+import { eventually } from '../support/stack.ts';
+
+const execFileAsync = promisify(execFile);
+const packageVersion = (
+  JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
+
+let work: string;
+let bin: string;
+/** No PATH entry with node in it, no NODE_OPTIONS, no HOME config: only the binary. */
+let env: Record<string, string>;
+
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  return port;
+}
+
+async function modgate(...args: string[]): Promise<{ stdout: string; stderr: string }> {
+  return execFileAsync(bin, args, { cwd: work, env });
+}
+
+function start(...args: string[]): ChildProcess & { output: () => string } {
+  const child = spawn(bin, args, { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout?.on('data', (chunk) => (output += chunk));
+  child.stderr?.on('data', (chunk) => (output += chunk));
+  return Object.assign(child, { output: () => output });
+}
+
+async function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+  if (child.exitCode !== null) return child.exitCode;
+  child.kill(signal);
+  const [code] = (await once(child, 'exit')) as [number | null];
+  return code;
+}
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'modgate-binary-'));
+  const given = process.env['MODGATE_BINARY'];
+  const source = given ? resolve(given) : (await buildBinary({ outDir: join(work, 'build') })).binary;
+  if (given) {
+    // The artifact and its checksum file agree (sha256sum -c would say the same).
+    const sum = (await readFile(`${source}.sha256`, 'utf8')).split(/\s+/)[0];
+    expect(
+      createHash('sha256')
+        .update(await readFile(source))
+        .digest('hex'),
+    ).toBe(sum);
+  }
+  bin = join(work, 'modgate');
+  await copyFile(source, bin);
+  await rm(join(work, 'build'), { recursive: true, force: true });
+  await mkdir(join(work, 'empty-path'));
+  env = { PATH: join(work, 'empty-path'), HOME: work, LANG: 'C.UTF-8' };
+}, 300_000);
+
+afterAll(async () => {
+  await rm(work, { recursive: true, force: true });
+});
+
+describe('the single executable', () => {
+  it('prints its version, the mod-link protocol and the embedded Node.js', async () => {
+    const { stdout } = await modgate('--version');
+    const lines = stdout.split('\n');
+    expect(lines[0]).toBe(`modgate ${packageVersion}`);
+    expect(lines[1]).toBe('mod-link protocol 1');
+    expect(lines[2]).toMatch(/^node v24\.\d+\.\d+ \(embedded, single executable\)$/);
+  });
+
+  it('runs init, plan, api, keys, serve and sim, answers GET /v1/server and stops on SIGTERM', async () => {
+    const dir = join(work, 'data');
+    await modgate('init', '--data-dir', dir, '--name', 'Binary server');
+    await modgate('plan', 'set', '--data-dir', dir, '--premium', 'on');
+    await modgate('api', 'enable', '--data-dir', dir);
+    const created = await modgate(
+      'keys',
+      'create',
+      '--data-dir',
+      dir,
+      '--name',
+      'ci',
+      '--scopes',
+      'server:read',
+      '--json',
+    );
+    const { key } = JSON.parse(created.stdout) as { key: string };
+    const [apiPort, modPort] = [await freePort(), await freePort()];
+    const serve = start(
+      'serve',
+      '--data-dir',
+      dir,
+      '--listen',
+      `127.0.0.1:${apiPort}`,
+      '--mod-listen',
+      `127.0.0.1:${modPort}`,
+    );
+    const sim = start('sim', '--data-dir', dir, '--connect', `ws://127.0.0.1:${modPort}`, '--players', '20');
+    try {
+      await eventually(() => serve.output().includes('"msg":"mod connected"'), 15_000);
+      const res = await fetch(`http://127.0.0.1:${apiPort}/v1/server`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect(res.status).toBe(200);
+      expect(await res.json()).toMatchObject({ name: 'Binary server', online: true, mod_version: '2.1.0' });
+      const doctor = await modgate(
+        'doctor',
+        '--data-dir',
+        dir,
+        '--listen',
+        `127.0.0.1:${apiPort}`,
+        '--mod-listen',
+        `127.0.0.1:${modPort}`,
+      ).catch((error: { stdout: string; code: number }) => error);
+      expect(doctor.stdout).toMatch(/^(ok|warn) +api listen +127\.0\.0\.1:\d+: a modgate /m);
+    } finally {
+      expect(await stop(sim)).toBe(0);
+      expect(await stop(serve)).toBe(0);
+    }
+    expect(serve.output()).toContain('"msg":"stopped"');
+  }, 60_000);
+
+  it('runs the demo and serves the key it prints', async () => {
+    const port = await freePort();
+    const demo = start('demo', '--listen', `127.0.0.1:${port}`);
+    try {
+      await eventually(() => demo.output().includes('Press Ctrl-C to stop.'), 20_000);
+      const key = /mg_live_[a-z0-9]{12}_[A-Za-z0-9]{40}/.exec(demo.output())?.[0];
+      const res = await fetch(`http://127.0.0.1:${port}/v1/server`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect(res.status).toBe(200);
+    } finally {
+      expect(await stop(demo, 'SIGINT')).toBe(0);
+    }
+  }, 60_000);
+
+  it('prints hardened units for its own path with service install --dry-run', async () => {
+    const { stdout } = await modgate('service', 'install', '--dry-run', '--bin', '/usr/local/bin/modgate');
+    expect(stdout).toContain('ExecStart=/usr/local/bin/modgate serve $MODGATE_OPTIONS');
+    expect(stdout).toContain('ProtectSystem=strict');
+  });
+
+  it('is reproducible: building the same source again gives the same sha256', async () => {
+    const again = await buildBinary({ outDir: join(work, 'again') });
+    const first = createHash('sha256')
+      .update(await readFile(bin))
+      .digest('hex');
+    expect(again.sha256).toBe(first);
+    await rm(join(work, 'again'), { recursive: true, force: true });
+  }, 300_000);
+
+  it('exits 2 with one line on a usage error', async () => {
+    const error = (await modgate('keys', 'list').catch((e: unknown) => e)) as {
+      code: number;
+      stderr: string;
+    };
+    expect(error.code).toBe(2);
+    expect(error.stderr).toMatch(/^error: no data dir given: pass --data-dir DIR or set MODGATE_DATA_DIR/);
+  });
+});
