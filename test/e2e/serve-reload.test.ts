@@ -1,0 +1,93 @@
+/**
+ * `modgate serve --config FILE` as an operator runs it: SIGHUP applies a changed config without a
+ * restart, a broken one is refused and the running settings stay, SIGTERM exits 0.
+ */
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../support/stack.ts';
+
+const BIN = new URL('../../bin/modgate.js', import.meta.url).pathname;
+const run = promisify(execFile);
+
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  return port;
+}
+
+describe('serve with a config file', () => {
+  let dir: string;
+  let config: string;
+  let port: number;
+  let key: string;
+  let output = '';
+  let serve: ReturnType<typeof spawn>;
+  const policy = async () =>
+    (
+      await fetch(`http://127.0.0.1:${port}/v1/players`, { headers: { authorization: `Bearer ${key}` } })
+    ).headers.get('ratelimit-policy');
+  const writeConfig = (limit: number | string) =>
+    writeFile(
+      config,
+      `[api]\nlisten = "127.0.0.1:${port}"\n[rate_limit]\nper_key = { limit = ${limit}, window_sec = 60 }\n[mod_link]\nlisten = "127.0.0.1:0"\n`,
+    );
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'modgate-reload-e2e-'));
+    const data = join(dir, 'data');
+    const modgate = (...args: string[]) => run(process.execPath, [BIN, ...args, '--data-dir', data]);
+    await modgate('init');
+    await modgate('plan', 'set', '--premium', 'on');
+    await modgate('api', 'enable');
+    key = JSON.parse(
+      (await modgate('keys', 'create', '--name', 'ops', '--scopes', 'players:read', '--json')).stdout,
+    ).key;
+    port = await freePort();
+    config = join(dir, 'modgate.toml');
+    await writeConfig(100);
+    serve = spawn(process.execPath, [BIN, 'serve', '--data-dir', data, '--config', config], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    serve.stdout?.on('data', (chunk) => (output += chunk));
+    serve.stderr?.on('data', (chunk) => (output += chunk));
+    await eventually(() => output.includes('"msg":"listening"'), 10_000);
+  }, 30_000);
+
+  afterAll(async () => {
+    if (serve.exitCode === null) serve.kill('SIGKILL');
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('serves with the file’s settings', async () => {
+    expect(await policy()).toBe('100;w=60');
+  });
+
+  it('applies a changed file on SIGHUP, without a restart', async () => {
+    await writeConfig(7);
+    serve.kill('SIGHUP');
+    await eventually(async () => (await policy()) === '7;w=60', 5_000);
+    expect(output).toContain('"msg":"reloaded"');
+  });
+
+  it('refuses a broken file on SIGHUP and keeps the running settings', async () => {
+    await writeConfig('"many"');
+    serve.kill('SIGHUP');
+    await eventually(() => output.includes('reload refused'), 5_000);
+    expect(await policy()).toBe('7;w=60');
+  });
+
+  it('stops on SIGTERM with exit code 0', async () => {
+    serve.kill('SIGTERM');
+    const [code] = (await once(serve, 'exit')) as [number];
+    expect(code).toBe(0);
+    expect(output).toContain('"msg":"stopped"');
+  });
+});
