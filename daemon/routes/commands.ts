@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { CommandCatalog, CommandHistoryEntry, CommandResult } from '../../protocol/ops/commands.ts';
 import { ASSET_TAG, SQUAD_TAG } from './asset-params.ts';
 import { defineRoute } from './define-route.ts';
-import { cursorParam, limitParam, playerRefParam } from './params.ts';
+import { cursorParam, dateOrder, limitParam, playerRefParam } from './params.ts';
 import { actorOf } from './player-writes.ts';
 import { PLAYERS_TAG } from './players.ts';
 
@@ -178,11 +178,7 @@ const HistoryQuery = z
     cursor: cursorParam,
   })
   .strict()
-  .superRefine((query, ctx) => {
-    if (query.start_date !== undefined && query.end_date !== undefined && query.start_date > query.end_date) {
-      ctx.addIssue({ code: 'custom', path: ['start_date'], message: 'is after end_date' });
-    }
-  });
+  .superRefine(dateOrder);
 
 export const listCommandHistory = defineRoute({
   method: 'GET',

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { LEDGER_ASSETS, LEDGER_SCOPES, LEDGER_SOURCES, LedgerEntry } from '../../protocol/ops/economy.ts';
 import { historyBound } from './commands.ts';
 import { defineRoute } from './define-route.ts';
-import { cursorParam, limitParam, platformIdParam } from './params.ts';
+import { cursorParam, dateOrder, limitParam, platformIdParam } from './params.ts';
 
 const SQL_DATE_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 
@@ -31,11 +31,7 @@ const LedgerQuery = z
     cursor: cursorParam,
   })
   .strict()
-  .superRefine((query, ctx) => {
-    if (query.start_date !== undefined && query.end_date !== undefined && query.start_date > query.end_date) {
-      ctx.addIssue({ code: 'custom', path: ['start_date'], message: 'is after end_date' });
-    }
-  });
+  .superRefine(dateOrder);
 
 export const listTransactions = defineRoute({
   method: 'GET',

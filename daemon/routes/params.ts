@@ -79,3 +79,13 @@ export function filterRules(options: {
     }
   };
 }
+
+/** A `start_date` after `end_date` is 400 (history and ledger filters); both are comparable text. */
+export function dateOrder(
+  query: { start_date?: string | undefined; end_date?: string | undefined },
+  ctx: z.RefinementCtx,
+) {
+  if (query.start_date !== undefined && query.end_date !== undefined && query.start_date > query.end_date) {
+    ctx.addIssue({ code: 'custom', path: ['start_date'], message: 'is after end_date' });
+  }
+}

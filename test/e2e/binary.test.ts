@@ -11,13 +11,13 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { copyFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildBinary } from '../../scripts/build.ts';
 import { eventually } from '../support/stack.ts';
+import { freePort } from '../support/ports.ts';
 
 const execFileAsync = promisify(execFile);
 const packageVersion = (
@@ -28,14 +28,6 @@ let work: string;
 let bin: string;
 /** No PATH entry with node in it, no NODE_OPTIONS, no HOME config: only the binary. */
 let env: Record<string, string>;
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  return port;
-}
 
 async function modgate(...args: string[]): Promise<{ stdout: string; stderr: string }> {
   return execFileAsync(bin, args, { cwd: work, env });

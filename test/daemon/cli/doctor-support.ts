@@ -1,19 +1,11 @@
 /** What the doctor tests share: a ready data dir, free ports, and reading doctor's report. */
-import { once } from 'node:events';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createKey, premiumDataDir, run, runOk, type CliRun } from './run-cli.ts';
+import { freePort } from '../../support/ports.ts';
 
-export async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
-}
+export { freePort };
 
 /**
  * An initialised data dir with premium, the API enabled, one key and the mod's url on `modPort`:
