@@ -1,17 +1,13 @@
 /**
  * Structured JSON log lines on stdout (journald-friendly). One object per line; callers pass
- * fields, never preformatted secrets.
+ * fields, never preformatted secrets. The Logger interface is the protocol layer's, so the daemon
+ * hands the same logger to the mod link.
  */
+import type { LogFields, Logger } from '../protocol/log.ts';
+
+export { silentLogger, type LogFields, type Logger } from '../protocol/log.ts';
+
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
-export type LogFields = Record<string, unknown>;
-
-export interface Logger {
-  debug(msg: string, fields?: LogFields): void;
-  info(msg: string, fields?: LogFields): void;
-  warn(msg: string, fields?: LogFields): void;
-  error(msg: string, fields?: LogFields): void;
-}
-
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
 /** A logger whose level can change while it runs (SIGHUP reloads the config). */
@@ -40,9 +36,6 @@ export function createLogger(
     },
   };
 }
-
-/** A logger that drops everything: for tests and the in-process demo's quiet parts. */
-export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
 function errorReplacer(_key: string, value: unknown): unknown {
   if (value instanceof Error) return { name: value.name, message: value.message, stack: value.stack };
