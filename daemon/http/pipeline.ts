@@ -11,7 +11,7 @@ import type { AuditLog } from '../audit-log.ts';
 import { CursorCodec } from '../cursor.ts';
 import { type Admission, type Idempotency, unkeyedAdmission } from '../idempotency/idempotency.ts';
 import { ReadCache } from '../read-cache.ts';
-import type { AnyRoute, CallOptions, OpPage, Page, PageOptions, RowOf } from '../routes/define-route.ts';
+import type { AnyRoute, CallOptions, ListFilters, ListOp, PageOf, PageOptions } from '../routes/define-route.ts';
 import type { Snapshot } from '../store/snapshot.ts';
 import { API_VERSION } from '../version.ts';
 import { ApiError } from './api-error.ts';
@@ -215,23 +215,22 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     return { call, read };
   }
 
-  async function page<N extends OpName>(
+  async function page<N extends ListOp>(
     read: ReturnType<typeof readThrough>['read'],
-    scope: { keyId: string; route: string; filters: Record<string, unknown> },
+    scope: { keyId: string; route: string; filters: ListFilters<N> },
     op: N,
     { cursor, limit, tags }: PageOptions,
-  ): Promise<Page<RowOf<N>>> {
+  ): Promise<PageOf<N>> {
     const after = cursor === undefined ? null : cursors.decode(scope, cursor);
-    const result = (await read(op, { ...scope.filters, after, limit } as OpArgs<N>, tags)) as OpPage<
-      RowOf<N>
-    >;
-    const envelope: Page<RowOf<N>> = {
+    const args = { ...scope.filters, after, limit } as OpArgs<N>;
+    const result = (await read(op, args, tags)) as { data: unknown[]; next: string | null; total?: number };
+    const envelope: Record<string, unknown> = {
       data: result.data,
       has_more: result.next !== null,
       next_cursor: result.next === null ? null : cursors.encode(scope, result.next),
     };
-    if (result.total !== undefined) envelope.total = result.total;
-    return envelope;
+    if (result.total !== undefined) envelope['total'] = result.total;
+    return envelope as PageOf<N>;
   }
 
   function respond(route: AnyRoute, result: unknown, req: ApiRequest, headers: Record<string, string>) {

@@ -1,12 +1,10 @@
 /**
  * What the squad, base, vehicle and container routes share (api-v1.md "Squads" to "Containers"
  * and the "Endpoints" conventions): the `{id}` rule, the owner filters, numeric filters checked
- * in their exact text form, the collection envelope, read-cache tags, and a typed keyset page.
+ * in their exact text form, and read-cache tags.
  * Every id stays a decimal string: none of these converts an id to a JS number.
  */
 import { z } from 'zod';
-import type { OpArgs, OpName, OpResult } from '../../protocol/ops/index.ts';
-import type { RouteContext } from './define-route.ts';
 import { platformIdParam, positiveIdParam, socialIdParam } from './params.ts';
 import { PLAYERS_TAG } from './players.ts';
 
@@ -72,47 +70,4 @@ export function rangeRules(pairs: ReadonlyArray<[string, string]>) {
       }
     }
   };
-}
-
-/** The collection envelope (api-v1.md general rule 6), with `total` where the endpoint has one. */
-export function collection<T extends z.ZodType>(row: T, withTotal: boolean, id: string) {
-  const base = {
-    data: z.array(row),
-    has_more: z.boolean(),
-    next_cursor: z.string().nullable().describe('Pass back as `cursor`; null on the last page'),
-  };
-  const total = z.number().int().nonnegative().describe('Matches across all pages');
-  return withTotal
-    ? z
-        .object({ ...base, total })
-        .strict()
-        .meta({ id })
-    : z.object(base).strict().meta({ id });
-}
-
-/** Ops whose arguments end in a keyset position. */
-type ListOp = {
-  [N in OpName]: OpArgs<N> extends { after: string | null; limit: number } ? N : never;
-}[OpName];
-
-/** The collection envelope a list op's page becomes. */
-export type PageOf<N extends OpName> = Omit<OpResult<N>, 'next'> & {
-  has_more: boolean;
-  next_cursor: string | null;
-};
-
-/**
- * A keyset page of `op` through the read cache, its cursor bound to the key, route and
- * `filters`. Typed end to end: the route's filters must be the op's arguments.
- */
-export async function listPage<N extends ListOp>(
-  ctx: Pick<RouteContext<unknown, unknown, unknown>, 'page'>,
-  op: N,
-  filters: Omit<OpArgs<N>, 'after' | 'limit'>,
-  paging: { cursor: string | undefined; limit: number },
-  tags: readonly string[],
-): Promise<PageOf<N>> {
-  // The pipeline copies the op's rows and total into the envelope; the route's response schema
-  // checks the result again.
-  return (await ctx.page(op, filters, { ...paging, tags })) as unknown as PageOf<N>;
 }

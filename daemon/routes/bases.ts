@@ -7,14 +7,13 @@ import { z } from 'zod';
 import { Base } from '../../protocol/ops/schemas.ts';
 import {
   ASSET_READ_TAGS,
-  collection,
   countParam,
   healthParam,
   idParams,
-  listPage,
   ownerQuery,
   rangeRules,
 } from './asset-params.ts';
+import { collection } from './collection.ts';
 import { defineRoute } from './define-route.ts';
 import { cursorParam, filterRules, limitParam, searchParam } from './params.ts';
 
@@ -65,7 +64,7 @@ export const listBases = defineRoute({
   query: ListQuery,
   response: { status: 200, schema: collection(Base, true, 'BasePage') },
   handler: ({ query: { cursor, limit, ...filters }, page }) =>
-    listPage({ page }, 'bases.list', filters, { cursor, limit }, TAGS),
+    page('bases.list', filters, { cursor, limit, tags: TAGS }),
 });
 
 export const getBase = defineRoute({

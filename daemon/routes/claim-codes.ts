@@ -14,7 +14,7 @@ import {
   MintedClaimCode,
   RevokedClaimCode,
 } from '../../protocol/ops/packs.ts';
-import { collection, listPage } from './asset-params.ts';
+import { collection } from './collection.ts';
 import { defineRoute } from './define-route.ts';
 import { cursorParam, limitParam, platformIdParam } from './params.ts';
 import { packIdParam } from './packs.ts';
@@ -100,7 +100,7 @@ export const listClaimCodes = defineRoute({
   response: { status: 200, schema: collection(ClaimCode, true, 'ClaimCodePage') },
   errors: ['server_unavailable', 'gateway_timeout'],
   handler: ({ query: { cursor, limit, ...filters }, page }) =>
-    listPage({ page }, 'claim_codes.list', filters, { cursor, limit }, []),
+    page('claim_codes.list', filters, { cursor, limit }),
 });
 
 export const revokeClaimCode = defineRoute({

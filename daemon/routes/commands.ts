@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { CommandCatalog, CommandHistoryEntry, CommandResult } from '../../protocol/ops/commands.ts';
 import { ASSET_TAG, SQUAD_TAG } from './asset-params.ts';
+import { collection } from './collection.ts';
 import { defineRoute } from './define-route.ts';
 import { cursorParam, dateOrder, limitParam, playerRefParam } from './params.ts';
 import { actorOf } from './player-writes.ts';
@@ -190,14 +191,7 @@ export const listCommandHistory = defineRoute({
   query: HistoryQuery,
   response: {
     status: 200,
-    schema: z
-      .object({
-        data: z.array(CommandHistoryEntry),
-        has_more: z.boolean(),
-        next_cursor: z.string().nullable(),
-      })
-      .strict()
-      .meta({ id: 'CommandHistoryPage' }),
+    schema: collection(CommandHistoryEntry, false, 'CommandHistoryPage'),
   },
   cache: { kind: 'no-store' },
   errors: ['server_unavailable', 'gateway_timeout'],

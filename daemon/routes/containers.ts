@@ -10,7 +10,8 @@
 import { z } from 'zod';
 import { Inventory, TypeCounts } from '../../protocol/ops/assets.ts';
 import { Container } from '../../protocol/ops/schemas.ts';
-import { ASSET_READ_TAGS, collection, idParams, listPage, ownerQuery } from './asset-params.ts';
+import { ASSET_READ_TAGS, idParams, ownerQuery } from './asset-params.ts';
+import { collection } from './collection.ts';
 import { defineRoute } from './define-route.ts';
 import { booleanParam, cursorParam, digitsParam, filterRules, limitParam, searchParam } from './params.ts';
 
@@ -55,7 +56,7 @@ export const listContainers = defineRoute({
   query: ListQuery,
   response: { status: 200, schema: collection(Container, true, 'ContainerPage') },
   handler: ({ query: { cursor, limit, ...filters }, page }) =>
-    listPage({ page }, 'containers.list', filters, { cursor, limit }, TAGS),
+    page('containers.list', filters, { cursor, limit, tags: TAGS }),
 });
 
 export const getContainerTypes = defineRoute({

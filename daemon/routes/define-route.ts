@@ -26,23 +26,22 @@ export interface CallOptions {
   opId?: string;
 }
 
-/** A collection page as the spec's envelope has it (api-v1.md general rule 6). */
-export interface Page<T = unknown> {
-  data: T[];
+/** Ops whose arguments end in a keyset position: the ones `page()` serves. */
+export type ListOp = {
+  [N in OpName]: OpArgs<N> extends { after: string | null; limit: number } ? N : never;
+}[OpName];
+
+/** A list op's filters: its arguments without the paging. */
+export type ListFilters<N extends OpName> = Omit<OpArgs<N>, 'after' | 'limit'>;
+
+/**
+ * The collection envelope (api-v1.md general rule 6) a list op's page becomes: the op's rows and,
+ * where it has one, its total; `next` becomes `has_more` and an authenticated `next_cursor`.
+ */
+export type PageOf<N extends OpName> = Omit<OpResult<N>, 'next'> & {
   has_more: boolean;
   next_cursor: string | null;
-  total?: number;
-}
-
-/** What a list op answers: a page of rows, the game side's position for the next page, maybe a total. */
-export interface OpPage<T = unknown> {
-  data: T[];
-  next: string | null;
-  total?: number;
-}
-
-/** The row type of a list op's page. */
-export type RowOf<N extends OpName> = OpResult<N> extends { data: Array<infer T> } ? T : never;
+};
 
 export interface PageOptions {
   cursor: string | undefined;
@@ -72,11 +71,7 @@ export interface RouteContext<P, Q, B> {
    * through the cache, and wraps the op's `next` in a new cursor bound to this key, route and
    * `filters`.
    */
-  page<N extends OpName>(
-    op: N,
-    filters: Record<string, unknown>,
-    options: PageOptions,
-  ): Promise<Page<RowOf<N>>>;
+  page<N extends ListOp>(op: N, filters: ListFilters<N>, options: PageOptions): Promise<PageOf<N>>;
   /** Drops cached reads carrying these tags, so a client reads its own writes. */
   invalidate(tags: readonly string[]): void;
   server: { serverId: string; name: string | null; modVersion: string | null };

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { LEDGER_ASSETS, LEDGER_SCOPES, LEDGER_SOURCES, LedgerEntry } from '../../protocol/ops/economy.ts';
 import { historyBound } from './commands.ts';
+import { collection } from './collection.ts';
 import { defineRoute } from './define-route.ts';
 import { cursorParam, dateOrder, limitParam, platformIdParam } from './params.ts';
 
@@ -43,14 +44,7 @@ export const listTransactions = defineRoute({
   query: LedgerQuery,
   response: {
     status: 200,
-    schema: z
-      .object({
-        data: z.array(LedgerEntry),
-        has_more: z.boolean(),
-        next_cursor: z.string().nullable().describe('Pass back as `cursor`; null on the last page'),
-      })
-      .strict()
-      .meta({ id: 'LedgerPage' }),
+    schema: collection(LedgerEntry, false, 'LedgerPage'),
   },
   cache: { kind: 'no-store' },
   errors: ['server_unavailable', 'gateway_timeout'],

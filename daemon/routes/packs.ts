@@ -15,7 +15,8 @@ import {
 } from '../../protocol/ops/packs.ts';
 import { ApiError } from '../http/api-error.ts';
 import { toApiError } from '../http/stages/link-errors.ts';
-import { SQUAD_TAG, collection, listPage } from './asset-params.ts';
+import { SQUAD_TAG } from './asset-params.ts';
+import { collection } from './collection.ts';
 import { defineRoute } from './define-route.ts';
 import {
   booleanParam,
@@ -59,8 +60,7 @@ export const listPacks = defineRoute({
     .superRefine(filterRules({ structured: ['enabled', 'category_id'] })),
   response: { status: 200, schema: collection(Pack, true, 'PackPage') },
   errors: READ_ERRORS,
-  handler: ({ query: { cursor, limit, ...filters }, page }) =>
-    listPage({ page }, 'packs.list', filters, { cursor, limit }, []),
+  handler: ({ query: { cursor, limit, ...filters }, page }) => page('packs.list', filters, { cursor, limit }),
 });
 
 export const getPack = defineRoute({
@@ -169,7 +169,7 @@ export const listDeliveries = defineRoute({
   response: { status: 200, schema: collection(PackDelivery, true, 'PackDeliveryPage') },
   errors: READ_ERRORS,
   handler: ({ query: { cursor, limit, ...filters }, page }) =>
-    listPage({ page }, 'packs.deliveries', filters, { cursor, limit }, []),
+    page('packs.deliveries', filters, { cursor, limit }),
 });
 
 export const PACK_ROUTES = [listPacks, listDeliveries, getPack, deliverPack];

@@ -14,6 +14,7 @@ import {
   Violation,
 } from '../../protocol/ops/players.ts';
 import { InventoryItem } from '../../protocol/ops/schemas.ts';
+import { collection } from './collection.ts';
 import { defineRoute } from './define-route.ts';
 import {
   booleanParam,
@@ -33,17 +34,6 @@ export const PLAYERS_TAG = 'players';
 
 const cached = { kind: 'private', maxAgeSec: PLAYER_MAX_AGE_SEC } as const;
 const refParams = z.object({ ref: playerRefParam.describe('A 17-digit platform id, or social:<social id>') });
-const collection = <T extends z.ZodType>(row: T, withTotal: boolean, id: string) =>
-  z
-    .object({
-      data: z.array(row),
-      has_more: z.boolean(),
-      next_cursor: z.string().nullable(),
-      ...(withTotal ? { total: z.number().int().nonnegative() } : {}),
-    })
-    .strict()
-    .meta({ id });
-
 export const listPlayers = defineRoute({
   method: 'GET',
   path: '/v1/players',

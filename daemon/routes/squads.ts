@@ -11,14 +11,13 @@ import { SquadMember, SquadRow, SquadSummary } from '../../protocol/ops/assets.t
 import { Base, Container, Vehicle } from '../../protocol/ops/schemas.ts';
 import {
   SQUAD_READ_TAGS,
-  collection,
   countParam,
   daysParam,
   decimalParam,
   idParams,
-  listPage,
   rangeRules,
 } from './asset-params.ts';
+import { collection } from './collection.ts';
 import { defineRoute } from './define-route.ts';
 import {
   cursorParam,
@@ -71,7 +70,7 @@ export const listSquads = defineRoute({
   query: ListQuery,
   response: { status: 200, schema: collection(SquadRow, true, 'SquadPage') },
   handler: ({ query: { cursor, limit, ...filters }, page }) =>
-    listPage({ page }, 'squads.list', filters, { cursor, limit }, TAGS),
+    page('squads.list', filters, { cursor, limit, tags: TAGS }),
 });
 
 export const getSquad = defineRoute({
@@ -117,7 +116,7 @@ export const listSquadBases = defineRoute({
   query: AssetQuery,
   response: { status: 200, schema: collection(Base, false, 'SquadBasePage') },
   handler: ({ params, query: { cursor, limit }, page }) =>
-    listPage({ page }, 'squads.bases', { id: params.id }, { cursor, limit }, TAGS),
+    page('squads.bases', { id: params.id }, { cursor, limit, tags: TAGS }),
 });
 
 export const listSquadVehicles = defineRoute({
@@ -130,7 +129,7 @@ export const listSquadVehicles = defineRoute({
   query: AssetQuery,
   response: { status: 200, schema: collection(Vehicle, false, 'SquadVehiclePage') },
   handler: ({ params, query: { cursor, limit }, page }) =>
-    listPage({ page }, 'squads.vehicles', { id: params.id }, { cursor, limit }, TAGS),
+    page('squads.vehicles', { id: params.id }, { cursor, limit, tags: TAGS }),
 });
 
 export const listSquadContainers = defineRoute({
@@ -143,7 +142,7 @@ export const listSquadContainers = defineRoute({
   query: AssetQuery,
   response: { status: 200, schema: collection(Container, false, 'SquadContainerPage') },
   handler: ({ params, query: { cursor, limit }, page }) =>
-    listPage({ page }, 'squads.containers', { id: params.id }, { cursor, limit }, TAGS),
+    page('squads.containers', { id: params.id }, { cursor, limit, tags: TAGS }),
 });
 
 export const SQUAD_ROUTES = [

@@ -10,7 +10,8 @@
 import { z } from 'zod';
 import { Inventory, TypeCounts } from '../../protocol/ops/assets.ts';
 import { Vehicle } from '../../protocol/ops/schemas.ts';
-import { ASSET_READ_TAGS, boundedText, collection, idParams, listPage, ownerQuery } from './asset-params.ts';
+import { ASSET_READ_TAGS, boundedText, idParams, ownerQuery } from './asset-params.ts';
+import { collection } from './collection.ts';
 import { defineRoute } from './define-route.ts';
 import { booleanParam, cursorParam, filterRules, limitParam, searchParam } from './params.ts';
 
@@ -53,7 +54,7 @@ export const listVehicles = defineRoute({
   query: ListQuery,
   response: { status: 200, schema: collection(Vehicle, true, 'VehiclePage') },
   handler: ({ query: { cursor, limit, ...filters }, page }) =>
-    listPage({ page }, 'vehicles.list', filters, { cursor, limit }, TAGS),
+    page('vehicles.list', filters, { cursor, limit, tags: TAGS }),
 });
 
 export const getVehicleTypes = defineRoute({
