@@ -5,17 +5,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from '../../daemon/cli/main.ts';
-
-export interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+import { run, runOk, type CliRun } from './cli.ts';
 
 export interface TestDataDir {
   dir: string;
-  cli(...argv: string[]): Promise<CliResult>;
+  cli(...argv: string[]): Promise<CliRun>;
   /** `modgate keys create --json`; extra flags as given. Returns the id and the key text. */
   createKey(...flags: string[]): Promise<{ id: string; key: string }>;
   remove(): Promise<void>;
@@ -29,28 +23,15 @@ export interface DataDirSetup {
 
 export async function makeDataDir(setup: DataDirSetup = {}): Promise<TestDataDir> {
   const dir = await mkdtemp(join(tmpdir(), 'modgate-test-'));
-  const cli = async (...argv: string[]): Promise<CliResult> => {
-    let stdout = '';
-    let stderr = '';
-    const code = await runCli(argv, {
-      stdout: { write: (text: string) => (stdout += text) },
-      stderr: { write: (text: string) => (stderr += text) },
-      env: {},
-    });
-    return { code, stdout, stderr };
-  };
-  const must = async (...argv: string[]) => {
-    const result = await cli(...argv);
-    if (result.code !== 0) throw new Error(`modgate ${argv.join(' ')} failed: ${result.stderr}`);
-    return result;
-  };
+  const cli = (...argv: string[]) => run(argv);
+  const must = (...argv: string[]) => runOk(argv);
   await must('init', '--data-dir', dir, '--name', 'Test server');
   await must('plan', 'set', '--data-dir', dir, '--premium', 'on', '--features', setup.features ?? 'shop');
   if (setup.apiEnabled ?? true) await must('api', 'enable', '--data-dir', dir);
   const createKey = async (...flags: string[]) => {
     const withScopes = flags.includes('--scopes') ? flags : [...flags, '--scopes', 'all'];
     const withName = withScopes.includes('--name') ? withScopes : [...withScopes, '--name', 'test'];
-    const { stdout } = await must('keys', 'create', '--data-dir', dir, '--json', ...withName);
+    const stdout = await must('keys', 'create', '--data-dir', dir, '--json', ...withName);
     return JSON.parse(stdout) as { id: string; key: string };
   };
   if (setup.premium === false) await must('plan', 'set', '--data-dir', dir, '--premium', 'off');

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { loadSnapshot } from '../../../daemon/store/snapshot.ts';
 import { encodeKey } from '../../../protocol/keys.ts';
 import { dataDirPath } from '../store/temp-dir.ts';
-import { run, runOk } from './run-cli.ts';
+import { run, runOk } from '../../support/cli.ts';
 
 async function initialised(): Promise<string> {
   const dir = await dataDirPath();

@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { loadSnapshot } from '../../../daemon/store/snapshot.ts';
 import { dataDirPath } from '../store/temp-dir.ts';
-import { premiumDataDir } from './run-cli.ts';
+import { premiumDataDir } from '../../support/cli.ts';
 
 const run = promisify(execFile);
 const programUrl = new URL('../../../daemon/cli/program.ts', import.meta.url).href;

@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { healthz } from '../../../daemon/http/healthz.ts';
 import { doctor, freePort, readyDataDir } from './doctor-support.ts';
-import { run } from './run-cli.ts';
+import { run } from '../../support/cli.ts';
 
 const DAY_MS = 86_400_000;
 let dir: string;

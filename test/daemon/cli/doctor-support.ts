@@ -2,7 +2,7 @@
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createKey, premiumDataDir, run, runOk, type CliRun } from './run-cli.ts';
+import { createKey, premiumDataDir, run, runOk, type CliRun } from '../../support/cli.ts';
 import { freePort } from '../../support/ports.ts';
 
 export { freePort };

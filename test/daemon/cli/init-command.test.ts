@@ -2,7 +2,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { dataDirPath } from '../store/temp-dir.ts';
-import { run, runOk } from './run-cli.ts';
+import { run, runOk } from '../../support/cli.ts';
 
 const FILES = ['identity.json', 'keys.json', 'mod-credentials.json', 'mod-keys.json', 'state.json'];
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { verifyApiKey } from '../../../daemon/store/api-keys.ts';
 import { loadSnapshot } from '../../../daemon/store/snapshot.ts';
 import { dataDirPath } from '../store/temp-dir.ts';
-import { createKey, premiumDataDir, run, runOk } from './run-cli.ts';
+import { createKey, premiumDataDir, run, runOk } from '../../support/cli.ts';
 
 describe('modgate keys list', () => {
   it('never prints key text or hashes', async () => {

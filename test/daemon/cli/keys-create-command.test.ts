@@ -5,7 +5,7 @@ import { SCOPES } from '../../../daemon/scopes.ts';
 import { verifyApiKey } from '../../../daemon/store/api-keys.ts';
 import { loadSnapshot } from '../../../daemon/store/snapshot.ts';
 import { dataDirPath } from '../store/temp-dir.ts';
-import { createKey, premiumDataDir, run, runOk, type CreatedKey } from './run-cli.ts';
+import { createKey, premiumDataDir, run, runOk, type CreatedKey } from '../../support/cli.ts';
 
 describe('modgate keys create', () => {
   it('refuses without an active premium plan, with exit code 3', async () => {

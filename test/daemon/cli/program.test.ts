@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../../daemon/cli/errors.ts';
 import { runCli } from '../../../daemon/cli/program.ts';
-import { run } from './run-cli.ts';
+import { run } from '../../support/cli.ts';
 
 async function runWith(
   register: (program: Command) => void,

@@ -14,7 +14,7 @@ import {
   type InstallOptions,
 } from '../../../daemon/service/install.ts';
 import { DEFAULT_UNIT_OPTIONS, UNIT_MARKER } from '../../../daemon/service/units.ts';
-import { run } from '../cli/run-cli.ts';
+import { run } from '../../support/cli.ts';
 
 let dir: string;
 

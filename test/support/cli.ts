@@ -1,5 +1,5 @@
-/** Runs the operator CLI in-process and captures what it prints. */
-import { runCli } from '../../../daemon/cli/program.ts';
+/** Runs the modgate CLI in-process (every command, the runtime ones included) and captures what it prints. */
+import { runCli } from '../../daemon/cli/main.ts';
 
 export interface CliRun {
   readonly code: number;
