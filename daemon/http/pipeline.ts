@@ -11,7 +11,14 @@ import type { AuditLog } from '../audit-log.ts';
 import { CursorCodec } from '../cursor.ts';
 import { type Admission, type Idempotency, unkeyedAdmission } from '../idempotency/idempotency.ts';
 import { ReadCache } from '../read-cache.ts';
-import type { AnyRoute, CallOptions, ListFilters, ListOp, PageOf, PageOptions } from '../routes/define-route.ts';
+import type {
+  AnyRoute,
+  CallOptions,
+  ListFilters,
+  ListOp,
+  PageOf,
+  PageOptions,
+} from '../routes/define-route.ts';
 import type { Snapshot } from '../store/snapshot.ts';
 import { API_VERSION } from '../version.ts';
 import { ApiError } from './api-error.ts';
@@ -160,8 +167,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         admission.abandon();
         throw error;
       }
-      exchange.errorCode = error.code;
-      response = errorResponse(error, exchange.requestId, exchange.headers);
+      response = failure(error, exchange);
     }
     await admission.complete(response);
     return response;
@@ -285,9 +291,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     try {
       response = await run(req, exchange);
     } catch (thrown) {
-      const error = asApiError(thrown, exchange, log);
-      exchange.errorCode = error.code;
-      response = errorResponse(error, exchange.requestId, exchange.headers);
+      response = failure(asApiError(thrown, exchange, log), exchange);
     }
     audit(req, exchange, response);
     (exchange.quiet ? log.debug : log.info)('request', {
@@ -381,6 +385,16 @@ function deprecationHeaders(route: AnyRoute): Record<string, string> {
   };
   if (route.deprecated.sunset) headers['sunset'] = route.deprecated.sunset.toUTCString();
   return headers;
+}
+
+/**
+ * The one place an ApiError becomes a response: the envelope, with the code remembered for the
+ * audit log. The handler's errors pass here inside the idempotency section (so a 4xx can be
+ * stored for replay), everything else from the outer catch.
+ */
+function failure(error: ApiError, exchange: Exchange): ApiResponse {
+  exchange.errorCode = error.code;
+  return errorResponse(error, exchange.requestId, exchange.headers);
 }
 
 /** Anything that is not an ApiError is a bug: logged whole, answered with a bare 500. */
