@@ -6,17 +6,16 @@
 import { EventEmitter } from 'node:events';
 import { WebSocket } from 'ws';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.ts';
-import { resolveLimits, type CodecLimits } from './codec.ts';
+import type { CodecLimits } from './codec.ts';
 import type { ProtocolError } from './errors.ts';
 import type { ReqFrame, ResFrame } from './frames.ts';
 import { dispatchRequest, errorRes, RequestContext } from './dispatch.ts';
-import { batchBounds } from './frame-batch.ts';
 import { ModHandshake, type Established } from './handshake.ts';
 import type { Identity } from './keys.ts';
-import { DEFAULT_MAX_PAYLOAD, DEFAULT_TIMERS, LinkConnection, type LinkTimers } from './link-connection.ts';
+import { LinkConnection, type LinkTimers } from './link-connection.ts';
 import { silentLogger, type Logger } from './log.ts';
 import type { OpHandlers } from './ops/index.ts';
-import { checkIdentity, checkKey, checkPositiveInt } from './options.ts';
+import { checkIdentity, checkKey, checkPositiveInt, resolveLinkSettings } from './options.ts';
 
 export interface ModBridgeOptions extends Partial<LinkTimers> {
   /** The daemon's mod-link address, e.g. `ws://127.0.0.1:7301`. */
@@ -70,20 +69,11 @@ export class ModBridge extends EventEmitter<BridgeEvents> {
     }
     new URL(options.url); // throws TypeError for a malformed url, now rather than at dial time
     this.log = options.log ?? silentLogger;
-    this.limits = resolveLimits(options.limits);
-    this.timers = {
-      handshakeTimeoutMs: checkPositiveInt(
-        options.handshakeTimeoutMs ?? DEFAULT_TIMERS.handshakeTimeoutMs,
-        'handshakeTimeoutMs',
-      ),
-      heartbeatMs: checkPositiveInt(options.heartbeatMs ?? DEFAULT_TIMERS.heartbeatMs, 'heartbeatMs'),
-      heartbeatTimeoutMs: checkPositiveInt(
-        options.heartbeatTimeoutMs ?? DEFAULT_TIMERS.heartbeatTimeoutMs,
-        'heartbeatTimeoutMs',
-      ),
-    };
-    this.maxPayload = checkPositiveInt(options.maxPayload ?? DEFAULT_MAX_PAYLOAD, 'maxPayload');
-    batchBounds(this.limits, this.maxPayload); // a frame must hold at least one small body (§4.2)
+    ({
+      limits: this.limits,
+      timers: this.timers,
+      maxPayload: this.maxPayload,
+    } = resolveLinkSettings(options));
     this.backoff = {
       initialMs: checkPositiveInt(
         options.backoff?.initialMs ?? DEFAULT_BACKOFF.initialMs,

@@ -7,16 +7,15 @@
 import { EventEmitter } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { resolveLimits, type CodecLimits } from './codec.ts';
+import type { CodecLimits } from './codec.ts';
 import { ProtocolError, type ProtocolErrorCode } from './errors.ts';
-import { batchBounds } from './frame-batch.ts';
 import { DaemonHandshake, type Established } from './handshake.ts';
 import type { Identity } from './keys.ts';
 import { LinkCallError, PendingCalls } from './link-calls.ts';
-import { DEFAULT_MAX_PAYLOAD, DEFAULT_TIMERS, LinkConnection, type LinkTimers } from './link-connection.ts';
+import { LinkConnection, type LinkTimers } from './link-connection.ts';
 import { silentLogger, type Logger } from './log.ts';
 import { OPS, type OpArgs, type OpName, type OpResult } from './ops/index.ts';
-import { checkIdentity, checkPositiveInt } from './options.ts';
+import { checkIdentity, checkPositiveInt, resolveLinkSettings } from './options.ts';
 
 export { LinkCallError, type LinkCallErrorKind, type LinkOpError } from './link-calls.ts';
 
@@ -83,20 +82,11 @@ export class ModLinkServer extends EventEmitter<ServerEvents> {
     if (typeof options.trustedModKeys !== 'function')
       throw new TypeError('trustedModKeys must be a function');
     this.log = options.log ?? silentLogger;
-    this.limits = resolveLimits(options.limits);
-    this.timers = {
-      handshakeTimeoutMs: checkPositiveInt(
-        options.handshakeTimeoutMs ?? DEFAULT_TIMERS.handshakeTimeoutMs,
-        'handshakeTimeoutMs',
-      ),
-      heartbeatMs: checkPositiveInt(options.heartbeatMs ?? DEFAULT_TIMERS.heartbeatMs, 'heartbeatMs'),
-      heartbeatTimeoutMs: checkPositiveInt(
-        options.heartbeatTimeoutMs ?? DEFAULT_TIMERS.heartbeatTimeoutMs,
-        'heartbeatTimeoutMs',
-      ),
-    };
-    this.maxPayload = checkPositiveInt(options.maxPayload ?? DEFAULT_MAX_PAYLOAD, 'maxPayload');
-    batchBounds(this.limits, this.maxPayload); // a frame must hold at least one small body (§4.2)
+    ({
+      limits: this.limits,
+      timers: this.timers,
+      maxPayload: this.maxPayload,
+    } = resolveLinkSettings(options));
     this.maxConnections = checkPositiveInt(
       options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
       'maxConnections',
