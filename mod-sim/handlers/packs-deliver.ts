@@ -32,7 +32,7 @@ import type {
   Player,
   World,
 } from '../world/index.ts';
-import { countItems, nextItemId, sqlDateTime } from '../world/index.ts';
+import { countItems, itemOf, nextItemId, sqlDateTime } from '../world/index.ts';
 import { ITEM_KINDS, type ItemKind } from '../world/vocab/items.ts';
 import { type PackPart, packContents } from './packs-contents.ts';
 import { nowOf } from './players-common.ts';
@@ -205,19 +205,7 @@ function addItems(player: Player, inventory: InventoryItem[], cls: string, count
   const kind = KINDS.get(cls) as ItemKind;
   const first = nextItemId('player', player.ordinal, inventory);
   for (let i = 0; i < count; i++) {
-    inventory.push({
-      id: first + i,
-      class: kind.class,
-      name: kind.name,
-      icon: `icons/items/${kind.class}.png`,
-      health: kind.maxHealth,
-      max_health: kind.maxHealth,
-      weight: kind.weight,
-      is_container: kind.capacity > 0,
-      is_weapon: kind.isWeapon,
-      contents: [],
-      contents_truncated: false,
-    });
+    inventory.push(itemOf(kind, first + i));
   }
 }
 

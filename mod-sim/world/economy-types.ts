@@ -2,7 +2,26 @@
  * Packs, pack deliveries, claim codes and the economy ledger (spec "Pack (catalog record)",
  * "Pack delivery record", "Claim code", "Economy ledger entry").
  */
+import { LEDGER_ASSETS, LEDGER_MODES, LEDGER_SCOPES, LEDGER_SOURCES } from '../../protocol/ops/economy.ts';
+import {
+  CLAIM_DELIVERY_STATUSES,
+  CLAIM_SOURCES,
+  CLAIM_STATUSES,
+  DELIVERY_STATUSES,
+} from '../../protocol/ops/packs.ts';
 import type { Identity, PackRef } from './types.ts';
+
+// The wire vocabulary is the op catalogue's (protocol/ops); the world re-exports it.
+export {
+  CLAIM_DELIVERY_STATUSES,
+  CLAIM_SOURCES,
+  CLAIM_STATUSES,
+  DELIVERY_STATUSES,
+  LEDGER_ASSETS,
+  LEDGER_MODES,
+  LEDGER_SCOPES,
+  LEDGER_SOURCES,
+};
 
 export interface PackCategory {
   id: number;
@@ -28,13 +47,6 @@ export interface Pack {
   updated_at: string;
 }
 
-export const DELIVERY_STATUSES = [
-  'completed',
-  'partial',
-  'failed',
-  'refund_failed',
-  'ledger_failed',
-] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 export const DELIVERY_SOURCES = ['api', 'claim', 'admin', 'shop'] as const;
@@ -53,13 +65,10 @@ export interface PackDelivery {
   delivered_at: string;
 }
 
-export const CLAIM_SOURCES = ['partner', 'social', 'panel'] as const;
 export type ClaimSource = (typeof CLAIM_SOURCES)[number];
 
-export const CLAIM_STATUSES = ['active', 'expired', 'exhausted', 'revoked'] as const;
 export type ClaimStatus = (typeof CLAIM_STATUSES)[number];
 
-export const CLAIM_DELIVERY_STATUSES = ['pending', 'sent', 'failed', 'target_not_linked', 'unknown'] as const;
 export type ClaimDeliveryStatus = (typeof CLAIM_DELIVERY_STATUSES)[number];
 
 export interface ClaimCode {
@@ -79,26 +88,12 @@ export interface ClaimCode {
   dm: { channel_id: string; message_id: string } | null;
 }
 
-export const LEDGER_ASSETS = ['cash', 'gold', 'coins'] as const;
 export type LedgerAsset = (typeof LEDGER_ASSETS)[number];
 
-export const LEDGER_MODES = ['delta', 'set'] as const;
 export type LedgerMode = (typeof LEDGER_MODES)[number];
 
-export const LEDGER_SCOPES = ['player', 'all', 'online'] as const;
 export type LedgerScope = (typeof LEDGER_SCOPES)[number];
 
-export const LEDGER_SOURCES = [
-  'api',
-  'panel',
-  'social_bank',
-  'social_cmd',
-  'pack',
-  'claim',
-  'task',
-  'leaderboard',
-  'system',
-] as const;
 export type LedgerSource = (typeof LEDGER_SOURCES)[number];
 
 export interface LedgerEntry {

@@ -18,7 +18,7 @@ export { rosterRow, playerProfile, onlineRow, moderationState } from './player-v
 export type { RosterRow, PlayerProfile, OnlineRow, ModerationState } from './player-views.ts';
 export { squadRow, squadMembers, squadSummary, squadAssets } from './squad-views.ts';
 export type { SquadAssets } from './squad-views.ts';
-export { INVENTORY_DEPTH_CAP, countItems, nextItemId } from './inventory.ts';
+export { countItems, INVENTORY_DEPTH_CAP, itemOf, nextItemId } from './inventory.ts';
 export { CLEAN_BAN, CLEAN_MUTE, cleanModeration, newLiveState, playerRefs } from './gen-players.ts';
 export { DEFAULT_NOW, sqlDateTime, isoDateTime, serverLocalStamp, historyStamp } from './time.ts';
 export { SECOND, MINUTE, HOUR, DAY } from './time.ts';

@@ -56,12 +56,17 @@ export function inventorySize(
 }
 
 function newItem(rng: Rng, kind: ItemKind, id: number): InventoryItem {
+  return itemOf(kind, id, rng.real(kind.maxHealth * 0.1, kind.maxHealth, 1));
+}
+
+/** A new, empty item of `kind`: the one shape generation and deliveries both make. */
+export function itemOf(kind: ItemKind, id: number, health: number = kind.maxHealth): InventoryItem {
   return {
     id,
     class: kind.class,
     name: kind.name,
     icon: `icons/items/${kind.class}.png`,
-    health: rng.real(kind.maxHealth * 0.1, kind.maxHealth, 1),
+    health,
     max_health: kind.maxHealth,
     weight: kind.weight,
     is_container: kind.capacity > 0,
