@@ -3,14 +3,15 @@
  * as the moderation ops (handlers/players-moderation.ts), so they change the player's moderation
  * state and violation history exactly as POST /v1/players/{ref}/ban would, attributed to the
  * command's actor. Ban takes hours (omitted: permanent); Mute takes minutes, rounded up to whole
- * hours by the game; both act on every channel and need no connected player.
+ * hours by the game, on every channel. None needs a connected player, and all four accept a
+ * platform id that never joined (the game's moderation list), as the ops do.
  */
 import { OpError } from '../../protocol/ops/index.ts';
 import { findModeration, moderationView } from '../handlers/players-common.ts';
 import { banPlayer, mutePlayer, unbanPlayer, unmutePlayer } from '../handlers/players-moderation.ts';
 import { MUTE_CHANNELS, sqlDateTime } from '../world/index.ts';
 import { ok, refused, type VerbBehaviour, type VerbOutcome, type VerbRun } from './types.ts';
-import { isPlayer, onlineSubject, playerLabel, subjectPlayer } from './verb-helpers.ts';
+import { isPlayer, onlineSubject, playerLabel } from './verb-helpers.ts';
 
 /** An OpError from the shared moderation logic is the game refusing: its message is the answer. */
 function refusing(apply: () => VerbOutcome): VerbOutcome {
@@ -75,8 +76,6 @@ const unban: VerbBehaviour = (run) =>
   });
 
 const mute: VerbBehaviour = (run) => {
-  const player = subjectPlayer(run);
-  if (!isPlayer(player)) return player;
   const minutes = run.args.number('minutes');
   if (minutes < 1) return refused('Mute minutes must be 1 or more');
   return refusing(() => {
@@ -89,19 +88,16 @@ const mute: VerbBehaviour = (run) => {
       channels: [...MUTE_CHANNELS],
       actor: run.request.actor,
     });
-    return ok(`Muted ${playerLabel(player)} for ${state.mute.duration_minutes ?? minutes} minutes`);
+    return ok(`Muted ${label(run)} for ${state.mute.duration_minutes ?? minutes} minutes`);
   });
 };
 
-const unmute: VerbBehaviour = (run) => {
-  const player = subjectPlayer(run);
-  if (!isPlayer(player)) return player;
-  const wasMuted = inForce(run, 'mute');
-  return refusing(() => {
+const unmute: VerbBehaviour = (run) =>
+  refusing(() => {
+    const wasMuted = inForce(run, 'mute');
     unmutePlayer(run.world, { ref: platformRef(run), actor: run.request.actor });
-    return ok(wasMuted ? `Unmuted ${playerLabel(player)}` : `${playerLabel(player)} is not muted`);
+    return ok(wasMuted ? `Unmuted ${label(run)}` : `${label(run)} is not muted`);
   });
-};
 
 export const MODERATION_VERBS: Readonly<Record<string, VerbBehaviour>> = {
   Kick: kick,

@@ -44,7 +44,7 @@ export function clearBulkCoinCooldown(world: World): void {
 
 /**
  * A player created by a coin credit to a platform id that never joined: the shop knows the id
- * only, so both names stay empty until the player first joins.
+ * only, so both names stay empty, and the record does not count as a join (no social link).
  */
 export function enrolPlayer(world: World, platformId: string): Player {
   const ordinal = world.players.size;
@@ -77,7 +77,7 @@ export function enrolPlayer(world: World, platformId: string): Player {
       char_name: '',
     }),
   };
-  world.players.add(player);
+  world.players.add(player, { joined: false });
   return player;
 }
 

@@ -47,12 +47,25 @@ export function resolvePlayer(world: World, ref: PlayerRef): Player {
 
 /**
  * The moderation record a ref names: a player's or, for a platform id that never joined, its
- * ban-list entry; undefined when there is neither.
+ * moderation-list entry; undefined when there is neither.
  */
 export function findModeration(world: World, ref: PlayerRef): ModerationRecord | undefined {
   const player = findPlayer(world, ref);
   if (player !== undefined) return world.players.moderationOf(player);
-  return 'platform_id' in ref ? world.players.banListed(ref.platform_id) : undefined;
+  return 'platform_id' in ref ? world.players.moderationListed(ref.platform_id) : undefined;
+}
+
+/**
+ * The record a ban or mute writes to (api-v1.md "Moderation": both accept a well-formed platform
+ * id that never joined): the player's, else the id's moderation-list entry, created on first use.
+ * An unlinked `social:` ref is `not_found`.
+ */
+export function moderationTarget(world: World, ref: PlayerRef): ModerationRecord {
+  const record =
+    findModeration(world, ref) ??
+    ('platform_id' in ref ? world.players.moderationListEntry(ref.platform_id) : undefined);
+  if (record === undefined) throw notFound(ref);
+  return record;
 }
 
 export function resolveModeration(world: World, ref: PlayerRef): ModerationRecord {

@@ -12,14 +12,14 @@ interface LinkResult {
 }
 
 /**
- * `players.link`: the platform player must have joined (`not_found`); `conflict` when it is
- * linked already (to any social id, the same one included) or the social id belongs to another
- * player.
+ * `players.link`: the platform player must have joined (`not_found`; a record a coin credit
+ * created is not a join); `conflict` when it is linked already (to any social id, the same one
+ * included) or the social id belongs to another player.
  */
 export function linkPlayer(world: World, args: ArgsOf<'players.link'>): LinkResult {
   const { platform_id, social_id } = args;
   const player = world.players.byPlatformId(platform_id);
-  if (player === undefined) throw notFound({ platform_id });
+  if (player === undefined || !world.players.hasJoined(player)) throw notFound({ platform_id });
   if (player.social_id !== null) {
     throw new OpError('conflict', `platform id ${platform_id} is already linked to a social account`);
   }

@@ -3,7 +3,9 @@
  * Each answers with the subject's moderation state and logs what it changed in the violation
  * history (type ban or mute, source `api`, issued by the key owner). A write that would leave the
  * state as it is (a repeated ban or mute, an unban of a player who is not banned) changes nothing
- * and logs nothing, so every write converges and is idempotent.
+ * and logs nothing, so every write converges and is idempotent. All four accept a well-formed
+ * platform id that never joined (its moderation-list entry); an unlinked `social:` ref is
+ * `not_found`.
  */
 import { OpError } from '../../protocol/ops/index.ts';
 import type {
@@ -20,10 +22,11 @@ import {
   type ArgsOf,
   findModeration,
   moderationView,
+  moderationTarget,
   moderatorOf,
   notFound,
   nowOf,
-  resolvePlayer,
+  type PlayerRef,
   sameModerator,
   settleExpiry,
 } from './players-common.ts';
@@ -84,18 +87,14 @@ function applyBan(world: World, record: ModerationRecord, terms: BanTerms, at: n
 }
 
 /**
- * `players.ban`: bans the player (a platform id that never joined goes on the game's ban list)
- * and, with `squad_id`, every member of that squad. Everything is checked before anything is
- * applied: a bad duration or unknown squad bans nobody.
+ * `players.ban`: bans the player (a platform id that never joined goes on the game's moderation
+ * list) and, with `squad_id`, every member of that squad. Everything is checked before anything
+ * is applied: a bad duration or unknown squad bans nobody.
  */
 export function banPlayer(world: World, args: ArgsOf<'players.ban'>): ModerationState {
   const minutes = requestedMinutes(args, BAN_CAPS);
   const squad = args.squad_id === null ? undefined : findSquad(world, args.squad_id);
-  const { ref } = args;
-  const record =
-    findModeration(world, ref) ??
-    ('platform_id' in ref ? world.players.banListEntry(ref.platform_id) : undefined);
-  if (record === undefined) throw notFound(ref);
+  const record = moderationTarget(world, args.ref);
   const terms: BanTerms = {
     reason: args.reason,
     minutes,
@@ -112,16 +111,19 @@ export function banPlayer(world: World, args: ArgsOf<'players.ban'>): Moderation
 }
 
 /**
- * `players.unban`: lifts the ban and logs an `unban` when there was one. Succeeds when not banned,
- * also for a well-formed platform id the game has never seen (the mirror of a ban accepting one).
+ * The answer to an unban or unmute when the game holds no record: a well-formed platform id it
+ * has never seen succeeds with a clean state (the mirror of a ban or mute accepting one) and
+ * writes nothing; an unlinked `social:` ref is `not_found`.
  */
+function nothingToLift(ref: PlayerRef): ModerationState {
+  if ('social_id' in ref) throw notFound(ref);
+  return { player: { platform_id: ref.platform_id, social_id: null }, ban: CLEAN_BAN, mute: CLEAN_MUTE };
+}
+
+/** `players.unban`: lifts the ban and logs an `unban` when there was one; succeeds when not banned. */
 export function unbanPlayer(world: World, args: ArgsOf<'players.unban'>): ModerationState {
-  const { ref } = args;
-  const record = findModeration(world, ref);
-  if (record === undefined) {
-    if ('social_id' in ref) throw notFound(ref);
-    return { player: { platform_id: ref.platform_id, social_id: null }, ban: CLEAN_BAN, mute: CLEAN_MUTE };
-  }
+  const record = findModeration(world, args.ref);
+  if (record === undefined) return nothingToLift(args.ref);
   const at = nowOf(world);
   settleExpiry(record, at);
   if (record.moderation.ban.banned) {
@@ -164,7 +166,7 @@ function sameChannels(a: readonly MuteChannel[], b: readonly MuteChannel[]): boo
 export function mutePlayer(world: World, args: ArgsOf<'players.mute'>): ModerationState {
   const requested = requestedMinutes(args, MUTE_CAPS);
   const minutes = requested === null ? null : roundMuteMinutes(requested);
-  const record = world.players.moderationOf(resolvePlayer(world, args.ref));
+  const record = moderationTarget(world, args.ref);
   const channels = [...new Set(args.channels)];
   const at = nowOf(world);
   settleExpiry(record, at);
@@ -200,7 +202,8 @@ export function mutePlayer(world: World, args: ArgsOf<'players.mute'>): Moderati
 
 /** `players.unmute`: lifts the mute, logging an `unmute` per channel it covered; succeeds when not muted. */
 export function unmutePlayer(world: World, args: ArgsOf<'players.unmute'>): ModerationState {
-  const record = world.players.moderationOf(resolvePlayer(world, args.ref));
+  const record = findModeration(world, args.ref);
+  if (record === undefined) return nothingToLift(args.ref);
   const at = nowOf(world);
   settleExpiry(record, at);
   const { mute } = record.moderation;

@@ -2,8 +2,9 @@
  * Players and their indexes: by platform id (the sorted roster), social id, profile id, ordinal
  * and presence (the connected players, also sorted). The heavy per-player parts are derived on
  * first read and memoised (see player-details.ts, inventory.ts); the store keeps every copy of a
- * player's social id in step. It also keeps the game's ban list for platform ids that never
- * joined, and hands out violation ids.
+ * player's social id in step. It knows which players have joined the server (a coin credit can
+ * create a record for an id that never did), keeps the game's moderation list (bans and mutes of
+ * platform ids that never joined), and hands out violation ids.
  */
 import type { FeatureSet } from '../mod-version.ts';
 import { cleanModeration } from './gen-players.ts';
@@ -25,8 +26,8 @@ import type {
 export const SOCIAL_REF_PREFIX = 'social:';
 
 /**
- * What the game holds on one platform id's moderation: a player's, or a ban-list entry for an id
- * that never joined. Change the state by assigning `moderation.ban` / `moderation.mute`; the
+ * What the game holds on one platform id's moderation: a player's, or a moderation-list entry for
+ * an id that never joined. Change the state by assigning `moderation.ban` / `moderation.mute`; the
  * violation history is newest first.
  */
 export interface ModerationRecord {
@@ -45,8 +46,10 @@ export class PlayerStore {
   /** Connected players, sorted by platform id like the roster (read-only: use setOnline). */
   readonly onlineList: IndexedList<Player, string>;
   private readonly byOrdinal: Player[];
-  /** Ban-list entries by platform id, for ids with no player (never joined). */
-  private readonly banList = new Map<string, ModerationRecord>();
+  /** Moderation-list entries by platform id, for ids with no player (never joined). */
+  private readonly moderationList = new Map<string, ModerationRecord>();
+  /** Platform ids with a record but no join yet (created by a coin credit; see `add`). */
+  private readonly neverJoined = new Set<string>();
   private lastViolationId = 0;
   private readonly bySocial = new Map<string, Player>();
   private readonly violationLists = new Map<number, IndexedList<Violation, number>>();
@@ -113,9 +116,10 @@ export class PlayerStore {
 
   /**
    * Connects a player with its live state, or with null disconnects it. Presence must change
-   * through here so the online index and count stay right.
+   * through here so the online index and count stay right. Connecting counts as joining.
    */
   setOnline(player: Player, live: LiveState | null): void {
+    if (live !== null) this.neverJoined.delete(player.platform_id);
     player.online = live !== null;
     player.live = live;
     if (live !== null && !this.onlineList.has(player.platform_id)) this.onlineList.insert(player);
@@ -158,18 +162,27 @@ export class PlayerStore {
     };
   }
 
-  /** The ban-list entry of a platform id that never joined; undefined when there is none. */
-  banListed(platformId: string): ModerationRecord | undefined {
-    return this.banList.get(platformId);
+  /**
+   * True once the player has joined the server. Generated players have; a record created by a
+   * coin credit to an unknown id has not, until it connects (api-v1.md "Social link": having a
+   * record is not having joined).
+   */
+  hasJoined(player: Player): boolean {
+    return !this.neverJoined.has(player.platform_id);
+  }
+
+  /** The moderation-list entry of a platform id that never joined; undefined when there is none. */
+  moderationListed(platformId: string): ModerationRecord | undefined {
+    return this.moderationList.get(platformId);
   }
 
   /**
-   * The ban-list entry for a platform id that never joined, created clean on first use. An entry
-   * stays (with its history) after the ban is lifted, until the id joins: see `add`.
+   * The moderation-list entry for a platform id that never joined, created clean on first use. An
+   * entry stays (with its history) after the ban or mute is lifted, until the id joins: see `add`.
    */
-  banListEntry(platformId: string): ModerationRecord {
+  moderationListEntry(platformId: string): ModerationRecord {
     if (this.byPlatformId(platformId) !== undefined) throw new Error(`${platformId} is a player`);
-    return memo(this.banList, platformId, () => ({
+    return memo(this.moderationList, platformId, () => ({
       identity: { platform_id: platformId, social_id: null },
       moderation: cleanModeration(),
       violations: newViolationList(),
@@ -177,10 +190,11 @@ export class PlayerStore {
   }
 
   /**
-   * Adds a player created at run time; its ordinal must be the next one (the store's size). A
-   * ban-list entry for its platform id becomes the player's moderation state and history.
+   * Adds a player created at run time; its ordinal must be the next one (the store's size).
+   * `joined: false` records an id the game knows without a join (a coin credit). A moderation-list
+   * entry for its platform id becomes the player's moderation state and history.
    */
-  add(player: Player): void {
+  add(player: Player, { joined = true }: { joined?: boolean } = {}): void {
     if (player.ordinal !== this.byOrdinal.length)
       throw new Error(`expected ordinal ${this.byOrdinal.length}`);
     if (player.social_id !== null && this.bySocial.has(player.social_id))
@@ -189,11 +203,12 @@ export class PlayerStore {
     this.byOrdinal.push(player);
     if (player.social_id !== null) this.bySocial.set(player.social_id, player);
     if (player.online) this.onlineList.insert(player);
-    const listed = this.banList.get(player.platform_id);
+    if (!joined && !player.online) this.neverJoined.add(player.platform_id);
+    const listed = this.moderationList.get(player.platform_id);
     if (listed !== undefined) {
       player.moderation = listed.moderation;
       this.violationLists.set(player.ordinal, listed.violations);
-      this.banList.delete(player.platform_id);
+      this.moderationList.delete(player.platform_id);
     }
   }
 

@@ -138,11 +138,11 @@ describe('moderation verbs', () => {
     expect(t.api('Unban', [], at(player)).result).toContain('is not banned');
   });
 
-  it('puts a platform id that never joined on the ban list', () => {
+  it('puts a platform id that never joined on the moderation list', () => {
     const t = consoleWorld();
     const id = '76561199999999902';
     expect(t.api('Ban', [], { player: { platform_id: id } }).result).toBe(`Banned ${id} permanently`);
-    expect(t.world.players.banListed(id)?.moderation.ban.banned).toBe(true);
+    expect(t.world.players.moderationListed(id)?.moderation.ban.banned).toBe(true);
   });
 
   it('mutes rounded up to whole hours on every channel', () => {

@@ -191,7 +191,7 @@ describe('players.ban and players.unban', () => {
 });
 
 describe('banning a platform id that never joined', () => {
-  it('puts it on the ban list, which the moderation and violation reads then answer', async () => {
+  it('puts it on the moderation list, which the moderation and violation reads then answer', async () => {
     const t = testWorld();
     const id = neverJoinedId(t.world);
     await expect(t.call('players.moderation', { ref: { platform_id: id } })).rejects.toMatchObject({

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { enrolPlayer } from '../../../mod-sim/handlers/economy.ts';
 import { rosterRow } from '../../../mod-sim/world/index.ts';
 import { ACTOR, find, freeSocialId, neverJoinedId, testWorld } from './players-support.ts';
 
@@ -46,6 +47,19 @@ describe('players.link', () => {
     const t = testWorld();
     const args = { platform_id: neverJoinedId(t.world), social_id: freeSocialId(t.world), actor: ACTOR };
     await expect(t.call('players.link', args)).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('answers not_found for a record a coin credit created, until that player joins', async () => {
+    const t = testWorld();
+    const platform_id = neverJoinedId(t.world);
+    const args = { platform_id, social_id: freeSocialId(t.world), actor: ACTOR };
+    const player = enrolPlayer(t.world, platform_id);
+    await expect(t.call('players.link', args)).rejects.toMatchObject({ code: 'not_found' });
+    expect(player.social_id).toBeNull();
+    t.world.players.setOnline(player, find(t.world, (p) => p.live !== null).live);
+    expect(await t.call('players.link', args)).toEqual({
+      player: { platform_id, social_id: args.social_id },
+    });
   });
 });
 

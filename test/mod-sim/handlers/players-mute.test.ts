@@ -158,13 +158,38 @@ describe('players.mute and players.unmute', () => {
     expect(player.moderation.mute.muted).toBe(false);
   });
 
-  it('answers not_found for a platform id that never joined and an unlinked social id', async () => {
+  it('answers not_found for an unlinked social id', async () => {
     const t = testWorld();
-    for (const target of [{ platform_id: neverJoinedId(t.world) }, { social_id: freeSocialId(t.world) }]) {
-      await expect(t.call('players.mute', muteArgs(target))).rejects.toMatchObject({ code: 'not_found' });
-      await expect(t.call('players.unmute', { ref: target, actor: ACTOR })).rejects.toMatchObject({
-        code: 'not_found',
-      });
-    }
+    const target = { social_id: freeSocialId(t.world) };
+    await expect(t.call('players.mute', muteArgs(target))).rejects.toMatchObject({ code: 'not_found' });
+    await expect(t.call('players.unmute', { ref: target, actor: ACTOR })).rejects.toMatchObject({
+      code: 'not_found',
+    });
+  });
+});
+
+describe('muting a platform id that never joined', () => {
+  it('puts it on the moderation list, which the moderation and violation reads then answer', async () => {
+    const t = testWorld();
+    const ref = { platform_id: neverJoinedId(t.world) };
+    const state = await t.call('players.mute', muteArgs(ref, { permanent: true, duration: null }));
+    expect(state.player).toEqual({ platform_id: ref.platform_id, social_id: null });
+    expect(state.mute).toMatchObject({ muted: true, permanent: true });
+    expect(state.ban.banned).toBe(false);
+    expect(await t.call('players.moderation', { ref })).toEqual(state);
+    const history = await t.call('players.violations', { ref, after: null, limit: 10 });
+    expect(history.data.map((v) => v.action)).toEqual(['mute', 'mute', 'mute']);
+  });
+
+  it('lifts it on unmute, and an unmute of an id the game never saw succeeds and writes nothing', async () => {
+    const t = testWorld();
+    const ref = { platform_id: neverJoinedId(t.world) };
+    const fresh = { platform_id: neverJoinedId(t.world, 2) };
+    expect((await t.call('players.unmute', { ref: fresh, actor: ACTOR })).mute.muted).toBe(false);
+    expect(t.world.players.moderationListed(fresh.platform_id)).toBeUndefined();
+    await t.call('players.mute', muteArgs(ref));
+    const state = await t.call('players.unmute', { ref, actor: ACTOR });
+    expect(state.mute.muted).toBe(false);
+    expect(await t.call('players.moderation', { ref })).toEqual(state);
   });
 });

@@ -120,20 +120,22 @@ describe('PlayerStore', () => {
     expect(offline[0]!.live).toBeNull();
   });
 
-  it('keeps a ban-list entry for a platform id that never joined, never for a player', () => {
+  it('keeps a moderation-list entry for a platform id that never joined, never for a player', () => {
     const world = createWorld({ players: 10 });
-    expect(world.players.banListed('76561180000000001')).toBeUndefined();
-    const entry = world.players.banListEntry('76561180000000001');
+    expect(world.players.moderationListed('76561180000000001')).toBeUndefined();
+    const entry = world.players.moderationListEntry('76561180000000001');
     expect(entry.identity).toEqual({ platform_id: '76561180000000001', social_id: null });
     expect(entry.moderation.mute).toBe(CLEAN_MUTE);
-    expect(world.players.banListEntry('76561180000000001')).toBe(entry);
-    expect(world.players.banListed('76561180000000001')).toBe(entry);
-    expect(() => world.players.banListEntry(world.players.list.itemAt(0).platform_id)).toThrow(/is a player/);
+    expect(world.players.moderationListEntry('76561180000000001')).toBe(entry);
+    expect(world.players.moderationListed('76561180000000001')).toBe(entry);
+    expect(() => world.players.moderationListEntry(world.players.list.itemAt(0).platform_id)).toThrow(
+      /is a player/,
+    );
   });
 
-  it('hands a ban-list entry to the player when that platform id joins', () => {
+  it('hands a moderation-list entry to the player when that platform id joins', () => {
     const world = createWorld({ players: 10 });
-    const entry = world.players.banListEntry('76561180000000002');
+    const entry = world.players.moderationListEntry('76561180000000002');
     const ban = { ...entry.moderation.ban, banned: true, reason: 'Cheating' };
     entry.moderation.ban = ban;
     const violation = {
@@ -153,7 +155,7 @@ describe('PlayerStore', () => {
     world.players.add(player);
     expect(player.moderation.ban).toBe(ban);
     expect(world.players.violations(player).values()).toEqual([violation]);
-    expect(world.players.banListed('76561180000000002')).toBeUndefined();
+    expect(world.players.moderationListed('76561180000000002')).toBeUndefined();
   });
 
   it('numbers new violations above every generated one', () => {
