@@ -16,12 +16,24 @@ export const MUTE_CAPS = { minutes: 5_256_000, hours: 87_600, days: 3_650 } as c
 
 type Unit = keyof typeof BAN_CAPS;
 
+/**
+ * api-v1.md ban body (mute: "as ban"): with `permanent: true`, "duration is ignored". Ignored
+ * means any value, of any type, or none: the field is dropped before validation, so neither the
+ * game nor the idempotency fingerprint ever sees it. `duration_unit` is still checked.
+ */
+function ignoringDurationWhenPermanent(body: unknown): unknown {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
+  if (!('duration' in body) || (body as { permanent?: unknown }).permanent !== true) return body;
+  const { duration: _ignored, ...rest } = body as Record<string, unknown>;
+  return rest;
+}
+
 /** Fields ban and mute share, and the rules that tie them together. */
 function durationBody<U extends readonly [Unit, ...Unit[]]>(units: U, caps: Partial<Record<Unit, number>>) {
   return {
     shape: {
       reason: z.string().min(1).max(500).optional().describe(`Default: "${DEFAULT_REASON}"`),
-      permanent: z.boolean().optional().describe('Permanent; then duration is ignored'),
+      permanent: z.boolean().optional().describe('Permanent; then duration is ignored, whatever it holds'),
       duration: z.number().int().positive().optional().describe('Required unless permanent is true'),
       duration_unit: z.enum(units).optional().describe('Default: hours'),
     },
@@ -41,7 +53,7 @@ function durationBody<U extends readonly [Unit, ...Unit[]]>(units: U, caps: Part
 }
 
 const ban = durationBody(['minutes', 'hours', 'days', 'months'], BAN_CAPS);
-const BanBody = z
+const BanFields = z
   .object({
     ...ban.shape,
     squad_ban: z.boolean().optional().describe("Also ban the player's squad; requires squad_id"),
@@ -59,11 +71,11 @@ const BanBody = z
     if (body.squad_id !== undefined && body.squad_ban !== true) {
       ctx.addIssue({ code: 'custom', path: ['squad_ban'], message: 'must be true when squad_id is given' });
     }
-  })
-  .meta({ id: 'BanRequest' });
+  });
+const BanBody = z.preprocess(ignoringDurationWhenPermanent, BanFields).meta({ id: 'BanRequest' });
 
 const mute = durationBody(['minutes', 'hours', 'days'], MUTE_CAPS);
-const MuteBody = z
+const MuteFields = z
   .object({
     ...mute.shape,
     channels: z
@@ -73,8 +85,8 @@ const MuteBody = z
       .describe('Default: all three'),
   })
   .strict()
-  .superRefine(mute.refine)
-  .meta({ id: 'MuteRequest' });
+  .superRefine(mute.refine);
+const MuteBody = z.preprocess(ignoringDurationWhenPermanent, MuteFields).meta({ id: 'MuteRequest' });
 
 const refParams = z.object({ ref: playerRefParam });
 const common = {
