@@ -3,7 +3,7 @@
  * the first matching rule says. A rule names an op (or `*` for every op) and one action:
  *
  * - `delay` answer normally after `ms` milliseconds
- * - `hang` never answer (the daemon's deadline fires: 504)
+ * - `hang` never answer, not even at the deadline (the daemon's deadline fires: 504)
  * - `error` answer with OpError(code, message)
  * - `drop` close the link instead of answering (503)
  * - `garbage` send raw bytes that are not a valid frame instead of answering

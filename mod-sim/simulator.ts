@@ -149,7 +149,8 @@ function withFaults(
           bridge().sendRaw(randomBytes(64));
           return never(ctx.signal);
         case 'hang':
-          return never(ctx.signal);
+          // Never answers, not even at the deadline: the daemon's own deadline ends the call.
+          return new Promise<never>(() => {});
         case 'invalid-result':
           // No op's result schema accepts a bare string: the daemon must answer 502.
           return 'not a result of this op';

@@ -1,7 +1,8 @@
 /**
  * The mod side's answer to one request (PROTOCOL §6.2–§6.3): look up the handler, parse the
  * arguments with the op's schema, run it, and turn what happened into a `res` frame body. Never
- * throws: a handler's OpError keeps its code, anything else becomes a generic `internal`.
+ * throws: a handler's OpError keeps its code, anything else becomes a generic `internal`, and a
+ * handler that fails once the request's deadline has passed is reported as `timeout`.
  */
 import type { z } from 'zod';
 import type { ReqFrame, ResFrame } from './frames.ts';
@@ -22,6 +23,8 @@ export interface HandlerContext {
 type AnyHandler = (args: unknown, ctx: HandlerContext) => unknown;
 
 const KNOWN_CODES: ReadonlySet<string> = new Set(OP_ERROR_CODES);
+
+const DEADLINE_PASSED = 'the op deadline passed';
 
 /**
  * The context of one in-flight request. Its `signal` is created on first use (most handlers never
@@ -57,9 +60,17 @@ export class RequestContext implements HandlerContext {
     else {
       // A timer holds at most 2^31 − 1 ms; a longer u32 deadline would otherwise fire at once.
       const remaining = Math.min(Math.max(0, this.deadlineAt - performance.now()), 2_147_483_647);
-      this.timer = setTimeout(() => this.abort('the op deadline passed'), remaining).unref();
+      this.timer = setTimeout(() => this.abort(DEADLINE_PASSED), remaining).unref();
     }
     return controller.signal;
+  }
+
+  /**
+   * True once the request's deadline has passed: by the clock, or because the signal's timer
+   * fired (a timer may fire a millisecond before the clock agrees).
+   */
+  get deadlinePassed(): boolean {
+    return this.abortReason === DEADLINE_PASSED || performance.now() >= this.deadlineAt;
   }
 
   abort(reason: string): void {
@@ -103,7 +114,7 @@ function isOpError(error: unknown): error is OpError {
 export async function dispatchRequest(
   req: ReqFrame,
   handlers: Partial<OpHandlers>,
-  ctx: HandlerContext,
+  ctx: RequestContext,
   log: Logger,
 ): Promise<ResFrame> {
   const { id, op } = req;
@@ -118,6 +129,9 @@ export async function dispatchRequest(
     const result = await handler(parsed.data, ctx);
     return { t: 'res', id, ok: true, result: result === undefined ? null : result };
   } catch (error) {
+    // PROTOCOL §6.3: past the deadline the daemon has answered its client with a timeout, or is
+    // about to; whatever the handler threw (often the signal's abort), the honest answer is that.
+    if (ctx.deadlinePassed) return errorRes(id, 'timeout', `${op} did not finish within its deadline`);
     if (isOpError(error)) return errorRes(id, error.code, error.message, error.details);
     log.error('op handler failed', { op, error: error instanceof Error ? error.stack : String(error) });
     return errorRes(id, 'internal', 'the mod failed to handle the op');

@@ -99,7 +99,12 @@ export class PendingCalls {
     this.remove(res.id);
     if (!res.ok) {
       const opError = toLinkOpError(res.error);
-      pending.reject(new LinkCallError('remote', pending.op, `${pending.op}: ${opError.message}`, opError));
+      const message = `${pending.op}: ${opError.message}`;
+      // PROTOCOL §6.3: the mod's own deadline fired first; the call timed out all the same.
+      const kind = opError.code === 'timeout' ? 'timeout' : 'remote';
+      pending.reject(
+        new LinkCallError(kind, pending.op, message, opError, kind === 'timeout' && pending.applied),
+      );
       return;
     }
     const schema: z.ZodType = OPS[pending.op].result;

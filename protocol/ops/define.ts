@@ -13,6 +13,7 @@ export const OP_ERROR_CODES = [
   'unavailable', // the game cannot answer yet (e.g. still loading); retry later
   'rate_limited', // a game-side cooldown; details.retry_after_sec says when
   'unsupported', // this mod build does not implement the op or this variant of it
+  'timeout', // the mod gave up when the request's deadline_ms passed (§6.3); the daemon answers 504
   'internal', // anything else that went wrong inside the mod
 ] as const;
 export type OpErrorCode = (typeof OP_ERROR_CODES)[number];

@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseFrameBody } from '../../protocol/frames.ts';
 import { LinkCallError } from '../../protocol/link-server.ts';
-import type { OpResult } from '../../protocol/ops/index.ts';
+import { OpError, type OpResult } from '../../protocol/ops/index.ts';
 import { connectedPair, runCleanups } from './support.ts';
 
 afterEach(runCleanups);
@@ -47,6 +47,22 @@ describe('applied', () => {
     });
     const error = await failure(server.call('server.status', {}, { deadlineMs: 100 }));
     expect(error).toMatchObject({ kind: 'timeout', applied: true });
+  });
+
+  it('marks a call the mod reports as timed out after the notice as applied', async () => {
+    const { server } = await connectedPair({
+      bridge: {
+        handlers: {
+          'server.status': async (_args, ctx) => {
+            ctx.applied();
+            await new Promise((resolve) => setImmediate(resolve));
+            throw new OpError('timeout', 'gave up');
+          },
+        },
+      },
+    });
+    const error = await failure(server.call('server.status', {}));
+    expect(error).toMatchObject({ kind: 'timeout', applied: true, opError: { code: 'timeout' } });
   });
 
   it('leaves a call that times out without the notice unapplied', async () => {

@@ -95,6 +95,38 @@ describe('dispatching a request', () => {
     expect(logged.join()).toMatch(/hunter2/);
   });
 
+  it('answers timeout, whatever the handler threw, when it fails once the deadline has passed', async () => {
+    const frame = req({ deadline_ms: 5 });
+    const res = await dispatch(
+      {
+        'server.status': async (_args, ctx) => {
+          await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve));
+          throw new OpError('not_found', 'gave up');
+        },
+      },
+      frame,
+    );
+    expect(res).toEqual({
+      t: 'res',
+      id: 5,
+      ok: false,
+      error: { code: 'timeout', message: 'server.status did not finish within its deadline' },
+    });
+  });
+
+  it('answers a result that arrives after the deadline as the result', async () => {
+    const res = await dispatch(
+      {
+        'server.status': async (_args, ctx) => {
+          await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve));
+          return { player_count: 2 };
+        },
+      },
+      req({ deadline_ms: 5 }),
+    );
+    expect(res).toEqual({ t: 'res', id: 5, ok: true, result: { player_count: 2 } });
+  });
+
   it('answers an undefined result as nil so the field is never missing', async () => {
     const res = await dispatch({ 'server.status': () => undefined as unknown as { player_count: null } });
     expect(res).toEqual({ t: 'res', id: 5, ok: true, result: null });

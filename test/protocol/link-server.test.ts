@@ -155,6 +155,20 @@ describe('ModLinkServer.call', () => {
     });
   });
 
+  it('rejects with timeout when the mod reports that it gave up at the deadline (PROTOCOL §6.3)', async () => {
+    const { server } = await connectedPair({
+      bridge: {
+        handlers: {
+          'server.status': () => {
+            throw new OpError('timeout', 'the game did not answer in time');
+          },
+        },
+      },
+    });
+    const error = await rejection(server.call('server.status', {}));
+    expect(error).toMatchObject({ kind: 'timeout', applied: false, opError: { code: 'timeout' } });
+  });
+
   it('rejects with remote unsupported when the mod has no handler', async () => {
     const { server } = await connectedPair();
     const error = await rejection(server.call('server.status', {}));
