@@ -132,6 +132,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     const now = new Date(clock());
     const key = authenticate(snapshot, req.headers['authorization'], now);
     exchange.keyId = key.id;
+    showLimit(keyLimiter, key.id, exchange);
     requirePremium(snapshot, route, now);
     checkIpAllowlist(key, req.remoteAddress);
     requireScope(key, route);
@@ -375,6 +376,14 @@ function limit(limiter: RateLimiter, subject: string, exchange: Exchange): void 
       headers: { 'retry-after': String(verdict.resetSec) },
     });
   }
+}
+
+/**
+ * api-v1.md "Limits": once the key is known, the RateLimit headers describe its own limit, also on
+ * a 403 before the per-key stage, which spends none of it (docs/pipeline.md).
+ */
+function showLimit(limiter: RateLimiter, subject: string, exchange: Exchange): void {
+  Object.assign(exchange.headers, rateLimitHeaders(limiter.peek(subject)));
 }
 
 /** api-v1.md "Versioning" 3: `Deprecation: @<unix-seconds>` and, once set, `Sunset: <HTTP-date>`. */

@@ -36,16 +36,28 @@ export class RateLimiter {
 
   /** Counts one request for `subject` and says whether it may proceed. */
   take(subject: string): RateLimitVerdict {
+    return this.#verdict(subject, true);
+  }
+
+  /**
+   * Where `subject` stands, without counting a request: what the headers report on a response
+   * that must not spend the quota (a refusal before the per-key stage).
+   */
+  peek(subject: string): RateLimitVerdict {
+    return this.#verdict(subject, false);
+  }
+
+  #verdict(subject: string, count: boolean): RateLimitVerdict {
     const now = this.now();
     const windowMs = this.policy.windowSec * 1000;
     this.#sweep(now, windowMs);
     let window = this.#windows.get(subject);
     if (!window || now - window.startedAt >= windowMs) {
       window = { startedAt: now, count: 0 };
-      this.#windows.set(subject, window);
+      if (count) this.#windows.set(subject, window);
     }
     const allowed = window.count < this.policy.limit;
-    if (allowed) window.count += 1;
+    if (allowed && count) window.count += 1;
     return {
       allowed,
       limit: this.policy.limit,

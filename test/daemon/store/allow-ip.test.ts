@@ -10,6 +10,11 @@ describe('normaliseAllowIp', () => {
     ['2001:DB8:0:0::/32', '2001:db8::/32'],
     ['0.0.0.0/0', '0.0.0.0/0'],
     [' 192.168.1.0/24 ', '192.168.1.0/24'],
+    ['::ffff:127.0.0.1', '127.0.0.1/32'],
+    ['::ffff:127.0.0.1/128', '127.0.0.1/32'],
+    ['::ffff:10.1.2.3/104', '10.0.0.0/8'],
+    ['::ffff:0:0/96', '0.0.0.0/0'],
+    ['::ffff:0:0/95', '::fffe:0:0/95'],
   ])('reads %s as %s', (text, canonical) => {
     expect(normaliseAllowIp(text)).toBe(canonical);
   });
@@ -50,6 +55,15 @@ describe('isIpAllowed', () => {
   it('matches an IPv4-mapped IPv6 peer as its IPv4 address', () => {
     expect(isIpAllowed(allowIps, '::ffff:10.0.0.1')).toBe(true);
     expect(isIpAllowed(allowIps, '::ffff:11.0.0.1')).toBe(false);
+  });
+
+  it('matches an IPv4-mapped entry, as stored before entries were normalised, against both forms of the peer', () => {
+    const mapped = ['::ffff:7f00:1/128', '::ffff:a00:0/104'];
+    expect(isIpAllowed(mapped, '127.0.0.1')).toBe(true);
+    expect(isIpAllowed(mapped, '::ffff:127.0.0.1')).toBe(true);
+    expect(isIpAllowed(mapped, '10.9.8.7')).toBe(true);
+    expect(isIpAllowed(mapped, '127.0.0.2')).toBe(false);
+    expect(isIpAllowed(mapped, '::1')).toBe(false);
   });
 
   it('refuses a peer address it cannot parse', () => {
