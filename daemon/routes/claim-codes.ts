@@ -42,9 +42,9 @@ const MintBody = z
       .number()
       .int()
       .min(1)
-      .max(MAX_USES)
+      .max(MAX_USES, `at most ${MAX_USES}, the largest count the game stores`)
       .optional()
-      .describe(`1 to ${MAX_USES.toLocaleString('en')}; default 1`),
+      .describe(`Integer >= 1 (the game stores up to ${MAX_USES.toLocaleString('en')}); default 1`),
     expiry_days: z
       .number()
       .int()

@@ -126,8 +126,11 @@ export const RevokedClaimCode = z
   .strict()
   .meta({ id: 'RevokedClaimCode' });
 
-/** Limits of the mint (api-v1.md "Limits"); MAX_USES is our cap on "integer >= 1" (docs/packs.md). */
-export const MAX_USES = 1_000_000;
+/**
+ * Limits of the mint (api-v1.md "Limits"). `max_uses` is "integer >= 1": MAX_USES is not a product
+ * cap but the largest count the game can store, a 32-bit integer like the amounts (docs/packs.md).
+ */
+export const MAX_USES = 0x7fff_ffff;
 export const MAX_EXPIRY_DAYS = 3_650;
 export const MAX_QUANTITY = 100;
 
