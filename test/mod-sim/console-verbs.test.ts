@@ -145,6 +145,15 @@ describe('moderation verbs', () => {
     expect(t.world.players.moderationListed(id)?.moderation.ban.banned).toBe(true);
   });
 
+  it('mutes and unmutes a platform id that never joined, on the moderation list', () => {
+    const t = consoleWorld();
+    const id = '76561199999999903';
+    expect(t.api('Mute', ['30'], { player: { platform_id: id } }).result).toBe(`Muted ${id} for 60 minutes`);
+    expect(t.world.players.moderationListed(id)?.moderation.mute.muted).toBe(true);
+    expect(t.api('Unmute', [], { player: { platform_id: id } }).result).toBe(`Unmuted ${id}`);
+    expect(t.api('Unmute', [], { player: { platform_id: id } }).result).toBe(`${id} is not muted`);
+  });
+
   it('mutes rounded up to whole hours on every channel', () => {
     const t = consoleWorld();
     const player = offlinePlayer(t.world);
