@@ -2,12 +2,16 @@
  * The audit log: one JSON line per write request (POST, PUT, PATCH, DELETE) that passed
  * authentication, appended to `audit.jsonl` in the data dir (mode 0600): when, which key, which
  * route and target, the outcome and the request id. Append-only: the daemon never rewrites or
- * truncates it (rotate it with logrotate's copytruncate, or move it away and send SIGHUP).
+ * truncates it (rotate it with logrotate's copytruncate, or move it away and send SIGHUP). Each
+ * line starts on a fresh line whatever the file ends with; a failed write is reported to
+ * StorageHealth (logged at error, /healthz degraded).
  */
 import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { StorageHealth } from './storage-health.ts';
+import { RECORD_FILES } from './store/data-dir.ts';
 
-export const AUDIT_FILE = 'audit.jsonl';
+export const AUDIT_FILE = RECORD_FILES.audit;
 
 export interface AuditEntry {
   time: string;
@@ -18,7 +22,8 @@ export interface AuditEntry {
   /** The concrete path: which player, pack or code the write aimed at. */
   target: string;
   status: number;
-  outcome: 'ok' | 'error';
+  /** `aborted`: the client closed the connection before its request was read (status 499). */
+  outcome: 'ok' | 'error' | 'aborted';
   error_code: string | null;
   replayed: boolean;
 }
@@ -26,11 +31,16 @@ export interface AuditEntry {
 export class AuditLog {
   #handle: FileHandle | null = null;
   #writes: Promise<void> = Promise.resolve();
+  /** False when the file may end mid-line: the next line starts with a newline. */
+  #atLineStart = true;
 
-  private constructor(readonly path: string) {}
+  private constructor(
+    readonly path: string,
+    private readonly health: StorageHealth | undefined,
+  ) {}
 
-  static async open(dataDir: string): Promise<AuditLog> {
-    const log = new AuditLog(join(dataDir, AUDIT_FILE));
+  static async open(dataDir: string, health?: StorageHealth): Promise<AuditLog> {
+    const log = new AuditLog(join(dataDir, AUDIT_FILE), health);
     await log.reopen();
     return log;
   }
@@ -39,7 +49,15 @@ export class AuditLog {
   append(entry: AuditEntry): Promise<void> {
     const line = `${JSON.stringify(entry)}\n`;
     const write = this.#writes.then(async () => {
-      await this.#handle?.appendFile(line);
+      try {
+        await this.#handle?.appendFile(this.#atLineStart ? line : `\n${line}`);
+      } catch (error) {
+        this.#atLineStart = false;
+        this.health?.fault(AUDIT_FILE, error, { request_id: entry.request_id });
+        throw error;
+      }
+      this.#atLineStart = true;
+      this.health?.recovered(AUDIT_FILE);
     });
     this.#writes = write.catch(() => undefined);
     return write;
@@ -49,7 +67,8 @@ export class AuditLog {
   async reopen(): Promise<void> {
     await this.#writes;
     const previous = this.#handle;
-    this.#handle = await open(this.path, 'a', 0o600);
+    this.#handle = await open(this.path, 'a+', 0o600);
+    this.#atLineStart = await endsWithNewline(this.#handle);
     await previous?.close();
   }
 
@@ -58,4 +77,12 @@ export class AuditLog {
     await this.#handle?.close();
     this.#handle = null;
   }
+}
+
+async function endsWithNewline(handle: FileHandle): Promise<boolean> {
+  const { size } = await handle.stat();
+  if (size === 0) return true;
+  const last = Buffer.alloc(1);
+  await handle.read(last, 0, 1, size - 1);
+  return last[0] === 0x0a;
 }

@@ -22,6 +22,7 @@ import {
 import { Idempotency } from './idempotency/idempotency.ts';
 import { IdempotencyJournal } from './idempotency/journal.ts';
 import type { Logger } from './log.ts';
+import { StorageHealth } from './storage-health.ts';
 import { buildOpenApi } from './openapi.ts';
 import type { AnyRoute } from './routes/define-route.ts';
 import { ROUTES } from './routes/index.ts';
@@ -45,7 +46,13 @@ export interface DaemonOptions {
   http?: Partial<
     Pick<
       HttpServerOptions,
-      'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs' | 'maxConnections' | 'trustedProxies'
+      | 'headersTimeoutMs'
+      | 'requestTimeoutMs'
+      | 'keepAliveTimeoutMs'
+      | 'maxConnections'
+      | 'maxConnectionsPerAddress'
+      | 'firstByteTimeoutMs'
+      | 'trustedProxies'
     >
   >;
   link?: { heartbeatMs?: number; heartbeatTimeoutMs?: number; handshakeTimeoutMs?: number };
@@ -86,8 +93,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     log.info('mod connected', { mod_version: peer.modVersion }),
   );
   link.on('disconnect', (code: number, reason: string) => log.warn('mod disconnected', { code, reason }));
-  const journal = await IdempotencyJournal.open(options.dataDir);
-  const audit = await AuditLog.open(options.dataDir);
+  const storage = new StorageHealth(log);
+  const journal = await IdempotencyJournal.open(options.dataDir, { log, health: storage });
+  const audit = await AuditLog.open(options.dataDir, storage);
   const startedAt = new Date();
   let http: HttpServerHandle | undefined;
   const closeStores = async () => {
@@ -107,6 +115,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       idempotency: new Idempotency(journal, identity.daemonSecretKey),
       audit,
       startedAt,
+      storageFaults: () => storage.faults,
       log,
       ...options.pipeline,
     });

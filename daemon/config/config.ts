@@ -36,6 +36,8 @@ export const ConfigSchema = z
         trusted_proxies: z.array(cidr).default([]),
         body_limit_bytes: z.number().int().min(1_024).max(16_777_216).optional(),
         max_connections: z.number().int().min(1).max(1_000_000).optional(),
+        max_connections_per_address: z.number().int().min(1).max(1_000_000).optional(),
+        first_byte_timeout_ms: ms(600_000).optional(),
         headers_timeout_ms: ms(600_000).optional(),
         request_timeout_ms: ms(3_600_000).optional(),
         keep_alive_timeout_ms: ms(600_000).optional(),

@@ -41,6 +41,8 @@ export function daemonOptions(
       requestTimeoutMs: api.request_timeout_ms,
       keepAliveTimeoutMs: api.keep_alive_timeout_ms,
       maxConnections: api.max_connections,
+      maxConnectionsPerAddress: api.max_connections_per_address,
+      firstByteTimeoutMs: api.first_byte_timeout_ms,
       trustedProxies: api.trusted_proxies,
     }),
     link: defined({

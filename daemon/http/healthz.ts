@@ -17,6 +17,8 @@ export interface HealthState {
   modVersion: string | null;
   startedAt: Date;
   apiEnabled: boolean;
+  /** Record files the daemon cannot write now (storage-health.ts); empty when all is well. */
+  storageFaults?: readonly string[];
 }
 
 export interface HealthOptions {
@@ -27,7 +29,7 @@ export interface HealthOptions {
 }
 
 export interface HealthBody {
-  /** `ok`, or `degraded` when no mod is connected. */
+  /** `ok`, or `degraded` when no mod is connected or a record file cannot be written. */
   status: 'ok' | 'degraded';
   /** Always `modgate`: what `modgate doctor` checks to tell a daemon from another program. */
   service: 'modgate';
@@ -36,6 +38,8 @@ export interface HealthBody {
   api_enabled: boolean;
   started_at: string;
   uptime_sec: number;
+  /** `file: error` for each record file (journal, audit log) the daemon cannot write now. */
+  storage_faults: string[];
 }
 
 export interface HealthResponse {
@@ -53,14 +57,16 @@ export function healthzRequiresMod(searchParams: URLSearchParams): boolean {
 
 export function healthz(state: HealthState, options: HealthOptions = {}): HealthResponse {
   const now = options.now ?? new Date();
+  const storageFaults = [...(state.storageFaults ?? [])];
   const body: HealthBody = {
-    status: state.modConnected ? 'ok' : 'degraded',
+    status: state.modConnected && storageFaults.length === 0 ? 'ok' : 'degraded',
     service: 'modgate',
     mod_connected: state.modConnected,
     mod_version: state.modConnected ? state.modVersion : null,
     api_enabled: state.apiEnabled,
     started_at: state.startedAt.toISOString(),
     uptime_sec: Math.max(0, Math.floor((now.getTime() - state.startedAt.getTime()) / 1000)),
+    storage_faults: storageFaults,
   };
   const status = options.requireMod === true && !state.modConnected ? 503 : 200;
   const headers: Record<string, string> = {
@@ -84,5 +90,8 @@ export function parseHealthBody(value: unknown): HealthBody | null {
     api_enabled: body['api_enabled'] === true,
     started_at: typeof body['started_at'] === 'string' ? body['started_at'] : '',
     uptime_sec: typeof body['uptime_sec'] === 'number' ? body['uptime_sec'] : 0,
+    storage_faults: Array.isArray(body['storage_faults'])
+      ? body['storage_faults'].filter((fault): fault is string => typeof fault === 'string')
+      : [],
   };
 }

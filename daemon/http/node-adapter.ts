@@ -1,7 +1,9 @@
 /**
  * node:http / node:https in front of the in-process pipeline. It owns only what needs a socket:
- * timeouts that defeat slowloris, the connection cap, streaming the body under its cap, and the
- * rule that plain HTTP listens on loopback only (ARCHITECTURE.md "The CLI contract").
+ * timeouts that defeat slowloris and silent sockets, the connection caps (connection-guard.ts),
+ * streaming the body under its cap, the enveloped answers to what node:http refuses itself
+ * (raw-response.ts), and the rule that plain HTTP listens on loopback only (ARCHITECTURE.md "The
+ * CLI contract").
  */
 import { once } from 'node:events';
 import {
@@ -11,12 +13,17 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import proxyaddr from 'proxy-addr';
 import type { Logger } from '../log.ts';
 import { type HostPort, isLoopbackHost } from '../host-port.ts';
+import { ApiError } from './api-error.ts';
+import { guardConnections } from './connection-guard.ts';
 import type { Handle } from './pipeline.ts';
-import { type ApiRequest, PayloadTooLarge } from './types.ts';
+import { clientErrorAnswer, refuseRaw } from './raw-response.ts';
+import { baseHeaders, errorResponse, newRequestId } from './respond.ts';
+import { type ApiRequest, ClientGone, PayloadTooLarge } from './types.ts';
 
 export interface HttpServerOptions {
   listen: HostPort;
@@ -28,6 +35,10 @@ export interface HttpServerOptions {
   requestTimeoutMs?: number;
   keepAliveTimeoutMs?: number;
   maxConnections?: number;
+  /** Open connections per client address (IPv6: per /64); trusted proxies are exempt. */
+  maxConnectionsPerAddress?: number;
+  /** A connection that has sent no byte this long after opening is closed. */
+  firstByteTimeoutMs?: number;
   /**
    * Addresses and ranges of reverse proxies whose X-Forwarded-For is believed. The client address
    * (IP allowlists, the edge limit) is then the nearest address in that header not in this list;
@@ -53,6 +64,8 @@ export const HTTP_DEFAULTS = {
   requestTimeoutMs: 30_000,
   keepAliveTimeoutMs: 5_000,
   maxConnections: 1_024,
+  maxConnectionsPerAddress: 64,
+  firstByteTimeoutMs: 10_000,
 } as const;
 
 export async function startHttpServer(handle: Handle, options: HttpServerOptions): Promise<HttpServerHandle> {
@@ -62,6 +75,7 @@ export async function startHttpServer(handle: Handle, options: HttpServerOptions
         'or listen on a loopback address behind a TLS-terminating reverse proxy',
     );
   }
+  const firstByteTimeoutMs = options.firstByteTimeoutMs ?? HTTP_DEFAULTS.firstByteTimeoutMs;
   const serverOptions = {
     headersTimeout: options.headersTimeoutMs ?? HTTP_DEFAULTS.headersTimeoutMs,
     requestTimeout: options.requestTimeoutMs ?? HTTP_DEFAULTS.requestTimeoutMs,
@@ -69,16 +83,37 @@ export async function startHttpServer(handle: Handle, options: HttpServerOptions
     connectionsCheckingInterval: 1_000,
   };
   let trust = compileTrust(options.trustedProxies ?? []);
+  const timedOut = new WeakSet<Duplex>();
   const listener = (req: IncomingMessage, res: ServerResponse) =>
-    void serve(handle, req, res, trust, options.log);
+    void serve(handle, req, res, { trust, timedOut, log: options.log });
   const server: Server = options.tls
-    ? createHttpsServer({ ...serverOptions, ...options.tls, minVersion: 'TLSv1.2' }, listener)
+    ? createHttpsServer(
+        { ...serverOptions, ...options.tls, minVersion: 'TLSv1.2', handshakeTimeout: firstByteTimeoutMs },
+        listener,
+      )
     : createHttpServer(serverOptions, listener);
   server.maxConnections = options.maxConnections ?? HTTP_DEFAULTS.maxConnections;
-  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
-    options.log.debug('client error', { code: error.code, error: error.message });
-    if (socket.writable) socket.end(`HTTP/1.1 ${clientErrorStatus(error.code)}\r\nConnection: close\r\n\r\n`);
-    else socket.destroy();
+  guardConnections(server, {
+    maxPerAddress: options.maxConnectionsPerAddress ?? HTTP_DEFAULTS.maxConnectionsPerAddress,
+    firstByteTimeoutMs: options.tls ? 0 : firstByteTimeoutMs,
+    exempt: (address) => trust !== null && trust(address, 0),
+    // Over TLS the socket is still encrypted: plain text would be noise, so it is just closed.
+    refuse: (socket: Socket, error) => (options.tls ? socket.destroy() : refuseRaw(socket, error)),
+  });
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') timedOut.add(socket);
+    if (error.code === 'ECONNRESET') return void socket.destroy();
+    const answer = clientErrorAnswer(error.code);
+    const refusal = refuseRaw(socket, answer.error);
+    options.log.debug('client error', {
+      ...refusal,
+      reason: answer.reason,
+      error: error.code ?? error.message,
+    });
+  });
+  // A CONNECT would otherwise be dropped without a word: this is not a proxy.
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+    refuseRaw(socket, new ApiError('not_found', 'CONNECT is not served here: this is not a proxy.'));
   });
   server.listen(options.listen.port, options.listen.host);
   await once(server, 'listening');
@@ -107,43 +142,45 @@ export async function startHttpServer(handle: Handle, options: HttpServerOptions
   };
 }
 
-/** What a malformed or too-slow request is told before its connection closes. */
-function clientErrorStatus(code: string | undefined): string {
-  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return '408 Request Timeout';
-  if (code === 'HPE_HEADER_OVERFLOW') return '431 Request Header Fields Too Large';
-  return '400 Bad Request';
-}
-
 type Trust = ((address: string, hop: number) => boolean) | null;
 
 function compileTrust(list: readonly string[]): Trust {
   return list.length === 0 ? null : proxyaddr.compile([...list]);
 }
 
-async function serve(
-  handle: Handle,
-  req: IncomingMessage,
-  res: ServerResponse,
-  trust: Trust,
-  log: Logger,
-): Promise<void> {
-  const request = toApiRequest(req, trust);
+interface ServeContext {
+  trust: Trust;
+  /** Sockets whose request timed out: the listener already answered them 408. */
+  timedOut: WeakSet<Duplex>;
+  log: Logger;
+}
+
+async function serve(handle: Handle, req: IncomingMessage, res: ServerResponse, context: ServeContext) {
+  const request = toApiRequest(req, context);
+  const socket = req.socket;
   try {
     const response = await handle(request.api);
+    // Gone (aborted, or answered 408 by the listener): nobody to write to.
+    if (!socket.writable) return void res.destroy();
     // A body we never read (refused before the body stage, or over the cap) would have to be
     // drained to reuse the connection; closing it is cheaper and safe.
     if (request.api.hasBody && !request.consumed()) response.headers['connection'] = 'close';
     res.writeHead(response.status, response.headers);
     res.end(response.body ?? undefined);
   } catch (error) {
-    log.error('adapter failure', { error });
-    if (!res.headersSent) res.writeHead(500, { connection: 'close' });
-    res.end();
+    context.log.error('adapter failure', { error });
+    if (res.headersSent) return void res.end();
+    const requestId = newRequestId();
+    const failure = errorResponse(new ApiError('internal'), requestId, baseHeaders(requestId));
+    res.writeHead(failure.status, { ...failure.headers, connection: 'close' });
+    res.end(failure.body);
   }
 }
 
-function toApiRequest(req: IncomingMessage, trust: Trust): { api: ApiRequest; consumed(): boolean } {
+function toApiRequest(req: IncomingMessage, context: ServeContext): { api: ApiRequest; consumed(): boolean } {
+  const { trust } = context;
   let consumed = false;
+  const socket = req.socket;
   const headers: Record<string, string | undefined> = {};
   for (const [name, value] of Object.entries(req.headers)) {
     headers[name] = Array.isArray(value) ? value.join(', ') : value;
@@ -160,10 +197,15 @@ function toApiRequest(req: IncomingMessage, trust: Trust): { api: ApiRequest; co
       if (length > limit) throw new PayloadTooLarge(limit);
       const chunks: Buffer[] = [];
       let total = 0;
-      for await (const chunk of req) {
-        total += (chunk as Buffer).length;
-        if (total > limit) throw new PayloadTooLarge(limit);
-        chunks.push(chunk as Buffer);
+      try {
+        for await (const chunk of req) {
+          total += (chunk as Buffer).length;
+          if (total > limit) throw new PayloadTooLarge(limit);
+          chunks.push(chunk as Buffer);
+        }
+      } catch (error) {
+        if (error instanceof PayloadTooLarge || !req.destroyed) throw error;
+        throw new ClientGone(context.timedOut.has(socket) ? 'timeout' : 'aborted');
       }
       consumed = true;
       return Buffer.concat(chunks);

@@ -3,7 +3,7 @@
  * small named stages; each either returns or throws an ApiError, and exactly one place turns
  * what was thrown into a response. Callable in-process: `handle(request) → response`.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { OPS, type OpArgs, type OpName } from '../../protocol/ops/index.ts';
 import type { ModLinkServer } from '../../protocol/link-server.ts';
 import { type Logger, silentLogger } from '../log.ts';
@@ -20,7 +20,6 @@ import type {
   PageOptions,
 } from '../routes/define-route.ts';
 import type { Snapshot } from '../store/snapshot.ts';
-import { API_VERSION } from '../version.ts';
 import { ApiError } from './api-error.ts';
 import { edgeSubject } from './client-address.ts';
 import { HEALTHZ_PATH, healthz, healthzRequiresMod } from './healthz.ts';
@@ -31,7 +30,7 @@ import {
   type RateLimitVerdict,
   rateLimitHeaders,
 } from './rate-limiter.ts';
-import { errorResponse, json } from './respond.ts';
+import { baseHeaders, errorCodeOf, errorResponse, json, newRequestId, withRequestId } from './respond.ts';
 import { Router } from './router.ts';
 import {
   authenticate,
@@ -43,7 +42,8 @@ import {
 import { cacheControl, ifNoneMatchHits, strongEtag } from './stages/caching.ts';
 import { readJsonBody, validateInput } from './stages/input.ts';
 import { toApiError } from './stages/link-errors.ts';
-import type { ApiRequest, ApiResponse } from './types.ts';
+import { requestTarget } from './stages/target.ts';
+import { type ApiRequest, type ApiResponse, ClientGone } from './types.ts';
 
 export type ModLink = Pick<ModLinkServer, 'call' | 'peer'>;
 
@@ -75,6 +75,8 @@ export interface PipelineOptions {
   audit?: AuditLog;
   /** When the daemon started, for GET /healthz. */
   startedAt?: Date;
+  /** Record files the daemon cannot write now, for GET /healthz (storage-health.ts). */
+  storageFaults?: () => readonly string[];
 }
 
 /** What a SIGHUP may change in a running pipeline. */
@@ -114,7 +116,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   const cursors = new CursorCodec(options.snapshot().identity.daemonSecretKey);
 
   async function run(req: ApiRequest, exchange: Exchange): Promise<ApiResponse> {
-    const url = new URL(req.url, 'http://modgate.invalid');
+    const url = requestTarget(req.url);
     // Before the edge limit: behind a load balancer every probe comes from the same address.
     if ((req.method === 'GET' || req.method === 'HEAD') && url.pathname === HEALTHZ_PATH) {
       return health(req, url, exchange);
@@ -138,11 +140,9 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     requireScope(key, route);
     limit(keyLimiter, key.id, exchange);
     const rawBody = await readJsonBody(req, route, bodyLimit);
-    const input = validateInput(route, match.params, url.searchParams, rawBody);
+    const input = validateInput(route, match.params, url, rawBody);
     const admission = await admit(route, key.id, req, url.pathname, input.body);
-    if (admission.kind === 'replay') {
-      return { ...admission.response, headers: { ...exchange.headers, ...admission.response.headers } };
-    }
+    if (admission.kind === 'replay') return replayed(admission.response, exchange);
     let response: ApiResponse;
     try {
       const read = readThrough(route, admission.opIdBase);
@@ -257,7 +257,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   }
 
   /** GET /healthz (docs/operations.md): no key, outside /v1, logged at debug. */
-  function health(req: ApiRequest, url: URL, exchange: Exchange): ApiResponse {
+  function health(req: ApiRequest, url: { searchParams: URLSearchParams }, exchange: Exchange): ApiResponse {
     exchange.quiet = true;
     const peer = options.link.peer;
     const answer = healthz(
@@ -266,6 +266,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         modVersion: peer?.modVersion ?? null,
         startedAt,
         apiEnabled: options.snapshot().state.apiEnabled,
+        storageFaults: options.storageFaults?.() ?? [],
       },
       { now: new Date(clock()), requireMod: healthzRequiresMod(url.searchParams) },
     );
@@ -292,7 +293,8 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     try {
       response = await run(req, exchange);
     } catch (thrown) {
-      response = failure(asApiError(thrown, exchange, log), exchange);
+      response =
+        thrown instanceof ClientGone ? gone(thrown) : failure(asApiError(thrown, exchange, log), exchange);
     }
     audit(req, exchange, response);
     (exchange.quiet ? log.debug : log.info)('request', {
@@ -324,7 +326,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         route: exchange.route.path,
         target: req.url.split('?')[0] ?? req.url,
         status: response.status,
-        outcome: response.status < 400 ? 'ok' : 'error',
+        outcome: response.status === 499 ? 'aborted' : response.status < 400 ? 'ok' : 'error',
         error_code: exchange.errorCode,
         replayed: response.headers['idempotent-replayed'] === 'true',
       })
@@ -356,10 +358,10 @@ interface Exchange {
 }
 
 function newExchange(): Exchange {
-  const requestId = `req_${randomUUID().replaceAll('-', '')}`;
+  const requestId = newRequestId();
   return {
     requestId,
-    headers: { 'api-version': API_VERSION, 'x-request-id': requestId, 'x-content-type-options': 'nosniff' },
+    headers: baseHeaders(requestId),
     route: null,
     keyId: null,
     errorCode: null,
@@ -404,6 +406,21 @@ function deprecationHeaders(route: AnyRoute): Record<string, string> {
 function failure(error: ApiError, exchange: Exchange): ApiResponse {
   exchange.errorCode = error.code;
   return errorResponse(error, exchange.requestId, exchange.headers);
+}
+
+/** A stored outcome for this request: its headers and, in an error, its own request id. */
+function replayed(stored: ApiResponse, exchange: Exchange): ApiResponse {
+  exchange.errorCode = errorCodeOf(stored);
+  const response = withRequestId(stored, exchange.requestId);
+  return { ...response, headers: { ...exchange.headers, ...response.headers } };
+}
+
+/**
+ * The client left before its request was read (499, logged and audited as such) or its body
+ * timed out (408, already answered by the listener). Nothing is written back.
+ */
+function gone(thrown: ClientGone): ApiResponse {
+  return { status: thrown.status, headers: {}, body: null };
 }
 
 /** Anything that is not an ApiError is a bug: logged whole, answered with a bare 500. */

@@ -1,6 +1,18 @@
 /** Serialization: JSON bodies and the error envelope (api-v1.md "Error envelope"). */
+import { randomUUID } from 'node:crypto';
+import { API_VERSION } from '../version.ts';
 import type { ApiError } from './api-error.ts';
 import type { ApiResponse } from './types.ts';
+
+/** `req_` and 32 hex digits: the id of one request, in `X-Request-Id` and `error.request_id`. */
+export function newRequestId(): string {
+  return `req_${randomUUID().replaceAll('-', '')}`;
+}
+
+/** The headers every response carries (api-v1.md "Versioning" 2), whoever writes it. */
+export function baseHeaders(requestId: string): Record<string, string> {
+  return { 'api-version': API_VERSION, 'x-request-id': requestId, 'x-content-type-options': 'nosniff' };
+}
 
 export function json(
   status: number,
@@ -32,4 +44,33 @@ export function errorResponse(
     { error: envelope },
     { ...headers, 'cache-control': 'no-store', ...error.headers },
   );
+}
+
+/**
+ * A stored error replayed for another request carries that request's id (docs/idempotency.md):
+ * `error.request_id` then matches the `X-Request-Id` header and the log line of the retry.
+ */
+export function withRequestId(response: ApiResponse, requestId: string): ApiResponse {
+  if (response.status < 400 || response.body === null) return response;
+  let value: unknown;
+  try {
+    value = JSON.parse(response.body.toString('utf8'));
+  } catch {
+    return response;
+  }
+  const error = (value as { error?: Record<string, unknown> } | null)?.error;
+  if (typeof error !== 'object' || error === null) return response;
+  const body = Buffer.from(JSON.stringify({ error: { ...error, request_id: requestId } }));
+  return { ...response, body };
+}
+
+/** The error code of an enveloped response, for the audit log of a replay. */
+export function errorCodeOf(response: ApiResponse): string | null {
+  if (response.status < 400 || response.body === null) return null;
+  try {
+    const code = (JSON.parse(response.body.toString('utf8')) as { error?: { code?: unknown } }).error?.code;
+    return typeof code === 'string' ? code : null;
+  } catch {
+    return null;
+  }
 }

@@ -53,3 +53,21 @@ export class PayloadTooLarge extends Error {
     this.name = 'PayloadTooLarge';
   }
 }
+
+/**
+ * The client went away before its request was read: it closed the connection (`aborted`, logged
+ * and audited as 499) or did not send the body in time (`timeout`, 408, already answered by the
+ * listener). Neither is a daemon fault.
+ */
+export class ClientGone extends Error {
+  constructor(readonly reason: 'aborted' | 'timeout') {
+    super(
+      reason === 'timeout' ? 'the request body did not arrive in time' : 'the client closed the connection',
+    );
+    this.name = 'ClientGone';
+  }
+
+  get status(): number {
+    return this.reason === 'timeout' ? 408 : 499;
+  }
+}

@@ -19,6 +19,14 @@ export const DATA_FILES = {
 
 export const DATA_FILE_NAMES: readonly string[] = Object.values(DATA_FILES);
 
+/**
+ * Files the daemon creates as it runs (absent until then): the idempotency journal and the audit
+ * log. They hold request data, so they are held to the same 0600 rule as the data files.
+ */
+export const RECORD_FILES = { journal: 'idempotency.jsonl', audit: 'audit.jsonl' } as const;
+
+export const RECORD_FILE_NAMES: readonly string[] = Object.values(RECORD_FILES);
+
 /** The exclusive lock the CLI takes for a read-modify-write (see lock.ts). */
 export const LOCK_FILE = '.lock';
 
@@ -69,7 +77,10 @@ export async function assertInitialised(dir: string): Promise<void> {
   }
 }
 
-/** Refuses a folder looser than 0700 or a file looser than 0600 (any group or other bit). */
+/**
+ * Refuses a folder looser than 0700 or a file looser than 0600 (any group or other bit), the
+ * journal and the audit log included.
+ */
 export async function assertPermissions(dir: string): Promise<void> {
   const folder = await stat(dir);
   if ((folder.mode & 0o077) !== 0) {
@@ -79,7 +90,7 @@ export async function assertPermissions(dir: string): Promise<void> {
     );
   }
   const loose: string[] = [];
-  for (const name of DATA_FILE_NAMES) {
+  for (const name of [...DATA_FILE_NAMES, ...RECORD_FILE_NAMES]) {
     const file = await statOrNull(join(dir, name));
     if (file !== null && (file.mode & 0o077) !== 0) loose.push(join(dir, name));
   }

@@ -3,8 +3,7 @@
  * `api enable`, `keys create`, `serve` and `sim`, each through bin/modgate.js as `npx modgate`
  * runs it, over real sockets.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,24 +11,9 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/stack.ts';
 import { freePort } from '../support/ports.ts';
+import { BIN, start, stop } from '../support/processes.ts';
 
-const BIN = new URL('../../bin/modgate.js', import.meta.url).pathname;
 const run = promisify(execFile);
-
-function start(args: string[]): ChildProcess & { output: () => string } {
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout?.on('data', (chunk) => (output += chunk));
-  child.stderr?.on('data', (chunk) => (output += chunk));
-  return Object.assign(child, { output: () => output });
-}
-
-async function stop(child: ChildProcess): Promise<number | null> {
-  if (child.exitCode !== null) return child.exitCode;
-  child.kill('SIGTERM');
-  const [code] = (await once(child, 'exit')) as [number | null];
-  return code;
-}
 
 describe('modgate as separate processes', () => {
   let dir: string;

@@ -1,11 +1,17 @@
 /**
- * Input stages: body (415 → 413 → 400 bad JSON) then validation of params, query and body, the
- * one place validation happens. zod issues become `details.errors`, never leaked raw.
+ * Input stages: body (415 → 413 → 400 not UTF-8 or bad JSON) then validation of params, query and
+ * body, the one place validation happens. zod issues become `details.errors`, never leaked raw;
+ * text that is not valid Unicode (well-formed.ts) is refused there too, naming the field.
  */
 import { z } from 'zod';
 import type { AnyRoute } from '../../routes/define-route.ts';
 import { ApiError } from '../api-error.ts';
 import { type ApiRequest, PayloadTooLarge } from '../types.ts';
+import type { RequestTarget } from './target.ts';
+import { illFormedStrings } from './well-formed.ts';
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+const NOT_UNICODE = 'not valid Unicode text (a lone surrogate or a broken UTF-8 sequence)';
 
 export interface ValidInput {
   params: unknown;
@@ -36,8 +42,16 @@ export async function readJsonBody(req: ApiRequest, route: AnyRoute, limitBytes:
     }
     throw error;
   }
+  let text: string;
   try {
-    return JSON.parse(raw.toString('utf8'));
+    text = strictUtf8.decode(raw);
+  } catch {
+    throw new ApiError('validation_error', 'The request body is not valid UTF-8.', {
+      details: { errors: [{ in: 'body', path: '', message: NOT_UNICODE }] },
+    });
+  }
+  try {
+    return JSON.parse(text);
   } catch {
     throw new ApiError('validation_error', 'The request body is not valid JSON.');
   }
@@ -55,13 +69,16 @@ const NO_QUERY = z.object({}).strict();
 export function validateInput(
   route: AnyRoute,
   rawParams: Record<string, string>,
-  searchParams: URLSearchParams,
+  target: Pick<RequestTarget, 'searchParams' | 'malformedQuery'>,
   rawBody: unknown,
 ): ValidInput {
   const errors: FieldError[] = [];
   const params = check('path', route.params, rawParams, errors);
-  const query = check('query', route.query ?? NO_QUERY, queryObject(searchParams, errors), errors);
-  const body = route.body ? check('body', route.body, rawBody, errors) : undefined;
+  for (const name of target.malformedQuery) errors.push({ in: 'query', path: name, message: NOT_UNICODE });
+  const query = check('query', route.query ?? NO_QUERY, queryObject(target.searchParams, errors), errors);
+  const notUnicode = route.body ? illFormedStrings(rawBody) : [];
+  for (const path of notUnicode) errors.push({ in: 'body', path, message: NOT_UNICODE });
+  const body = route.body && notUnicode.length === 0 ? check('body', route.body, rawBody, errors) : undefined;
   if (errors.length > 0) {
     const first = errors[0] as FieldError;
     const where = first.path ? `${first.in}.${first.path}` : first.in;

@@ -7,11 +7,9 @@ import type { Stats } from 'node:fs';
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
-import { AUDIT_FILE } from '../../audit-log.ts';
 import { formatHostPort, type HostPort } from '../../host-port.ts';
-import { JOURNAL_FILE } from '../../idempotency/journal.ts';
 import { apiKeyStatus } from '../../store/api-keys.ts';
-import { DATA_FILES, formatMode, LOCK_FILE, statOrNull } from '../../store/data-dir.ts';
+import { DATA_FILES, formatMode, LOCK_FILE, RECORD_FILE_NAMES, statOrNull } from '../../store/data-dir.ts';
 import { readDataFile, type DataFile } from '../../store/data-file.ts';
 import { identityFile } from '../../store/identity.ts';
 import { keysFile } from '../../store/keys-file.ts';
@@ -21,8 +19,6 @@ import { isPremiumActive, stateFile, type State } from '../../store/state.ts';
 import { describeUid, errorText, fail, ok, warn, type CheckResult } from './check.ts';
 
 const DAY_MS = 86_400_000;
-/** Daemon-written files that are not DATA_FILES but hold request data: 0600 too. */
-const DAEMON_FILES = [JOURNAL_FILE, AUDIT_FILE];
 const STALE_LOCK_MS = 10_000;
 
 export interface DataDirCheckOptions {
@@ -40,7 +36,7 @@ export async function checkDataDir(dir: string, options: DataDirCheckOptions): P
   }
   const results = [folderResult(dir, folder, options.uid)];
   for (const name of Object.values(DATA_FILES)) results.push(await fileMode(dir, name, folder, true));
-  for (const name of DAEMON_FILES) {
+  for (const name of RECORD_FILE_NAMES) {
     if ((await statOrNull(join(dir, name))) !== null) results.push(await fileMode(dir, name, folder, false));
   }
   if (folder.uid === options.uid) {

@@ -52,7 +52,19 @@ export async function checkListeners(options: ListenCheckOptions): Promise<Check
   }
   results.push(await modListenResult(modListen, occupant, options.timeoutMs));
   results.push(modConnection(occupant, modListen));
+  if (occupant?.kind === 'modgate') results.push(storageResult(occupant.health));
   return results;
+}
+
+/** A running daemon that cannot write its journal or audit log (docs/operations.md). */
+function storageResult(health: HealthBody): CheckResult {
+  if (health.storage_faults.length === 0) return ok('storage', 'the journal and the audit log are written');
+  return fail(
+    'storage',
+    `the running daemon cannot write ${health.storage_faults.join('; ')}`,
+    'free space in the data dir (df -h) or fix the file; records kept in memory are written once it accepts ' +
+      'them, and are lost if the daemon stops first',
+  );
 }
 
 function occupantResult(listen: HostPort, occupant: Occupant): CheckResult {

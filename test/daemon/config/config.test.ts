@@ -38,6 +38,8 @@ tls_cert = "/etc/modgate/cert.pem"
 tls_key = "/etc/modgate/key.pem"
 trusted_proxies = ["10.0.0.0/8", "::1"]
 max_connections = 200
+max_connections_per_address = 16
+first_byte_timeout_ms = 3000
 headers_timeout_ms = 5000
 
 [rate_limit]
@@ -58,6 +60,8 @@ level = "warn"
     expect(options.tls).toEqual({ certFile: '/etc/modgate/cert.pem', keyFile: '/etc/modgate/key.pem' });
     expect(options.http).toMatchObject({
       maxConnections: 200,
+      maxConnectionsPerAddress: 16,
+      firstByteTimeoutMs: 3000,
       headersTimeoutMs: 5000,
       trustedProxies: ['10.0.0.0/8', '::1'],
     });
@@ -112,6 +116,9 @@ level = "warn"
 
   it('lists every problem at once', async () => {
     expect(await problems('[api]\nlisten = "x"\nmax_connections = 0\n')).toHaveLength(2);
+    expect(
+      await problems('[api]\nmax_connections_per_address = 0\nfirst_byte_timeout_ms = 0\n'),
+    ).toHaveLength(2);
   });
 });
 

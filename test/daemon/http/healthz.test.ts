@@ -19,6 +19,7 @@ describe('healthz', () => {
         api_enabled: true,
         started_at: '2030-01-01T00:00:00.000Z',
         uptime_sec: 3630,
+        storage_faults: [],
       },
     });
   });

@@ -1,4 +1,4 @@
-import { connect, type Socket } from 'node:net';
+import { connect } from 'node:net';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generate } from 'selfsigned';
@@ -9,18 +9,8 @@ import { request as httpsRequest } from 'node:https';
 import { startHttpServer } from '../../../daemon/http/node-adapter.ts';
 import { silentLogger } from '../../../daemon/log.ts';
 import { startStack, type Stack } from '../../support/stack.ts';
+import { raw } from '../../support/raw-http.ts';
 import { TEST_ROUTES } from '../../support/test-routes.ts';
-
-/** Writes raw bytes and collects everything the server sends until it closes the socket. */
-async function raw(port: number, send: (socket: Socket) => void): Promise<string> {
-  const socket = connect(port, '127.0.0.1');
-  await once(socket, 'connect');
-  let text = '';
-  socket.on('data', (chunk) => (text += chunk.toString('latin1')));
-  send(socket);
-  await once(socket, 'close');
-  return text;
-}
 
 describe('HTTP listener', () => {
   let stack: Stack;

@@ -152,3 +152,35 @@ describe('Idempotency-Key across a daemon restart', () => {
     expect(replayed.body?.equals(first.body as Buffer)).toBe(true);
   });
 });
+
+describe('a replayed error', () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack();
+  });
+  afterAll(() => stack.close());
+
+  it("carries the retry's own request id in error.request_id and X-Request-Id alike", async () => {
+    const ref = stack.sim!.world.players.list.itemAt(3).platform_id;
+    const debit = () =>
+      fetch(`${stack.baseUrl}/v1/players/${ref}/coins`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${stack.key}`,
+          'content-type': 'application/json',
+          'idempotency-key': 'k-stored-error',
+        },
+        body: JSON.stringify({ amount: -1_000_000_000, reason: 'more than the balance' }),
+      });
+    const first = await debit();
+    const second = await debit();
+    expect([first.status, second.status]).toEqual([409, 409]);
+    expect(second.headers.get('idempotent-replayed')).toBe('true');
+    type Envelope = { error: Record<string, unknown> };
+    const [a, b] = [(await first.json()) as Envelope, (await second.json()) as Envelope];
+    expect(a.error['request_id']).toBe(first.headers.get('x-request-id'));
+    expect(b.error['request_id']).toBe(second.headers.get('x-request-id'));
+    expect(b.error['request_id']).not.toBe(a.error['request_id']);
+    expect({ ...b.error, request_id: null }).toEqual({ ...a.error, request_id: null });
+  });
+});

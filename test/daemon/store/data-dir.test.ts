@@ -1,4 +1,4 @@
-import { chmod, mkdir, rm } from 'node:fs/promises';
+import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { assertDataDirReady, resolveDataDir } from '../../../daemon/store/data-dir.ts';
@@ -67,6 +67,20 @@ describe('assertDataDirReady', () => {
     expect((error as Error).message).toContain(join(dir, 'keys.json'));
     expect((error as Error).message).toContain(join(dir, 'identity.json'));
   });
+
+  it.each(['idempotency.jsonl', 'audit.jsonl'])(
+    'refuses %s readable by other users, as it refuses state.json',
+    async (name) => {
+      const dir = await dataDirPath();
+      await initDataDir(dir);
+      await writeFile(join(dir, name), '', { mode: 0o644 });
+      await chmod(join(dir, name), 0o644);
+      await expect(assertDataDirReady(dir)).rejects.toMatchObject({
+        code: 'insecure_permissions',
+        message: `${join(dir, name)} is accessible to other users; fix it with: chmod 600 ${join(dir, name)}`,
+      });
+    },
+  );
 
   it('accepts an initialised data dir', async () => {
     const dir = await dataDirPath();

@@ -1,0 +1,51 @@
+/**
+ * Answers written straight to a socket, for the requests node:http never hands to the pipeline:
+ * a request line or header block it cannot parse, headers over its limit, a request that took
+ * too long, a CONNECT, a connection over the per-address cap. Each still gets the spec's error
+ * envelope with its own `X-Request-Id` and `API-Version` (docs/errors.md "Before routing"), and
+ * the connection closes after it.
+ */
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { ApiError } from './api-error.ts';
+import type { ErrorCode } from './error-catalogue.ts';
+import { baseHeaders, errorResponse, newRequestId } from './respond.ts';
+import type { ApiResponse } from './types.ts';
+
+export interface RawRefusal {
+  requestId: string;
+  status: number;
+  code: ErrorCode;
+}
+
+/** What a node:http client error (its `code`) is answered with. */
+export function clientErrorAnswer(code: string | undefined): { error: ApiError; reason: string } {
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    const message = 'The request was not received in time.';
+    return { error: new ApiError('validation_error', message, { status: 408 }), reason: 'timeout' };
+  }
+  if (code === 'HPE_HEADER_OVERFLOW') {
+    const message = 'The request headers are larger than the limit.';
+    return { error: new ApiError('validation_error', message, { status: 431 }), reason: 'headers_too_large' };
+  }
+  const message = 'The request is not well-formed HTTP/1.1 (request line, URL, headers or framing).';
+  return { error: new ApiError('validation_error', message), reason: 'malformed' };
+}
+
+/** Writes the envelope for `error` and closes the socket; nothing when the peer is gone. */
+export function refuseRaw(socket: Duplex, error: ApiError): RawRefusal {
+  const requestId = newRequestId();
+  const response = errorResponse(error, requestId, { ...baseHeaders(requestId), connection: 'close' });
+  if (socket.writable) socket.end(serialize(response));
+  else socket.destroy();
+  return { requestId, status: error.status, code: error.code };
+}
+
+/** An HTTP/1.1 response as bytes: status line, headers, Content-Length, body. */
+export function serialize(response: ApiResponse): Buffer {
+  const body = response.body ?? Buffer.alloc(0);
+  const lines = [`HTTP/1.1 ${response.status} ${STATUS_CODES[response.status] ?? 'Error'}`];
+  for (const [name, value] of Object.entries(response.headers)) lines.push(`${name}: ${value}`);
+  lines.push(`content-length: ${body.length}`, '', '');
+  return Buffer.concat([Buffer.from(lines.join('\r\n'), 'latin1'), body]);
+}

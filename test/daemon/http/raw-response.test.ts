@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { API_VERSION } from '../../../daemon/version.ts';
+import { parseReply, raw } from '../../support/raw-http.ts';
+import { startStack, type Stack } from '../../support/stack.ts';
+
+describe('answers to what node:http refuses before the pipeline', () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack({ sim: false, daemon: { http: { headersTimeoutMs: 300 } } });
+  });
+  afterAll(() => stack.close());
+
+  const send = async (bytes: string | Buffer) =>
+    parseReply(await raw(stack.daemon.api.port, (socket) => socket.write(bytes)));
+
+  /** The spec's envelope, its request id the X-Request-Id header's, and API-Version. */
+  function expectEnvelope(reply: Awaited<ReturnType<typeof send>>, status: number, code: string) {
+    expect(reply.status).toBe(status);
+    const error = (reply.json as { error: Record<string, unknown> }).error;
+    expect(Object.keys(reply.json as object)).toEqual(['error']);
+    expect(Object.keys(error).sort()).toEqual(['code', 'message', 'request_id']);
+    expect(error['code']).toBe(code);
+    expect(error['request_id']).toMatch(/^req_[0-9a-f]{32}$/);
+    expect(reply.headers['x-request-id']).toBe(error['request_id']);
+    expect(reply.headers['api-version']).toBe(API_VERSION);
+    expect(reply.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(reply.headers['connection']).toBe('close');
+  }
+
+  it('answers a malformed request line with 400 validation_error in the envelope', async () => {
+    expectEnvelope(await send('NOT AN HTTP REQUEST\r\n\r\n'), 400, 'validation_error');
+  });
+
+  it('answers a space in the URL with the envelope', async () => {
+    expectEnvelope(await send('GET /v1/ser ver HTTP/1.1\r\nHost: x\r\n\r\n'), 400, 'validation_error');
+  });
+
+  it('answers raw non-ASCII bytes in the URL with the envelope', async () => {
+    const request = Buffer.concat([
+      Buffer.from('GET /v1/players/'),
+      Buffer.from('é', 'utf8'),
+      Buffer.from(' HTTP/1.1\r\nHost: x\r\n\r\n'),
+    ]);
+    expectEnvelope(await send(request), 400, 'validation_error');
+  });
+
+  it('answers a Content-Length that is not a number with the envelope', async () => {
+    const reply = await send('POST /v1/server HTTP/1.1\r\nHost: x\r\nContent-Length: ten\r\n\r\n');
+    expectEnvelope(reply, 400, 'validation_error');
+  });
+
+  it('answers headers over the limit with 431 in the envelope', async () => {
+    const reply = await send(`GET /v1/server HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expectEnvelope(reply, 431, 'validation_error');
+  });
+
+  it('answers headers that never finish with 408 in the envelope', async () => {
+    expectEnvelope(await send('GET /v1/server HTTP/1.1\r\nHost: x\r\n'), 408, 'validation_error');
+  });
+
+  it('answers CONNECT with 404 not_found instead of dropping it', async () => {
+    expectEnvelope(
+      await send('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'),
+      404,
+      'not_found',
+    );
+  });
+
+  it('gives every refusal its own request id', async () => {
+    const first = await send('NOT HTTP\r\n\r\n');
+    const second = await send('NOT HTTP\r\n\r\n');
+    expect(first.headers['x-request-id']).not.toBe(second.headers['x-request-id']);
+  });
+});

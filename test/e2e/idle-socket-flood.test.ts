@@ -1,0 +1,82 @@
+/**
+ * Issue 12, item 1: a flood of sockets that never send a byte, against `modgate serve` and
+ * `modgate sim` as separate processes. The client on 127.0.0.1 must keep being served while
+ * 5,000 silent sockets from 127.0.0.2 (another loopback address, so the per-address cap counts
+ * them apart) are opened. Asserts service, not speed.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeDataDir, type TestDataDir } from '../support/data-dir.ts';
+import { freePort } from '../support/ports.ts';
+import { start, stop, type Running } from '../support/processes.ts';
+import { parseReply, silent, type Silent } from '../support/raw-http.ts';
+import { eventually } from '../support/stack.ts';
+
+const SILENT_SOCKETS = 5_000;
+const PER_ADDRESS_CAP = 64; // the default of api.max_connections_per_address
+
+describe('5,000 silent sockets', () => {
+  let data: TestDataDir;
+  let key: string;
+  let serve: Running;
+  let sim: Running;
+  let apiPort: number;
+
+  beforeAll(async () => {
+    data = await makeDataDir();
+    key = (await data.createKey('--name', 'client')).key;
+    apiPort = await freePort();
+    const modPort = await freePort();
+    const [api, mod] = [`127.0.0.1:${apiPort}`, `127.0.0.1:${modPort}`];
+    serve = start(['serve', '--data-dir', data.dir, '--listen', api, '--mod-listen', mod]);
+    await eventually(() => serve.output().includes('"msg":"listening"'), 20_000);
+    sim = start(['sim', '--data-dir', data.dir, '--connect', `ws://${mod}`, '--players', '20']);
+    await eventually(() => serve.output().includes('"msg":"mod connected"'), 20_000);
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all([sim && stop(sim), serve && stop(serve)]);
+    await data?.remove();
+  });
+
+  it('cannot lock out a client that keeps asking while they are opened', async () => {
+    const sockets: Silent[] = [];
+    let flooding = true;
+    const flood = (async () => {
+      try {
+        for (let i = 0; i < SILENT_SOCKETS; i += 250) {
+          const batch = Array.from({ length: 250 }, () => silent(apiPort, '127.0.0.2'));
+          sockets.push(...(await Promise.all(batch)));
+        }
+      } finally {
+        flooding = false;
+      }
+    })();
+    const statuses: number[] = [];
+    const ask = async (path: string) => {
+      const response = await fetch(`http://127.0.0.1:${apiPort}${path}`, {
+        headers: { authorization: `Bearer ${key}` },
+        signal: AbortSignal.timeout(20_000),
+      });
+      await response.arrayBuffer();
+      statuses.push(response.status);
+    };
+    try {
+      // During the flood, and twice more once all 5,000 are open.
+      while (flooding) for (const path of ['/healthz', '/v1/server']) await ask(path);
+      for (let i = 0; i < 2; i++) for (const path of ['/healthz', '/v1/server']) await ask(path);
+      await flood;
+      expect(sockets).toHaveLength(SILENT_SOCKETS);
+      expect(statuses.length).toBeGreaterThanOrEqual(4);
+      expect(statuses.filter((status) => status !== 200)).toEqual([]);
+      // None is held: over the cap each is answered 429 in the envelope and closed at once; the
+      // ones admitted are closed without a word once the first-byte timeout (10 s) passes.
+      const replies = await Promise.all(sockets.map((s) => s.reply));
+      const answers = replies.map((text) => (text === '' ? 'closed' : parseReply(text).status));
+      expect(answers.filter((answer) => answer !== 429 && answer !== 'closed')).toEqual([]);
+      const refused = answers.filter((answer) => answer === 429).length;
+      expect(refused).toBeGreaterThan(SILENT_SOCKETS - 10 * PER_ADDRESS_CAP);
+    } finally {
+      for (const { socket } of sockets) socket.destroy();
+    }
+  }, 120_000);
+});
