@@ -4,6 +4,8 @@
  * 5,000 silent sockets from 127.0.0.2 (another loopback address, so the per-address cap counts
  * them apart) are opened. Asserts service, not speed.
  */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeDataDir, type TestDataDir } from '../support/data-dir.ts';
 import { freePort } from '../support/ports.ts';
@@ -22,6 +24,12 @@ describe('5,000 silent sockets', () => {
   let apiPort: number;
 
   beforeAll(async () => {
+    // Node raises its soft open-file limit to the hard one at start; the flood needs ~5,100.
+    const { stdout } = await promisify(execFile)('sh', ['-c', 'ulimit -n']);
+    const limit = stdout.trim() === 'unlimited' ? Infinity : Number(stdout);
+    if (limit < SILENT_SOCKETS + 200) {
+      throw new Error(`open-file limit ${limit} is too low for this test: raise it (ulimit -Hn 8192)`);
+    }
     data = await makeDataDir();
     key = (await data.createKey('--name', 'client')).key;
     apiPort = await freePort();
