@@ -109,9 +109,10 @@ export class IdempotencyJournal {
   }
 
   async close(): Promise<void> {
-    if (this.#retry) clearInterval(this.#retry);
     if (this.#handle && this.#unsaved.length > 0) await this.#flush();
     await this.#writes;
+    if (this.#retry) clearInterval(this.#retry);
+    this.#retry = null;
     if (this.#unsaved.length > 0) {
       this.log.error('idempotency records lost at shutdown: the disk refused them', {
         file: JOURNAL_FILE,
@@ -145,7 +146,7 @@ export class IdempotencyJournal {
         unsaved: this.#unsaved.length,
         consequence: 'kept in memory and retried; lost if the daemon stops before the disk accepts them',
       });
-      this.#retry ??= setInterval(() => void this.#flush(), RETRY_MS).unref();
+      if (this.#handle) this.#retry ??= setInterval(() => void this.#flush(), RETRY_MS).unref();
       return false;
     }
     this.#atLineStart = true;
