@@ -91,9 +91,16 @@ describe('modgate as separate processes', () => {
     expect(await stop(sim)).toBe(0);
     const url = `http://127.0.0.1:${apiPort}/v1/server`;
     const headers = { authorization: `Bearer ${key}` };
-    await eventually(async () => (await fetch(url, { headers })).status === 503, 5_000);
+    // Each answer is read to the end, so its connection is reused: a poller that leaves them open
+    // would soon hold 64 connections, the per-address cap.
+    const status = async () => {
+      const response = await fetch(url, { headers });
+      await response.arrayBuffer();
+      return response.status;
+    };
+    await eventually(async () => (await status()) === 503, 5_000);
     sim = start(['sim', '--data-dir', dir, '--connect', `ws://127.0.0.1:${modPort}`]);
-    await eventually(async () => (await fetch(url, { headers })).status === 200, 10_000);
+    await eventually(async () => (await status()) === 200, 10_000);
   });
 
   it('stops on SIGTERM with exit code 0', async () => {
