@@ -1,0 +1,238 @@
+/**
+ * The daemon as a user runs it, against the least the same work could cost, side by side in one
+ * run. Every server is its own process and so is the load generator (autocannon, keep-alive
+ * connections), as a user's bots are other processes:
+ *
+ * 1. cached read, `GET /v1/players?limit=50` through `modgate serve` (auth, limits, validation,
+ *    read cache, cursor, ETag, request log at info), against raw node:http writing the same bytes
+ *    and headers (bench/e2e/raw-http.ts);
+ * 2. proxied read, `GET /v1/players/{ref}/violations` (no-store: every request reaches
+ *    `modgate sim` over the signed mod link), against a minimal proxy: node:http → one msgpack
+ *    frame over ws to a mod process → JSON back, no auth (bench/e2e/min-proxy.ts, min-mod.ts).
+ *
+ * The daemon runs the product's defaults (log level info, no response check), with the per-key
+ * and per-address limits raised as far as the load needs and no further. Rounds interleave the
+ * four servers; each server's best round counts (req/s; its p50/p99 from that round).
+ *
+ *   npm run bench -- e2e-http
+ *   npx tsx bench/e2e-http.ts [--rounds 3] [--duration 5] [--connections 50] [--binary]
+ *                             [--cpu-prof DIR]
+ *
+ * `--binary` runs dist/modgate (npm run build) instead of the source through tsx; `--cpu-prof`
+ * writes a V8 CPU profile of the serve process to DIR when it stops.
+ */
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { makeDataDir } from '../test/support/data-dir.ts';
+import { freePort } from '../test/support/ports.ts';
+import { autocannon, type Child, type LoadResult, startModgate, startScript } from './e2e/processes.ts';
+
+const { values } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '3' },
+    duration: { type: 'string', default: '5' },
+    connections: { type: 'string', default: '50' },
+    players: { type: 'string', default: '200' },
+    binary: { type: 'boolean', default: false },
+    'cpu-prof': { type: 'string' },
+  },
+});
+const ROUNDS = Number(values.rounds);
+const SECONDS = Number(values.duration);
+const CONNECTIONS = Number(values.connections);
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const BINARY = join(ROOT, 'dist/modgate');
+/** The most any modgate target can take in one 60-s window at ~50,000 req/s. */
+const RATE_LIMIT = 3_000_000;
+/** Headers node:http writes itself; everything else the daemon sent, the raw anchor replays. */
+const TRANSPORT_HEADERS = new Set([
+  'date',
+  'connection',
+  'keep-alive',
+  'content-length',
+  'transfer-encoding',
+]);
+
+interface Target {
+  name: string;
+  url: string;
+  best: LoadResult | null;
+}
+
+function modgateCommand(): string[] {
+  if (values.binary) {
+    if (!existsSync(BINARY)) throw new Error('--binary: run `npm run build` first');
+    return [BINARY];
+  }
+  const prof = values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', values['cpu-prof']] : [];
+  return [process.execPath, ...prof, '--import', 'tsx', join(ROOT, 'daemon/cli/main.ts')];
+}
+
+async function waitFor(url: string, timeoutMs = 30_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const status = await fetch(url).then(
+      (res) => res.status,
+      () => 0,
+    );
+    if (status === 200) return;
+    if (Date.now() > until) throw new Error(`${url} not ready`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function getJson(url: string, key: string) {
+  const res = await fetch(url, { headers: { authorization: `Bearer ${key}` } });
+  if (res.status !== 200) throw new Error(`${url}: ${res.status} ${await res.text()}`);
+  const body = Buffer.from(await res.arrayBuffer());
+  const headers: Record<string, string> = {};
+  res.headers.forEach((value, name) => {
+    if (!TRANSPORT_HEADERS.has(name)) headers[name] = value;
+  });
+  return { headers, body, json: JSON.parse(body.toString('utf8')) as Record<string, unknown> };
+}
+
+/** A player with a moderation history, so the proxied read carries data. */
+async function playerWithViolations(api: string, key: string): Promise<string> {
+  const list = await getJson(`${api}/v1/players?limit=100`, key);
+  for (const player of list.json['data'] as Array<{ platform_id: string }>) {
+    const page = await getJson(`${api}/v1/players/${player.platform_id}/violations`, key);
+    if ((page.json['data'] as unknown[]).length >= 3) return player.platform_id;
+  }
+  throw new Error('no player with violations');
+}
+
+const fmt = (n: number, digits = 0) =>
+  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+function report(pairs: Array<[Target, Target, number]>): void {
+  console.log(
+    `\n${CONNECTIONS} keep-alive connections, best of ${ROUNDS} interleaved rounds of ${SECONDS} s`,
+  );
+  console.log(
+    'work                         server            req/s   p50 ms  p99 ms   ratio  target  p99 ratio',
+  );
+  for (const [subject, anchor, target] of pairs) {
+    const [s, a] = [subject.best as LoadResult, anchor.best as LoadResult];
+    const row = (t: Target, r: LoadResult, extra: string) =>
+      console.log(
+        `${t === subject ? subject.name.padEnd(28) : ' '.repeat(28)} ${(t === subject ? 'modgate' : 'anchor').padEnd(10)}` +
+          `${fmt(r.rps).padStart(12)} ${fmt(r.p50).padStart(8)} ${fmt(r.p99).padStart(7)} ${extra}`,
+      );
+    row(anchor, a, '');
+    row(
+      subject,
+      s,
+      `${fmt(s.rps / a.rps, 2).padStart(7)}  ≥${target}   ${fmt(s.p99 / Math.max(a.p99, 1), 2).padStart(6)} (≤1.5)`,
+    );
+  }
+}
+
+async function main(): Promise<void> {
+  const work = await mkdtemp(join(tmpdir(), 'modgate-bench-'));
+  const data = await makeDataDir();
+  const { key } = await data.createKey('--scopes', 'all');
+  const [apiPort, modPort] = [await freePort(), await freePort()];
+  const config = join(work, 'modgate.toml');
+  await writeFile(
+    config,
+    `[rate_limit]\nper_key = { limit = ${RATE_LIMIT}, window_sec = 60 }\n` +
+      `per_address = { limit = ${RATE_LIMIT}, window_sec = 60 }\n`,
+  );
+  const children: Child[] = [];
+  const log = join(work, 'modgate.log');
+  try {
+    const command = modgateCommand();
+    const serve = startModgate(
+      command,
+      [
+        'serve',
+        '--data-dir',
+        data.dir,
+        '--config',
+        config,
+        '--listen',
+        `127.0.0.1:${apiPort}`,
+        '--mod-listen',
+        `127.0.0.1:${modPort}`,
+      ],
+      log,
+    );
+    children.push(serve);
+    const sim = startModgate(
+      command,
+      ['sim', '--data-dir', data.dir, '--connect', `ws://127.0.0.1:${modPort}`, '--players', values.players],
+      log,
+    );
+    children.push(sim);
+    const api = `http://127.0.0.1:${apiPort}`;
+    await waitFor(`${api}/healthz?mod=required`);
+
+    const cachedPath = '/v1/players?limit=50';
+    const cached = await getJson(`${api}${cachedPath}`, key);
+    const capture = join(work, 'capture.json');
+    await writeFile(
+      capture,
+      JSON.stringify({ status: 200, headers: cached.headers, body: cached.body.toString('base64') }),
+    );
+    const raw = startScript('bench/e2e/raw-http.ts', [capture]);
+    children.push(raw);
+
+    const ref = await playerWithViolations(api, key);
+    const proxiedPath = `/v1/players/${ref}/violations`;
+    const proxied = await getJson(`${api}${proxiedPath}`, key);
+    const result = join(work, 'result.json');
+    await writeFile(result, JSON.stringify(proxied.json));
+    const proxy = startScript('bench/e2e/min-proxy.ts', [
+      'players.violations',
+      JSON.stringify({ ref, after: null, limit: 50 }),
+    ]);
+    children.push(proxy);
+    const { port: proxyPort, modPort: proxyModPort } = (await proxy.ready) as {
+      port: number;
+      modPort: number;
+    };
+    const mod = startScript('bench/e2e/min-mod.ts', [`ws://127.0.0.1:${proxyModPort}`, result]);
+    children.push(mod);
+    await mod.ready;
+    const { port: rawPort } = (await raw.ready) as { port: number };
+    console.log(
+      `modgate from ${values.binary ? BINARY : 'source (tsx)'}; cached read ${cached.body.length} bytes, ` +
+        `proxied read ${proxied.body.length} bytes`,
+    );
+
+    const targets = {
+      raw: { name: 'raw node:http', url: `http://127.0.0.1:${rawPort}${cachedPath}`, best: null },
+      cached: { name: `cached ${cachedPath}`, url: `${api}${cachedPath}`, best: null },
+      proxy: { name: 'minimal proxy', url: `http://127.0.0.1:${proxyPort}${proxiedPath}`, best: null },
+      proxied: { name: 'proxied …/violations', url: `${api}${proxiedPath}`, best: null },
+    } satisfies Record<string, Target>;
+    const auth = { authorization: `Bearer ${key}` };
+    for (const target of Object.values(targets)) await autocannon(target.url, auth, CONNECTIONS, 1); // warm-up
+    for (let round = 1; round <= ROUNDS; round++) {
+      const line: string[] = [];
+      for (const target of Object.values(targets) as Target[]) {
+        const r = await autocannon(target.url, auth, CONNECTIONS, SECONDS);
+        if (r.non2xx > 0 || r.errors > 0)
+          throw new Error(`${target.name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+        if (!target.best || r.rps > target.best.rps) target.best = r;
+        line.push(`${target.name.split(' ')[0]} ${fmt(r.rps)}`);
+      }
+      console.log(`round ${round}: ${line.join(', ')}`);
+    }
+    report([
+      [targets.cached, targets.raw, 0.7],
+      [targets.proxied, targets.proxy, 0.8],
+    ]);
+  } finally {
+    for (const child of children.reverse()) await child.stop();
+    await data.remove();
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,100 @@
+/**
+ * Child processes for the end-to-end benchmark: start one, wait for the JSON line it prints when
+ * ready, stop it with SIGTERM (so `--cpu-prof` profiles get written), and run autocannon in its
+ * own process.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { openSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const AUTOCANNON = `${ROOT}node_modules/.bin/autocannon`;
+
+export interface Child {
+  process: ChildProcess;
+  /** Resolves with the first line the child prints that parses as JSON. */
+  ready: Promise<Record<string, unknown>>;
+  stop(): Promise<void>;
+}
+
+/** `node --import tsx <script> ...args` with stdout read for its ready line. */
+export function startScript(script: string, args: readonly string[]): Child {
+  return watch(
+    spawn(process.execPath, ['--import', 'tsx', `${ROOT}${script}`, ...args], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      cwd: ROOT,
+    }),
+  );
+}
+
+/** A modgate command with stdout and stderr going to `logFile`, as journald would take them. */
+export function startModgate(command: readonly string[], argv: readonly string[], logFile: string): Child {
+  const out = openSync(logFile, 'a');
+  const [file, ...rest] = command as [string, ...string[]];
+  const child = spawn(file, [...rest, ...argv], { stdio: ['ignore', out, out], cwd: ROOT });
+  return { process: child, ready: Promise.resolve({}), stop: () => stop(child) };
+}
+
+function watch(child: ChildProcess): Child {
+  const ready = new Promise<Record<string, unknown>>((resolve, reject) => {
+    let buffered = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString('utf8');
+      for (const line of buffered.split('\n').slice(0, -1)) {
+        try {
+          resolve(JSON.parse(line) as Record<string, unknown>);
+        } catch {
+          // not the ready line
+        }
+      }
+      buffered = buffered.slice(buffered.lastIndexOf('\n') + 1);
+    });
+    child.once('exit', (code) => reject(new Error(`child exited ${code} before it was ready`)));
+  });
+  return { process: child, ready, stop: () => stop(child) };
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  await once(child, 'exit');
+}
+
+export interface LoadResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+/** One autocannon run in its own process: keep-alive connections for `seconds`. */
+export async function autocannon(
+  url: string,
+  headers: Record<string, string>,
+  connections: number,
+  seconds: number,
+): Promise<LoadResult> {
+  const args = ['--json', '-c', String(connections), '-d', String(seconds)];
+  for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}=${value}`);
+  const child = spawn(AUTOCANNON, [...args, url], { stdio: ['ignore', 'pipe', 'ignore'] });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  if (code !== 0) throw new Error(`autocannon exited ${code}`);
+  const result = JSON.parse(out) as {
+    requests: { average: number };
+    latency: { p50: number; p99: number };
+    non2xx: number;
+    errors: number;
+    timeouts: number;
+  };
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+}
