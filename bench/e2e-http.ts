@@ -60,7 +60,11 @@ const TRANSPORT_HEADERS = new Set([
 interface Target {
   name: string;
   url: string;
+  /** The processes doing the server's work, whose CPU time is counted. */
+  pids: number[];
   best: LoadResult | null;
+  /** The least CPU per request of any round. */
+  cpuUs: number;
 }
 
 function modgateCommand(): string[] {
@@ -114,22 +118,28 @@ function report(pairs: Array<[Target, Target, number]>): void {
     `\n${CONNECTIONS} keep-alive connections, best of ${ROUNDS} interleaved rounds of ${SECONDS} s`,
   );
   console.log(
-    'work                         server            req/s   p50 ms  p99 ms   ratio  target  p99 ratio',
+    'work                        server       req/s  p50 ms  p99 ms  CPU µs/req |  ratio (target)  p99 ratio  CPU ratio',
   );
   for (const [subject, anchor, target] of pairs) {
     const [s, a] = [subject.best as LoadResult, anchor.best as LoadResult];
-    const row = (t: Target, r: LoadResult, extra: string) =>
-      console.log(
-        `${t === subject ? subject.name.padEnd(28) : ' '.repeat(28)} ${(t === subject ? 'modgate' : 'anchor').padEnd(10)}` +
-          `${fmt(r.rps).padStart(12)} ${fmt(r.p50).padStart(8)} ${fmt(r.p99).padStart(7)} ${extra}`,
-      );
-    row(anchor, a, '');
-    row(
-      subject,
-      s,
-      `${fmt(s.rps / a.rps, 2).padStart(7)}  ≥${target}   ${fmt(s.p99 / Math.max(a.p99, 1), 2).padStart(6)} (≤1.5)`,
+    const row = (t: Target, r: LoadResult) =>
+      `${(t === subject ? subject.name : '').padEnd(27)} ${(t === subject ? 'modgate' : 'anchor').padEnd(8)}` +
+      `${fmt(r.rps).padStart(9)} ${fmt(r.p50).padStart(7)} ${fmt(r.p99).padStart(7)} ${fmt(t.cpuUs).padStart(11)} |`;
+    console.log(row(anchor, a));
+    console.log(
+      `${row(subject, s)} ${fmt(s.rps / a.rps, 2).padStart(6)} (≥${target})` +
+        `  ${fmt(s.p99 / Math.max(a.p99, 1), 2).padStart(5)} (≤1.5)  ${fmt(anchor.cpuUs / subject.cpuUs, 2).padStart(9)}`,
     );
   }
+  console.log(
+    "CPU µs/req: CPU time of the server's processes (serve, + sim when proxied; proxy + mod process)\n" +
+      'per request, the least of any round; CPU ratio = anchor/modgate, what req/s would show on a\n' +
+      'machine with a core to spare for each process.',
+  );
+}
+
+function target(name: string, url: string, children: Child[]): Target {
+  return { name, url, pids: children.map((c) => c.process.pid as number), best: null, cpuUs: Infinity };
 }
 
 async function main(): Promise<void> {
@@ -206,20 +216,21 @@ async function main(): Promise<void> {
     );
 
     const targets = {
-      raw: { name: 'raw node:http', url: `http://127.0.0.1:${rawPort}${cachedPath}`, best: null },
-      cached: { name: `cached ${cachedPath}`, url: `${api}${cachedPath}`, best: null },
-      proxy: { name: 'minimal proxy', url: `http://127.0.0.1:${proxyPort}${proxiedPath}`, best: null },
-      proxied: { name: 'proxied …/violations', url: `${api}${proxiedPath}`, best: null },
-    } satisfies Record<string, Target>;
+      raw: target('raw node:http', `http://127.0.0.1:${rawPort}${cachedPath}`, [raw]),
+      cached: target(`cached ${cachedPath}`, `${api}${cachedPath}`, [serve]),
+      proxy: target('minimal proxy', `http://127.0.0.1:${proxyPort}${proxiedPath}`, [proxy, mod]),
+      proxied: target('proxied …/violations', `${api}${proxiedPath}`, [serve, sim]),
+    };
     const auth = { authorization: `Bearer ${key}` };
-    for (const target of Object.values(targets)) await autocannon(target.url, auth, CONNECTIONS, 1); // warm-up
+    for (const target of Object.values(targets)) await autocannon(target, auth, CONNECTIONS, 1); // warm-up
     for (let round = 1; round <= ROUNDS; round++) {
       const line: string[] = [];
       for (const target of Object.values(targets) as Target[]) {
-        const r = await autocannon(target.url, auth, CONNECTIONS, SECONDS);
+        const r = await autocannon(target, auth, CONNECTIONS, SECONDS);
         if (r.non2xx > 0 || r.errors > 0)
           throw new Error(`${target.name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
         if (!target.best || r.rps > target.best.rps) target.best = r;
+        target.cpuUs = Math.min(target.cpuUs, r.cpuUs);
         line.push(`${target.name.split(' ')[0]} ${fmt(r.rps)}`);
       }
       console.log(`round ${round}: ${line.join(', ')}`);

@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { openSync } from 'node:fs';
+import { openSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -67,24 +67,28 @@ export interface LoadResult {
   p99: number;
   non2xx: number;
   errors: number;
+  /** CPU time the server's processes spent per request, in µs. */
+  cpuUs: number;
 }
 
 /** One autocannon run in its own process: keep-alive connections for `seconds`. */
 export async function autocannon(
-  url: string,
+  server: { url: string; pids: readonly number[] },
   headers: Record<string, string>,
   connections: number,
   seconds: number,
 ): Promise<LoadResult> {
   const args = ['--json', '-c', String(connections), '-d', String(seconds)];
   for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}=${value}`);
-  const child = spawn(AUTOCANNON, [...args, url], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn(AUTOCANNON, [...args, server.url], { stdio: ['ignore', 'pipe', 'ignore'] });
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+  const cpuBefore = cpuMs(server.pids);
   const [code] = (await once(child, 'exit')) as [number | null];
+  const cpu = cpuMs(server.pids) - cpuBefore;
   if (code !== 0) throw new Error(`autocannon exited ${code}`);
   const result = JSON.parse(out) as {
-    requests: { average: number };
+    requests: { average: number; total: number };
     latency: { p50: number; p99: number };
     non2xx: number;
     errors: number;
@@ -96,5 +100,25 @@ export async function autocannon(
     p99: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
+    cpuUs: (cpu * 1000) / Math.max(1, result.requests.total),
   };
+}
+
+/**
+ * CPU time (user + system) the processes have used so far, in ms, from /proc: what a request
+ * costs the server whatever else the machine runs at the time. Linux only; 0 elsewhere.
+ */
+export function cpuMs(pids: readonly number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      // Fields after the command name (which may hold spaces): utime and stime are 14 and 15.
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      return 0;
+    }
+  }
+  return ticks * 10; // USER_HZ is 100 on Linux
 }

