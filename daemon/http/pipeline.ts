@@ -23,14 +23,21 @@ import type { Snapshot } from '../store/snapshot.ts';
 import { ApiError } from './api-error.ts';
 import { edgeSubject } from './client-address.ts';
 import { HEALTHZ_PATH, healthz, healthzRequiresMod } from './healthz.ts';
-import { JsonMemo } from './json-memo.ts';
 import {
   type RateLimitPolicy,
   RateLimiter,
   type RateLimitVerdict,
   rateLimitHeaders,
 } from './rate-limiter.ts';
-import { baseHeaders, errorCodeOf, errorResponse, json, newRequestId, withRequestId } from './respond.ts';
+import {
+  baseHeaders,
+  errorCodeOf,
+  errorResponse,
+  JSON_CONTENT_TYPE,
+  newRequestId,
+  withRequestId,
+} from './respond.ts';
+import { type Representation, Representations } from './representations.ts';
 import { Router } from './router.ts';
 import {
   authenticate,
@@ -109,7 +116,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   let opDeadlines = options.opDeadlines ?? {};
   const bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
   const checkResponses = options.checkResponses ?? false;
-  const memo = new JsonMemo();
+  const representations = new Representations();
   const startedAt = options.startedAt ?? new Date(clock());
   const openapiBody = Buffer.from(JSON.stringify(options.openapi));
   const readCache = new ReadCache({ now: clock });
@@ -216,7 +223,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       if (route.cache.kind === 'no-store') return call(op, args);
       const cacheKey = `${op} ${JSON.stringify(args)}`;
       return readCache.get(cacheKey, route.cache.maxAgeSec * 1000, tags, async () =>
-        memo.freeze(await call(op, args)),
+        representations.freeze(await call(op, args)),
       );
     };
     return { call, read };
@@ -231,29 +238,39 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     const after = cursor === undefined ? null : cursors.decode(scope, cursor);
     const args = { ...scope.filters, after, limit } as OpArgs<N>;
     const result = (await read(op, args, tags)) as { data: unknown[]; next: string | null; total?: number };
-    const envelope: Record<string, unknown> = {
-      data: result.data,
-      has_more: result.next !== null,
-      next_cursor: result.next === null ? null : cursors.encode(scope, result.next),
-    };
-    if (result.total !== undefined) envelope['total'] = result.total;
-    return envelope as PageOf<N>;
+    // Built once per cached page, key and route: the cursor is bound to all three.
+    return representations.derive(result, `${scope.keyId} ${scope.route}`, () => {
+      const envelope: Record<string, unknown> = {
+        data: result.data,
+        has_more: result.next !== null,
+        next_cursor: result.next === null ? null : cursors.encode(scope, result.next),
+      };
+      if (result.total !== undefined) envelope['total'] = result.total;
+      return envelope;
+    }) as PageOf<N>;
   }
 
+  /** Serialize, then ETag / 304; a frozen (read-cache) result is serialized and hashed once. */
   function respond(route: AnyRoute, result: unknown, req: ApiRequest, headers: Record<string, string>) {
-    const value = checkResponses ? route.response.schema.parse(result) : result;
-    if (route.response.status === 204) return { status: 204, headers, body: null };
-    const cacheHeaders = { ...headers, 'cache-control': cacheControl(route.cache) };
-    const response = json(route.response.status, value, cacheHeaders, (v) => memo.stringify(v));
-    if (route.cache.kind === 'private' && response.body) {
-      const etag = strongEtag(response.body);
-      response.headers['etag'] = etag;
-      if (ifNoneMatchHits(req.headers['if-none-match'], etag)) {
-        delete response.headers['content-type'];
-        return { status: 304, headers: response.headers, body: null };
-      }
+    if (route.response.status === 204) {
+      if (checkResponses) route.response.schema.parse(result);
+      return { status: 204, headers, body: null };
     }
-    return response;
+    const { body, etag } = representations.represent(route, result, () => represent(route, result));
+    const out: Record<string, string> = { ...headers, 'cache-control': cacheControl(route.cache) };
+    if (etag !== null && ifNoneMatchHits(req.headers['if-none-match'], etag)) {
+      out['etag'] = etag;
+      return { status: 304, headers: out, body: null };
+    }
+    out['content-type'] = JSON_CONTENT_TYPE;
+    if (etag !== null) out['etag'] = etag;
+    return { status: route.response.status, headers: out, body };
+  }
+
+  function represent(route: AnyRoute, result: unknown): Representation {
+    const value = checkResponses ? route.response.schema.parse(result) : result;
+    const body = Buffer.from(JSON.stringify(value));
+    return { body, etag: route.cache.kind === 'private' ? strongEtag(body) : null };
   }
 
   /** GET /healthz (docs/operations.md): no key, outside /v1, logged at debug. */

@@ -14,16 +14,13 @@ export function baseHeaders(requestId: string): Record<string, string> {
   return { 'api-version': API_VERSION, 'x-request-id': requestId, 'x-content-type-options': 'nosniff' };
 }
 
-export function json(
-  status: number,
-  value: unknown,
-  headers: Record<string, string>,
-  stringify: (value: unknown) => string = JSON.stringify,
-): ApiResponse {
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+export function json(status: number, value: unknown, headers: Record<string, string>): ApiResponse {
   return {
     status,
-    headers: { ...headers, 'content-type': 'application/json; charset=utf-8' },
-    body: Buffer.from(stringify(value)),
+    headers: { ...headers, 'content-type': JSON_CONTENT_TYPE },
+    body: Buffer.from(JSON.stringify(value)),
   };
 }
 
