@@ -5,7 +5,21 @@
  */
 import ipaddr from 'ipaddr.js';
 
+const known = new Map<string, string>();
+const MAX_KNOWN = 4_096;
+
+/** The subject for an address; parsed once per address (a bounded memo: cleared when full). */
 export function edgeSubject(remoteAddress: string): string {
+  let subject = known.get(remoteAddress);
+  if (subject === undefined) {
+    subject = subjectOf(remoteAddress);
+    if (known.size >= MAX_KNOWN) known.clear();
+    known.set(remoteAddress, subject);
+  }
+  return subject;
+}
+
+function subjectOf(remoteAddress: string): string {
   let address: ipaddr.IPv4 | ipaddr.IPv6;
   try {
     address = ipaddr.process(remoteAddress);

@@ -47,9 +47,10 @@ import {
   requireScope,
 } from './stages/access.ts';
 import { cacheControl, ifNoneMatchHits, strongEtag } from './stages/caching.ts';
-import { readJsonBody, validateInput } from './stages/input.ts';
+import { readJsonBody, ValidatedInputs } from './stages/input.ts';
+import { VerifiedKeys } from './stages/verified-keys.ts';
 import { toApiError } from './stages/link-errors.ts';
-import { requestTarget } from './stages/target.ts';
+import { requestTarget, type RequestTarget } from './stages/target.ts';
 import { type ApiRequest, type ApiResponse, ClientGone } from './types.ts';
 
 export type ModLink = Pick<ModLinkServer, 'call' | 'peer'>;
@@ -117,6 +118,8 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   const bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
   const checkResponses = options.checkResponses ?? false;
   const representations = new Representations();
+  const verifiedKeys = new VerifiedKeys();
+  const validatedInputs = new ValidatedInputs();
   const startedAt = options.startedAt ?? new Date(clock());
   const openapiBody = Buffer.from(JSON.stringify(options.openapi));
   const readCache = new ReadCache({ now: clock });
@@ -139,7 +142,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     exchange.route = route;
     Object.assign(exchange.headers, deprecationHeaders(route));
     const now = new Date(clock());
-    const key = authenticate(snapshot, req.headers['authorization'], now);
+    const key = authenticate(snapshot, req.headers['authorization'], now, verifiedKeys);
     exchange.keyId = key.id;
     showLimit(keyLimiter, key.id, exchange);
     requirePremium(snapshot, route, now);
@@ -147,7 +150,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     requireScope(key, route);
     limit(keyLimiter, key.id, exchange);
     const rawBody = await readJsonBody(req, route, bodyLimit);
-    const input = validateInput(route, match.params, url, rawBody);
+    const input = validatedInputs.validate(route, match.params, url, rawBody);
     const admission = await admit(route, key.id, req, url.pathname, input.body);
     if (admission.kind === 'replay') return replayed(admission.response, exchange);
     let response: ApiResponse;
@@ -274,7 +277,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   }
 
   /** GET /healthz (docs/operations.md): no key, outside /v1, logged at debug. */
-  function health(req: ApiRequest, url: { searchParams: URLSearchParams }, exchange: Exchange): ApiResponse {
+  function health(req: ApiRequest, url: RequestTarget, exchange: Exchange): ApiResponse {
     exchange.quiet = true;
     const peer = options.link.peer;
     const answer = healthz(

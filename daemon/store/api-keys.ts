@@ -90,7 +90,7 @@ export function verifyApiKey(
   if (record === undefined) return { ok: false, reason: 'unknown' };
   if (!matches) return { ok: false, reason: 'mismatch' };
   if (record.revokedAt !== null) return { ok: false, reason: 'revoked' };
-  if (isExpired(record, now)) return { ok: false, reason: 'expired' };
+  if (isKeyExpired(record, now)) return { ok: false, reason: 'expired' };
   return { ok: true, record };
 }
 
@@ -99,9 +99,9 @@ export type ApiKeyStatus = 'active' | 'revoked' | 'expired';
 /** What `keys list` shows: revoked wins over expired. */
 export function apiKeyStatus(record: ApiKeyRecord, now: Date): ApiKeyStatus {
   if (record.revokedAt !== null) return 'revoked';
-  return isExpired(record, now) ? 'expired' : 'active';
+  return isKeyExpired(record, now) ? 'expired' : 'active';
 }
 
-function isExpired(record: ApiKeyRecord, now: Date): boolean {
+export function isKeyExpired(record: ApiKeyRecord, now: Date): boolean {
   return record.expiresAt !== null && record.expiresAt.getTime() <= now.getTime();
 }

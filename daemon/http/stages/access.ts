@@ -3,28 +3,35 @@
  * feature) → IP allowlist → scope. Each takes what it needs and throws an ApiError or returns.
  */
 import type { AnyRoute } from '../../routes/define-route.ts';
-import { verifyApiKey } from '../../store/api-keys.ts';
 import { isIpAllowed } from '../../store/allow-ip.ts';
 import type { ApiKeyRecord } from '../../store/keys-file.ts';
 import { hasFeature, isPremiumActive } from '../../store/state.ts';
 import type { Snapshot } from '../../store/snapshot.ts';
 import { ApiError } from '../api-error.ts';
+import type { VerifiedKeys } from './verified-keys.ts';
 
 /** api-v1.md general rule 3: a disabled API answers 404 on every /v1 path, existing or not. */
 export function requireApiEnabled(snapshot: Snapshot): void {
   if (!snapshot.state.apiEnabled) throw new ApiError('not_found');
 }
 
+const BEARER = /^Bearer +(\S+) *$/i;
+
 /** api-v1.md "Authentication" 1 and 4: `Authorization: Bearer <key>`, else 401. */
-export function authenticate(snapshot: Snapshot, authorization: string | undefined, now: Date): ApiKeyRecord {
+export function authenticate(
+  snapshot: Snapshot,
+  authorization: string | undefined,
+  now: Date,
+  keys: VerifiedKeys,
+): ApiKeyRecord {
   const challenge = { 'www-authenticate': 'Bearer realm="modgate"' };
-  const match = authorization === undefined ? null : /^Bearer +(\S+) *$/i.exec(authorization);
+  const match = authorization === undefined ? null : BEARER.exec(authorization);
   if (!match) {
     throw new ApiError('unauthorized', 'Send the API key as "Authorization: Bearer <key>".', {
       headers: challenge,
     });
   }
-  const verdict = verifyApiKey(snapshot.keysById, match[1] as string, now);
+  const verdict = keys.verify(snapshot.keysById, match[1] as string, now);
   if (!verdict.ok) {
     const message =
       verdict.reason === 'expired'

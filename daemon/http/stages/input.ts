@@ -129,3 +129,40 @@ function queryObject(searchParams: URLSearchParams, errors: FieldError[]): Recor
   }
   return query;
 }
+
+/**
+ * Validation results of body-less requests, by route, path and raw query: the schemas are pure
+ * functions of that text, so the same text always validates to the same values. Kept frozen
+ * (nothing may change a request's input), at most `maxEntries` (cleared when full), and only
+ * for texts up to 512 characters; failures are never kept.
+ */
+export class ValidatedInputs {
+  readonly #entries = new Map<string, ValidInput>();
+
+  constructor(readonly maxEntries = 1_024) {}
+
+  validate(
+    route: AnyRoute,
+    rawParams: Record<string, string>,
+    target: RequestTarget,
+    rawBody: unknown,
+  ): ValidInput {
+    if (route.body) return validateInput(route, rawParams, target, rawBody);
+    const key = `${route.method} ${route.path} ${target.pathname}?${target.search}`;
+    const known = this.#entries.get(key);
+    if (known !== undefined) return known;
+    const input = validateInput(route, rawParams, target, rawBody);
+    if (key.length > 512) return input;
+    if (this.#entries.size >= this.maxEntries) this.#entries.clear();
+    this.#entries.set(key, deepFreeze(input));
+    return input;
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}

@@ -13,6 +13,8 @@ import { hasLoneSurrogate } from './well-formed.ts';
 
 export interface RequestTarget {
   pathname: string;
+  /** The raw query without its `?`: with the pathname, what the parameters are a function of. */
+  search: string;
   searchParams: URLSearchParams;
   /** Query parameter names whose name or value is not valid UTF-8. */
   malformedQuery: readonly string[];
@@ -33,7 +35,12 @@ export function requestTarget(url: string): RequestTarget {
     throw new ApiError('not_found', 'No such endpoint: a path may not hold "." or ".." segments.');
   }
   const query = question === -1 ? '' : target.slice(question + 1);
-  return { pathname, searchParams: new URLSearchParams(query), malformedQuery: malformedNames(query) };
+  return {
+    pathname,
+    search: query,
+    searchParams: new URLSearchParams(query),
+    malformedQuery: malformedNames(query),
+  };
 }
 
 function malformedNames(query: string): string[] {
