@@ -7,7 +7,10 @@
  *    newer than 24), so the bundle is CJS, main.ts has no top-level await, and `import.meta.url`
  *    is rewritten to the executable's own file URL. package.json is inlined by esbuild. The
  *    optional native addons (msgpackr-extract, bufferutil, utf-8-validate) stay out: their
- *    packages load them inside try/catch and fall back to JavaScript.
+ *    packages load them inside try/catch and fall back to JavaScript. A second, small bundle,
+ *    daemon/cli/sea-main.ts, is the executable's main script: it answers `--version` itself and
+ *    compiles the CLI bundle (an asset of the executable) only for the other commands, so
+ *    `--version` starts like bare Node (docs/performance.md).
  * 2. blob: the embedded Node itself writes the preparation blob (`--experimental-sea-config`);
  *    a blob must come from the same Node version that runs it. The build is reproducible: the
  *    same source and lockfile give the same sha256, wherever and however often it is built.
@@ -36,9 +39,14 @@ const EMBEDDED_NODE_MAJOR = 24;
 /** Loaded by their packages inside try/catch; the JavaScript fallbacks are what the binary runs. */
 const OPTIONAL_NATIVE = ['msgpackr-extract', 'bufferutil', 'utf-8-validate'];
 
+/** The CLI bundle's asset name; daemon/cli/sea-main.ts loads it by this name. */
+const CLI_ASSET = 'modgate.cjs';
+
 interface BuildPaths {
   out: string;
   work: string;
+  /** The executable's main script: daemon/cli/sea-main.ts. */
+  main: string;
   bundle: string;
   blob: string;
   binary: string;
@@ -70,7 +78,8 @@ function pathsIn(out: string): BuildPaths {
   return {
     out,
     work,
-    bundle: join(work, 'modgate.cjs'),
+    main: join(work, 'sea-main.cjs'),
+    bundle: join(work, CLI_ASSET),
     blob: join(work, 'modgate.blob'),
     binary: join(out, 'modgate'),
   };
@@ -88,11 +97,16 @@ async function embeddedNode(): Promise<{ path: string; version: string }> {
 }
 
 async function bundle(paths: BuildPaths): Promise<void> {
+  await bundleOne(join(ROOT, 'daemon/cli/main.ts'), paths.bundle);
+  await bundleOne(join(ROOT, 'daemon/cli/sea-main.ts'), paths.main);
+}
+
+async function bundleOne(entry: string, outfile: string): Promise<void> {
   const result = await build({
     // Module names in the bundle are relative to this folder, whatever the caller's folder.
     absWorkingDir: ROOT,
-    entryPoints: [join(ROOT, 'daemon/cli/main.ts')],
-    outfile: paths.bundle,
+    entryPoints: [entry],
+    outfile,
     bundle: true,
     platform: 'node',
     target: `node${EMBEDDED_NODE_MAJOR}`,
@@ -116,8 +130,9 @@ async function makeBlob(node: string, paths: BuildPaths): Promise<void> {
     JSON.stringify({
       // Relative to the work folder: the blob records this name, and an absolute path would make
       // the checksum depend on where the build ran.
-      main: basename(paths.bundle),
+      main: basename(paths.main),
       output: basename(paths.blob),
+      assets: { [CLI_ASSET]: basename(paths.bundle) },
       disableExperimentalSEAWarning: true,
       // No V8 code cache: it would start the binary 30-40 ms sooner, but V8 does not write it
       // byte for byte the same twice, and a build that always yields the same sha256 for the
@@ -150,6 +165,9 @@ async function seal(paths: BuildPaths): Promise<string> {
   const { stdout } = await run(built, ['--version']);
   const expected = `modgate ${(require(join(ROOT, 'package.json')) as { version: string }).version}`;
   if (!stdout.startsWith(`${expected}\n`)) throw new Error(`the built binary printed:\n${stdout}`);
+  // --version never loads the CLI bundle; --help does.
+  const help = await run(built, ['--help']);
+  if (!help.stdout.startsWith('Usage: modgate')) throw new Error(`the built binary printed:\n${help.stdout}`);
   await rename(built, paths.binary);
   const sha256 = createHash('sha256')
     .update(await readFile(paths.binary))

@@ -3,15 +3,22 @@
  * (serve, sim, demo). Run directly (`tsx daemon/cli/main.ts`), through bin/modgate.js, or as the
  * single executable, it runs the CLI on process.argv and sets the exit code; imported, it only
  * exports runCli.
+ *
+ * Start-up is part of the product (docs/performance.md): this module loads nothing but the
+ * version text, so `modgate --version` answers before the program, the route table and the op
+ * catalogue are even loaded; the commands load what they run when they run.
  */
 import { realpathSync } from 'node:fs';
 import { isSea } from 'node:sea';
 import { fileURLToPath } from 'node:url';
 import type { CliIo } from './io.ts';
-import { runCli as runProgram } from './program.ts';
-import { registerRuntimeCommands } from './runtime-commands.ts';
+import { isVersionQuery, versionText } from './version-text.ts';
 
-export function runCli(argv: readonly string[], io: Partial<CliIo> = {}): Promise<number> {
+export async function runCli(argv: readonly string[], io: Partial<CliIo> = {}): Promise<number> {
+  const [{ runCli: runProgram }, { registerRuntimeCommands }] = await Promise.all([
+    import('./program.ts'),
+    import('./runtime-commands.ts'),
+  ]);
   return runProgram(argv, io, { register: registerRuntimeCommands });
 }
 
@@ -33,7 +40,10 @@ function isEntryPoint(): boolean {
 if (isEntryPoint()) {
   // exitCode, not exit(): a command such as serve keeps the process alive after its action resolves.
   // No top-level await: the single executable runs this module as CommonJS (scripts/build.ts).
-  void runCli(process.argv.slice(2)).then((code) => {
-    process.exitCode = code;
-  });
+  const argv = process.argv.slice(2);
+  if (isVersionQuery(argv)) process.stdout.write(`${versionText()}\n`);
+  else
+    void runCli(argv).then((code) => {
+      process.exitCode = code;
+    });
 }

@@ -3,10 +3,7 @@
  * (serve, sim, demo) and calls runCli with process.argv; tests call runCli with their own io and
  * read the exit code, stdout and stderr.
  */
-import { isSea } from 'node:sea';
 import { Command } from 'commander';
-import packageJson from '../../package.json' with { type: 'json' };
-import { SUPPORTED_VERSIONS } from '../../protocol/handshake-messages.ts';
 import { registerApiCommands } from './api-commands.ts';
 import { registerDoctorCommand } from './doctor-command.ts';
 import { errorOutcome } from './errors.ts';
@@ -16,6 +13,7 @@ import { registerKeysCommands } from './keys-commands.ts';
 import { registerModCommands } from './mod-commands.ts';
 import { registerPlanCommands } from './plan-commands.ts';
 import { registerServiceCommands } from './service-command.ts';
+import { versionText } from './version-text.ts';
 
 export interface RunCliOptions {
   /** Registers more commands on the program (main.ts passes registerRuntimeCommands). */
@@ -50,19 +48,6 @@ export function buildProgram(io: CliIo, options: RunCliOptions = {}): Command {
       .showSuggestionAfterError(true);
   }
   return program;
-}
-
-/**
- * `modgate --version`: `modgate VERSION` on the first line, then the
- * mod-link protocol versions this build speaks and the Node.js runtime that runs it.
- */
-export function versionText(): string {
-  const runtime = isSea() ? 'embedded, single executable' : process.execPath;
-  return [
-    `modgate ${packageJson.version}`,
-    `mod-link protocol ${SUPPORTED_VERSIONS.join(', ')}`,
-    `node ${process.version} (${runtime})`,
-  ].join('\n');
 }
 
 /**

@@ -1,20 +1,20 @@
 /**
  * The long-running commands: `serve` (the daemon), `sim` (a simulated game mod) and `demo`
- * (both, on a throwaway data dir, with a printed key and curl lines).
+ * (both, on a throwaway data dir, with a printed key and curl lines). Each loads the daemon or
+ * the simulator when it runs, so `serve` never loads the simulator's world and neither loads
+ * the other (start-up, docs/performance.md).
  */
 import { InvalidArgumentError, type Command } from 'commander';
 import { loadConfig, ConfigError, EMPTY_CONFIG } from '../config/config.ts';
 import { daemonOptions, DEFAULT_LISTEN, DEFAULT_MOD_LISTEN, reloadSettings } from '../config/settings.ts';
-import { startDaemon, type Daemon } from '../daemon.ts';
+import type { Daemon } from '../daemon.ts';
 import { parseHostPort, type HostPort } from '../host-port.ts';
 import { createLogger, type LevelledLogger, type LogLevel } from '../log.ts';
 import { readFromDataDir } from '../store/data-dir-access.ts';
 import { modCredentialsFile } from '../store/mod-credentials.ts';
 import { parseFaultSpec, type FaultRule } from '../../mod-sim/faults.ts';
-import { startSimulator } from '../../mod-sim/simulator.ts';
 import { OPS } from '../../protocol/ops/index.ts';
 import { registerConfigCommand } from './config-command.ts';
-import { runDemo } from './demo.ts';
 import { CliError, UsageError } from './errors.ts';
 import type { CliIo } from './io.ts';
 import { dataDirOf, withDataDirOption } from './options.ts';
@@ -92,7 +92,10 @@ export function registerRuntimeCommands(program: Command, io: CliIo): void {
     .command('demo')
     .description('daemon and simulator on a throwaway data dir; prints a key and curl lines')
     .option('--listen <host:port>', 'API address', hostPort, parseHostPort(DEFAULT_LISTEN))
-    .action(async (flags: { listen: HostPort }) => runDemo({ listen: flags.listen, io }));
+    .action(async (flags: { listen: HostPort }) => {
+      const { runDemo } = await import('./demo.ts');
+      await runDemo({ listen: flags.listen, io });
+    });
 }
 
 async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
@@ -105,6 +108,7 @@ async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
     level: flags.logLevel ?? config.log.level,
     write: (line) => io.stdout.write(line),
   });
+  const { startDaemon } = await import('../daemon.ts');
   const daemon = await startDaemon({
     dataDir: dataDirOf(flags, io),
     log,
@@ -156,6 +160,7 @@ async function loadConfigOrFail(path: string) {
 async function sim(flags: SimFlags, io: CliIo): Promise<void> {
   const log = createLogger({ level: flags.logLevel, write: (line) => io.stdout.write(line) });
   const credentials = await readFromDataDir(dataDirOf(flags, io), modCredentialsFile);
+  const { startSimulator } = await import('../../mod-sim/simulator.ts');
   const simulator = startSimulator({
     url: flags.connect ?? credentials.url,
     identity: { publicKey: credentials.modPublicKey, secretKey: credentials.modSecretKey },
