@@ -111,7 +111,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       routes,
       snapshot: () => watcher.current(),
       link,
-      openapi: buildOpenApi(routes),
+      openapi: () => buildOpenApi(routes),
       idempotency: new Idempotency(journal, identity.daemonSecretKey),
       audit,
       startedAt,

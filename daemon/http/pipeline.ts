@@ -60,7 +60,10 @@ export interface PipelineOptions {
   /** The data dir as last loaded: keys, operator state, identity. */
   snapshot(): Snapshot;
   link: ModLink;
-  /** The OpenAPI document served at GET /openapi.json. */
+  /**
+   * The OpenAPI document served at GET /openapi.json, or a function that builds it: called on
+   * the first request for it, so generating it is no part of start-up.
+   */
   openapi: unknown;
   log?: Logger;
   now?: () => number;
@@ -121,7 +124,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   const verifiedKeys = new VerifiedKeys();
   const validatedInputs = new ValidatedInputs();
   const startedAt = options.startedAt ?? new Date(clock());
-  const openapiBody = Buffer.from(JSON.stringify(options.openapi));
+  let openapiBody: Buffer | null = null;
   const readCache = new ReadCache({ now: clock });
   const cursors = new CursorCodec(options.snapshot().identity.daemonSecretKey);
 
@@ -302,7 +305,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     return {
       status: 200,
       headers: { ...headers, 'cache-control': 'public, max-age=300' },
-      body: openapiBody,
+      body: (openapiBody ??= Buffer.from(JSON.stringify(openapiDocument(options.openapi)))),
     };
   }
 
@@ -387,6 +390,10 @@ function newExchange(): Exchange {
     errorCode: null,
     quiet: false,
   };
+}
+
+function openapiDocument(source: unknown): unknown {
+  return typeof source === 'function' ? (source as () => unknown)() : source;
 }
 
 /** Counts the request, puts the RateLimit headers on whatever the response turns out to be. */
