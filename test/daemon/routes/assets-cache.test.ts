@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ROUTES } from '../../../daemon/routes/index.ts';
 import type { Vehicle, World } from '../../../mod-sim/world/index.ts';
 import { eventually, startStack, type Stack } from '../../support/stack.ts';
 
@@ -41,6 +42,27 @@ describe('the asset read cache', () => {
     expect(opsSeen(op) - before).toBe(1);
     await many(path);
     expect(opsSeen(op) - before).toBe(1);
+  });
+
+  it('sends vehicles.list to the game side at most once per cache window for 1,000 concurrent reads over real sockets', async () => {
+    const path = '/v1/vehicles?limit=49';
+    const route = ROUTES.find((r) => r.operationId === 'listVehicles');
+    if (route?.cache.kind !== 'private') throw new Error('listVehicles is a cached read');
+    const before = opsSeen('vehicles.list');
+    const started = Date.now();
+    const statuses = await Promise.all(
+      Array.from({ length: 1_000 }, () =>
+        fetch(`${stack.baseUrl}${path}`, { headers: { authorization: `Bearer ${stack.key}` } }).then(
+          async (res) => [res.status, res.headers.get('etag'), await res.text()] as const,
+        ),
+      ),
+    );
+    const windows = Math.ceil((Date.now() - started) / (route.cache.maxAgeSec * 1000));
+    expect(statuses.every(([status]) => status === 200)).toBe(true);
+    expect(new Set(statuses.map(([, etag]) => etag)).size).toBeLessThanOrEqual(windows);
+    // The readers take longer than one window only on a very slow machine; one op is the rule.
+    expect(opsSeen('vehicles.list') - before).toBeGreaterThanOrEqual(1);
+    expect(opsSeen('vehicles.list') - before).toBeLessThanOrEqual(windows);
   });
 
   it('shares one op between the same read with its query parameters in another order', async () => {
