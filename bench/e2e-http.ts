@@ -16,10 +16,11 @@
  *
  *   npm run bench -- e2e-http
  *   npx tsx bench/e2e-http.ts [--rounds 3] [--duration 5] [--connections 50] [--binary]
- *                             [--cpu-prof DIR]
+ *                             [--only cached|proxied] [--log-level info] [--cpu-prof DIR]
  *
- * `--binary` runs dist/modgate (npm run build) instead of the source through tsx; `--cpu-prof`
- * writes a V8 CPU profile of the serve process to DIR when it stops.
+ * `--only` runs one pair. `--binary` runs dist/modgate (npm run build) instead of the source
+ * through tsx. `--log-level` other than the default info shows what the request log costs.
+ * `--cpu-prof` writes a V8 CPU profile of the serve process to DIR when it stops.
  */
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -39,6 +40,8 @@ const { values } = parseArgs({
     players: { type: 'string', default: '200' },
     binary: { type: 'boolean', default: false },
     'cpu-prof': { type: 'string' },
+    only: { type: 'string' },
+    'log-level': { type: 'string', default: 'info' },
   },
 });
 const ROUNDS = Number(values.rounds);
@@ -151,7 +154,8 @@ async function main(): Promise<void> {
   await writeFile(
     config,
     `[rate_limit]\nper_key = { limit = ${RATE_LIMIT}, window_sec = 60 }\n` +
-      `per_address = { limit = ${RATE_LIMIT}, window_sec = 60 }\n`,
+      `per_address = { limit = ${RATE_LIMIT}, window_sec = 60 }\n` +
+      `[log]\nlevel = "${values['log-level']}"\n`,
   );
   const children: Child[] = [];
   const log = join(work, 'modgate.log');
@@ -222,10 +226,15 @@ async function main(): Promise<void> {
       proxied: target('proxied …/violations', `${api}${proxiedPath}`, [serve, sim]),
     };
     const auth = { authorization: `Bearer ${key}` };
-    for (const target of Object.values(targets)) await autocannon(target, auth, CONNECTIONS, 1); // warm-up
+    const pairs: Array<[Target, Target, number]> = [
+      [targets.cached, targets.raw, 0.7],
+      [targets.proxied, targets.proxy, 0.8],
+    ].filter(([subject]) => !values.only || (subject as Target).name.startsWith(values.only)) as never;
+    const run = pairs.flatMap(([subject, anchor]) => [anchor, subject]);
+    for (const target of run) await autocannon(target, auth, CONNECTIONS, 1); // warm-up
     for (let round = 1; round <= ROUNDS; round++) {
       const line: string[] = [];
-      for (const target of Object.values(targets) as Target[]) {
+      for (const target of run) {
         const r = await autocannon(target, auth, CONNECTIONS, SECONDS);
         if (r.non2xx > 0 || r.errors > 0)
           throw new Error(`${target.name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
@@ -235,10 +244,7 @@ async function main(): Promise<void> {
       }
       console.log(`round ${round}: ${line.join(', ')}`);
     }
-    report([
-      [targets.cached, targets.raw, 0.7],
-      [targets.proxied, targets.proxy, 0.8],
-    ]);
+    report(pairs);
   } finally {
     for (const child of children.reverse()) await child.stop();
     await data.remove();

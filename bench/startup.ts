@@ -71,7 +71,7 @@ async function timeServe(dataDir: string): Promise<Run> {
       await once(child, 'exit');
       return { wall: elapsed, cpu };
     }
-    if (elapsed > 10_000 || child.exitCode !== null) throw new Error('serve did not become ready');
+    if (elapsed > 30_000 || child.exitCode !== null) throw new Error('serve did not become ready');
     await new Promise((resolve) => setTimeout(resolve, 2));
   }
 }

@@ -2,7 +2,9 @@
  * Where a V8 CPU profile (`--cpu-prof`) spends its time: self time per function, and per file,
  * heaviest first. Used on the serve process of e2e-http.ts (`--cpu-prof DIR`).
  *
- *   npx tsx bench/e2e/profile-top.ts <file.cpuprofile> [--top 40]
+ *   npx tsx bench/e2e/profile-top.ts <file.cpuprofile> [--top 40] [--skip-ms 8000]
+ *
+ * `--skip-ms` leaves out the first milliseconds of the profile (start-up, module loading).
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -14,7 +16,7 @@ interface Node {
 }
 
 const { values, positionals } = parseArgs({
-  options: { top: { type: 'string', default: '40' } },
+  options: { top: { type: 'string', default: '40' }, 'skip-ms': { type: 'string', default: '0' } },
   allowPositionals: true,
 });
 const profile = JSON.parse(readFileSync(positionals[0] as string, 'utf8')) as {
@@ -26,7 +28,12 @@ const profile = JSON.parse(readFileSync(positionals[0] as string, 'utf8')) as {
 const byId = new Map(profile.nodes.map((node) => [node.id, node]));
 const self = new Map<number, number>();
 const samples = (profile as unknown as { samples: number[] }).samples;
-samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+const skipUs = Number(values['skip-ms']) * 1000;
+let at = 0;
+samples.forEach((id, i) => {
+  at += profile.timeDeltas[i] ?? 0;
+  if (at >= skipUs) self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+});
 const idle = new Set(profile.nodes.filter((n) => n.callFrame.functionName === '(idle)').map((n) => n.id));
 for (const id of idle) self.delete(id);
 const total = [...self.values()].reduce((a, b) => a + b, 0);
