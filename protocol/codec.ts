@@ -4,9 +4,26 @@
  */
 import { Packr, Unpackr } from 'msgpackr';
 import { ProtocolError, type Outcome } from './errors.ts';
-import { DEFAULT_CODEC_LIMITS, scanMsgpack, type CodecLimits } from './msgpack-scan.ts';
+import { DEFAULT_CODEC_LIMITS, scanMsgpack, type CodecLimits, type FloatPaths } from './msgpack-scan.ts';
 
-export { DEFAULT_CODEC_LIMITS, type CodecLimits } from './msgpack-scan.ts';
+export { DEFAULT_CODEC_LIMITS, type CodecLimits, type FloatPaths } from './msgpack-scan.ts';
+
+/**
+ * Thrown by `encode` for a string that has no UTF-8 form: one holding a lone UTF-16 surrogate
+ * (PROTOCOL §2.6). msgpackr would write it as the invalid bytes ED A0 80; a strict peer closes the
+ * link on them. A TypeError like every other unencodable value, with a stable `code`.
+ */
+export class InvalidStringError extends TypeError {
+  readonly code = 'invalid_utf8';
+
+  constructor(readonly path: string) {
+    super(`the string at ${path || 'the top level'} holds a lone surrogate: it has no UTF-8 form`);
+    this.name = 'InvalidStringError';
+  }
+}
+
+/** ES2024 `String.prototype.isWellFormed` (Node 20), not yet in the ES2023 lib typings. */
+const isWellFormed = (text: string): boolean => (text as string & { isWellFormed(): boolean }).isWellFormed();
 
 // PROTOCOL §2.1: maps, never records; the smallest map header; undefined properties are
 // skipped (as JSON does) and an undefined array slot becomes nil, never msgpackr's ext 0.
@@ -57,12 +74,19 @@ export function decode(bytes: Uint8Array, limits?: Partial<CodecLimits>): Outcom
   return decodeWith(bytes, resolved);
 }
 
-/** `decode` with limits already resolved, for the hot path. */
-export function decodeWith(bytes: Uint8Array, limits: CodecLimits): Outcome<unknown> {
+/**
+ * `decode` with limits already resolved, for the hot path. `floats`, when given, collects the
+ * paths of floats at depth 1–2, so message parsers can refuse a float where an int belongs.
+ */
+export function decodeWith(
+  bytes: Uint8Array,
+  limits: CodecLimits,
+  floats: FloatPaths | null = null,
+): Outcome<unknown> {
   if (!(bytes instanceof Uint8Array)) {
     return { ok: false, error: new ProtocolError('malformed', 'input is not a byte array') };
   }
-  const error = scanMsgpack(bytes, limits);
+  const error = scanMsgpack(bytes, limits, floats);
   if (error) return { ok: false, error };
   try {
     return { ok: true, value: unpackr.unpack(bytes) as unknown };
@@ -72,18 +96,39 @@ export function decodeWith(bytes: Uint8Array, limits: CodecLimits): Outcome<unkn
   }
 }
 
+/** One value still to check, and where it sits (the path is only spelled out for an error). */
+interface Pending {
+  value: unknown;
+  depth: number;
+  parent: Pending | null;
+  key: string | number;
+}
+
+function pathOf(entry: Pending): string {
+  const parts: Array<string | number> = [];
+  for (let at: Pending | null = entry; at?.parent; at = at.parent) parts.unshift(at.key);
+  return parts.join('.');
+}
+
 function assertPlain(root: unknown, maxDepth: number): void {
-  const stack: Array<{ value: unknown; depth: number }> = [{ value: root, depth: 0 }];
+  const stack: Pending[] = [{ value: root, depth: 0, parent: null, key: '' }];
   while (stack.length > 0) {
-    const { value, depth } = stack.pop() as { value: unknown; depth: number };
+    const entry = stack.pop() as Pending;
+    const { value, depth } = entry;
     if (value === null || value === undefined) continue;
     const type = typeof value;
-    if (type === 'string' || type === 'number' || type === 'boolean') continue;
+    if (type === 'string') {
+      if (!isWellFormed(value as string)) throw new InvalidStringError(pathOf(entry));
+      continue;
+    }
+    if (type === 'number' || type === 'boolean') continue;
     if (type !== 'object') throw new TypeError(`cannot encode a ${type} as plain msgpack`);
     if (value instanceof Uint8Array) continue;
     if (depth >= maxDepth) throw new TypeError('value nests too deep (or is cyclic)');
     if (Array.isArray(value)) {
-      for (const item of value) stack.push({ value: item, depth: depth + 1 });
+      value.forEach((item: unknown, key) =>
+        stack.push({ value: item, depth: depth + 1, parent: entry, key }),
+      );
       continue;
     }
     const proto = Object.getPrototypeOf(value) as unknown;
@@ -92,7 +137,8 @@ function assertPlain(root: unknown, maxDepth: number): void {
     }
     for (const key of Object.keys(value)) {
       if (FORBIDDEN_KEYS.has(key)) throw new TypeError(`map key "${key}" is forbidden`);
-      stack.push({ value: (value as Record<string, unknown>)[key], depth: depth + 1 });
+      if (!isWellFormed(key)) throw new InvalidStringError(`${pathOf(entry)} (a map key)`);
+      stack.push({ value: (value as Record<string, unknown>)[key], depth: depth + 1, parent: entry, key });
     }
   }
 }

@@ -43,6 +43,12 @@ export const PROTOCOL_ERRORS = {
     meaning:
       'a session frame whose plaintext is not an array of 1 to 256 frame bodies (empty, a bare map, any other value)',
   },
+  // Codec (PROTOCOL §2.4, §2.6), numbered after the message codes they were added after.
+  duplicate_key: { closeCode: 4023, meaning: 'a map holds the same key twice' },
+  invalid_utf8: {
+    closeCode: 4024,
+    meaning: 'a str is not valid UTF-8 (a surrogate, an overlong form, a cut sequence)',
+  },
   // Handshake (PROTOCOL §3).
   unsupported_version: { closeCode: 4030, meaning: 'the peers share no protocol version' },
   unknown_identity: {

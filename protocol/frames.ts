@@ -52,6 +52,29 @@ export function isUint32(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 0xffffffff;
 }
 
+/** The integer fields of frame bodies and handshake messages (PROTOCOL §2.5). */
+const INTEGER_FIELDS: ReadonlySet<string> = new Set(['id', 'n', 'deadline_ms', 'version']);
+
+/**
+ * PROTOCOL §2.5: the integer fields of a message are msgpack ints; an integral float there is
+ * `invalid_message`. `floats` holds the paths the codec saw floats at (`FloatPaths`); such a
+ * field is replaced by NaN, which every integer check refuses, before the message is parsed.
+ */
+export function withoutFloats(
+  value: Record<string, unknown>,
+  floats: ReadonlySet<string> | undefined,
+  prefix = '',
+): Record<string, unknown> {
+  if (floats === undefined || floats.size === 0) return value;
+  let copy: Record<string, unknown> | null = null;
+  for (const key of INTEGER_FIELDS) {
+    if (!floats.has(prefix + key)) continue;
+    copy ??= { ...value };
+    copy[key] = Number.NaN;
+  }
+  return copy ?? value;
+}
+
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return (
     typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array)
@@ -63,7 +86,11 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
  * `MAX_FRAME_BODIES` entries, each a frame body that `sender` may send. All or nothing: the first
  * bad body rejects the whole frame with its own code, and the message says which body it was.
  */
-export function parseFrameBatch(value: unknown, sender: Role): Outcome<FrameBody[]> {
+export function parseFrameBatch(
+  value: unknown,
+  sender: Role,
+  floats?: ReadonlySet<string>,
+): Outcome<FrameBody[]> {
   if (!Array.isArray(value)) {
     return fail('invalid_batch', `a session frame holds an array of frame bodies, not ${kindOf(value)}`);
   }
@@ -74,7 +101,8 @@ export function parseFrameBatch(value: unknown, sender: Role): Outcome<FrameBody
   }
   const bodies: FrameBody[] = [];
   for (let i = 0; i < count; i += 1) {
-    const parsed = parseFrameBody(value[i], sender);
+    const body: unknown = value[i];
+    const parsed = parseFrameBody(isPlainObject(body) ? withoutFloats(body, floats, `${i}/`) : body, sender);
     if (!parsed.ok) {
       const where = count === 1 ? '' : `body ${i + 1} of ${count}: `;
       return { ok: false, error: new ProtocolError(parsed.error.code, where + parsed.error.message) };

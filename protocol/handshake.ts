@@ -8,9 +8,9 @@
  *   either:  any rejection ─▶ failed (every later message is `unexpected_frame`)
  */
 import { randomBytes } from 'node:crypto';
-import { decodeWith, encode } from './codec.ts';
+import { decodeWith, encode, type FloatPaths } from './codec.ts';
 import { ProtocolError, type Outcome } from './errors.ts';
-import type { Role } from './frames.ts';
+import { isPlainObject, withoutFloats, type Role } from './frames.ts';
 import {
   deriveSessionKeys,
   HANDSHAKE_LIMITS,
@@ -68,8 +68,22 @@ function failed(error: ProtocolError): HandshakeStep {
 }
 
 function decodeMessage<T>(bytes: Uint8Array, parse: (value: unknown) => Outcome<T>): Outcome<T> {
-  const decoded = decodeWith(bytes, HANDSHAKE_LIMITS);
-  return decoded.ok ? parse(decoded.value) : decoded;
+  const floats: FloatPaths = [];
+  const decoded = decodeWith(bytes, HANDSHAKE_LIMITS, floats);
+  if (!decoded.ok) return decoded;
+  return parse(floats.length === 0 ? decoded.value : withoutFloatVersions(decoded.value, new Set(floats)));
+}
+
+/** PROTOCOL §2.5: `version` and each of `versions` are msgpack ints; a float there is refused. */
+function withoutFloatVersions(value: unknown, floats: ReadonlySet<string>): unknown {
+  if (!isPlainObject(value)) return value;
+  const fields = withoutFloats(value, floats);
+  const versions = fields['versions'];
+  if (!Array.isArray(versions)) return fields;
+  return {
+    ...fields,
+    versions: versions.map((v: unknown, i) => (floats.has(`versions/${i}`) ? Number.NaN : v)),
+  };
 }
 
 export interface DaemonHandshakeOptions {

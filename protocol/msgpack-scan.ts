@@ -4,6 +4,7 @@
  * exactly one msgpack value built from the plain families (nil, bool, int, float, str, bin, array,
  * map with str keys) and nothing after it.
  */
+import { isUtf8 } from 'node:buffer';
 import { ProtocolError } from './errors.ts';
 
 export interface CodecLimits {
@@ -34,6 +35,21 @@ const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 // '__proto__', 'constructor', 'prototype' as bytes (PROTOCOL §2.4).
 const FORBIDDEN_KEYS = ['__proto__', 'constructor', 'prototype'].map((k) => Buffer.from(k, 'latin1'));
 
+/** Past this many keys a map's duplicate check switches from pairwise compares to a Set. */
+const LINEAR_KEYS = 16;
+
+/** The keys of one open map (PROTOCOL §2.4: unique), reused per depth. */
+class MapKeys {
+  /** start, end byte offsets of each key's payload, in order. */
+  readonly ranges: number[] = [];
+  set: Set<string> | null = null;
+
+  reset(): void {
+    this.ranges.length = 0;
+    this.set = null;
+  }
+}
+
 /** The bytes-level cursor; a class so the hot loop keeps monomorphic field access. */
 class Scanner {
   pos = 0;
@@ -41,11 +57,17 @@ class Scanner {
   /** Per open container: how many items it still expects (a map counts keys and values). */
   readonly remaining: number[] = [];
   readonly isMap: boolean[] = [];
+  /** Per open container: how many items it held (for array indexes in float paths). */
+  readonly items: number[] = [];
+  /** Per depth: the keys of the map open there. */
+  readonly keys: MapKeys[] = [];
 
   constructor(
     readonly bytes: Uint8Array,
     readonly view: DataView,
     readonly limits: CodecLimits,
+    /** Collects the paths of floats at depth 1–2 when given (see `FloatPaths`). */
+    readonly floats: string[] | null = null,
   ) {}
 
   need(n: number): ProtocolError | null {
@@ -64,7 +86,19 @@ function truncated(): ProtocolError {
   return new ProtocolError('malformed', 'the message ends inside a value');
 }
 
-export function scanMsgpack(bytes: Uint8Array, limits: CodecLimits): ProtocolError | null {
+/**
+ * Where floats sit near the top of a value, as `/`-joined paths of map keys and array indexes:
+ * `0/id` is the `id` field of the first body of a batch, `versions/1` the second offered version.
+ * Only depths 1 and 2 are recorded: enough for the integer fields of frame bodies and handshake
+ * messages, which must be msgpack ints, never floats (PROTOCOL §2.5).
+ */
+export type FloatPaths = string[];
+
+export function scanMsgpack(
+  bytes: Uint8Array,
+  limits: CodecLimits,
+  floats: FloatPaths | null = null,
+): ProtocolError | null {
   if (bytes.length > limits.maxBytes) {
     return new ProtocolError(
       'frame_too_large',
@@ -72,7 +106,8 @@ export function scanMsgpack(bytes: Uint8Array, limits: CodecLimits): ProtocolErr
     );
   }
   if (bytes.length === 0) return new ProtocolError('malformed', 'empty message');
-  return walk(new Scanner(bytes, new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), limits));
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return walk(new Scanner(bytes, view, limits, floats));
 }
 
 // Far beyond any message (a small integer, like the real limits, so the scanner's field accesses
@@ -106,6 +141,7 @@ function walk(s: Scanner): ProtocolError | null {
     if (depth > 0 && s.remaining[depth - 1] === 0) {
       s.remaining.pop();
       s.isMap.pop();
+      s.items.pop();
       continue;
     }
     const isKey = depth > 0 && s.isMap[depth - 1] === true && (s.remaining[depth - 1] as number) % 2 === 0;
@@ -114,7 +150,8 @@ function walk(s: Scanner): ProtocolError | null {
     if (++s.elements > limits.maxElements) {
       return new ProtocolError('too_many_elements', `more than ${limits.maxElements} values`);
     }
-    const error = isKey ? scanKey(s) : scanValue(s);
+    if (s.floats !== null && !isKey && depth > 0 && depth <= 2) noteFloat(s, depth);
+    const error = isKey ? scanKey(s, depth - 1) : scanValue(s);
     if (error) return error;
   }
   if (s.pos !== bytes.length) {
@@ -123,8 +160,25 @@ function walk(s: Scanner): ProtocolError | null {
   return null;
 }
 
-/** A map key: a str only (PROTOCOL §2.4), never one of the forbidden names. */
-function scanKey(s: Scanner): ProtocolError | null {
+/** Records the path of a float about to be read at depth 1 or 2 (see `FloatPaths`). */
+function noteFloat(s: Scanner, depth: number): void {
+  const b = s.bytes[s.pos];
+  if (b !== 0xca && b !== 0xcb) return;
+  const parts: string[] = [];
+  for (let level = 0; level < depth; level += 1) {
+    if (s.isMap[level]) {
+      const ranges = (s.keys[level] as MapKeys).ranges;
+      const end = ranges[ranges.length - 1] as number;
+      parts.push(Buffer.from(s.bytes.subarray(ranges[ranges.length - 2], end)).toString('utf8'));
+    } else {
+      parts.push(String((s.items[level] as number) - (s.remaining[level] as number) - 1));
+    }
+  }
+  (s.floats as string[]).push(parts.join('/'));
+}
+
+/** A map key: a str only (PROTOCOL §2.4), never one of the forbidden names, never repeated. */
+function scanKey(s: Scanner, level: number): ProtocolError | null {
   const err = s.need(1);
   if (err) return err;
   const b = s.bytes[s.pos] as number;
@@ -142,7 +196,44 @@ function scanKey(s: Scanner): ProtocolError | null {
       }
     }
   }
+  return rememberKey(s, s.keys[level] as MapKeys, start + headerLength, s.pos);
+}
+
+/** PROTOCOL §2.4: a key may appear once per map; a repeat is `duplicate_key`, never last-wins. */
+function rememberKey(s: Scanner, keys: MapKeys, start: number, end: number): ProtocolError | null {
+  const { bytes } = s;
+  const { ranges } = keys;
+  const length = end - start;
+  if (keys.set === null) {
+    for (let i = 0; i < ranges.length; i += 2) {
+      const from = ranges[i] as number;
+      if ((ranges[i + 1] as number) - from !== length) continue;
+      let same = true;
+      for (let j = 0; j < length && same; j += 1) same = bytes[from + j] === bytes[start + j];
+      if (same) return duplicateKey(bytes, start, end);
+    }
+    ranges.push(start, end);
+    if (ranges.length > LINEAR_KEYS * 2) {
+      keys.set = new Set();
+      for (let i = 0; i < ranges.length; i += 2)
+        keys.set.add(latin1(bytes, ranges[i] as number, ranges[i + 1] as number));
+    }
+    return null;
+  }
+  ranges.push(start, end); // the last key is what a float path names
+  const text = latin1(bytes, start, end);
+  if (keys.set.has(text)) return duplicateKey(bytes, start, end);
+  keys.set.add(text);
   return null;
+}
+
+function latin1(bytes: Uint8Array, start: number, end: number): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1', start, end);
+}
+
+function duplicateKey(bytes: Uint8Array, start: number, end: number): ProtocolError {
+  const shown = Buffer.from(bytes.subarray(start, Math.min(end, start + 32))).toString('utf8');
+  return new ProtocolError('duplicate_key', `map key "${shown}" appears twice`);
 }
 
 /** One value's header; skips scalar payloads and opens containers (PROTOCOL §2.3). */
@@ -209,7 +300,20 @@ function skipBytes(s: Scanner, length: number, kind: 'str' | 'bin'): ProtocolErr
   const limit = kind === 'str' ? s.limits.maxStringBytes : s.limits.maxBinBytes;
   if (length > limit)
     return new ProtocolError('string_too_long', `${kind} of ${length} bytes exceeds ${limit}`);
-  return skipFixed(s, length);
+  const start = s.pos;
+  const error = skipFixed(s, length);
+  if (error || kind === 'bin' || isUtf8At(s.bytes, start, s.pos)) return error;
+  return new ProtocolError('invalid_utf8', `str at byte ${start} is not valid UTF-8`);
+}
+
+/** PROTOCOL §2.6: every str is valid UTF-8 (no surrogates, no overlong forms). ASCII fast path. */
+function isUtf8At(bytes: Uint8Array, start: number, end: number): boolean {
+  if (end - start <= 64) {
+    let i = start;
+    while (i < end && (bytes[i] as number) < 0x80) i += 1;
+    if (i === end) return true;
+  }
+  return isUtf8(bytes.subarray(start, end));
 }
 
 function sizedContainer(s: Scanner, size: 2 | 4, isMap: boolean): ProtocolError | null {
@@ -233,8 +337,14 @@ function openContainer(s: Scanner, entries: number, isMap: boolean): ProtocolErr
   // Every item takes at least one byte: a count beyond the bytes left is a truncation.
   if (items > s.bytes.length - s.pos) return truncated();
   if (items === 0) return null;
+  if (isMap) {
+    const level = s.remaining.length;
+    const keys = (s.keys[level] ??= new MapKeys());
+    keys.reset();
+  }
   s.remaining.push(items);
   s.isMap.push(isMap);
+  s.items.push(items);
   return null;
 }
 

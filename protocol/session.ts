@@ -9,7 +9,7 @@
  *   either: any rejection ─▶ failed
  */
 import { aeadKey, openFrame, sealFrame, type AeadKey } from './aead.ts';
-import { decodeWith, encode, resolveLimits, type CodecLimits } from './codec.ts';
+import { decodeWith, encode, resolveLimits, type CodecLimits, type FloatPaths } from './codec.ts';
 import { ProtocolError, type Outcome } from './errors.ts';
 import { batchPlaintext } from './frame-batch.ts';
 import { MAX_FRAME_BODIES, parseFrameBatch, type FrameBody, type Role } from './frames.ts';
@@ -99,9 +99,10 @@ export class Session {
       return this.fail(new ProtocolError('sequence', `expected seq ${this.expected}, got ${seq} (${how})`));
     }
     this.expected += 1;
-    const decoded = decodeWith(plaintext, this.limits);
+    const floats: FloatPaths = [];
+    const decoded = decodeWith(plaintext, this.limits, floats);
     if (!decoded.ok) return this.fail(decoded.error);
-    const batch = parseFrameBatch(decoded.value, this.peer);
+    const batch = parseFrameBatch(decoded.value, this.peer, floats.length > 0 ? new Set(floats) : undefined);
     if (!batch.ok) return this.fail(batch.error);
     const misplaced = this.advance(batch.value);
     if (misplaced) return this.fail(misplaced);

@@ -17,6 +17,13 @@ import {
   type Direction,
   type GoldenHandshake,
 } from './golden-run.ts';
+import {
+  decisionCodecAccepted,
+  decisionCodecCases,
+  decisionHandshakeCases,
+  decisionSessionCases,
+  sessionAcceptedCases,
+} from './decisions.ts';
 import { codecAcceptedCases, codecCases, handshakeCases, sessionCases } from './rejections.ts';
 
 function handshakeSection(h: GoldenHandshake): Record<string, unknown> {
@@ -87,10 +94,11 @@ export function buildGoldenVectors(): Record<string, unknown> {
     handshake: handshakeSection(h),
     frames: framesSection(h),
     rejections: {
-      codec: codecCases(),
-      codec_accepted: codecAcceptedCases(),
-      handshake: handshakeCases(h),
-      session: sessionCases(h),
+      codec: [...codecCases(), ...decisionCodecCases()],
+      codec_accepted: [...codecAcceptedCases(), ...decisionCodecAccepted()],
+      handshake: [...handshakeCases(h), ...decisionHandshakeCases(h)],
+      session: [...sessionCases(h), ...decisionSessionCases(h)],
+      session_accepted: sessionAcceptedCases(h),
     },
   };
 }

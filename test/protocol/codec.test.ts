@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { decode, DEFAULT_CODEC_LIMITS, encode, resolveLimits } from '../../protocol/codec.ts';
+import {
+  decode,
+  decodeWith,
+  DEFAULT_CODEC_LIMITS,
+  encode,
+  InvalidStringError,
+  resolveLimits,
+} from '../../protocol/codec.ts';
 import { scanMsgpack } from '../../protocol/msgpack-scan.ts';
 import { expectRejected, hex } from './support.ts';
 
@@ -39,6 +46,28 @@ describe('encode', () => {
 
   it('refuses a forbidden key', () => {
     expect(() => encode(JSON.parse('{"__proto__": 1}'))).toThrow(/forbidden/);
+  });
+
+  it('refuses a string holding a lone surrogate with invalid_utf8 and the path to it', () => {
+    const thrown = (() => {
+      try {
+        encode({ args: { reason: ['ok', 'bad \ud800 guy'] } });
+      } catch (error) {
+        return error;
+      }
+      return null;
+    })();
+    expect(thrown).toBeInstanceOf(InvalidStringError);
+    expect(thrown).toBeInstanceOf(TypeError);
+    expect(thrown).toMatchObject({ code: 'invalid_utf8', path: 'args.reason.1' });
+  });
+
+  it('refuses a map key holding a lone surrogate', () => {
+    expect(() => encode({ ['\udc00']: 1 })).toThrow(InvalidStringError);
+  });
+
+  it('writes a well-formed surrogate pair as its 4-byte UTF-8 form', () => {
+    expect(Buffer.from(encode('\ud83d\ude00')).toString('hex')).toBe('a4f09f9880');
   });
 
   it('refuses a cyclic value instead of looping', () => {
@@ -226,5 +255,24 @@ describe('resolveLimits', () => {
   it('fills defaults and rejects a non-positive limit', () => {
     expect(resolveLimits({ maxDepth: 4 })).toEqual({ ...DEFAULT_CODEC_LIMITS, maxDepth: 4 });
     expect(() => resolveLimits({ maxBytes: 0 })).toThrow(RangeError);
+  });
+});
+
+describe('decode with float paths', () => {
+  it('reports where floats sit at depth 1 and 2, by key and by index', () => {
+    const floats: string[] = [];
+    const bytes = hex(
+      '9282a174a470696e67a16ecb3ff000000000000083a161ca3f800000a162920191cb4000000000000000a163c0',
+    );
+    expect(decodeWith(bytes, DEFAULT_CODEC_LIMITS, floats).ok).toBe(true);
+    expect(floats).toEqual(['0/n', '1/a']);
+  });
+
+  it('names the last of more than 16 keys correctly once the duplicate check uses a set', () => {
+    const fields = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, i]));
+    const bytes = Buffer.from(encode({ ...fields, last: 0.5 }));
+    const floats: string[] = [];
+    expect(decodeWith(bytes, DEFAULT_CODEC_LIMITS, floats).ok).toBe(true);
+    expect(floats).toEqual(['last']);
   });
 });

@@ -7,7 +7,7 @@ const doc = readFileSync(new URL('../../protocol/PROTOCOL.md', import.meta.url),
 /** The rows of the close-code table in PROTOCOL §5.3: code → [close code, meaning]. */
 function documentedCodes(): Map<string, { closeCode: number; meaning: string }> {
   const rows = new Map<string, { closeCode: number; meaning: string }>();
-  for (const match of doc.matchAll(/^\| `([a-z_]+)` \| (\d{4}) \| (.+) \|$/gm)) {
+  for (const match of doc.matchAll(/^\| `([a-z0-9_]+)` \| (\d{4}) \| (.+) \|$/gm)) {
     rows.set(match[1] as string, { closeCode: Number(match[2]), meaning: match[3] as string });
   }
   return rows;

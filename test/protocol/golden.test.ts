@@ -52,6 +52,12 @@ interface Golden {
         limits?: Partial<CodecLimits>;
       }
     >;
+    session_accepted: Array<{
+      name: string;
+      direction: 'daemon->mod' | 'mod->daemon';
+      frames: string[];
+      bodies: unknown[];
+    }>;
   };
 }
 
@@ -234,5 +240,15 @@ describe('golden vectors: rejections', () => {
       if (index === entry.rejected_at)
         expect(expectRejected(opened, entry.code).closeCode).toBe(entry.close_code);
     });
+  });
+
+  it.each(golden.rejections.session_accepted)('session ($direction) accepts $name', (entry) => {
+    const session = receiver(entry.direction);
+    const bodies = entry.frames.flatMap((frame) => {
+      const opened = session.open(b(frame));
+      if (!opened.ok) throw opened.error;
+      return opened.value;
+    });
+    expect(JSON.parse(JSON.stringify(bodies))).toEqual(entry.bodies);
   });
 });
