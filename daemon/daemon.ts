@@ -9,9 +9,10 @@
  */
 import { unwatchFile, watchFile } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { ModLinkServer } from '../protocol/link-server.ts';
+import { ModLinkServer, type ModLinkServerOptions } from '../protocol/link-server.ts';
 import { AuditLog } from './audit-log.ts';
 import type { HostPort } from './host-port.ts';
+import { edgeSubject } from './http/client-address.ts';
 import { startHttpServer, type HttpServerHandle, type HttpServerOptions } from './http/node-adapter.ts';
 import {
   createPipeline,
@@ -55,7 +56,16 @@ export interface DaemonOptions {
       | 'trustedProxies'
     >
   >;
-  link?: { heartbeatMs?: number; heartbeatTimeoutMs?: number; handshakeTimeoutMs?: number };
+  link?: Partial<
+    Pick<
+      ModLinkServerOptions,
+      | 'heartbeatMs'
+      | 'heartbeatTimeoutMs'
+      | 'handshakeTimeoutMs'
+      | 'maxConnections'
+      | 'maxConnectionsPerAddress'
+    >
+  >;
   /** How long close() lets in-flight requests finish before cutting them; default 10 s. */
   drainMs?: number;
 }
@@ -87,6 +97,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     identity: { publicKey: identity.daemonPublicKey, secretKey: identity.daemonSecretKey },
     trustedModKeys: () => watcher.current().trustedModKeys,
     log,
+    addressKey: edgeSubject, // an IPv6 /64 is one address, as for the API's per-address limit
     ...options.link,
   });
   link.on('connect', (peer: { modVersion: string }) =>

@@ -5,12 +5,14 @@
  * op's deadline and checks the result against the op catalogue.
  */
 import { EventEmitter } from 'node:events';
-import type { AddressInfo } from 'node:net';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { CodecLimits } from './codec.ts';
 import { ProtocolError, type ProtocolErrorCode } from './errors.ts';
 import { DaemonHandshake, type Established } from './handshake.ts';
 import type { Identity } from './keys.ts';
+import { LinkAdmission } from './link-admission.ts';
 import { LinkCallError, PendingCalls } from './link-calls.ts';
 import { LinkConnection, type LinkTimers } from './link-connection.ts';
 import { silentLogger, type Logger } from './log.ts';
@@ -26,8 +28,15 @@ export interface ModLinkServerOptions extends Partial<LinkTimers> {
   limits?: Partial<CodecLimits>;
   /** ws `maxPayload`: longer messages are refused by ws itself with close code 1009 (§2.2). */
   maxPayload?: number;
-  /** Most connections still in the handshake; more are closed with `too_many_connections`. */
+  /**
+   * Most unauthenticated connections (PROTOCOL §5.2), counted from TCP accept; past it the oldest
+   * pending one of the busiest address is closed with `too_many_connections` to make room.
+   */
   maxConnections?: number;
+  /** Most unauthenticated connections from one address; past it that address's oldest is closed. */
+  maxConnectionsPerAddress?: number;
+  /** What counts as one address for the cap above (default: the remote address as is). */
+  addressKey?: (remote: string) => string;
   /** Protocol versions offered in negotiation (PROTOCOL §7); tests narrow it. */
   versions?: readonly number[];
   log?: Logger;
@@ -61,7 +70,10 @@ interface ActiveLink {
   peer: ModPeer;
 }
 
-export const DEFAULT_MAX_CONNECTIONS = 16;
+export const DEFAULT_MAX_CONNECTIONS = 64;
+export const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 8;
+/** PROTOCOL §1: the path a mod dials; the daemon accepts any path and selects no subprotocol. */
+export const LINK_PATH = '/';
 /** The longest deadline a timer can hold (2^31 − 1 ms, about 24.8 days); it also fits the u32 `deadline_ms`. */
 export const MAX_DEADLINE_MS = 2_147_483_647;
 
@@ -70,9 +82,12 @@ export class ModLinkServer extends EventEmitter<ServerEvents> {
   private readonly limits: CodecLimits;
   private readonly timers: LinkTimers;
   private readonly maxPayload: number;
-  private readonly maxConnections: number;
+  private readonly admission: LinkAdmission;
   private wss: WebSocketServer | null = null;
+  private http: Server | null = null;
   private readonly handshaking = new Set<LinkConnection>();
+  private readonly links = new WeakMap<Socket, LinkConnection>();
+  private evictions = 0;
   private active: ActiveLink | null = null;
   private closing = false;
 
@@ -87,10 +102,21 @@ export class ModLinkServer extends EventEmitter<ServerEvents> {
       timers: this.timers,
       maxPayload: this.maxPayload,
     } = resolveLinkSettings(options));
-    this.maxConnections = checkPositiveInt(
-      options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
-      'maxConnections',
-    );
+    this.admission = new LinkAdmission({
+      maxPending: checkPositiveInt(options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, 'maxConnections'),
+      maxPendingPerAddress: checkPositiveInt(
+        options.maxConnectionsPerAddress ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
+        'maxConnectionsPerAddress',
+      ),
+      deadlineMs: this.timers.handshakeTimeoutMs,
+      addressKey: options.addressKey ?? ((remote) => remote),
+      end: (socket, why) => this.endPending(socket, why),
+    });
+  }
+
+  /** Connections accepted but not yet authenticated (PROTOCOL §5.2). */
+  get pendingConnections(): number {
+    return this.admission.pending;
   }
 
   get peer(): ModPeer | null {
@@ -99,15 +125,30 @@ export class ModLinkServer extends EventEmitter<ServerEvents> {
 
   async listen(host: string, port: number): Promise<{ host: string; port: number }> {
     if (this.wss) throw new Error('already listening');
-    const wss = new WebSocketServer({ host, port, maxPayload: this.maxPayload, perMessageDeflate: false });
+    // Our own HTTP server, so every TCP connection is admitted (and timed) before its first byte.
+    const http = createServer((_request, response) => {
+      response.writeHead(426, { connection: 'close', upgrade: 'websocket' }).end();
+    });
+    http.on('connection', (socket: Socket) => this.admission.admit(socket));
+    const wss = new WebSocketServer({
+      server: http,
+      maxPayload: this.maxPayload,
+      perMessageDeflate: false,
+      handleProtocols: () => false, // PROTOCOL §1: no subprotocol
+    });
+    this.http = http;
     this.wss = wss;
     await new Promise<void>((resolve, reject) => {
-      wss.once('listening', resolve);
-      wss.once('error', reject);
+      http.once('error', reject);
+      http.listen(port, host, () => {
+        http.off('error', reject);
+        resolve();
+      });
     });
+    http.on('error', (error) => this.log.error('mod link server error', { error: error.message }));
     wss.on('error', (error) => this.log.error('mod link server error', { error: error.message }));
-    wss.on('connection', (socket, request) => this.accept(socket, request.socket.remoteAddress ?? 'unknown'));
-    const address = wss.address() as AddressInfo;
+    wss.on('connection', (socket, request) => this.accept(socket, request));
+    const address = http.address() as AddressInfo;
     return { host: address.address, port: address.port };
   }
 
@@ -120,9 +161,16 @@ export class ModLinkServer extends EventEmitter<ServerEvents> {
     for (const connection of connections) connection.close(code);
     if (this.active) this.dropActive(new ProtocolError(code).closeCode, code);
     await Promise.all(closed);
-    const wss = this.wss;
+    const { wss, http } = this;
     this.wss = null;
+    this.http = null;
+    this.admission.clear();
     if (wss) await new Promise<void>((resolve) => wss.close(() => resolve()));
+    if (http) {
+      const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
+      http.closeAllConnections(); // sockets that never finished the upgrade
+      await stopped;
+    }
   }
 
   /** Sends op N to the connected mod and resolves with its checked result (PROTOCOL §6.2). */
@@ -156,16 +204,9 @@ export class ModLinkServer extends EventEmitter<ServerEvents> {
     });
   }
 
-  private accept(socket: WebSocket, remote: string): void {
+  private accept(socket: WebSocket, request: IncomingMessage): void {
+    const remote = request.socket.remoteAddress ?? 'unknown';
     if (this.closing) return socket.close(new ProtocolError('shutdown').closeCode, 'shutdown');
-    if (this.handshaking.size >= this.maxConnections) {
-      this.report(
-        new ProtocolError('too_many_connections', `${this.maxConnections} handshakes already pending`),
-        remote,
-      );
-      const error = new ProtocolError('too_many_connections');
-      return socket.close(error.closeCode, error.closeReason);
-    }
     const handshake = new DaemonHandshake({
       identity: this.options.identity,
       trustedModKeys: this.options.trustedModKeys,
@@ -180,6 +221,7 @@ export class ModLinkServer extends EventEmitter<ServerEvents> {
       ...this.timers,
     });
     this.handshaking.add(connection);
+    this.links.set(request.socket, connection);
     connection.on('error', (error) => {
       this.report(error, remote);
       // The link is dead from here on: fail its calls now, not when the socket finishes closing.
@@ -187,6 +229,7 @@ export class ModLinkServer extends EventEmitter<ServerEvents> {
     });
     connection.on('open', (established) => {
       this.handshaking.delete(connection);
+      this.admission.release(request.socket);
       this.adopt(connection, established);
     });
     connection.on('frame', (frame) => {
@@ -227,8 +270,43 @@ export class ModLinkServer extends EventEmitter<ServerEvents> {
     this.emit('disconnect', code, reason);
   }
 
+  /** Ends an unauthenticated connection for the admission (PROTOCOL §5.2): timed out, or evicted. */
+  private endPending(socket: Socket, why: 'timeout' | 'evicted'): void {
+    const link = this.links.get(socket);
+    if (why === 'evicted') this.countEviction();
+    if (!link) {
+      this.log.debug('mod link connection closed before the WebSocket upgrade', {
+        remote: socket.remoteAddress,
+        reason: why,
+      });
+      socket.destroy();
+      return;
+    }
+    link.fail(
+      why === 'timeout'
+        ? new ProtocolError('handshake_timeout', `no session within ${this.timers.handshakeTimeoutMs} ms`)
+        : new ProtocolError('too_many_connections', 'closed to make room for a newer connection'),
+    );
+  }
+
+  /** One warning per burst, not one per socket: a flood must not flood the log as well. */
+  private countEviction(): void {
+    if (this.evictions++ > 0) return;
+    setTimeout(() => {
+      this.log.warn('mod link: unauthenticated connections closed to make room', {
+        event: 'mod_link_connections_evicted',
+        count: this.evictions,
+        pending: this.admission.pending,
+      });
+      this.evictions = 0;
+    }, 1_000).unref();
+  }
+
   private report(error: ProtocolError, remote: string): void {
-    this.log.warn('mod link connection rejected', { remote, code: error.code, message: error.message });
+    const fields = { remote, code: error.code, message: error.message };
+    // Evictions are summed up by countEviction, not logged one by one.
+    if (error.code === 'too_many_connections') this.log.debug('mod link connection rejected', fields);
+    else this.log.warn('mod link connection rejected', fields);
     if (this.listenerCount('error') > 0) this.emit('error', error);
   }
 }

@@ -52,6 +52,9 @@ export const ConfigSchema = z
         heartbeat_ms: ms(600_000).optional(),
         heartbeat_timeout_ms: ms(3_600_000).optional(),
         handshake_timeout_ms: ms(600_000).optional(),
+        /** Unauthenticated connections held at once, in total and per address (PROTOCOL §5.2). */
+        max_pending: z.number().int().min(1).max(100_000).optional(),
+        max_pending_per_address: z.number().int().min(1).max(100_000).optional(),
         /** Per-op deadlines, e.g. { "players.list" = 8000 }. */
         op_deadlines_ms: z
           .record(z.string(), ms(600_000))

@@ -49,6 +49,8 @@ export function daemonOptions(
       heartbeatMs: link.heartbeat_ms,
       heartbeatTimeoutMs: link.heartbeat_timeout_ms,
       handshakeTimeoutMs: link.handshake_timeout_ms,
+      maxConnections: link.max_pending,
+      maxConnectionsPerAddress: link.max_pending_per_address,
     }),
     ...(api.shutdown_drain_ms !== undefined ? { drainMs: api.shutdown_drain_ms } : {}),
   };

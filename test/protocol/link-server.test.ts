@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
+import { InvalidStringError } from '../../protocol/codec.ts';
 import type { ProtocolError } from '../../protocol/errors.ts';
 import { LinkCallError, ModLinkServer } from '../../protocol/link-server.ts';
 import { silentLogger, type Logger } from '../../protocol/log.ts';
@@ -192,6 +193,41 @@ describe('ModLinkServer.call', () => {
   });
 });
 
+describe('ModLinkServer.call with text that has no UTF-8 form (PROTOCOL §2.6)', () => {
+  it('refuses args holding a lone surrogate before sending anything, and keeps the link up', async () => {
+    const seen: unknown[] = [];
+    const { server } = await connectedPair({
+      bridge: {
+        handlers: {
+          'server.status': () => ({ player_count: 1 }),
+          'players.get': (args) => (seen.push(args), Promise.reject(new OpError('not_found', 'no'))),
+        },
+      },
+    });
+    const refused = await server
+      .call('players.get', { ref: { platform_id: '\ud800' } } as never)
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(InvalidStringError);
+    expect(seen).toEqual([]);
+    await expect(server.call('server.status', {})).resolves.toEqual({ player_count: 1 });
+  });
+
+  it('answers internal when a handler returns a lone surrogate, and keeps the link up', async () => {
+    let count = 0;
+    const { server } = await connectedPair({
+      bridge: {
+        handlers: {
+          'server.status': () =>
+            count++ === 0 ? { player_count: '\udfff' as unknown as number } : { player_count: 2 },
+        },
+      },
+    });
+    const error = await rejection(server.call('server.status', {}));
+    expect([error.kind, error.opError?.code]).toEqual(['remote', 'internal']);
+    await expect(server.call('server.status', {})).resolves.toEqual({ player_count: 2 });
+  });
+});
+
 describe('ModLinkServer connections', () => {
   it('supersedes the authenticated mod when another one authenticates', async () => {
     const slow = stalled();
@@ -247,11 +283,13 @@ describe('ModLinkServer connections', () => {
     expect(server.peer?.modVersion).toBe('2.0.47');
   });
 
-  it('closes connections beyond maxConnections pending handshakes with too_many_connections', async () => {
+  it('closes the oldest pending connection with too_many_connections to make room for a new one', async () => {
     const { url } = await startServer(identities(), { maxConnections: 1 });
-    await rawClient(url);
+    const first = await rawClient(url);
+    const closed = closeOf(first);
     const second = await rawClient(url);
-    expect(await closeOf(second)).toEqual({ code: 4002, reason: 'too_many_connections' });
+    expect(await closed).toEqual({ code: 4002, reason: 'too_many_connections' });
+    expect(second.readyState).toBe(second.OPEN);
   });
 
   it('closes a connection that never finishes the handshake with handshake_timeout', async () => {
