@@ -100,10 +100,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     addressKey: edgeSubject, // an IPv6 /64 is one address, as for the API's per-address limit
     ...options.link,
   });
-  link.on('connect', (peer: { modVersion: string }) =>
-    log.info('mod connected', { mod_version: peer.modVersion }),
-  );
-  link.on('disconnect', (code: number, reason: string) => log.warn('mod disconnected', { code, reason }));
+  // The link server logs mod_connected / mod_disconnected and every rejected handshake itself.
   const storage = new StorageHealth(log);
   const journal = await IdempotencyJournal.open(options.dataDir, { log, health: storage });
   const audit = await AuditLog.open(options.dataDir, storage);

@@ -70,6 +70,7 @@ export class LinkConnection extends EventEmitter<LinkEvents> {
   private graceTimer: NodeJS.Timeout | null = null;
   private pings = 0;
   private wasOpened = false;
+  private oversized = false;
 
   constructor(private readonly options: LinkConnectionOptions) {
     super();
@@ -78,7 +79,7 @@ export class LinkConnection extends EventEmitter<LinkEvents> {
     socket.binaryType = 'nodebuffer';
     socket.on('message', (data, isBinary) => this.onMessage(data, isBinary));
     socket.on('close', (code, reason) => this.onClose(code, reason.toString('utf8')));
-    socket.on('error', (error) => options.log.debug('mod link socket error', { error: error.message }));
+    socket.on('error', (error) => this.onSocketError(error));
     if (socket.readyState === socket.OPEN) this.begin();
     else socket.once('open', () => this.begin());
   }
@@ -242,12 +243,30 @@ export class LinkConnection extends EventEmitter<LinkEvents> {
     this.graceTimer = setTimeout(() => socket.terminate(), CLOSE_GRACE_MS).unref();
   }
 
+  /**
+   * ws reports a message over `maxPayload` as a socket error and closes with 1009 itself
+   * (PROTOCOL §2.2); the close is then reported as 1009, whatever the peer answered.
+   */
+  private onSocketError(error: Error): void {
+    if ((error as { code?: string }).code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') {
+      this.oversized = true;
+      this.options.log.warn('mod link message over the size limit', {
+        event: 'mod_link_message_too_large',
+        close_code: 1009,
+        max_payload: this.options.maxPayload ?? DEFAULT_MAX_PAYLOAD,
+      });
+      return;
+    }
+    this.options.log.debug('mod link socket error', { error: error.message });
+  }
+
   private onClose(code: number, reason: string): void {
     this.stateValue = 'closed';
     this.sender?.discard();
     this.clearTimers();
     this.clearTimer('graceTimer');
-    this.emit('close', code, reason, this.reported);
+    if (this.oversized) this.emit('close', 1009, 'message_too_large', this.reported);
+    else this.emit('close', code, reason, this.reported);
   }
 
   private clearTimers(): void {

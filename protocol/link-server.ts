@@ -14,6 +14,7 @@ import { DaemonHandshake, type Established } from './handshake.ts';
 import type { Identity } from './keys.ts';
 import { LinkAdmission } from './link-admission.ts';
 import { LinkCallError, PendingCalls } from './link-calls.ts';
+import { EvictionLog, logPeerClose, logRejected } from './link-server-log.ts';
 import { LinkConnection, type LinkTimers } from './link-connection.ts';
 import { silentLogger, type Logger } from './log.ts';
 import { OPS, type OpArgs, type OpName, type OpResult } from './ops/index.ts';
@@ -87,7 +88,7 @@ export class ModLinkServer extends EventEmitter<ServerEvents> {
   private http: Server | null = null;
   private readonly handshaking = new Set<LinkConnection>();
   private readonly links = new WeakMap<Socket, LinkConnection>();
-  private evictions = 0;
+  private readonly evictions: EvictionLog;
   private active: ActiveLink | null = null;
   private closing = false;
 
@@ -102,6 +103,7 @@ export class ModLinkServer extends EventEmitter<ServerEvents> {
       timers: this.timers,
       maxPayload: this.maxPayload,
     } = resolveLinkSettings(options));
+    this.evictions = new EvictionLog(this.log);
     this.admission = new LinkAdmission({
       maxPending: checkPositiveInt(options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, 'maxConnections'),
       maxPendingPerAddress: checkPositiveInt(
@@ -237,9 +239,10 @@ export class ModLinkServer extends EventEmitter<ServerEvents> {
       if (frame.t === 'res') this.active.calls.settle(frame);
       else if (frame.t === 'applied') this.active.calls.markApplied(frame.id);
     });
-    connection.on('close', (code, reason) => {
-      this.handshaking.delete(connection);
+    connection.on('close', (code, reason, error) => {
+      const wasPending = this.handshaking.delete(connection);
       if (this.active?.connection === connection) this.dropActive(code, reason);
+      else if (wasPending && !error) logPeerClose(this.log, code, reason, remote);
     });
   }
 
@@ -257,7 +260,11 @@ export class ModLinkServer extends EventEmitter<ServerEvents> {
       publicKey: established.peerId,
     };
     this.active = { connection, calls: new PendingCalls(this.log), peer };
-    this.log.info('mod connected', { modVersion: peer.modVersion, protocolVersion: peer.protocolVersion });
+    this.log.info('mod connected', {
+      event: 'mod_connected',
+      mod_version: peer.modVersion,
+      protocol_version: peer.protocolVersion,
+    });
     this.emit('connect', { ...peer });
   }
 
@@ -266,14 +273,14 @@ export class ModLinkServer extends EventEmitter<ServerEvents> {
     if (!link) return;
     this.active = null;
     link.calls.rejectAll(reason || `close ${code}`);
-    this.log.info('mod disconnected', { code, reason });
+    this.log.warn('mod disconnected', { event: 'mod_disconnected', close_code: code, reason });
     this.emit('disconnect', code, reason);
   }
 
   /** Ends an unauthenticated connection for the admission (PROTOCOL §5.2): timed out, or evicted. */
   private endPending(socket: Socket, why: 'timeout' | 'evicted'): void {
     const link = this.links.get(socket);
-    if (why === 'evicted') this.countEviction();
+    if (why === 'evicted') this.evictions.count(this.admission.pending);
     if (!link) {
       this.log.debug('mod link connection closed before the WebSocket upgrade', {
         remote: socket.remoteAddress,
@@ -289,24 +296,8 @@ export class ModLinkServer extends EventEmitter<ServerEvents> {
     );
   }
 
-  /** One warning per burst, not one per socket: a flood must not flood the log as well. */
-  private countEviction(): void {
-    if (this.evictions++ > 0) return;
-    setTimeout(() => {
-      this.log.warn('mod link: unauthenticated connections closed to make room', {
-        event: 'mod_link_connections_evicted',
-        count: this.evictions,
-        pending: this.admission.pending,
-      });
-      this.evictions = 0;
-    }, 1_000).unref();
-  }
-
   private report(error: ProtocolError, remote: string): void {
-    const fields = { remote, code: error.code, message: error.message };
-    // Evictions are summed up by countEviction, not logged one by one.
-    if (error.code === 'too_many_connections') this.log.debug('mod link connection rejected', fields);
-    else this.log.warn('mod link connection rejected', fields);
+    logRejected(this.log, error, remote);
     if (this.listenerCount('error') > 0) this.emit('error', error);
   }
 }
