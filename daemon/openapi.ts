@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { ERROR_CATALOGUE, type ErrorCode } from './http/error-catalogue.ts';
+import { openObjects } from './open-schema.ts';
 import type { AnyRoute } from './routes/define-route.ts';
 import { API_VERSION } from './version.ts';
 
@@ -25,16 +26,13 @@ export const COMMON_ERRORS: readonly ErrorCode[] = [
 
 const ERROR_ENVELOPE = z
   .object({
-    error: z
-      .object({
-        code: z.enum(Object.keys(ERROR_CATALOGUE) as [ErrorCode, ...ErrorCode[]]),
-        message: z.string().describe('Human text; never branch on it'),
-        request_id: z.string(),
-        details: z.record(z.string(), z.unknown()).optional(),
-      })
-      .strict(),
+    error: z.object({
+      code: z.enum(Object.keys(ERROR_CATALOGUE) as [ErrorCode, ...ErrorCode[]]),
+      message: z.string().describe('Human text; never branch on it'),
+      request_id: z.string(),
+      details: z.record(z.string(), z.unknown()).optional(),
+    }),
   })
-  .strict()
   .meta({ id: 'ErrorEnvelope' });
 
 const HEADER = (description: string, type = 'string') => ({ description, schema: { type } });
@@ -179,6 +177,7 @@ function hoist(
     io,
     unrepresentable: 'any',
     target: 'draft-2020-12',
+    override: openObjects, // responses may gain fields within v1; strict request shapes stay closed
   }) as JsonSchema;
   const text = JSON.stringify(converted).replaceAll('"#/$defs/', '"#/components/schemas/');
   const {

@@ -8,10 +8,5 @@ export function collection<T extends z.ZodType>(row: T, withTotal: boolean, id: 
     next_cursor: z.string().nullable().describe('Pass back as `cursor`; null on the last page'),
   };
   const total = z.number().int().nonnegative().describe('Matches across all pages');
-  return withTotal
-    ? z
-        .object({ ...base, total })
-        .strict()
-        .meta({ id })
-    : z.object(base).strict().meta({ id });
+  return withTotal ? z.object({ ...base, total }).meta({ id }) : z.object(base).meta({ id });
 }

@@ -77,10 +77,7 @@ export const listOnlinePlayers = defineRoute({
     .superRefine(filterRules({ structured: [], pairs: [['platform_id', 'social_id']] })),
   response: {
     status: 200,
-    schema: z
-      .object({ online: z.number().int(), data: z.array(OnlineRow) })
-      .strict()
-      .meta({ id: 'OnlineSnapshot' }),
+    schema: z.object({ online: z.number().int(), data: z.array(OnlineRow) }).meta({ id: 'OnlineSnapshot' }),
   },
   cache: cached,
   errors: ['server_unavailable', 'gateway_timeout'],
@@ -111,10 +108,7 @@ export const getPlayerInventory = defineRoute({
   params: refParams,
   response: {
     status: 200,
-    schema: z
-      .object({ items: z.array(InventoryItem) })
-      .strict()
-      .meta({ id: 'PlayerInventory' }),
+    schema: z.object({ items: z.array(InventoryItem) }).meta({ id: 'PlayerInventory' }),
   },
   cache: cached,
   errors: ['server_unavailable', 'gateway_timeout'],

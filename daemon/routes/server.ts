@@ -10,7 +10,6 @@ export const ServerStatus = z
     player_count: z.number().int().nonnegative().nullable().describe('Null when the mod does not report it'),
     mod_version: z.string().nullable(),
   })
-  .strict()
   .meta({ id: 'ServerStatus' });
 
 export const getServer = defineRoute({

@@ -5,7 +5,7 @@ import { defineRoute } from './define-route.ts';
 import { playerRefParam, socialIdParam } from './params.ts';
 import { actorOf, playerWrite } from './player-writes.ts';
 
-const LinkResult = z.object({ player: Identity }).strict().meta({ id: 'SocialLink' });
+const LinkResult = z.object({ player: Identity }).meta({ id: 'SocialLink' });
 
 export const linkSocial = defineRoute({
   method: 'POST',

@@ -91,7 +91,7 @@ export const listSquadMembers = defineRoute({
   operationId: 'listSquadMembers',
   summary: 'Every member of a squad (not paginated: bounded by the member limit)',
   params: idParams,
-  response: { status: 200, schema: z.object({ data: z.array(SquadMember) }).strict() },
+  response: { status: 200, schema: z.object({ data: z.array(SquadMember) }) },
   handler: ({ params, read }) => read('squads.members', { id: params.id }, TAGS),
 });
 

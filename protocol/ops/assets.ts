@@ -31,17 +31,15 @@ export const SquadRow = z
     score: z.number(),
     member_limit: z.number().int(),
     member_count: z.number().int(),
-    leader: z
-      .object({
-        id: z.number().int(),
-        platform_id: platformId,
-        social_id: socialId.nullable(),
-        name: z.string(),
-      })
-      .strict(),
+    leader: z.object({
+      id: z.number().int(),
+      platform_id: platformId,
+      social_id: socialId.nullable(),
+      name: z.string(),
+    }),
     last_active: z.string().describe('Raw server-local timestamp `YYYY.MM.DD-HH.MM.SS`, not ISO-8601'),
   })
-  .strict()
+
   .meta({ id: 'Squad' });
 
 export const SquadMember = z
@@ -62,7 +60,7 @@ export const SquadMember = z
     online: z.boolean(),
     last_logout: z.string().describe('Raw server-local timestamp `YYYY.MM.DD-HH.MM.SS`'),
   })
-  .strict()
+
   .meta({ id: 'SquadMember' });
 
 export const SquadSummary = z
@@ -78,7 +76,7 @@ export const SquadSummary = z
     total_vehicles: z.number().int(),
     member_count: z.number().int(),
   })
-  .strict()
+
   .meta({ id: 'SquadSummary' });
 
 export const Inventory = z
@@ -86,20 +84,20 @@ export const Inventory = z
     items: z.array(InventoryItem),
     total: z.number().int().nonnegative().describe('Items in the tree at every depth'),
   })
-  .strict()
+
   .meta({ id: 'AssetInventory' });
 
 export const TypeCounts = z
   .object({ types: z.record(z.string(), z.number().int().nonnegative()).describe('Display name to count') })
-  .strict()
+
   .meta({ id: 'AssetTypeCounts' });
 
 const READ_MS = 5_000;
 const read = <N extends string, A extends z.ZodType, R extends z.ZodType>(name: N, args: A, result: R) =>
   defineOp({ name, args, result, deadlineMs: READ_MS, mutates: false });
 
-const byId = z.object({ id: assetId }).strict();
-const byEntity = z.object({ entity_id: z.string().regex(DECIMAL_ID) }).strict();
+const byId = z.object({ id: assetId });
+const byEntity = z.object({ entity_id: z.string().regex(DECIMAL_ID) });
 const count = z.number().int().nonnegative();
 const health = z.number().min(0).max(1);
 
@@ -112,80 +110,72 @@ const ownerFilters = {
 
 export const squadsList = read(
   'squads.list',
-  z
-    .object({
-      leader_platform_id: platformId.optional(),
-      leader_social_id: socialId.optional(),
-      min_members: count.optional(),
-      max_members: count.optional(),
-      min_score: z.number().nonnegative().optional(),
-      active_within_days: z.number().int().positive().optional(),
-      search: z.string().min(1).optional(),
-      ...pageArgs,
-    })
-    .strict(),
+  z.object({
+    leader_platform_id: platformId.optional(),
+    leader_social_id: socialId.optional(),
+    min_members: count.optional(),
+    max_members: count.optional(),
+    min_score: z.number().nonnegative().optional(),
+    active_within_days: z.number().int().positive().optional(),
+    search: z.string().min(1).optional(),
+    ...pageArgs,
+  }),
   opPage(SquadRow, true),
 );
 export const squadsGet = read('squads.get', byId, SquadRow);
-export const squadsMembers = read('squads.members', byId, z.object({ data: z.array(SquadMember) }).strict());
+export const squadsMembers = read('squads.members', byId, z.object({ data: z.array(SquadMember) }));
 export const squadsSummary = read('squads.summary', byId, SquadSummary);
-const squadPage = z.object({ id: assetId, ...pageArgs }).strict();
+const squadPage = z.object({ id: assetId, ...pageArgs });
 export const squadsBases = read('squads.bases', squadPage, opPage(Base, false));
 export const squadsVehicles = read('squads.vehicles', squadPage, opPage(Vehicle, false));
 export const squadsContainers = read('squads.containers', squadPage, opPage(Container, false));
 
 export const basesList = read(
   'bases.list',
-  z
-    .object({
-      ...ownerFilters,
-      min_elements: count.optional(),
-      max_elements: count.optional(),
-      min_health: health.optional(),
-      max_health: health.optional(),
-      search: z.string().min(1).optional(),
-      ...pageArgs,
-    })
-    .strict(),
+  z.object({
+    ...ownerFilters,
+    min_elements: count.optional(),
+    max_elements: count.optional(),
+    min_health: health.optional(),
+    max_health: health.optional(),
+    search: z.string().min(1).optional(),
+    ...pageArgs,
+  }),
   opPage(Base, true),
 );
-export const basesGet = read('bases.get', z.object({ flag_id: assetId }).strict(), Base);
+export const basesGet = read('bases.get', z.object({ flag_id: assetId }), Base);
 
 export const vehiclesList = read(
   'vehicles.list',
-  z
-    .object({
-      ...ownerFilters,
-      alias: z.string().min(1).optional().describe('Exact display name'),
-      is_locked: z.boolean().optional(),
-      is_functional: z.boolean().optional(),
-      search: z.string().min(1).optional(),
-      ...pageArgs,
-    })
-    .strict(),
+  z.object({
+    ...ownerFilters,
+    alias: z.string().min(1).optional().describe('Exact display name'),
+    is_locked: z.boolean().optional(),
+    is_functional: z.boolean().optional(),
+    search: z.string().min(1).optional(),
+    ...pageArgs,
+  }),
   opPage(Vehicle, true),
 );
 export const vehiclesGet = read('vehicles.get', byEntity, Vehicle);
 export const vehiclesInventory = read('vehicles.inventory', byEntity, Inventory);
-export const vehiclesTypes = read('vehicles.types', z.object({}).strict(), TypeCounts);
+export const vehiclesTypes = read('vehicles.types', z.object({}), TypeCounts);
 
 export const containersList = read(
   'containers.list',
-  z
-    .object({
-      ...ownerFilters,
-      base_id: z.string().regex(DECIMAL_ID).optional(),
-      is_locked: z.boolean().optional(),
-      is_buried: z.boolean().optional(),
-      search: z.string().min(1).optional(),
-      ...pageArgs,
-    })
-    .strict(),
+  z.object({
+    ...ownerFilters,
+    base_id: z.string().regex(DECIMAL_ID).optional(),
+    is_locked: z.boolean().optional(),
+    is_buried: z.boolean().optional(),
+    search: z.string().min(1).optional(),
+    ...pageArgs,
+  }),
   opPage(Container, true),
 );
 export const containersGet = read('containers.get', byEntity, Container);
 export const containersInventory = read('containers.inventory', byEntity, Inventory);
-export const containersTypes = read('containers.types', z.object({}).strict(), TypeCounts);
+export const containersTypes = read('containers.types', z.object({}), TypeCounts);
 
 export const ASSET_OPS = {
   [squadsList.name]: squadsList,

@@ -23,7 +23,7 @@ export const CommandArgSpec = z
     repeating: z.boolean().describe('Takes every remaining word'),
     values: z.array(z.string()).describe('Options of a fixed-choice argument; empty when dynamic'),
   })
-  .strict()
+
   .meta({ id: 'CommandArg' });
 
 export const CommandCatalogEntry = z
@@ -41,18 +41,18 @@ export const CommandCatalogEntry = z
     direct_spawn_capable: z.boolean(),
     args: z.array(CommandArgSpec),
   })
-  .strict()
+
   .meta({ id: 'CommandCatalogEntry' });
 
 export const CommandCatalog = z
   .object({ version: z.number().int(), data: z.array(CommandCatalogEntry) })
-  .strict()
+
   .meta({ id: 'CommandCatalog' });
 
 /** Who ran a command; both ids null when nobody can be named. */
 export const CommandActor = z
   .object({ platform_id: platformId.nullable(), social_id: socialId.nullable() })
-  .strict()
+
   .meta({ id: 'CommandActor' });
 
 export const CommandHistoryEntry = z
@@ -62,7 +62,7 @@ export const CommandHistoryEntry = z
     result: z.string(),
     actor: CommandActor.nullable().describe('Null on entries written by a game server older than 2.0.47'),
   })
-  .strict()
+
   .meta({ id: 'CommandHistoryEntry' });
 
 /** What a command was aimed at, as the game resolved it: a player or a world position. */
@@ -72,7 +72,7 @@ export const CommandSubject = z
     player: Identity.nullable().describe('Set when kind is player; social_id null when unlinked or unknown'),
     position: Position.nullable().describe('Set when kind is position'),
   })
-  .strict()
+
   .meta({ id: 'CommandSubject' });
 
 export const CommandResult = z
@@ -82,25 +82,20 @@ export const CommandResult = z
     result: z.string().describe("The game's own text; empty for a silent command that succeeded"),
     subject: CommandSubject.nullable(),
   })
-  .strict()
+
   .meta({ id: 'CommandResult' });
 
 /** The subject a caller names: a player by ref, or a world position. */
-export const CommandTarget = z.union([
-  z.object({ player: PlayerRef }).strict(),
-  z.object({ position: Position }).strict(),
-]);
+export const CommandTarget = z.union([z.object({ player: PlayerRef }), z.object({ position: Position })]);
 
 export const commandsExecute = defineOp({
   name: 'commands.execute',
-  args: z
-    .object({
-      verb: z.string().min(1),
-      args: z.array(z.string()),
-      subject: CommandTarget.nullable(),
-      actor: WriteActor,
-    })
-    .strict(),
+  args: z.object({
+    verb: z.string().min(1),
+    args: z.array(z.string()),
+    subject: CommandTarget.nullable(),
+    actor: WriteActor,
+  }),
   result: CommandResult,
   deadlineMs: 10_000,
   mutates: true,
@@ -108,7 +103,7 @@ export const commandsExecute = defineOp({
 
 export const commandsCatalog = defineOp({
   name: 'commands.catalog',
-  args: z.object({}).strict(),
+  args: z.object({}),
   result: CommandCatalog,
   deadlineMs: 5_000,
   mutates: false,
@@ -116,15 +111,13 @@ export const commandsCatalog = defineOp({
 
 export const commandsHistory = defineOp({
   name: 'commands.history',
-  args: z
-    .object({
-      command: z.string().min(1).optional(),
-      /** Inclusive bounds, already normalised by the daemon to the full stamp form. */
-      start_date: historyStamp.optional(),
-      end_date: historyStamp.optional(),
-      ...pageArgs,
-    })
-    .strict(),
+  args: z.object({
+    command: z.string().min(1).optional(),
+    /** Inclusive bounds, already normalised by the daemon to the full stamp form. */
+    start_date: historyStamp.optional(),
+    end_date: historyStamp.optional(),
+    ...pageArgs,
+  }),
   result: opPage(CommandHistoryEntry, false),
   deadlineMs: 5_000,
   mutates: false,

@@ -57,7 +57,8 @@ export function opSchemas(): string {
           deadline_ms: op.deadlineMs,
           mutates: op.mutates,
           args: z.toJSONSchema(op.args, { io: 'input', unrepresentable: 'any' }),
-          result: z.toJSONSchema(op.result, { io: 'output', unrepresentable: 'any' }),
+          // What the daemon accepts from a mod: unknown fields allowed (and dropped), PROTOCOL §6.2.
+          result: z.toJSONSchema(op.result, { io: 'input', unrepresentable: 'any' }),
         },
       ]),
   );

@@ -56,13 +56,13 @@ export const LedgerEntry = z
     reason: z.string(),
     pack_name: z.string().nullable(),
   })
-  .strict()
+
   .meta({ id: 'LedgerEntry' });
 
 /** Both in-game balances of one player. */
 export const Balances = z
   .object({ cash: z.number().int(), gold: z.number().int() })
-  .strict()
+
   .meta({ id: 'CurrencyBalances' });
 
 export const CoinChange = z
@@ -71,7 +71,7 @@ export const CoinChange = z
     balance: z.number().int().nonnegative().describe('Coins after the change'),
     player: Identity,
   })
-  .strict()
+
   .meta({ id: 'CoinChange' });
 
 export const BulkCoinChange = z
@@ -80,7 +80,7 @@ export const BulkCoinChange = z
     affected_count: z.number().int().nonnegative().describe('Players whose balance changed'),
     target: z.enum(BULK_TARGETS),
   })
-  .strict()
+
   .meta({ id: 'BulkCoinChange' });
 
 export const CurrencyChange = z
@@ -93,7 +93,7 @@ export const CurrencyChange = z
     balance: Balances.nullable().describe('Null when the player left mid-change (the change applied)'),
     transaction_id: transactionId,
   })
-  .strict()
+
   .meta({ id: 'CurrencyChange' });
 
 export const BulkCurrencyChange = z
@@ -105,7 +105,7 @@ export const BulkCurrencyChange = z
     affected_count: z.null().describe('Always null: the game does not count who a bulk change reached'),
     transaction_id: transactionId,
   })
-  .strict()
+
   .meta({ id: 'BulkCurrencyChange' });
 
 const WRITE_MS = 10_000;
@@ -115,28 +115,24 @@ const write = <N extends string, A extends z.ZodType, R extends z.ZodType>(name:
 /** Coins for one player: a credit to a well-formed unknown platform id creates the player. */
 export const economyCoins = write(
   'economy.coins',
-  z
-    .object({
-      ref: PlayerRef,
-      amount: amount.refine((n) => n !== 0, 'must not be 0'),
-      reason,
-      actor: WriteActor,
-    })
-    .strict(),
+  z.object({
+    ref: PlayerRef,
+    amount: amount.refine((n) => n !== 0, 'must not be 0'),
+    reason,
+    actor: WriteActor,
+  }),
   CoinChange,
 );
 
 /** Coins for everyone on record or everyone online; a game-wide cooldown (`rate_limited`). */
 export const economyCoinsAll = write(
   'economy.coins_all',
-  z
-    .object({
-      amount: amount.refine((n) => n !== 0, 'must not be 0'),
-      reason,
-      target: z.enum(BULK_TARGETS),
-      actor: WriteActor,
-    })
-    .strict(),
+  z.object({
+    amount: amount.refine((n) => n !== 0, 'must not be 0'),
+    reason,
+    target: z.enum(BULK_TARGETS),
+    actor: WriteActor,
+  }),
   BulkCoinChange,
 );
 
@@ -151,32 +147,30 @@ const currencyFields = {
 /** Cash or gold of one connected player, through the game's console. */
 export const economyCurrency = write(
   'economy.currency',
-  z.object({ ref: PlayerRef, ...currencyFields }).strict(),
+  z.object({ ref: PlayerRef, ...currencyFields }),
   CurrencyChange,
 );
 
 /** Cash or gold of everyone, through the game's console; a connected player must relay it. */
 export const economyCurrencyAll = write(
   'economy.currency_all',
-  z.object({ ...currencyFields, target: z.enum(BULK_TARGETS) }).strict(),
+  z.object({ ...currencyFields, target: z.enum(BULK_TARGETS) }),
   BulkCurrencyChange,
 );
 
 /** The ledger, newest first; `after` is the id of the last entry of the previous page. */
 export const economyTransactions = defineOp({
   name: 'economy.transactions',
-  args: z
-    .object({
-      platform_id: platformId.optional(),
-      asset: z.enum(LEDGER_ASSETS).optional(),
-      source: z.enum(LEDGER_SOURCES).optional(),
-      scope: z.enum(LEDGER_SCOPES).optional(),
-      /** Inclusive bounds, `YYYY-MM-DD HH:MM:SS`. */
-      start_date: sqlDateTime.optional(),
-      end_date: sqlDateTime.optional(),
-      ...pageArgs,
-    })
-    .strict(),
+  args: z.object({
+    platform_id: platformId.optional(),
+    asset: z.enum(LEDGER_ASSETS).optional(),
+    source: z.enum(LEDGER_SOURCES).optional(),
+    scope: z.enum(LEDGER_SCOPES).optional(),
+    /** Inclusive bounds, `YYYY-MM-DD HH:MM:SS`. */
+    start_date: sqlDateTime.optional(),
+    end_date: sqlDateTime.optional(),
+    ...pageArgs,
+  }),
   result: opPage(LedgerEntry, false),
   deadlineMs: 5_000,
   mutates: false,

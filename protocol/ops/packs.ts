@@ -32,7 +32,7 @@ export const PackRef = z
     name: z.string().nullable().describe('Catalog slug; null once the pack is deleted'),
     display_name: z.string().nullable().describe('Human title; null once the pack is deleted'),
   })
-  .strict()
+
   .meta({ id: 'PackRef' });
 
 export const Pack = z
@@ -41,21 +41,19 @@ export const Pack = z
     name: z.string().describe('Catalog slug'),
     display_name: z.string(),
     description: z.string(),
-    category: z.object({ id: z.number().int(), name: z.string() }).strict(),
+    category: z.object({ id: z.number().int(), name: z.string() }),
     price: z.number().int().describe('Coin cost in the shop; ignored by direct delivery'),
     enabled: z.boolean(),
     shop_enabled: z.boolean(),
-    buy_limit: z
-      .object({
-        count: z.number().int().nonnegative().describe('0 = unlimited'),
-        window_minutes: z.number().int().nonnegative(),
-      })
-      .strict(),
+    buy_limit: z.object({
+      count: z.number().int().nonnegative().describe('0 = unlimited'),
+      window_minutes: z.number().int().nonnegative(),
+    }),
     image_url: z.string().describe('Relative path'),
     created_at: sqlDateTime,
     updated_at: sqlDateTime,
   })
-  .strict()
+
   .meta({ id: 'Pack' });
 
 export const PackDelivery = z
@@ -70,7 +68,7 @@ export const PackDelivery = z
     error_message: z.string().nullable(),
     delivered_at: sqlDateTime,
   })
-  .strict()
+
   .meta({ id: 'PackDelivery' });
 
 export const DeliveryResult = z
@@ -85,7 +83,7 @@ export const DeliveryResult = z
     purchase_id: z.number().int().describe('The id of the record in the delivery history'),
     error_message: z.string().nullable(),
   })
-  .strict()
+
   .meta({ id: 'PackDeliveryResult' });
 
 export const ClaimCode = z
@@ -102,11 +100,11 @@ export const ClaimCode = z
     delivery_status: z.enum(CLAIM_DELIVERY_STATUSES),
     dm: z
       .object({ channel_id: z.string(), message_id: z.string() })
-      .strict()
+
       .nullable()
       .describe('The direct message that carried the code; null unless one was sent'),
   })
-  .strict()
+
   .meta({ id: 'ClaimCode' });
 
 export const MintedClaimCode = z
@@ -118,12 +116,12 @@ export const MintedClaimCode = z
     expires_at: sqlDateTime.nullable(),
     dm_status: z.enum(DM_STATUSES),
   })
-  .strict()
+
   .meta({ id: 'MintedClaimCode' });
 
 export const RevokedClaimCode = z
   .object({ code: z.string(), revoked: z.literal(true) })
-  .strict()
+
   .meta({ id: 'RevokedClaimCode' });
 
 /**
@@ -143,76 +141,66 @@ const write = <N extends string, A extends z.ZodType, R extends z.ZodType>(name:
 
 export const packsList = read(
   'packs.list',
-  z
-    .object({
-      enabled: z.boolean().optional(),
-      category_id: packId.optional(),
-      search: z.string().optional(),
-      ...pageArgs,
-    })
-    .strict(),
+  z.object({
+    enabled: z.boolean().optional(),
+    category_id: packId.optional(),
+    search: z.string().optional(),
+    ...pageArgs,
+  }),
   opPage(Pack, true),
 );
-export const packsGet = read('packs.get', z.object({ id: packId }).strict(), Pack);
+export const packsGet = read('packs.get', z.object({ id: packId }), Pack);
 export const packsDeliver = write(
   'packs.deliver',
-  z
-    .object({
-      pack_id: packId,
-      player: PlayerRef,
-      quantity: z.number().int().min(1).max(MAX_QUANTITY),
-      actor: WriteActor,
-    })
-    .strict(),
+  z.object({
+    pack_id: packId,
+    player: PlayerRef,
+    quantity: z.number().int().min(1).max(MAX_QUANTITY),
+    actor: WriteActor,
+  }),
   DeliveryResult,
 );
 export const packsDeliveries = read(
   'packs.deliveries',
-  z
-    .object({
-      platform_id: platformId.optional(),
-      social_id: socialId.optional(),
-      pack_id: packId.optional(),
-      source: z.string().optional(),
-      status: z.enum(DELIVERY_STATUSES).optional(),
-      ...pageArgs,
-    })
-    .strict(),
+  z.object({
+    platform_id: platformId.optional(),
+    social_id: socialId.optional(),
+    pack_id: packId.optional(),
+    source: z.string().optional(),
+    status: z.enum(DELIVERY_STATUSES).optional(),
+    ...pageArgs,
+  }),
   opPage(PackDelivery, true),
 );
 export const claimCodesMint = write(
   'claim_codes.mint',
-  z
-    .object({
-      pack_id: packId,
-      platform_id: platformId.nullable().describe('The only player who may redeem; null for a public code'),
-      max_uses: z.number().int().min(1).max(MAX_USES),
-      expiry_days: z.number().int().min(0).max(MAX_EXPIRY_DAYS).describe('0 = never expires'),
-      actor: WriteActor,
-    })
-    .strict(),
+  z.object({
+    pack_id: packId,
+    platform_id: platformId.nullable().describe('The only player who may redeem; null for a public code'),
+    max_uses: z.number().int().min(1).max(MAX_USES),
+    expiry_days: z.number().int().min(0).max(MAX_EXPIRY_DAYS).describe('0 = never expires'),
+    actor: WriteActor,
+  }),
   MintedClaimCode,
 );
 export const claimCodesList = read(
   'claim_codes.list',
-  z
-    .object({
-      pack_id: packId.optional(),
-      source: z.enum(CLAIM_SOURCES).optional(),
-      status: z.enum(CLAIM_STATUSES).optional(),
-      target: z
-        .string()
-        .regex(/^[0-9]{1,17}$/)
-        .optional()
-        .describe("Digits found anywhere in the target's platform id"),
-      ...pageArgs,
-    })
-    .strict(),
+  z.object({
+    pack_id: packId.optional(),
+    source: z.enum(CLAIM_SOURCES).optional(),
+    status: z.enum(CLAIM_STATUSES).optional(),
+    target: z
+      .string()
+      .regex(/^[0-9]{1,17}$/)
+      .optional()
+      .describe("Digits found anywhere in the target's platform id"),
+    ...pageArgs,
+  }),
   opPage(ClaimCode, true),
 );
 export const claimCodesRevoke = write(
   'claim_codes.revoke',
-  z.object({ code: z.string().min(1).max(64), actor: WriteActor }).strict(),
+  z.object({ code: z.string().min(1).max(64), actor: WriteActor }),
   RevokedClaimCode,
 );
 

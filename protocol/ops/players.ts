@@ -20,10 +20,7 @@ import {
 } from './schemas.ts';
 
 /** A player named by platform id or by linked social id; the mod resolves it (not_found if it cannot). */
-export const PlayerRef = z.union([
-  z.object({ platform_id: platformId }).strict(),
-  z.object({ social_id: socialId }).strict(),
-]);
+export const PlayerRef = z.union([z.object({ platform_id: platformId }), z.object({ social_id: socialId })]);
 
 /** Who a write is attributed to: the API key, and the player identity its owner gave it. */
 export const WriteActor = z
@@ -33,14 +30,17 @@ export const WriteActor = z
     platform_id: platformId.nullable(),
     social_id: socialId.nullable(),
   })
-  .strict()
+
   .meta({ id: 'WriteActor' });
 
 export const MUTE_CHANNELS = ['Global', 'Local', 'Squad'] as const;
 
-const Attributes = z
-  .object({ strength: z.number(), constitution: z.number(), dexterity: z.number(), intelligence: z.number() })
-  .strict();
+const Attributes = z.object({
+  strength: z.number(),
+  constitution: z.number(),
+  dexterity: z.number(),
+  intelligence: z.number(),
+});
 
 export const RosterRow = z
   .object({
@@ -52,7 +52,7 @@ export const RosterRow = z
     online: z.boolean(),
     squad: z
       .object({ id: z.number().int(), name: z.string(), rank: z.number().int().min(1).max(4) })
-      .strict()
+
       .nullable(),
     money: z.number().int(),
     gold: z.number().int(),
@@ -64,7 +64,7 @@ export const RosterRow = z
     last_seen: sqlDateTime,
     created_at: sqlDateTime,
   })
-  .strict()
+
   .meta({ id: 'RosterRow' });
 
 const ServiceStats = z
@@ -86,7 +86,7 @@ const ServiceStats = z
     last_kill_at: sqlDateTime.nullable(),
     last_death_at: sqlDateTime.nullable(),
   })
-  .strict()
+
   .meta({ id: 'ServiceStats' });
 
 const Survival = z
@@ -103,7 +103,7 @@ const Survival = z
     weight_carried: z.number(),
     weight_limit: z.number(),
   })
-  .strict()
+
   .meta({ id: 'Survival' });
 
 export const PlayerProfile = RosterRow.extend({
@@ -113,7 +113,7 @@ export const PlayerProfile = RosterRow.extend({
   vehicles: z.array(Vehicle),
   survival: Survival,
 })
-  .strict()
+
   .meta({ id: 'PlayerProfile' });
 
 export const OnlineRow = z
@@ -133,33 +133,29 @@ export const OnlineRow = z
     stance: z.string(),
     item_in_hands: z.string().nullable(),
   })
-  .strict()
+
   .meta({ id: 'OnlinePlayer' });
 
 export const ModerationState = z
   .object({
     player: Identity,
-    ban: z
-      .object({
-        banned: z.boolean(),
-        reason: z.string(),
-        permanent: z.boolean(),
-        expires_at: isoDateTime.nullable(),
-        banned_at: isoDateTime.nullable(),
-        banned_by: Moderator.nullable(),
-      })
-      .strict(),
-    mute: z
-      .object({
-        muted: z.boolean(),
-        permanent: z.boolean(),
-        muted_at: isoDateTime.nullable(),
-        duration_minutes: z.number().int().nullable(),
-        channels: z.array(z.enum(MUTE_CHANNELS)),
-      })
-      .strict(),
+    ban: z.object({
+      banned: z.boolean(),
+      reason: z.string(),
+      permanent: z.boolean(),
+      expires_at: isoDateTime.nullable(),
+      banned_at: isoDateTime.nullable(),
+      banned_by: Moderator.nullable(),
+    }),
+    mute: z.object({
+      muted: z.boolean(),
+      permanent: z.boolean(),
+      muted_at: isoDateTime.nullable(),
+      duration_minutes: z.number().int().nullable(),
+      channels: z.array(z.enum(MUTE_CHANNELS)),
+    }),
   })
-  .strict()
+
   .meta({ id: 'ModerationState' });
 
 export const Violation = z
@@ -175,15 +171,15 @@ export const Violation = z
     duration_sec: z.number().int(),
     metadata: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
   })
-  .strict()
+
   .meta({ id: 'Violation' });
 
 export const IpHistory = z
   .object({
     current_ip: z.string(),
-    history: z.array(z.object({ ip: z.string(), first_seen: isoDateTime, last_seen: isoDateTime }).strict()),
+    history: z.array(z.object({ ip: z.string(), first_seen: isoDateTime, last_seen: isoDateTime })),
   })
-  .strict()
+
   .meta({ id: 'IpHistory' });
 
 const READ_MS = 5_000;
@@ -192,36 +188,30 @@ const read = <N extends string, A extends z.ZodType, R extends z.ZodType>(name: 
   defineOp({ name, args, result, deadlineMs: READ_MS, mutates: false });
 const write = <N extends string, A extends z.ZodType, R extends z.ZodType>(name: N, args: A, result: R) =>
   defineOp({ name, args, result, deadlineMs: WRITE_MS, mutates: true });
-const byRef = z.object({ ref: PlayerRef }).strict();
+const byRef = z.object({ ref: PlayerRef });
 
 export const playersList = read(
   'players.list',
-  z
-    .object({
-      platform_id: platformId.optional(),
-      social_id: socialId.optional(),
-      online: z.boolean().optional(),
-      search: z.string().optional(),
-      ...pageArgs,
-    })
-    .strict(),
+  z.object({
+    platform_id: platformId.optional(),
+    social_id: socialId.optional(),
+    online: z.boolean().optional(),
+    search: z.string().optional(),
+    ...pageArgs,
+  }),
   opPage(RosterRow, true),
 );
 export const playersOnline = read(
   'players.online',
-  z.object({ platform_id: platformId.optional(), social_id: socialId.optional() }).strict(),
-  z.object({ online: z.number().int().nonnegative(), data: z.array(OnlineRow) }).strict(),
+  z.object({ platform_id: platformId.optional(), social_id: socialId.optional() }),
+  z.object({ online: z.number().int().nonnegative(), data: z.array(OnlineRow) }),
 );
 export const playersGet = read('players.get', byRef, PlayerProfile);
-export const playersInventory = read(
-  'players.inventory',
-  byRef,
-  z.object({ items: z.array(InventoryItem) }).strict(),
-);
+export const playersInventory = read('players.inventory', byRef, z.object({ items: z.array(InventoryItem) }));
 export const playersModeration = read('players.moderation', byRef, ModerationState);
 export const playersViolations = read(
   'players.violations',
-  z.object({ ref: PlayerRef, ...pageArgs }).strict(),
+  z.object({ ref: PlayerRef, ...pageArgs }),
   opPage(Violation, false),
 );
 export const playersIps = read('players.ips', byRef, IpHistory);
@@ -234,51 +224,47 @@ const duration = {
 };
 export const playersBan = write(
   'players.ban',
-  z
-    .object({
-      ref: PlayerRef,
-      ...duration,
-      duration_unit: z.enum(['minutes', 'hours', 'days', 'months']),
-      squad_id: z
-        .string()
-        .regex(/^[0-9]{1,20}$/)
-        .nullable()
-        .describe('Also ban this squad'),
-    })
-    .strict(),
+  z.object({
+    ref: PlayerRef,
+    ...duration,
+    duration_unit: z.enum(['minutes', 'hours', 'days', 'months']),
+    squad_id: z
+      .string()
+      .regex(/^[0-9]{1,20}$/)
+      .nullable()
+      .describe('Also ban this squad'),
+  }),
   ModerationState,
 );
 export const playersUnban = write(
   'players.unban',
-  z.object({ ref: PlayerRef, actor: WriteActor }).strict(),
+  z.object({ ref: PlayerRef, actor: WriteActor }),
   ModerationState,
 );
 export const playersMute = write(
   'players.mute',
-  z
-    .object({
-      ref: PlayerRef,
-      ...duration,
-      duration_unit: z.enum(['minutes', 'hours', 'days']),
-      channels: z.array(z.enum(MUTE_CHANNELS)).min(1),
-    })
-    .strict(),
+  z.object({
+    ref: PlayerRef,
+    ...duration,
+    duration_unit: z.enum(['minutes', 'hours', 'days']),
+    channels: z.array(z.enum(MUTE_CHANNELS)).min(1),
+  }),
   ModerationState,
 );
 export const playersUnmute = write(
   'players.unmute',
-  z.object({ ref: PlayerRef, actor: WriteActor }).strict(),
+  z.object({ ref: PlayerRef, actor: WriteActor }),
   ModerationState,
 );
 export const playersLink = write(
   'players.link',
-  z.object({ platform_id: platformId, social_id: socialId, actor: WriteActor }).strict(),
-  z.object({ player: Identity }).strict(),
+  z.object({ platform_id: platformId, social_id: socialId, actor: WriteActor }),
+  z.object({ player: Identity }),
 );
 export const playersUnlink = write(
   'players.unlink',
-  z.object({ ref: PlayerRef, actor: WriteActor }).strict(),
-  z.object({ player: Identity }).strict(),
+  z.object({ ref: PlayerRef, actor: WriteActor }),
+  z.object({ player: Identity }),
 );
 
 export const PLAYER_OPS = {

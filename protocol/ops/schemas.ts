@@ -19,12 +19,12 @@ export const isoDateTime = z.iso.datetime({ offset: true });
 
 export const Position = z
   .object({ x: z.number(), y: z.number(), z: z.number() })
-  .strict()
+
   .meta({ id: 'Position' });
 
 export const Identity = z
   .object({ platform_id: platformId, social_id: socialId.nullable() })
-  .strict()
+
   .meta({ id: 'Identity' });
 
 export const Owner = z
@@ -34,13 +34,13 @@ export const Owner = z
     platform_id: platformId,
     social_id: socialId.nullable(),
   })
-  .strict()
+
   .meta({ id: 'Owner' });
 
 /** Who issued a moderation action; a legacy or system entry has a null platform id. */
 export const Moderator = z
   .object({ platform_id: platformId.nullable(), social_id: socialId.nullable(), name: z.string() })
-  .strict()
+
   .meta({ id: 'Moderator' });
 
 export interface InventoryItemShape {
@@ -75,7 +75,7 @@ export const InventoryItem: z.ZodType<InventoryItemShape> = z
       .boolean()
       .describe('True when the mod stopped expanding this subtree at its depth cap'),
   })
-  .strict()
+
   .meta({ id: 'InventoryItem' });
 
 export const Base = z
@@ -88,7 +88,7 @@ export const Base = z
     avg_health: z.number().min(0).max(1),
     position: Position,
   })
-  .strict()
+
   .meta({ id: 'Base' });
 
 const lockFields = {
@@ -111,7 +111,7 @@ export const Vehicle = z
     last_access_time: isoDateTime.nullable(),
     item_count: z.number().int().nullable(),
   })
-  .strict()
+
   .meta({ id: 'Vehicle' });
 
 export const Container = z
@@ -129,7 +129,7 @@ export const Container = z
     last_access_time: isoDateTime.nullable(),
     item_count: z.number().int().nullable(),
   })
-  .strict()
+
   .meta({ id: 'Container' });
 
 /** A list op's answer (PROTOCOL §6.5): a page, the position after it, and a total where the route has one. */
@@ -140,13 +140,11 @@ export function opPage<T extends z.ZodType>(row: T, withTotal: boolean) {
 }
 
 function pageWithoutTotal<T extends z.ZodType>(row: T) {
-  return z.object({ data: z.array(row), next: z.string().nullable() }).strict();
+  return z.object({ data: z.array(row), next: z.string().nullable() });
 }
 
 function pageWithTotal<T extends z.ZodType>(row: T) {
-  return z
-    .object({ data: z.array(row), next: z.string().nullable(), total: z.number().int().nonnegative() })
-    .strict();
+  return z.object({ data: z.array(row), next: z.string().nullable(), total: z.number().int().nonnegative() });
 }
 
 /** The paging part of a list op's arguments. */

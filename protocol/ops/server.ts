@@ -4,12 +4,10 @@ import { defineOp } from './define.ts';
 /** Live server facts only the game knows. Identity (server id, name) is the daemon's own. */
 export const serverStatus = defineOp({
   name: 'server.status',
-  args: z.object({}).strict(),
-  result: z
-    .object({
-      player_count: z.number().int().nonnegative().nullable(),
-    })
-    .strict(),
+  args: z.object({}),
+  result: z.object({
+    player_count: z.number().int().nonnegative().nullable(),
+  }),
   deadlineMs: 5_000,
   mutates: false,
 });

@@ -47,8 +47,21 @@ describe('dispatching a request', () => {
     expect(res).toMatchObject({ id: 5, ok: false, error: { code: 'unsupported' } });
   });
 
+  it('ignores arguments the op does not know (PROTOCOL §6.2): a newer daemon may send more', async () => {
+    let seen: unknown;
+    const res = await dispatch(
+      { 'server.status': (args) => ((seen = args), { player_count: 1 }) },
+      req({ args: { future_option: true } }),
+    );
+    expect(res).toMatchObject({ ok: true });
+    expect(seen).toEqual({});
+  });
+
   it('answers arguments the op schema rejects with invalid and mapped issues', async () => {
-    const res = await dispatch({ 'server.status': () => ({ player_count: 1 }) }, req({ args: { extra: 1 } }));
+    const res = await dispatch(
+      { 'players.get': () => Promise.reject(new Error('not reached')) },
+      req({ op: 'players.get', args: { ref: 5 } }),
+    );
     expect(res).toMatchObject({ ok: false, error: { code: 'invalid' } });
     const details = (
       res as unknown as { error: { details: { issues: Array<{ path: string; message: string }> } } }

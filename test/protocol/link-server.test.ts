@@ -178,10 +178,17 @@ describe('ModLinkServer.call', () => {
 
   it('rejects with remote invalid when the mod rejects the arguments', async () => {
     const { server } = await connectedPair({
-      bridge: { handlers: { 'server.status': () => ({ player_count: 1 }) } },
+      bridge: { handlers: { 'players.get': () => Promise.reject(new Error('not reached')) } },
     });
-    const error = await rejection(server.call('server.status', { extra: true } as never));
+    const error = await rejection(server.call('players.get', { ref: 5 } as never));
     expect([error.kind, error.opError?.code]).toEqual(['remote', 'invalid']);
+  });
+
+  it('accepts a result with fields the op does not know and drops them (PROTOCOL §6.2)', async () => {
+    const { server } = await connectedPair({
+      bridge: { handlers: { 'server.status': () => ({ player_count: 1, tps: 60 }) as never } },
+    });
+    await expect(server.call('server.status', {})).resolves.toEqual({ player_count: 1 });
   });
 
   it('rejects with remote internal when the handler result cannot be sent', async () => {
