@@ -11,7 +11,7 @@ import { unwatchFile, watchFile } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { ModLinkServer, type ModLinkServerOptions } from '../protocol/link-server.ts';
 import { AuditLog } from './audit-log.ts';
-import type { HostPort } from './host-port.ts';
+import { formatHostPort, type HostPort } from './host-port.ts';
 import { edgeSubject } from './http/client-address.ts';
 import { startHttpServer, type HttpServerHandle, type HttpServerOptions } from './http/node-adapter.ts';
 import {
@@ -28,6 +28,8 @@ import { buildOpenApi } from './openapi.ts';
 import type { AnyRoute } from './routes/define-route.ts';
 import { ROUTES } from './routes/index.ts';
 import { openDataDir, type DataDirWatcher } from './store/data-dir-watcher.ts';
+import { readDataFile } from './store/data-file.ts';
+import { modCredentialsFile } from './store/mod-credentials.ts';
 
 export interface DaemonOptions {
   dataDir: string;
@@ -114,6 +116,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   };
   try {
     const modLink = await link.listen(options.modListen.host, options.modListen.port);
+    await warnOnCredentialsUrl(options.dataDir, modLink, log);
     const routes = options.routes ?? ROUTES;
     const handle = createPipeline({
       routes,
@@ -169,6 +172,24 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     await closeStores();
     throw error;
   }
+}
+
+/**
+ * mod-credentials.json tells the mod where to dial; `init --mod-listen` writes it. A port other
+ * than the one the link listens on means the mod will never connect: say so loudly at start.
+ */
+async function warnOnCredentialsUrl(dataDir: string, modLink: HostPort, log: Logger): Promise<void> {
+  const credentials = await readDataFile(dataDir, modCredentialsFile).catch(() => null);
+  if (!credentials) return;
+  const url = new URL(credentials.url);
+  const port = Number(url.port || (url.protocol === 'wss:' ? 443 : 80));
+  if (port === modLink.port) return;
+  log.warn('mod-credentials.json points the mod at another port than the mod link', {
+    event: 'mod_credentials_url_mismatch',
+    url: credentials.url,
+    mod_link: formatHostPort(modLink),
+    fix: `modgate init --data-dir DIR --mod-listen ${formatHostPort(modLink)}, then give the game mod the new file`,
+  });
 }
 
 async function readTls(files: { certFile: string; keyFile: string }): Promise<{ cert: Buffer; key: Buffer }> {

@@ -14,7 +14,7 @@ import { checkListeners } from '../service/doctor/listen-checks.ts';
 import { checkTls } from '../service/doctor/tls-checks.ts';
 import { CliError, UsageError } from './errors.ts';
 import { printJson, printLines, type CliIo } from './io.ts';
-import { dataDirOf, withDataDirOption } from './options.ts';
+import { dataDirOf, hostPort, withDataDirOption } from './options.ts';
 
 interface DoctorFlags {
   dataDir?: string;
@@ -105,13 +105,5 @@ function resolve(config: Config, flags: DoctorFlags, io: CliIo, results: CheckRe
       fail('environment', (error as Error).message, 'fix MODGATE_LISTEN / MODGATE_MOD_LISTEN (HOST:PORT)'),
     );
     return resolve(config, flags, { ...io, env: {} }, results);
-  }
-}
-
-function hostPort(value: string): HostPort {
-  try {
-    return parseHostPort(value);
-  } catch (error) {
-    throw new InvalidArgumentError((error as Error).message);
   }
 }

@@ -1,14 +1,16 @@
 /** `modgate init --data-dir DIR [--name NAME] [--json]` (ARCHITECTURE "The CLI contract"). */
 import { join } from 'node:path';
 import type { Command } from 'commander';
+import type { HostPort } from '../host-port.ts';
 import { DATA_FILES } from '../store/data-dir.ts';
 import { initDataDir, type InitReport } from '../store/init-data-dir.ts';
 import { printJson, printLines, type CliIo } from './io.ts';
-import { dataDirOf, parseServerName, withDataDirOption } from './options.ts';
+import { dataDirOf, hostPort, parseServerName, withDataDirOption } from './options.ts';
 
 interface InitFlags {
   dataDir?: string;
   name?: string;
+  modListen?: HostPort;
   json?: boolean;
 }
 
@@ -19,10 +21,17 @@ export function registerInitCommand(program: Command, io: CliIo): void {
       .description('create the data dir: identity, mod credentials, state (idempotent; safe to run again)'),
   )
     .option('--name <name>', 'a name for this server; on an existing data dir, renames it', parseServerName)
+    .option(
+      '--mod-listen <host:port>',
+      "the address serve's mod link will listen on, written to mod-credentials.json's url (default: MODGATE_MOD_LISTEN, else 127.0.0.1:8788 on a new data dir)",
+      hostPort,
+    )
     .option('--json', 'print the result as one JSON object')
     .action(async (flags: InitFlags) => {
       const dir = dataDirOf(flags, io);
-      const report = await initDataDir(dir, { name: flags.name, now: io.now() });
+      const env = io.env['MODGATE_MOD_LISTEN'];
+      const modListen = flags.modListen ?? (env ? hostPort(env) : undefined);
+      const report = await initDataDir(dir, { name: flags.name, now: io.now(), modListen });
       if (flags.json) printJson(io, initJson(report));
       else printLines(io, ...initLines(report));
     });

@@ -9,6 +9,7 @@ import { resolveDataDir } from '../store/data-dir.ts';
 import { KEY_NAME_MAX_LENGTH, PLATFORM_ID_PATTERN, SOCIAL_ID_PATTERN } from '../store/keys-file.ts';
 import { SERVER_NAME_MAX_LENGTH } from '../store/identity.ts';
 import { PLAN_FEATURES, isPlanFeature, type PlanFeature } from '../store/state.ts';
+import { parseHostPort, type HostPort } from '../host-port.ts';
 import type { CliIo } from './io.ts';
 
 /** Adds `--data-dir DIR`; read it back with dataDirOf(). */
@@ -144,4 +145,13 @@ function splitList(value: string): string[] {
     .split(',')
     .map((item) => item.trim())
     .filter((item) => item !== '');
+}
+
+/** A HOST:PORT option value (`--listen`, `--mod-listen`). */
+export function hostPort(value: string): HostPort {
+  try {
+    return parseHostPort(value);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
 }

@@ -17,7 +17,7 @@ import { OPS } from '../../protocol/ops/index.ts';
 import { registerConfigCommand } from './config-command.ts';
 import { CliError, UsageError } from './errors.ts';
 import type { CliIo } from './io.ts';
-import { dataDirOf, withDataDirOption } from './options.ts';
+import { dataDirOf, hostPort, withDataDirOption } from './options.ts';
 import { untilSignal } from './signals.ts';
 import { notifySystemd } from '../systemd-notify.ts';
 
@@ -186,14 +186,6 @@ async function sim(flags: SimFlags, io: CliIo): Promise<void> {
   });
   await untilSignal(['SIGINT', 'SIGTERM']);
   await simulator.close();
-}
-
-function hostPort(value: string): HostPort {
-  try {
-    return parseHostPort(value);
-  } catch (error) {
-    throw new InvalidArgumentError((error as Error).message);
-  }
 }
 
 function logLevel(value: string): LogLevel {

@@ -3,6 +3,7 @@
  * second run reads every file, creates only what is missing and writes nothing when nothing
  * changed, so it is safe in provisioning scripts. Existing keys and state are never replaced.
  */
+import type { HostPort } from '../host-port.ts';
 import { chmod, readdir } from 'node:fs/promises';
 import { keysEqual } from '../../protocol/keys.ts';
 import { join } from 'node:path';
@@ -13,7 +14,12 @@ import { StoreError } from './errors.ts';
 import { createIdentity, identityFile, type Identity } from './identity.ts';
 import { keysFile } from './keys-file.ts';
 import { withDataDirLock } from './lock.ts';
-import { createModCredentials, modCredentialsFile, type ModCredentials } from './mod-credentials.ts';
+import {
+  createModCredentials,
+  modCredentialsFile,
+  modLinkUrl,
+  type ModCredentials,
+} from './mod-credentials.ts';
 import { isTrusted, modKeysFile, trustModKey } from './mod-keys.ts';
 import { INITIAL_STATE, stateFile } from './state.ts';
 
@@ -21,6 +27,8 @@ export interface InitOptions {
   /** Sets the server name; undefined keeps the current one (null on a new data dir). */
   readonly name?: string;
   readonly now?: Date;
+  /** serve's mod-link address: mod-credentials.json's url is written (or rewritten) to dial it. */
+  readonly modListen?: HostPort | undefined;
 }
 
 export interface InitReport {
@@ -40,7 +48,9 @@ export async function initDataDir(dir: string, options: InitOptions = {}): Promi
   const folderNote = await prepareFolder(dir);
   if (folderNote !== null) updated.push(folderNote);
   await assertPermissions(dir);
-  const created = await withDataDirLock(dir, () => completeFiles(dir, options.name, now, updated));
+  const created = await withDataDirLock(dir, () =>
+    completeFiles(dir, { name: options.name, modListen: options.modListen }, now, updated),
+  );
   const identity = await readDataFile(dir, identityFile);
   return { dir, identity, created, updated };
 }
@@ -61,7 +71,7 @@ async function prepareFolder(dir: string): Promise<string | null> {
 
 async function completeFiles(
   dir: string,
-  name: string | undefined,
+  { name, modListen }: Pick<InitOptions, 'name' | 'modListen'>,
   now: Date,
   updated: string[],
 ): Promise<string[]> {
@@ -74,7 +84,7 @@ async function completeFiles(
   const identity = await ensureIdentity(dir, name, now, updated);
   if (identity.changed) await save(identityFile, identity.value, identity.isNew);
 
-  const credentials = await ensureCredentials(dir, identity.value, updated);
+  const credentials = await ensureCredentials(dir, identity.value, modListen, updated);
   if (credentials.changed) await save(modCredentialsFile, credentials.value, credentials.isNew);
 
   // Trust the bundled mod's key when either file is new; never re-add a key the operator removed.
@@ -118,17 +128,24 @@ async function ensureIdentity(
 async function ensureCredentials(
   dir: string,
   identity: Identity,
+  modListen: HostPort | undefined,
   updated: string[],
 ): Promise<Ensured<ModCredentials>> {
   const existing = await readIfPresent(dir, modCredentialsFile);
+  const url = modListen ? modLinkUrl(modListen) : undefined;
   if (existing === null)
-    return { value: createModCredentials(identity.daemonPublicKey), isNew: true, changed: true };
-  if (keysEqual(existing.daemonPublicKey, identity.daemonPublicKey)) {
-    return { value: existing, isNew: false, changed: false };
+    return { value: createModCredentials(identity.daemonPublicKey, url), isNew: true, changed: true };
+  let value = existing;
+  if (!keysEqual(existing.daemonPublicKey, identity.daemonPublicKey)) {
+    // Only after identity.json was lost and recreated: the mod must pin the new daemon key.
+    updated.push(`daemon_public_key in ${modCredentialsFile.name} updated to the current identity`);
+    value = { ...value, daemonPublicKey: identity.daemonPublicKey };
   }
-  // Only after identity.json was lost and recreated: the mod must pin the new daemon key.
-  updated.push(`daemon_public_key in ${modCredentialsFile.name} updated to the current identity`);
-  return { value: { ...existing, daemonPublicKey: identity.daemonPublicKey }, isNew: false, changed: true };
+  if (url !== undefined && url !== existing.url) {
+    updated.push(`url in ${modCredentialsFile.name} set to ${url}`);
+    value = { ...value, url };
+  }
+  return { value, isNew: false, changed: value !== existing };
 }
 
 async function readIfPresent<T>(dir: string, file: DataFile<T>): Promise<T | null> {

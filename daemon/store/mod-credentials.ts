@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { encodeKey, generateIdentity } from '../../protocol/keys.ts';
+import { formatHostPort, type HostPort } from '../host-port.ts';
 import { DATA_FILES } from './data-dir.ts';
 import { defineDataFile, keyField } from './data-file.ts';
 
@@ -44,13 +45,26 @@ export const modCredentialsFile = defineDataFile<ModCredentials>({
   }),
 });
 
-/** A fresh mod identity that pins `daemonPublicKey`. */
-export function createModCredentials(daemonPublicKey: Uint8Array): ModCredentials {
+/** A fresh mod identity that pins `daemonPublicKey` and dials `url`. */
+export function createModCredentials(
+  daemonPublicKey: Uint8Array,
+  url = DEFAULT_MOD_LINK_URL,
+): ModCredentials {
   const mod = generateIdentity();
   return {
     modPublicKey: mod.publicKey,
     modSecretKey: mod.secretKey,
     daemonPublicKey,
-    url: DEFAULT_MOD_LINK_URL,
+    url,
   };
+}
+
+/**
+ * The url a mod dials for a mod-link listen address. A wildcard address (0.0.0.0, ::) is not
+ * dialable: it becomes the loopback of its family, right for a mod on the same host; a mod on
+ * another host needs this host's name in the url (docs/data-dir.md).
+ */
+export function modLinkUrl(listen: HostPort): string {
+  const host = listen.host === '0.0.0.0' ? '127.0.0.1' : listen.host === '::' ? '::1' : listen.host;
+  return `ws://${formatHostPort({ host, port: listen.port })}`;
 }

@@ -57,6 +57,15 @@ describe('mod-link logging on the daemon', () => {
     expect(withEvent(lines, 'mod_disconnected')[0]).toMatchObject({ level: 'warn', close_code: 4000 });
   });
 
+  it('warns at start when mod-credentials.json points the mod at another port', async () => {
+    const { log, lines } = captured();
+    stack = await startStack({ sim: false, daemon: { log } }); // the link listens on an ephemeral port
+    expect(withEvent(lines, 'mod_credentials_url_mismatch')[0]).toMatchObject({
+      level: 'warn',
+      url: 'ws://127.0.0.1:8788',
+    });
+  });
+
   it('logs a mod that refuses this daemon with 4031 unknown_identity', async () => {
     const { log, lines } = captured();
     const ids = identities();

@@ -37,6 +37,24 @@ describe('modgate init', () => {
     expect(JSON.parse(await readFile(join(dir, 'identity.json'), 'utf8'))).toMatchObject({ name: 'eu-2' });
   });
 
+  it("writes --mod-listen into mod-credentials.json's url, and rewrites it when run again", async () => {
+    const dir = await dataDirPath();
+    const url = async () =>
+      (JSON.parse(await readFile(join(dir, 'mod-credentials.json'), 'utf8')) as { url: string }).url;
+    await runOk(['init', '--data-dir', dir, '--mod-listen', '127.0.0.1:9788']);
+    expect(await url()).toBe('ws://127.0.0.1:9788');
+    const stdout = await runOk(['init', '--data-dir', dir, '--mod-listen', '0.0.0.0:9799']);
+    expect(stdout).toContain('url in mod-credentials.json set to ws://127.0.0.1:9799');
+    expect(await url()).toBe('ws://127.0.0.1:9799');
+  });
+
+  it('keeps the default url of 127.0.0.1:8788 without --mod-listen', async () => {
+    const dir = await dataDirPath();
+    await runOk(['init', '--data-dir', dir]);
+    const file = JSON.parse(await readFile(join(dir, 'mod-credentials.json'), 'utf8')) as { url: string };
+    expect(file.url).toBe('ws://127.0.0.1:8788');
+  });
+
   it('prints one JSON object with --json', async () => {
     const dir = await dataDirPath();
     const result = JSON.parse(await runOk(['init', '--data-dir', dir, '--json'])) as Record<string, unknown>;
