@@ -4,10 +4,10 @@
  * something did. Addresses and TLS files come as serve takes them: flag, then MODGATE_LISTEN /
  * MODGATE_MOD_LISTEN, then the config file (--config or MODGATE_CONFIG), then the defaults.
  */
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
 import { ConfigError, EMPTY_CONFIG, loadConfig, type Config } from '../config/config.ts';
 import { daemonOptions, DEFAULT_LISTEN, DEFAULT_MOD_LISTEN } from '../config/settings.ts';
-import { parseHostPort, type HostPort } from '../host-port.ts';
+import type { HostPort } from '../host-port.ts';
 import { fail, formatResults, hasFailure, ok, type CheckResult } from '../service/doctor/check.ts';
 import { checkDataDir } from '../service/doctor/data-dir-checks.ts';
 import { checkListeners } from '../service/doctor/listen-checks.ts';
