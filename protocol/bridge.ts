@@ -7,7 +7,7 @@ import { EventEmitter } from 'node:events';
 import { WebSocket } from 'ws';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.ts';
 import type { CodecLimits } from './codec.ts';
-import type { ProtocolError } from './errors.ts';
+import { PROTOCOL_ERRORS, type ProtocolError } from './errors.ts';
 import type { ReqFrame, ResFrame } from './frames.ts';
 import { dispatchRequest, errorRes, RequestContext } from './dispatch.ts';
 import { ModHandshake, type Established } from './handshake.ts';
@@ -16,6 +16,9 @@ import { LinkConnection, type LinkTimers } from './link-connection.ts';
 import { silentLogger, type Logger } from './log.ts';
 import type { OpHandlers } from './ops/index.ts';
 import { checkIdentity, checkKey, checkPositiveInt, resolveLinkSettings } from './options.ts';
+
+/** PROTOCOL §5.3: closed because a newer mod with the same identity authenticated. */
+const SUPERSEDED = PROTOCOL_ERRORS.superseded.closeCode;
 
 export interface ModBridgeOptions extends Partial<LinkTimers> {
   /** The daemon's mod-link address, e.g. `ws://127.0.0.1:7301`. */
@@ -170,13 +173,20 @@ export class ModBridge extends EventEmitter<BridgeEvents> {
     } else {
       this.log.warn('the link closed before a session opened', { code, reason });
     }
-    this.scheduleRedial();
+    if (code !== SUPERSEDED) return this.scheduleRedial();
+    // PROTOCOL §5.4: another mod holds this identity; redialing at once would make the two
+    // supersede each other in a tight loop. Wait the longest backoff, and say why.
+    this.log.warn('superseded by another mod with this identity; one identity per game server', {
+      event: 'mod_superseded',
+      retry_in_ms: this.backoff.maxMs,
+    });
+    this.scheduleRedial(this.backoff.maxMs);
   }
 
   /** Full jitter (PROTOCOL §5.4): uniform in [0, min(maxMs, initialMs · 2^attempt)). */
-  private scheduleRedial(): void {
+  private scheduleRedial(fixedDelayMs?: number): void {
     if (this.closed || this.redialTimer) return;
-    const delay = backoffDelay(this.attempt, this.backoff, this.options.random);
+    const delay = fixedDelayMs ?? backoffDelay(this.attempt, this.backoff, this.options.random);
     this.attempt += 1;
     this.redialTimer = setTimeout(() => this.dial(), delay);
   }

@@ -129,6 +129,24 @@ describe('the mod bridge', () => {
     expect(await disconnected).toEqual([4042, 'heartbeat_timeout']);
   });
 
+  it('waits its longest backoff, and says so, after another mod with its identity supersedes it', async () => {
+    const ids = identities();
+    const { url } = await startServer(ids);
+    const warnings: Array<Record<string, unknown>> = [];
+    const log = {
+      debug: () => {},
+      info: () => {},
+      warn: (_message: string, fields: Record<string, unknown> = {}) => void warnings.push(fields),
+      error: () => {},
+    };
+    const first = startBridge(ids, url, { backoff: { initialMs: 1, maxMs: 60_000 }, log });
+    await once(first, 'connect');
+    const superseded = once(first, 'disconnect');
+    startBridge(ids, url, { backoff: { initialMs: 60_000, maxMs: 60_000 } });
+    expect(await superseded).toEqual([4001, 'superseded']);
+    expect(warnings).toContainEqual({ event: 'mod_superseded', retry_in_ms: 60_000 });
+  });
+
   it('checks its options once, at construction', () => {
     const ids = identities();
     const base = {
