@@ -52,11 +52,11 @@ export function isUint32(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 0xffffffff;
 }
 
-/** The integer fields of frame bodies and handshake messages (PROTOCOL §2.5). */
+/** The integer fields of frame bodies and handshake messages (PROTOCOL §2.1). */
 const INTEGER_FIELDS: ReadonlySet<string> = new Set(['id', 'n', 'deadline_ms', 'version']);
 
 /**
- * PROTOCOL §2.5: the integer fields of a message are msgpack ints; an integral float there is
+ * PROTOCOL §2.1: the integer fields of a message are msgpack ints; an integral float there is
  * `invalid_message`. `floats` holds the paths the codec saw floats at (`FloatPaths`); such a
  * field is replaced by NaN, which every integer check refuses, before the message is parsed.
  */

@@ -74,7 +74,7 @@ function decodeMessage<T>(bytes: Uint8Array, parse: (value: unknown) => Outcome<
   return parse(floats.length === 0 ? decoded.value : withoutFloatVersions(decoded.value, new Set(floats)));
 }
 
-/** PROTOCOL §2.5: `version` and each of `versions` are msgpack ints; a float there is refused. */
+/** PROTOCOL §2.1: `version` and each of `versions` are msgpack ints; a float there is refused. */
 function withoutFloatVersions(value: unknown, floats: ReadonlySet<string>): unknown {
   if (!isPlainObject(value)) return value;
   const fields = withoutFloats(value, floats);

@@ -90,7 +90,7 @@ function truncated(): ProtocolError {
  * Where floats sit near the top of a value, as `/`-joined paths of map keys and array indexes:
  * `0/id` is the `id` field of the first body of a batch, `versions/1` the second offered version.
  * Only depths 1 and 2 are recorded: enough for the integer fields of frame bodies and handshake
- * messages, which must be msgpack ints, never floats (PROTOCOL §2.5).
+ * messages, which must be msgpack ints, never floats (PROTOCOL §2.1).
  */
 export type FloatPaths = string[];
 
