@@ -16,7 +16,7 @@ import type { IdempotencyJournal, StoredResponse } from './journal.ts';
 
 /** Response headers that describe the stored result; the rest belong to each request. */
 const STORED_HEADERS = ['content-type', 'cache-control', 'etag', 'location'];
-const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+export const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 export interface IdempotentRequest {
   keyId: string;

@@ -5,7 +5,14 @@
  * Every id stays a decimal string: none of these converts an id to a JS number.
  */
 import { z } from 'zod';
-import { platformIdParam, positiveIdParam, socialIdParam } from './params.ts';
+import {
+  asParam,
+  integerParam,
+  platformIdParam,
+  positiveIdParam,
+  positiveIntegerParam,
+  socialIdParam,
+} from './params.ts';
 import { PLAYERS_TAG } from './players.ts';
 
 /**
@@ -19,36 +26,53 @@ export const SQUAD_TAG = 'squads';
 export const ASSET_READ_TAGS: readonly string[] = [ASSET_TAG, PLAYERS_TAG];
 export const SQUAD_READ_TAGS: readonly string[] = [ASSET_TAG, SQUAD_TAG, PLAYERS_TAG];
 
-/** `{id}` of squads, bases, vehicles, containers: digits, first digit 1 to 9, else 400. */
+/** `{id}` of squads and bases: digits, first digit 1 to 9, else 400; an integer in the document. */
 export const idParams = z
-  .object({ id: positiveIdParam.describe('Positive integer, no leading zeros') })
+  .object({ id: positiveIntegerParam.describe('Positive integer, no leading zeros') })
+  .strict();
+
+/** `{id}` of vehicles and containers: the same digits, a string (entity ids can pass 2^53-1). */
+export const entityIdParams = z
+  .object({ id: positiveIdParam.describe('Entity id: a decimal string, positive, no leading zeros') })
   .strict();
 
 /** A count filter: a non-negative integer in plain digits. */
-export const countParam = z
-  .string()
-  .regex(/^(0|[1-9][0-9]{0,8})$/, 'a whole number from 0 to 999999999')
-  .transform(Number);
+export const countParam = asParam(
+  z
+    .string()
+    .regex(/^(0|[1-9][0-9]{0,8})$/, 'a whole number from 0 to 999999999')
+    .transform(Number),
+  integerParam(0, 999_999_999),
+);
 
 /** A non-negative decimal such as `12` or `1500.25` (no sign, exponent or bare point). */
-export const decimalParam = z
-  .string()
-  .regex(/^(0|[1-9][0-9]{0,11})(\.[0-9]{1,6})?$/, 'a non-negative decimal such as 1500.5')
-  .transform(Number);
+export const decimalParam = asParam(
+  z
+    .string()
+    .regex(/^(0|[1-9][0-9]{0,11})(\.[0-9]{1,6})?$/, 'a non-negative decimal such as 1500.5')
+    .transform(Number),
+  { type: 'number', minimum: 0, exclusiveMaximum: 1e12, description: 'At most 6 decimals' },
+);
 
 /** Average element health: decimal text such as `0.25`, from 0.0 to 1.0. */
-export const healthParam = z
-  .string()
-  .regex(/^(0|[1-9][0-9]{0,2})(\.[0-9]{1,6})?$/, 'a decimal such as 0.25')
-  .transform(Number)
-  .pipe(z.number().min(0, 'at least 0.0').max(1, 'at most 1.0'))
-  .describe('Decimal from 0.0 to 1.0');
+export const healthParam = asParam(
+  z
+    .string()
+    .regex(/^(0|[1-9][0-9]{0,2})(\.[0-9]{1,6})?$/, 'a decimal such as 0.25')
+    .transform(Number)
+    .pipe(z.number().min(0, 'at least 0.0').max(1, 'at most 1.0'))
+    .describe('Decimal from 0.0 to 1.0, at most 6 decimals'),
+  { type: 'number', minimum: 0, maximum: 1 },
+);
 
 /** `active_within_days`: an integer >= 1. */
-export const daysParam = z
-  .string()
-  .regex(/^[1-9][0-9]{0,5}$/, 'a whole number of days from 1 to 999999')
-  .transform(Number);
+export const daysParam = asParam(
+  z
+    .string()
+    .regex(/^[1-9][0-9]{0,5}$/, 'a whole number of days from 1 to 999999')
+    .transform(Number),
+  integerParam(1, 999_999),
+);
 
 export const boundedText = z.string().min(1).max(100);
 

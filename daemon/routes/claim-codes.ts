@@ -16,9 +16,11 @@ import {
 } from '../../protocol/ops/packs.ts';
 import { collection } from './collection.ts';
 import { defineRoute } from './define-route.ts';
-import { cursorParam, limitParam, platformIdParam } from './params.ts';
-import { packIdParam } from './packs.ts';
+import { cursorParam, limitParam, platformIdParam, positiveIdParam } from './params.ts';
 import { actorOf } from './player-writes.ts';
+
+/** api-v1.md "Claim codes": `pack_id` is a string positive integer, in the body and the query. */
+const packIdText = positiveIdParam.describe('Pack id: a string positive integer, no leading zeros');
 
 const common = {
   tag: 'Claim codes',
@@ -34,7 +36,7 @@ const codeParam = z
 
 const MintBody = z
   .object({
-    pack_id: packIdParam.describe('The pack, as a string positive integer'),
+    pack_id: packIdText,
     platform_id: platformIdParam
       .optional()
       .describe('The only player who may redeem it; omit for a public code (no direct message)'),
@@ -85,7 +87,7 @@ export const listClaimCodes = defineRoute({
   scope: 'claim_codes:read',
   query: z
     .object({
-      pack_id: packIdParam.optional(),
+      pack_id: packIdText.optional(),
       source: z.enum(CLAIM_SOURCES).optional(),
       status: z.enum(CLAIM_STATUSES).optional(),
       target: z

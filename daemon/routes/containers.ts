@@ -10,10 +10,19 @@
 import { z } from 'zod';
 import { Inventory, TypeCounts } from '../../protocol/ops/assets.ts';
 import { Container } from '../../protocol/ops/schemas.ts';
-import { ASSET_READ_TAGS, idParams, ownerQuery } from './asset-params.ts';
+import { ASSET_READ_TAGS, entityIdParams, ownerQuery } from './asset-params.ts';
 import { collection } from './collection.ts';
 import { defineRoute } from './define-route.ts';
-import { booleanParam, cursorParam, digitsParam, filterRules, limitParam, searchParam } from './params.ts';
+import {
+  asParam,
+  booleanParam,
+  cursorParam,
+  digitsParam,
+  filterRules,
+  integerParam,
+  limitParam,
+  searchParam,
+} from './params.ts';
 
 const TAGS = ASSET_READ_TAGS;
 const common = {
@@ -35,7 +44,9 @@ const STRUCTURED = [
 const ListQuery = z
   .object({
     ...ownerQuery,
-    base_id: digitsParam.optional().describe('The base the container stands in (digits)'),
+    base_id: asParam(digitsParam.clone(), integerParam(0))
+      .optional()
+      .describe('The base the container stands in (digits)'),
     is_locked: booleanParam.optional(),
     is_buried: booleanParam.optional(),
     search: searchParam
@@ -75,7 +86,7 @@ export const getContainer = defineRoute({
   path: '/v1/containers/{id}',
   operationId: 'getContainer',
   summary: 'One container, by entity id',
-  params: idParams,
+  params: entityIdParams,
   response: { status: 200, schema: Container },
   handler: ({ params, read }) => read('containers.get', { entity_id: params.id }, TAGS),
 });
@@ -86,7 +97,7 @@ export const getContainerInventory = defineRoute({
   path: '/v1/containers/{id}/inventory',
   operationId: 'getContainerInventory',
   summary: 'A container’s inventory, nested containers included',
-  params: idParams,
+  params: entityIdParams,
   response: { status: 200, schema: Inventory },
   handler: ({ params, read }) => read('containers.inventory', { entity_id: params.id }, TAGS),
 });

@@ -91,6 +91,8 @@ export interface RouteSpec<
   path: string;
   operationId: string;
   summary: string;
+  /** Longer prose for /openapi.json (docs/*.md wording); the summary stands in when absent. */
+  description?: string;
   tag: string;
   scope: Scope;
   /** Route needs a plan feature beyond premium (403 premium_required without it). */

@@ -8,7 +8,7 @@ import { AMOUNT_MAX, AMOUNT_MIN } from '../../protocol/ops/economy.ts';
 import { ApiError } from '../http/api-error.ts';
 import { SQUAD_TAG } from './asset-params.ts';
 import type { RouteContext } from './define-route.ts';
-import type { PlayerRef } from './params.ts';
+import { asParam, type PlayerRef } from './params.ts';
 import { PLAYERS_TAG } from './players.ts';
 
 export const MAX_REASON = 500;
@@ -69,13 +69,16 @@ const REF = /^([0-9]{17}|social:[0-9]{17,20})$/;
  * routes" under 404 not_found (not 400), so a malformed ref parses to null and the handler
  * answers 404 without asking the game (see `resolveLenientRef`).
  */
-export const lenientRefParam = z
-  .string()
-  .transform((text): PlayerRef | null => {
-    if (!REF.test(text)) return null;
-    return text.startsWith('social:') ? { social_id: text.slice(7) } : { platform_id: text };
-  })
-  .describe('A 17-digit platform id or social:<17 to 20 digits>; anything else is 404');
+export const lenientRefParam = asParam(
+  z
+    .string()
+    .transform((text): PlayerRef | null => {
+      if (!REF.test(text)) return null;
+      return text.startsWith('social:') ? { social_id: text.slice(7) } : { platform_id: text };
+    })
+    .describe('A 17-digit platform id or social:<17 to 20 digits>; anything else is 404'),
+  { type: 'string', pattern: REF.source },
+);
 
 export function resolveLenientRef(ref: PlayerRef | null): PlayerRef {
   if (ref !== null) return ref;

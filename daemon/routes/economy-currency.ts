@@ -34,12 +34,23 @@ function modeRule(body: { amount: number; mode?: 'delta' | 'set' | undefined }, 
   }
 }
 
-const CurrencyBody = z.object(fields).strict().superRefine(modeRule).meta({ id: 'CurrencyRequest' });
+/** `modeRule` in JSON Schema, for /openapi.json. */
+const MODE_RULE = {
+  if: { properties: { mode: { const: 'set' } }, required: ['mode'] },
+  then: { properties: { amount: { minimum: 0 } } },
+  else: { properties: { amount: { not: { const: 0 } } } },
+};
+
+const CurrencyBody = z
+  .object(fields)
+  .strict()
+  .superRefine(modeRule)
+  .meta({ id: 'CurrencyRequest', ...MODE_RULE });
 const BulkCurrencyBody = z
   .object({ ...fields, target: targetField })
   .strict()
   .superRefine(modeRule)
-  .meta({ id: 'BulkCurrencyRequest' });
+  .meta({ id: 'BulkCurrencyRequest', ...MODE_RULE });
 
 export const changePlayerCurrency = defineRoute({
   method: 'POST',

@@ -49,6 +49,25 @@ function durationBody<U extends readonly [Unit, ...Unit[]]>(units: U, caps: Part
         ctx.addIssue({ code: 'custom', path: ['duration'], message: `at most ${cap} ${unit}` });
       }
     },
+    /** The same rules in JSON Schema, for /openapi.json: duration unless permanent, per-unit caps. */
+    json: {
+      if: { properties: { permanent: { const: true } }, required: ['permanent'] },
+      else: {
+        properties: { duration: { type: 'integer' } },
+        required: ['duration'],
+        allOf: [
+          ...units.map((unit) => ({
+            if: { properties: { duration_unit: { const: unit } }, required: ['duration_unit'] },
+            then: { properties: { duration: { maximum: caps[unit] } } },
+          })),
+          // No duration_unit: hours.
+          {
+            if: { properties: { duration_unit: false } },
+            then: { properties: { duration: { maximum: caps.hours } } },
+          },
+        ],
+      },
+    },
   };
 }
 
@@ -72,7 +91,21 @@ const BanFields = z
       ctx.addIssue({ code: 'custom', path: ['squad_ban'], message: 'must be true when squad_id is given' });
     }
   });
-const BanBody = z.preprocess(ignoringDurationWhenPermanent, BanFields).meta({ id: 'BanRequest' });
+const BanBody = z.preprocess(ignoringDurationWhenPermanent, BanFields).meta({
+  id: 'BanRequest',
+  allOf: [
+    ban.json,
+    // squad_ban: true and squad_id go together.
+    {
+      if: { properties: { squad_ban: { const: true } }, required: ['squad_ban'] },
+      then: { properties: { squad_id: { type: 'string' } }, required: ['squad_id'] },
+    },
+    {
+      if: { properties: { squad_id: { type: 'string' } }, required: ['squad_id'] },
+      then: { properties: { squad_ban: { const: true } }, required: ['squad_ban'] },
+    },
+  ],
+});
 
 const mute = durationBody(['minutes', 'hours', 'days'], MUTE_CAPS);
 const MuteFields = z
@@ -86,7 +119,9 @@ const MuteFields = z
   })
   .strict()
   .superRefine(mute.refine);
-const MuteBody = z.preprocess(ignoringDurationWhenPermanent, MuteFields).meta({ id: 'MuteRequest' });
+const MuteBody = z
+  .preprocess(ignoringDurationWhenPermanent, MuteFields)
+  .meta({ id: 'MuteRequest', ...mute.json });
 
 const refParams = z.object({ ref: playerRefParam });
 const common = {

@@ -24,7 +24,7 @@ import {
   filterRules,
   limitParam,
   platformIdParam,
-  positiveIdParam,
+  positiveIntegerParam,
   searchParam,
   socialIdParam,
 } from './params.ts';
@@ -39,7 +39,7 @@ const common = {
 const READ_ERRORS = ['server_unavailable', 'gateway_timeout'] as const;
 
 /** `{id}` and `pack_id`: a positive integer without leading zeros, else 400. */
-export const packIdParam = positiveIdParam.describe('Pack id: a positive integer, no leading zeros');
+export const packIdParam = positiveIntegerParam.describe('Pack id: a positive integer, no leading zeros');
 
 export const listPacks = defineRoute({
   ...common,
@@ -93,7 +93,13 @@ const DeliverBody = z
       });
     }
   })
-  .meta({ id: 'PackDeliverRequest' });
+  .meta({
+    id: 'PackDeliverRequest',
+    oneOf: [
+      { required: ['platform_id'], properties: { platform_id: true, social_id: false } },
+      { required: ['social_id'], properties: { social_id: true, platform_id: false } },
+    ],
+  });
 
 /** What link-errors.ts makes of a mod's `unsupported`: compared against, never re-worded here. */
 const UNSUPPORTED = toApiError(

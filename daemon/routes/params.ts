@@ -2,12 +2,38 @@
  * Query and path parameter schemas shared by the route table. Query values arrive as strings; each
  * helper checks the exact text form the spec allows before converting, so `limit=1e1` or
  * `limit= 10` are 400s rather than silently read as 10.
+ *
+ * What a parameter means (an integer from 1 to 100, a boolean) is declared beside it with
+ * `asParam`, from the same numbers the check uses: /openapi.json shows that type, so a generated
+ * client sends `limit: 10` and `online: true`, while the daemon keeps checking the text.
  */
 import { z } from 'zod';
 
+/** The JSON Schema a parameter is documented with, in place of its text form. */
+export type ParamSchema = Record<string, unknown>;
+
+/** Parameter schemas whose documented type is not their text form (read by daemon/openapi.ts). */
+export const PARAM_SCHEMAS = z.registry<{ schema: ParamSchema }>();
+
+/** Declares what the text a parameter schema checks means; returns the same schema. */
+export function asParam<T extends z.ZodType>(schema: T, documented: ParamSchema): T {
+  PARAM_SCHEMAS.add(schema, { schema: documented });
+  return schema;
+}
+
+/** An integer parameter written in plain digits: its documented type. */
+export function integerParam(minimum: number, maximum?: number, fallback?: number): ParamSchema {
+  return {
+    type: 'integer',
+    minimum,
+    ...(maximum === undefined ? {} : { maximum }),
+    ...(fallback === undefined ? {} : { default: fallback }),
+  };
+}
+
 /** `limit`: an integer in [min, max], default `fallback` (api-v1.md "Limits", page size). */
 export function limitParam(min: number, max: number, fallback = 50) {
-  return z
+  const schema = z
     .string()
     .regex(/^(0|[1-9][0-9]*)$/, `an integer from ${min} to ${max}`)
     .transform(Number)
@@ -15,6 +41,7 @@ export function limitParam(min: number, max: number, fallback = 50) {
     .optional()
     .transform((value) => value ?? fallback)
     .describe(`Page size, ${min} to ${max}; default ${fallback}`);
+  return asParam(schema, integerParam(min, max, fallback));
 }
 
 export const cursorParam = z
@@ -25,9 +52,10 @@ export const cursorParam = z
   .describe('next_cursor from the previous page');
 
 /** `true` or `false`, nothing else. */
-export const booleanParam = z
-  .enum(['true', 'false'], { error: 'true or false' })
-  .transform((value) => value === 'true');
+export const booleanParam = asParam(
+  z.enum(['true', 'false'], { error: 'true or false' }).transform((value) => value === 'true'),
+  { type: 'boolean' },
+);
 
 export const PLATFORM_ID = /^[0-9]{17}$/;
 export const SOCIAL_ID = /^[0-9]{17,20}$/;
@@ -37,10 +65,16 @@ export const socialIdParam = z.string().regex(SOCIAL_ID, 'a social id: 17 to 20 
 /** Any run of digits (the spec's "digits" filters). */
 export const digitsParam = z.string().regex(/^[0-9]{1,20}$/, 'digits');
 
-/** `{id}` of squads, bases, vehicles, containers: a positive integer without leading zeros. */
+/**
+ * `{id}` of squads, bases, vehicles, containers: a positive integer without leading zeros. It stays
+ * a decimal string: entity ids can pass 2^53-1. `positiveIntegerParam` documents it as an integer
+ * (squad, flag and pack ids: integers in the spec's resources).
+ */
 export const positiveIdParam = z
   .string()
   .regex(/^[1-9][0-9]{0,19}$/, 'a positive integer without leading zeros');
+
+export const positiveIntegerParam = asParam(positiveIdParam.clone(), integerParam(1));
 
 export const searchParam = z.string().min(1).max(100);
 

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { Identity } from '../../protocol/ops/schemas.ts';
 import { defineRoute } from './define-route.ts';
-import { playerRefParam, socialIdParam } from './params.ts';
+import { asParam, PLATFORM_ID, playerRefParam, socialIdParam } from './params.ts';
 import { actorOf, playerWrite } from './player-writes.ts';
 
 const LinkResult = z.object({ player: Identity }).meta({ id: 'SocialLink' });
@@ -15,15 +15,19 @@ export const linkSocial = defineRoute({
   tag: 'Social link',
   scope: 'players:link',
   params: z.object({
-    ref: playerRefParam.refine(
-      (ref) => 'platform_id' in ref,
-      'link by platform id; a social: ref is not allowed here',
+    // Documented as a platform id only: a social: ref is refused with this message, not a 404.
+    ref: asParam(
+      playerRefParam.refine(
+        (ref) => 'platform_id' in ref,
+        'link by platform id; a social: ref is not allowed here',
+      ),
+      { type: 'string', pattern: PLATFORM_ID.source, description: 'A 17-digit platform id (no social: ref)' },
     ),
   }),
   body: z.object({ social_id: socialIdParam }).strict().meta({ id: 'LinkRequest' }),
   response: { status: 200, schema: LinkResult },
   cache: { kind: 'no-store' },
-  errors: ['conflict', 'server_unavailable', 'gateway_timeout'],
+  errors: ['conflict', 'precondition_failed', 'server_unavailable', 'gateway_timeout'],
   handler: (ctx) =>
     playerWrite(ctx, ctx.params.ref, 'link', () =>
       ctx.call('players.link', {
@@ -44,7 +48,7 @@ export const unlinkSocial = defineRoute({
   params: z.object({ ref: playerRefParam }),
   response: { status: 200, schema: LinkResult },
   cache: { kind: 'no-store' },
-  errors: ['server_unavailable', 'gateway_timeout'],
+  errors: ['precondition_failed', 'server_unavailable', 'gateway_timeout'],
   handler: (ctx) =>
     playerWrite(ctx, ctx.params.ref, 'unlink', () =>
       ctx.call('players.unlink', { ref: ctx.params.ref, actor: actorOf(ctx.key) }),

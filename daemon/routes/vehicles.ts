@@ -10,7 +10,7 @@
 import { z } from 'zod';
 import { Inventory, TypeCounts } from '../../protocol/ops/assets.ts';
 import { Vehicle } from '../../protocol/ops/schemas.ts';
-import { ASSET_READ_TAGS, boundedText, idParams, ownerQuery } from './asset-params.ts';
+import { ASSET_READ_TAGS, boundedText, entityIdParams, ownerQuery } from './asset-params.ts';
 import { collection } from './collection.ts';
 import { defineRoute } from './define-route.ts';
 import { booleanParam, cursorParam, filterRules, limitParam, searchParam } from './params.ts';
@@ -74,7 +74,7 @@ export const getVehicle = defineRoute({
   path: '/v1/vehicles/{id}',
   operationId: 'getVehicle',
   summary: 'One vehicle, by entity id',
-  params: idParams,
+  params: entityIdParams,
   response: { status: 200, schema: Vehicle },
   handler: ({ params, read }) => read('vehicles.get', { entity_id: params.id }, TAGS),
 });
@@ -85,7 +85,7 @@ export const getVehicleInventory = defineRoute({
   path: '/v1/vehicles/{id}/inventory',
   operationId: 'getVehicleInventory',
   summary: 'A vehicle’s inventory, nested containers included',
-  params: idParams,
+  params: entityIdParams,
   response: { status: 200, schema: Inventory },
   handler: ({ params, read }) => read('vehicles.inventory', { entity_id: params.id }, TAGS),
 });

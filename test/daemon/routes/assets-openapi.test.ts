@@ -9,12 +9,12 @@ import { VEHICLE_ROUTES } from '../../../daemon/routes/vehicles.ts';
 
 type Operation = {
   'x-required-scope': string;
-  parameters: Array<{ name: string; in: string }>;
+  parameters: Array<{ name: string; in: string } | { $ref: string }>;
   responses: Record<string, { content?: Record<string, { schema: unknown }> }>;
 };
 type Doc = {
   paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, unknown> };
+  components: { schemas: Record<string, unknown>; parameters: Record<string, { name: string; in: string }> };
 };
 
 const ASSET_ROUTES = [...SQUAD_ROUTES, ...BASE_ROUTES, ...VEHICLE_ROUTES, ...CONTAINER_ROUTES];
@@ -39,7 +39,11 @@ describe('the OpenAPI document for squads, bases, vehicles and containers', () =
         expect.arrayContaining(['200', '304', '400', '404', '503']),
       );
     }
-    const names = (path: string) => doc.paths[path]?.['get']?.parameters.map((p) => `${p.in}:${p.name}`);
+    const names = (path: string) =>
+      doc.paths[path]?.['get']?.parameters.map((p) => {
+        const param = '$ref' in p ? doc.components.parameters[p.$ref.split('/').pop() as string] : p;
+        return `${param?.in}:${param?.name}`;
+      });
     expect(names('/v1/containers')).toEqual([
       'query:owner_platform_id',
       'query:owner_social_id',
@@ -50,8 +54,14 @@ describe('the OpenAPI document for squads, bases, vehicles and containers', () =
       'query:search',
       'query:limit',
       'query:cursor',
+      'header:If-None-Match',
     ]);
-    expect(names('/v1/squads/{id}/vehicles')).toEqual(['path:id', 'query:limit', 'query:cursor']);
+    expect(names('/v1/squads/{id}/vehicles')).toEqual([
+      'path:id',
+      'query:limit',
+      'query:cursor',
+      'header:If-None-Match',
+    ]);
   });
 
   it('names the spec’s shapes as components', () => {
