@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { buildOpenApi, COMMON_ERRORS } from '../../daemon/openapi.ts';
@@ -136,5 +137,25 @@ describe('the OpenAPI document', () => {
       expect(op?.['x-plan-feature']).toBe(route.feature);
     }
     expect(ROUTES.filter((route) => route.feature === 'shop')).toHaveLength(7);
+  });
+
+  it('makes nullable exactly the fields docs/openapi.md lists where the spec gives no null', async () => {
+    const nullable = (schema: string, field: string) => {
+      const property = (full.components.schemas[schema]?.['properties'] as Record<string, Schema>)[field];
+      return JSON.stringify(property).includes('"null"');
+    };
+    const decided = [
+      ['RosterRow', 'squad'],
+      ['Container', 'base_id'],
+      ['Container', 'base_name'],
+      ['Violation', 'expires_at'],
+      ['ClaimCode', 'dm'],
+    ];
+    const page = await readFile(new URL('../../docs/openapi.md', import.meta.url), 'utf8');
+    for (const [schema, field] of decided) {
+      expect(nullable(schema as string, field as string), `${schema}.${field}`).toBe(true);
+      expect(page).toContain(`\`${field}\``);
+    }
+    expect(nullable('Container', 'custom_name')).toBe(false);
   });
 });
