@@ -1,0 +1,26 @@
+/**
+ * `modgate/bridge`: the mod's end of the link, for a game server whose mods run JavaScript
+ * (docs/bridge.md). It re-exports what protocol/ already has: the bridge that dials the daemon,
+ * handshakes, dispatches ops to typed handlers, reports `applied` and redials with backoff; the op
+ * catalogue the handlers are typed from; and a reader for `mod-credentials.json`. Mods in other
+ * languages implement protocol/PROTOCOL.md instead.
+ */
+export { ModBridge, startModBridge, type BridgeSession, type ModBridgeOptions } from '../protocol/bridge.ts';
+export { parseModCredentials, readModCredentials, type ModCredentials } from './credentials.ts';
+export {
+  OPS,
+  OpError,
+  OP_ERROR_CODES,
+  isOpName,
+  type OpArgs,
+  type OpErrorCode,
+  type OpHandler,
+  type OpHandlers,
+  type OpName,
+  type OpResult,
+} from '../protocol/ops/index.ts';
+export { ProtocolError, type ProtocolErrorCode } from '../protocol/errors.ts';
+export { DEFAULT_TIMERS, type LinkTimers } from '../protocol/link-connection.ts';
+export { silentLogger, type Logger } from '../protocol/log.ts';
+export type { Identity } from '../protocol/keys.ts';
+export type { BackoffPolicy } from '../protocol/backoff.ts';
