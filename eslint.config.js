@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'bin/', 'client/schema.ts'] },
+  { ignores: ['node_modules/', 'dist/', 'pkg/', 'bin/', 'client/schema.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
