@@ -13,6 +13,7 @@ const HEADER = `/**
 `;
 
 export async function renderClientSchema(): Promise<string> {
-  const ast = await openapiTS(servedDocument() as never, { alphabetize: false });
+  // defaultNonNullable off: a request field with a default stays optional for the caller.
+  const ast = await openapiTS(servedDocument() as never, { alphabetize: false, defaultNonNullable: false });
   return `${HEADER}\n${astToString(ast)}`;
 }

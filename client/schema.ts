@@ -1697,34 +1697,58 @@ export interface components {
             };
         };
         BanRequest: {
-            /** @description Default: "No reason provided" */
+            /**
+             * @description Default: "No reason provided"
+             * @default No reason provided
+             */
             reason?: string;
-            /** @description Permanent; then duration is ignored */
+            /**
+             * @description Permanent; then duration is ignored, whatever it holds
+             * @default false
+             */
             permanent?: boolean;
             /** @description Required unless permanent is true */
             duration?: number;
             /**
              * @description Default: hours
+             * @default hours
              * @enum {string}
              */
             duration_unit?: "minutes" | "hours" | "days" | "months";
-            /** @description Also ban the player's squad; requires squad_id */
+            /**
+             * @description Also ban the player's squad; requires squad_id
+             * @default false
+             */
             squad_ban?: boolean;
             squad_id?: string;
         } & (unknown & unknown & unknown);
         MuteRequest: {
-            /** @description Default: "No reason provided" */
+            /**
+             * @description Default: "No reason provided"
+             * @default No reason provided
+             */
             reason?: string;
-            /** @description Permanent; then duration is ignored */
+            /**
+             * @description Permanent; then duration is ignored, whatever it holds
+             * @default false
+             */
             permanent?: boolean;
             /** @description Required unless permanent is true */
             duration?: number;
             /**
              * @description Default: hours
+             * @default hours
              * @enum {string}
              */
             duration_unit?: "minutes" | "hours" | "days";
-            /** @description Default: all three */
+            /**
+             * @description Default: all three
+             * @default [
+             *       "Global",
+             *       "Local",
+             *       "Squad"
+             *     ]
+             */
             channels?: ("Global" | "Local" | "Squad")[];
         };
         SocialLink: {
@@ -1985,6 +2009,7 @@ export interface components {
             reason: string;
             /**
              * @description all (default): every player on record, online and offline; online: connected players only
+             * @default all
              * @enum {string}
              */
             target?: "all" | "online";
@@ -2016,6 +2041,7 @@ export interface components {
             amount: number;
             /**
              * @description Default: delta
+             * @default delta
              * @enum {string}
              */
             mode?: "delta" | "set";
@@ -2045,6 +2071,7 @@ export interface components {
             amount: number;
             /**
              * @description Default: delta
+             * @default delta
              * @enum {string}
              */
             mode?: "delta" | "set";
@@ -2052,6 +2079,7 @@ export interface components {
             reason: string;
             /**
              * @description all (default): every player on record, online and offline; online: connected players only
+             * @default all
              * @enum {string}
              */
             target?: "all" | "online";
@@ -2166,7 +2194,10 @@ export interface components {
             platform_id?: string;
             /** @description Resolved to the linked player; 404 when linked to nobody */
             social_id?: string;
-            /** @description 1 to 100; default 1 */
+            /**
+             * @description 1 to 100; default 1
+             * @default 1
+             */
             quantity?: number;
         } & ({
             platform_id: unknown;
@@ -2190,9 +2221,15 @@ export interface components {
             pack_id: string;
             /** @description The only player who may redeem it; omit for a public code (no direct message) */
             platform_id?: string;
-            /** @description 1 to 1,000,000; default 1 */
+            /**
+             * @description Integer >= 1 (the game stores up to 2,147,483,647); default 1
+             * @default 1
+             */
             max_uses?: number;
-            /** @description 0 to 3650; 0 = never expires (default) */
+            /**
+             * @description 0 to 3650; 0 = never expires (default)
+             * @default 0
+             */
             expiry_days?: number;
         };
         ClaimCodePage: {

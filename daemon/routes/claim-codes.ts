@@ -46,14 +46,17 @@ const MintBody = z
       .min(1)
       .max(MAX_USES, `at most ${MAX_USES}, the largest count the game stores`)
       .optional()
-      .describe(`Integer >= 1 (the game stores up to ${MAX_USES.toLocaleString('en')}); default 1`),
+      .meta({
+        description: `Integer >= 1 (the game stores up to ${MAX_USES.toLocaleString('en')}); default 1`,
+        default: 1,
+      }),
     expiry_days: z
       .number()
       .int()
       .min(0)
       .max(MAX_EXPIRY_DAYS)
       .optional()
-      .describe('0 to 3650; 0 = never expires (default)'),
+      .meta({ description: '0 to 3650; 0 = never expires (default)', default: 0 }),
   })
   .strict()
   .meta({ id: 'ClaimCodeMintRequest' });

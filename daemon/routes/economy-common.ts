@@ -42,10 +42,10 @@ export const nonZeroAmount = amountField
   .refine((amount) => amount !== 0, 'must not be 0')
   .meta({ not: { const: 0 } });
 
-export const targetField = z
-  .enum(['all', 'online'])
-  .optional()
-  .describe('all (default): every player on record, online and offline; online: connected players only');
+export const targetField = z.enum(['all', 'online']).optional().meta({
+  description: 'all (default): every player on record, online and offline; online: connected players only',
+  default: 'all',
+});
 
 /**
  * Runs a balance write, then drops the cached reads that show balances, whatever the outcome: a

@@ -20,7 +20,7 @@ import { actorOf } from './player-writes.ts';
 const fields = {
   currency: z.enum(CURRENCIES).describe('cash (the bank balance) or gold'),
   amount: amountField.describe('delta: non-zero, signed (a debit may go below 0); set: 0 or more'),
-  mode: z.enum(['delta', 'set']).optional().describe('Default: delta'),
+  mode: z.enum(['delta', 'set']).optional().meta({ description: 'Default: delta', default: 'delta' }),
   reason: reasonField,
 };
 

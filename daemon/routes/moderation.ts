@@ -3,7 +3,7 @@
  * attributed to the key, and accept If-Match against GET /v1/players/{ref}/moderation.
  */
 import { z } from 'zod';
-import { ModerationState } from '../../protocol/ops/players.ts';
+import { ModerationState, MUTE_CHANNELS } from '../../protocol/ops/players.ts';
 import { defineRoute } from './define-route.ts';
 import { playerRefParam } from './params.ts';
 import { actorOf, playerWrite } from './player-writes.ts';
@@ -32,10 +32,18 @@ function ignoringDurationWhenPermanent(body: unknown): unknown {
 function durationBody<U extends readonly [Unit, ...Unit[]]>(units: U, caps: Partial<Record<Unit, number>>) {
   return {
     shape: {
-      reason: z.string().min(1).max(500).optional().describe(`Default: "${DEFAULT_REASON}"`),
-      permanent: z.boolean().optional().describe('Permanent; then duration is ignored, whatever it holds'),
+      reason: z
+        .string()
+        .min(1)
+        .max(500)
+        .optional()
+        .meta({ description: `Default: "${DEFAULT_REASON}"`, default: DEFAULT_REASON }),
+      permanent: z
+        .boolean()
+        .optional()
+        .meta({ description: 'Permanent; then duration is ignored, whatever it holds', default: false }),
       duration: z.number().int().positive().optional().describe('Required unless permanent is true'),
-      duration_unit: z.enum(units).optional().describe('Default: hours'),
+      duration_unit: z.enum(units).optional().meta({ description: 'Default: hours', default: 'hours' }),
     },
     refine(body: { permanent?: boolean; duration?: number; duration_unit?: Unit }, ctx: z.RefinementCtx) {
       if (body.permanent === true) return;
@@ -75,7 +83,10 @@ const ban = durationBody(['minutes', 'hours', 'days', 'months'], BAN_CAPS);
 const BanFields = z
   .object({
     ...ban.shape,
-    squad_ban: z.boolean().optional().describe("Also ban the player's squad; requires squad_id"),
+    squad_ban: z
+      .boolean()
+      .optional()
+      .meta({ description: "Also ban the player's squad; requires squad_id", default: false }),
     squad_id: z
       .string()
       .regex(/^[1-9][0-9]{0,19}$/, 'a squad id: digits')
@@ -115,7 +126,7 @@ const MuteFields = z
       .array(z.enum(['Global', 'Local', 'Squad']))
       .min(1)
       .optional()
-      .describe('Default: all three'),
+      .meta({ description: 'Default: all three', default: [...MUTE_CHANNELS] }),
   })
   .strict()
   .superRefine(mute.refine);

@@ -80,7 +80,13 @@ const DeliverBody = z
   .object({
     platform_id: platformIdParam.optional().describe('The recipient; exactly one of platform_id, social_id'),
     social_id: socialIdParam.optional().describe('Resolved to the linked player; 404 when linked to nobody'),
-    quantity: z.number().int().min(1).max(MAX_QUANTITY).optional().describe('1 to 100; default 1'),
+    quantity: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_QUANTITY)
+      .optional()
+      .meta({ description: '1 to 100; default 1', default: 1 }),
   })
   .strict()
   .superRefine((body, ctx) => {

@@ -107,7 +107,7 @@ describe('the OpenAPI document', () => {
     expect(unlink.test('social:123456789012345678')).toBe(true);
   });
 
-  it('states the cross-field body rules: duration unless permanent with per-unit caps, one recipient', () => {
+  it('states the cross-field body rules and the defaults the daemon applies', () => {
     const ban = full.components.schemas['BanRequest'] as { allOf: Schema[] };
     expect(JSON.stringify(ban.allOf[0])).toContain('"maximum":120');
     expect(ban.allOf[0]).toMatchObject({
@@ -118,6 +118,22 @@ describe('the OpenAPI document', () => {
     expect(JSON.stringify(mute)).not.toContain('months');
     expect(mute).toMatchObject({ else: { required: ['duration'] } });
     expect(full.components.schemas['PackDeliverRequest']?.['oneOf']).toHaveLength(2);
+    const defaults = (schema: string) =>
+      Object.fromEntries(
+        Object.entries(full.components.schemas[schema]?.['properties'] as Record<string, Schema>)
+          .filter(([, property]) => 'default' in property)
+          .map(([name, property]) => [name, property['default']]),
+      );
+    expect(defaults('BanRequest')).toEqual({
+      reason: 'No reason provided',
+      permanent: false,
+      duration_unit: 'hours',
+      squad_ban: false,
+    });
+    expect(defaults('MuteRequest')).toMatchObject({ channels: ['Global', 'Local', 'Squad'] });
+    expect(defaults('PackDeliverRequest')).toEqual({ quantity: 1 });
+    expect(defaults('ClaimCodeMintRequest')).toEqual({ max_uses: 1, expiry_days: 0 });
+    expect(defaults('BulkCurrencyRequest')).toEqual({ mode: 'delta', target: 'all' });
     expect(full.components.schemas['CurrencyRequest']).toMatchObject({
       if: { properties: { mode: { const: 'set' } } },
     });
