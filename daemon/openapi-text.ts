@@ -87,7 +87,7 @@ export const INFO = {
     'and an active premium plan; packs and claim codes also need the plan feature named in',
     '`x-plan-feature`. Errors share one envelope: branch on `error.code`. Typed client: docs/client.md.',
   ].join('\n'),
-  contact: { name: 'modgate maintainers', url: 'https://github.com/modgate/modgate/issues' },
+  contact: { name: 'modgate maintainers' },
   license: { name: 'UNLICENSED: proprietary, all rights reserved', identifier: 'LicenseRef-modgate' },
 };
 
