@@ -1198,7 +1198,7 @@ export interface components {
         };
         Health: {
             /**
-             * @description `degraded` while no mod is connected
+             * @description `degraded` while no mod is connected or a record file cannot be written
              * @enum {string}
              */
             status: "ok" | "degraded";
@@ -1210,6 +1210,8 @@ export interface components {
             /** Format: date-time */
             started_at: string;
             uptime_sec: number;
+            /** @description Data files the daemon could not write (docs/operations.md) */
+            storage_faults: string[];
         };
         ServerStatus: {
             /** @description Stable identifier of the server the key is bound to */

@@ -209,11 +209,9 @@ export function errorResponse(
             },
           },
           required: ['code', 'message', 'request_id'],
-          additionalProperties: false,
         },
       },
       required: ['error'],
-      additionalProperties: false,
     };
     components.responses[name] = {
       description: codes.map((code) => `\`${code}\`: ${ERROR_CATALOGUE[code].message}`).join(' '),

@@ -180,16 +180,33 @@ function responses(route: AnyRoute, components: Components): JsonSchema {
 const HEALTH = {
   type: 'object',
   properties: {
-    status: { type: 'string', enum: ['ok', 'degraded'], description: '`degraded` while no mod is connected' },
+    status: {
+      type: 'string',
+      enum: ['ok', 'degraded'],
+      description: '`degraded` while no mod is connected or a record file cannot be written',
+    },
     service: { type: 'string', const: 'modgate' },
     mod_connected: { type: 'boolean' },
     mod_version: { type: ['string', 'null'] },
     api_enabled: { type: 'boolean' },
     started_at: { type: 'string', format: 'date-time' },
     uptime_sec: { type: 'integer', minimum: 0 },
+    storage_faults: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'Data files the daemon could not write (docs/operations.md)',
+    },
   },
-  required: ['status', 'service', 'mod_connected', 'mod_version', 'api_enabled', 'started_at', 'uptime_sec'],
-  additionalProperties: false,
+  required: [
+    'status',
+    'service',
+    'mod_connected',
+    'mod_version',
+    'api_enabled',
+    'started_at',
+    'uptime_sec',
+    'storage_faults',
+  ],
 };
 
 /** The two paths outside /v1: no key, no rate-limit headers on the health check. */
