@@ -9,6 +9,7 @@
  */
 import { unwatchFile, watchFile } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import packageJson from '../package.json' with { type: 'json' };
 import { ModLinkServer, type ModLinkServerOptions } from '../protocol/link-server.ts';
 import { AuditLog } from './audit-log.ts';
 import { formatHostPort, type HostPort } from './host-port.ts';
@@ -22,7 +23,10 @@ import {
 } from './http/pipeline.ts';
 import { Idempotency } from './idempotency/idempotency.ts';
 import { IdempotencyJournal } from './idempotency/journal.ts';
+import { listening } from './listen-error.ts';
 import type { Logger } from './log.ts';
+import { startMetricsServer, type MetricsListenOptions, type MetricsServer } from './metrics/listener.ts';
+import { noopMetrics, type DaemonMetrics } from './metrics/metrics.ts';
 import { StorageHealth } from './storage-health.ts';
 import { buildOpenApi } from './openapi.ts';
 import type { AnyRoute } from './routes/define-route.ts';
@@ -70,6 +74,8 @@ export interface DaemonOptions {
   >;
   /** How long close() lets in-flight requests finish before cutting them; default 10 s. */
   drainMs?: number;
+  /** The metrics listener (docs/metrics.md); without it nothing is counted. */
+  metrics?: MetricsListenOptions;
 }
 
 /** What a reload (SIGHUP) may change without a restart. */
@@ -83,6 +89,10 @@ export interface Daemon {
   link: ModLinkServer;
   watcher: DataDirWatcher;
   handle: Pipeline;
+  /** Where the daemon's parts report what they count; no-ops without a metrics listener. */
+  metrics: DaemonMetrics;
+  /** The metrics listener's address, when one is configured. */
+  metricsAddress: HostPort | null;
   startedAt: Date;
   reload(settings?: ReloadSettings): Promise<void>;
   close(): Promise<void>;
@@ -95,6 +105,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const watcher = await openDataDir(options.dataDir);
   watcher.on('error', (error: Error) => log.error('data dir reload failed', { error: error.message }));
   const { identity } = watcher.current();
+  // prom-client loads only when metrics are on: a daemon without them starts lighter.
+  const prometheus = options.metrics
+    ? (await import('./metrics/prometheus.ts')).createPrometheusMetrics(packageJson.version)
+    : null;
+  const metrics: DaemonMetrics = prometheus ?? noopMetrics;
   const link = new ModLinkServer({
     identity: { publicKey: identity.daemonPublicKey, secretKey: identity.daemonSecretKey },
     trustedModKeys: () => watcher.current().trustedModKeys,
@@ -103,20 +118,32 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     ...options.link,
   });
   // The link server logs mod_connected / mod_disconnected and every rejected handshake itself.
+  link.on('connect', () => metrics.modLink(true));
+  link.on('disconnect', () => metrics.modLink(false));
   const storage = new StorageHealth(log);
   const journal = await IdempotencyJournal.open(options.dataDir, { log, health: storage });
   const audit = await AuditLog.open(options.dataDir, storage);
   const startedAt = new Date();
   let http: HttpServerHandle | undefined;
+  let metricsServer: MetricsServer | undefined;
   const closeStores = async () => {
+    await metricsServer?.close();
     await link.close();
     await journal.close();
     await audit.close();
     watcher.close();
   };
   try {
-    const modLink = await link.listen(options.modListen.host, options.modListen.port);
+    const modLink = await listening('mod_link', options.modListen, () =>
+      link.listen(options.modListen.host, options.modListen.port),
+    );
     await warnOnCredentialsUrl(options.dataDir, modLink, log);
+    if (prometheus && options.metrics) {
+      const metricsOptions = options.metrics;
+      metricsServer = await listening('metrics', metricsOptions.listen, () =>
+        startMetricsServer(prometheus.registry, metricsOptions, log),
+      );
+    }
     const routes = options.routes ?? ROUTES;
     const handle = createPipeline({
       routes,
@@ -128,10 +155,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       startedAt,
       storageFaults: () => storage.faults,
       log,
+      metrics,
       ...options.pipeline,
     });
     const tls = options.tls ? await readTls(options.tls) : undefined;
-    const server = await startHttpServer(handle, { listen: options.listen, tls, log, ...options.http });
+    const server = await listening('api', options.listen, () =>
+      startHttpServer(handle, { listen: options.listen, tls, log, ...options.http }),
+    );
     http = server;
     const reloadTls = async () => {
       if (!options.tls) return;
@@ -153,6 +183,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       link,
       watcher,
       handle,
+      metrics,
+      metricsAddress: metricsServer?.address ?? null,
       startedAt,
       reload: async (settings = {}) => {
         await watcher.reload();

@@ -11,6 +11,8 @@ export interface ReadCacheOptions {
   now?: () => number;
   /** Upper bound on stored results; the oldest go first. */
   maxEntries?: number;
+  /** Told how each read was answered (the metrics' hit / coalesced / miss). */
+  observe?: (outcome: 'hit' | 'coalesced' | 'miss') => void;
 }
 
 interface Entry {
@@ -31,18 +33,27 @@ export class ReadCache {
   readonly #epochs = new Map<string, number>();
   readonly #now: () => number;
   readonly #maxEntries: number;
+  readonly #observe: (outcome: 'hit' | 'coalesced' | 'miss') => void;
 
   constructor(options: ReadCacheOptions = {}) {
     this.#now = options.now ?? Date.now;
     this.#maxEntries = options.maxEntries ?? 10_000;
+    this.#observe = options.observe ?? (() => undefined);
   }
 
   async get<T>(key: string, ttlMs: number, tags: readonly string[], load: () => Promise<T>): Promise<T> {
     const entry = this.#entries.get(key);
-    if (entry && entry.expiresAt > this.#now()) return entry.value as T;
+    if (entry && entry.expiresAt > this.#now()) {
+      this.#observe('hit');
+      return entry.value as T;
+    }
     if (entry) this.#entries.delete(key);
     const flight = this.#flights.get(key);
-    if (flight) return flight.promise as Promise<T>;
+    if (flight) {
+      this.#observe('coalesced');
+      return flight.promise as Promise<T>;
+    }
+    this.#observe('miss');
     return this.#load(key, ttlMs, tags, load);
   }
 

@@ -73,9 +73,18 @@ export const ConfigSchema = z
       .strict()
       .default({ op_deadlines_ms: {} }),
     log: z
-      .object({ level: z.enum(['debug', 'info', 'warn', 'error']).default('info') })
+      .object({
+        level: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+        /** json or pretty; unset: JSON under systemd, pretty at a terminal. */
+        format: z.enum(['json', 'pretty']).optional(),
+      })
       .strict()
       .default({ level: 'info' }),
+    /** The metrics listener (docs/metrics.md): off unless `listen` is set. */
+    metrics: z
+      .object({ listen: hostPort.optional(), allow: z.array(cidr).default([]) })
+      .strict()
+      .default({ allow: [] }),
   })
   .strict()
   .superRefine((config, ctx) => {
@@ -85,6 +94,9 @@ export const ConfigSchema = z
         path: ['api', 'tls_cert'],
         message: 'tls_cert and tls_key go together',
       });
+    }
+    if (config.metrics.allow.length > 0 && config.metrics.listen === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['metrics', 'allow'], message: 'needs metrics.listen' });
     }
   });
 

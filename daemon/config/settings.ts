@@ -6,7 +6,8 @@
 import type { DaemonOptions, ReloadSettings } from '../daemon.ts';
 import { parseHostPort, type HostPort } from '../host-port.ts';
 import type { OpName } from '../../protocol/ops/index.ts';
-import type { Config } from './config.ts';
+import { normaliseAllowIp } from '../store/allow-ip.ts';
+import { ConfigError, type Config } from './config.ts';
 
 export const DEFAULT_LISTEN = '127.0.0.1:8787';
 export const DEFAULT_MOD_LISTEN = '127.0.0.1:8788';
@@ -16,6 +17,9 @@ export interface ServeFlags {
   modListen?: HostPort;
   tlsCert?: string;
   tlsKey?: string;
+  metricsListen?: HostPort;
+  /** Canonical CIDR ranges; given, they replace the config file's `[metrics] allow`. */
+  metricsAllow?: readonly string[];
 }
 
 export function daemonOptions(
@@ -23,7 +27,15 @@ export function daemonOptions(
   flags: ServeFlags,
   env: Readonly<Record<string, string | undefined>>,
 ): Omit<DaemonOptions, 'dataDir' | 'log'> {
-  const fromEnv = (name: string) => (env[name] ? parseHostPort(env[name] as string) : undefined);
+  const fromEnv = (name: string) => {
+    const text = env[name];
+    if (!text) return undefined;
+    try {
+      return parseHostPort(text);
+    } catch (error) {
+      throw new ConfigError(`environment variable ${name}`, [(error as Error).message]);
+    }
+  };
   const tlsCert = flags.tlsCert ?? config.api.tls_cert;
   const tlsKey = flags.tlsKey ?? config.api.tls_key;
   const { api, mod_link: link } = config;
@@ -32,6 +44,7 @@ export function daemonOptions(
     modListen:
       flags.modListen ?? fromEnv('MODGATE_MOD_LISTEN') ?? link.listen ?? parseHostPort(DEFAULT_MOD_LISTEN),
     ...(tlsCert && tlsKey ? { tls: { certFile: tlsCert, keyFile: tlsKey } } : {}),
+    ...metricsOptions(config, flags),
     pipeline: {
       ...reloadSettings(config),
       ...(api.body_limit_bytes !== undefined ? { bodyLimitBytes: api.body_limit_bytes } : {}),
@@ -54,6 +67,14 @@ export function daemonOptions(
     }),
     ...(api.shutdown_drain_ms !== undefined ? { drainMs: api.shutdown_drain_ms } : {}),
   };
+}
+
+/** The metrics listener: the flag, then `[metrics] listen`; off when neither is set. */
+function metricsOptions(config: Config, flags: ServeFlags): Pick<DaemonOptions, 'metrics'> {
+  const listen = flags.metricsListen ?? config.metrics.listen;
+  if (listen === undefined) return {};
+  const allow = flags.metricsAllow?.length ? flags.metricsAllow : config.metrics.allow;
+  return { metrics: { listen, allow: allow.map((entry) => normaliseAllowIp(entry) ?? entry) } };
 }
 
 /** The settings a SIGHUP applies without a restart (docs/configuration.md). */

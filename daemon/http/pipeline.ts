@@ -5,10 +5,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { OPS, type OpArgs, type OpName } from '../../protocol/ops/index.ts';
-import type { ModLinkServer } from '../../protocol/link-server.ts';
+import { LinkCallError, type ModLinkServer } from '../../protocol/link-server.ts';
 import { type Logger, silentLogger } from '../log.ts';
 import type { AuditLog } from '../audit-log.ts';
 import { CursorCodec } from '../cursor.ts';
+import { noopMetrics, type DaemonMetrics, UNMATCHED_ROUTE } from '../metrics/metrics.ts';
 import { type Admission, type Idempotency, unkeyedAdmission } from '../idempotency/idempotency.ts';
 import { ReadCache } from '../read-cache.ts';
 import type {
@@ -88,6 +89,8 @@ export interface PipelineOptions {
   startedAt?: Date;
   /** Record files the daemon cannot write now, for GET /healthz (storage-health.ts). */
   storageFaults?: () => readonly string[];
+  /** What the pipeline counts (docs/metrics.md); nothing by default. */
+  metrics?: DaemonMetrics;
 }
 
 /** What a SIGHUP may change in a running pipeline. */
@@ -125,7 +128,8 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   const validatedInputs = new ValidatedInputs();
   const startedAt = options.startedAt ?? new Date(clock());
   let openapiBody: Buffer | null = null;
-  const readCache = new ReadCache({ now: clock });
+  const metrics = options.metrics ?? noopMetrics;
+  const readCache = new ReadCache({ now: clock, observe: (outcome) => metrics.readCache(outcome) });
   const cursors = new CursorCodec(options.snapshot().identity.daemonSecretKey);
 
   async function run(req: ApiRequest, exchange: Exchange): Promise<ApiResponse> {
@@ -134,7 +138,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     if ((req.method === 'GET' || req.method === 'HEAD') && url.pathname === HEALTHZ_PATH) {
       return health(req, url, exchange);
     }
-    limit(edgeLimiter, edgeSubject(req.remoteAddress), exchange);
+    limit(edgeLimiter, edgeSubject(req.remoteAddress), exchange, () => metrics.rateLimited('edge'));
     if (req.method === 'GET' && url.pathname === '/openapi.json') return openapi(exchange);
     if (url.pathname !== '/v1' && !url.pathname.startsWith('/v1/')) throw new ApiError('not_found');
     const snapshot = options.snapshot();
@@ -151,7 +155,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     requirePremium(snapshot, route, now);
     checkIpAllowlist(key, req.remoteAddress);
     requireScope(key, route);
-    limit(keyLimiter, key.id, exchange);
+    limit(keyLimiter, key.id, exchange, () => metrics.rateLimited('key'));
     const rawBody = await readJsonBody(req, route, bodyLimit);
     const input = validatedInputs.validate(route, match.params, url, rawBody);
     const admission = await admit(route, key.id, req, url.pathname, input.body);
@@ -183,7 +187,10 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       }
       response = failure(error, exchange);
     }
-    await admission.complete(response);
+    await admission.complete(response).catch((error: unknown) => {
+      metrics.writeFailed('journal');
+      throw error;
+    });
     return response;
   }
 
@@ -201,6 +208,8 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   }
 
   async function callMod<N extends OpName>(op: N, args: OpArgs<N>, callOptions?: CallOptions) {
+    const started = performance.now();
+    let outcome = 'ok';
     try {
       const deadlineMs = callOptions?.deadlineMs ?? opDeadlines[op];
       return await options.link.call(
@@ -209,7 +218,10 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         deadlineMs === undefined ? callOptions : { ...callOptions, deadlineMs },
       );
     } catch (error) {
+      outcome = opOutcome(error);
       throw toApiError(error);
+    } finally {
+      metrics.modOp(op, outcome, (performance.now() - started) / 1000);
     }
   }
 
@@ -282,6 +294,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   /** GET /healthz (docs/operations.md): no key, outside /v1, logged at debug. */
   function health(req: ApiRequest, url: RequestTarget, exchange: Exchange): ApiResponse {
     exchange.quiet = true;
+    exchange.label = HEALTHZ_PATH;
     const peer = options.link.peer;
     const answer = healthz(
       {
@@ -301,6 +314,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   }
 
   function openapi(exchange: Exchange): ApiResponse {
+    exchange.label = '/openapi.json';
     const headers = { ...exchange.headers, 'content-type': 'application/json; charset=utf-8' };
     return {
       status: 200,
@@ -320,14 +334,18 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         thrown instanceof ClientGone ? gone(thrown) : failure(asApiError(thrown, exchange, log), exchange);
     }
     audit(req, exchange, response);
+    const ms = performance.now() - started;
     (exchange.quiet ? log.debug : log.info)('request', {
       request_id: exchange.requestId,
       method: req.method,
       route: exchange.route?.path ?? null,
       key_id: exchange.keyId,
+      client_address: req.remoteAddress,
       status: response.status,
-      ms: Math.round((performance.now() - started) * 10) / 10,
+      error_code: exchange.errorCode,
+      ms: Math.round(ms * 10) / 10,
     });
+    count(exchange, req.method, response, ms / 1000);
     return response;
   };
 
@@ -353,7 +371,22 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         error_code: exchange.errorCode,
         replayed: response.headers['idempotent-replayed'] === 'true',
       })
-      .catch((error: unknown) => log.error('audit log write failed', { error }));
+      .catch((error: unknown) => {
+        metrics.writeFailed('audit');
+        log.error('audit log write failed', { error });
+      });
+  }
+
+  /** The request's metrics: its route template, or a fixed label outside the route table. */
+  function count(exchange: Exchange, method: string, response: ApiResponse, seconds: number): void {
+    metrics.httpRequest(
+      exchange.label ?? exchange.route?.path ?? UNMATCHED_ROUTE,
+      method,
+      response.status,
+      seconds,
+    );
+    if (response.headers['idempotent-replayed'] === 'true') metrics.idempotency('replay');
+    else if (exchange.errorCode === 'idempotency_conflict') metrics.idempotency('conflict');
   }
 
   const reconfigure = (settings: PipelineSettings) => {
@@ -378,6 +411,8 @@ interface Exchange {
   errorCode: string | null;
   /** Logged at debug only (health probes). */
   quiet: boolean;
+  /** The metrics route label of a path outside the route table (/healthz, /openapi.json). */
+  label: string | null;
 }
 
 function newExchange(): Exchange {
@@ -389,6 +424,7 @@ function newExchange(): Exchange {
     keyId: null,
     errorCode: null,
     quiet: false,
+    label: null,
   };
 }
 
@@ -397,10 +433,11 @@ function openapiDocument(source: unknown): unknown {
 }
 
 /** Counts the request, puts the RateLimit headers on whatever the response turns out to be. */
-function limit(limiter: RateLimiter, subject: string, exchange: Exchange): void {
+function limit(limiter: RateLimiter, subject: string, exchange: Exchange, refused: () => void): void {
   const verdict: RateLimitVerdict = limiter.take(subject);
   Object.assign(exchange.headers, rateLimitHeaders(verdict));
   if (!verdict.allowed) {
+    refused();
     throw new ApiError('rate_limited', `Rate limit reached; retry in ${verdict.resetSec} s.`, {
       headers: { 'retry-after': String(verdict.resetSec) },
     });
@@ -413,6 +450,12 @@ function limit(limiter: RateLimiter, subject: string, exchange: Exchange): void 
  */
 function showLimit(limiter: RateLimiter, subject: string, exchange: Exchange): void {
   Object.assign(exchange.headers, rateLimitHeaders(limiter.peek(subject)));
+}
+
+/** The op metric's outcome: a link failure's kind, or the code the mod answered with. */
+function opOutcome(error: unknown): string {
+  if (!(error instanceof LinkCallError)) return 'error';
+  return error.kind === 'remote' ? (error.opError?.code ?? 'internal') : error.kind;
 }
 
 /** api-v1.md "Versioning" 3: `Deprecation: @<unix-seconds>` and, once set, `Sunset: <HTTP-date>`. */

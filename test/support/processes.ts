@@ -1,4 +1,7 @@
-/** `modgate` as separate processes (bin/modgate.js, as `npx modgate` runs it), for end-to-end tests. */
+/**
+ * `modgate` as separate processes, through bin/modgate.js as `npx modgate` runs it: start one,
+ * read what it printed so far, stop it with SIGTERM and get its exit code.
+ */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 
@@ -27,11 +30,46 @@ export async function stop(child: ChildProcess): Promise<number | null> {
   return code;
 }
 
-/** The JSON log lines a process printed so far. */
-export function logLines(child: Running): Array<Record<string, unknown>> {
-  return child
-    .output()
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
+export interface ModgateProcess extends ChildProcess {
+  /** Everything written to stdout so far. */
+  stdout_(): string;
+  /** Everything written to stderr so far. */
+  stderr_(): string;
+  /** Resolves with the exit code once the process has exited. */
+  exited(): Promise<number | null>;
+}
+
+export function startModgate(args: readonly string[], env: NodeJS.ProcessEnv = {}): ModgateProcess {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk) => (stdout += chunk));
+  child.stderr?.on('data', (chunk) => (stderr += chunk));
+  const exit = once(child, 'exit').then(([code]) => code as number | null);
+  return Object.assign(child, {
+    stdout_: () => stdout,
+    stderr_: () => stderr,
+    exited: () => exit,
+  });
+}
+
+/** SIGTERM, then the exit code (at once if it has exited already). */
+export async function stopModgate(child: ModgateProcess): Promise<number | null> {
+  if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+  return child.exited();
+}
+
+/** The JSON log lines printed so far (lines that are not JSON are skipped). */
+export function logLines(source: Running | string): Record<string, unknown>[] {
+  const output = typeof source === 'string' ? source : source.output();
+  return output.split('\n').flatMap((line) => {
+    try {
+      return [JSON.parse(line) as Record<string, unknown>];
+    } catch {
+      return [];
+    }
+  });
 }

@@ -1,0 +1,68 @@
+/**
+ * What the daemon counts, as one small interface: the pipeline, the mod link, the read cache and
+ * the stores call these hooks, and never see Prometheus. `createPrometheusMetrics`
+ * (prometheus.ts) records them for the metrics listener; `noopMetrics` is the default, so a
+ * daemon without `--metrics-listen` and every in-process test pays nothing.
+ *
+ * Every label value passed in must come from a fixed set: a route template (never a concrete
+ * path), an HTTP method from METHODS, an op name from the catalogue, a layer, an outcome. No
+ * key, key id, player id or client address is ever a label (docs/metrics.md).
+ */
+
+/** How a read was answered: from the cache, by joining an identical read in flight, or by the mod. */
+export type ReadCacheOutcome = 'hit' | 'coalesced' | 'miss';
+/** Which rate limit refused a request: per client address (edge) or per API key. */
+export type RateLimitLayer = 'edge' | 'key';
+/** The data dir files the daemon appends to. */
+export type WriteStore = 'audit' | 'journal';
+/** How a webhook delivery attempt ended (the event engineer's outbox reports these). */
+export type WebhookOutcome = 'delivered' | 'failed' | 'gave_up';
+
+export interface DaemonMetrics {
+  /** One finished HTTP request: its route template (or a fixed label), method, status, duration. */
+  httpRequest(route: string, method: string, status: number, seconds: number): void;
+  /** The mod link went up (a mod authenticated) or down. */
+  modLink(up: boolean): void;
+  /** One op sent to the mod: `outcome` is `ok`, a link failure kind, or the mod's error code. */
+  modOp(op: string, outcome: string, seconds: number): void;
+  readCache(outcome: ReadCacheOutcome): void;
+  idempotency(outcome: 'replay' | 'conflict'): void;
+  rateLimited(layer: RateLimitLayer): void;
+  writeFailed(store: WriteStore): void;
+  /** Hook for the event stream: a subscriber joined (+1) or left (−1). */
+  eventSubscribers(delta: 1 | -1, transport: 'sse' | 'poll'): void;
+  /** Hook for the webhook outbox: one delivery attempt and how long it took. */
+  webhookDelivery(outcome: WebhookOutcome, seconds: number): void;
+}
+
+const ignore = (): void => {};
+
+export const noopMetrics: DaemonMetrics = Object.freeze({
+  httpRequest: ignore,
+  modLink: ignore,
+  modOp: ignore,
+  readCache: ignore,
+  idempotency: ignore,
+  rateLimited: ignore,
+  writeFailed: ignore,
+  eventSubscribers: ignore,
+  webhookDelivery: ignore,
+});
+
+/** Methods that keep their own label; anything else a client sends is counted as `other`. */
+export const METHODS: ReadonlySet<string> = new Set([
+  'GET',
+  'HEAD',
+  'POST',
+  'PUT',
+  'PATCH',
+  'DELETE',
+  'OPTIONS',
+]);
+
+/** The route label of a request that matched no route (a typo, a scanner): one fixed value. */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+export function methodLabel(method: string): string {
+  return METHODS.has(method) ? method : 'other';
+}

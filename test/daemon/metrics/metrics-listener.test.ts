@@ -1,0 +1,163 @@
+/**
+ * The metrics listener of a real `modgate serve` process, with a real `modgate sim` behind it:
+ * after real requests, /metrics parses with a Prometheus text-format parser and holds the
+ * documented families (docs/metrics.md) with bounded labels only.
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import parsePrometheusTextFormat, { type ParsedFamily } from 'parse-prometheus-text-format';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROUTES } from '../../../daemon/routes/index.ts';
+import { makeDataDir, type TestDataDir } from '../../support/data-dir.ts';
+import { freePort } from '../../support/ports.ts';
+import { startModgate, stopModgate, type ModgateProcess } from '../../support/processes.ts';
+import { eventually } from '../../support/stack.ts';
+
+const KEY_LIMIT = 20;
+
+describe('the metrics listener of modgate serve', () => {
+  let data: TestDataDir;
+  let serve: ModgateProcess;
+  let sim: ModgateProcess;
+  let api: string;
+  let metricsUrl: string;
+  let key: { id: string; key: string };
+  let limited: { id: string; key: string };
+  let playerId: string;
+  let families: Map<string, ParsedFamily>;
+  let scraped: string;
+
+  const get = (path: string, bearer: string | null = key.key, init: RequestInit = {}) =>
+    fetch(`${api}${path}`, {
+      ...init,
+      headers: { ...(bearer ? { authorization: `Bearer ${bearer}` } : {}), ...init.headers },
+    });
+  const command = (idempotencyKey: string, text: string) =>
+    get('/v1/commands', key.key, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
+      body: JSON.stringify({ verb: 'Announce', args: [text] }),
+    });
+  const samples = (name: string) => families.get(name)?.metrics ?? [];
+  const value = (name: string, labels: Record<string, string> = {}) =>
+    Number(samples(name).find((s) => Object.entries(labels).every(([k, v]) => s.labels?.[k] === v))?.value);
+
+  beforeAll(async () => {
+    data = await makeDataDir();
+    key = await data.createKey('--name', 'metrics-main');
+    limited = await data.createKey('--name', 'metrics-limited');
+    const [apiPort, modPort, metricsPort] = [await freePort(), await freePort(), await freePort()];
+    const config = join(data.dir, 'modgate.toml');
+    await writeFile(
+      config,
+      `[rate_limit]\nper_key = { limit = ${KEY_LIMIT}, window_sec = 600 }\nper_address = { limit = 100000, window_sec = 60 }\n`,
+    );
+    api = `http://127.0.0.1:${apiPort}`;
+    metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
+    serve = startModgate([
+      'serve',
+      '--data-dir',
+      data.dir,
+      '--config',
+      config,
+      '--listen',
+      `127.0.0.1:${apiPort}`,
+      '--mod-listen',
+      `127.0.0.1:${modPort}`,
+      '--metrics-listen',
+      `127.0.0.1:${metricsPort}`,
+    ]);
+    await eventually(() => serve.stdout_().includes('"msg":"listening"'), 30_000);
+    sim = startModgate([
+      'sim',
+      '--data-dir',
+      data.dir,
+      '--connect',
+      `ws://127.0.0.1:${modPort}`,
+      '--catalog-delay',
+      '0',
+      '--players',
+      '20',
+    ]);
+    // /healthz, not /v1: polling with a key would spend its rate limit.
+    const healthz = async () => (await (await get('/healthz', null)).json()) as { mod_connected: boolean };
+    await eventually(async () => (await healthz()).mod_connected, 30_000);
+    await get('/v1/server');
+
+    await get('/v1/server', null); // 401
+    await get('/v1/no-such-thing'); // 404, no route
+    const page = (await (await get('/v1/players?limit=10')).json()) as { data: { platform_id: string }[] };
+    playerId = page.data[0]?.platform_id ?? '';
+    await get('/v1/players?limit=10'); // the same read again: from the cache
+    await get(`/v1/players/${playerId}`);
+    await command('metrics-1', 'hello');
+    await command('metrics-1', 'hello'); // replayed
+    await command('metrics-1', 'something else'); // 409 idempotency_conflict
+    for (let i = 0; i <= KEY_LIMIT; i++) await get('/v1/server', limited.key); // the last is 429
+    scraped = await (await fetch(metricsUrl)).text();
+    families = new Map(parsePrometheusTextFormat(scraped).map((f) => [f.name, f]));
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all([sim && stopModgate(sim), serve && stopModgate(serve)]);
+    await data?.remove();
+  });
+
+  it('counts requests by route template, method and status', () => {
+    expect(
+      value('modgate_http_requests_total', { route: '/v1/server', method: 'GET', status: '200' }),
+    ).toBeGreaterThan(0);
+    expect(value('modgate_http_requests_total', { route: '/v1/server', status: '401' })).toBe(1);
+    expect(value('modgate_http_requests_total', { route: 'unmatched', status: '404' })).toBe(1);
+    expect(value('modgate_http_requests_total', { route: '/v1/players/{ref}', status: '200' })).toBe(1);
+    expect(value('modgate_http_requests_total', { route: '/v1/server', status: '429' })).toBe(1);
+  });
+
+  it('has a latency histogram per route and per op', () => {
+    expect(families.get('modgate_http_request_duration_seconds')?.type).toBe('HISTOGRAM');
+    expect(families.get('modgate_mod_op_duration_seconds')?.type).toBe('HISTOGRAM');
+    // The parser folds a labelled histogram's series into one; the count lines show each route.
+    for (const route of ['/v1/server', '/v1/players', '/v1/players/{ref}', '/v1/commands', 'unmatched'])
+      expect(scraped).toContain(`modgate_http_request_duration_seconds_count{route="${route}"}`);
+    expect(scraped).toContain('modgate_mod_op_duration_seconds_count{op="players.list"}');
+  });
+
+  it('reports the mod link up, its connects and the ops by outcome', () => {
+    expect(value('modgate_mod_link_up')).toBe(1);
+    expect(value('modgate_mod_link_connects_total')).toBeGreaterThanOrEqual(1);
+    expect(value('modgate_mod_ops_total', { op: 'server.status', outcome: 'ok' })).toBeGreaterThan(0);
+    expect(value('modgate_mod_ops_total', { op: 'commands.execute', outcome: 'ok' })).toBe(1);
+  });
+
+  it('counts read-cache hits and misses, idempotency replays and conflicts, and rate limits by layer', () => {
+    expect(value('modgate_read_cache_lookups_total', { outcome: 'hit' })).toBeGreaterThanOrEqual(1);
+    expect(value('modgate_read_cache_lookups_total', { outcome: 'miss' })).toBeGreaterThanOrEqual(1);
+    expect(value('modgate_idempotency_total', { outcome: 'replay' })).toBe(1);
+    expect(value('modgate_idempotency_total', { outcome: 'conflict' })).toBe(1);
+    expect(value('modgate_rate_limited_total', { layer: 'key' })).toBe(1);
+    expect(value('modgate_rate_limited_total', { layer: 'edge' })).toBe(0);
+  });
+
+  it('starts the write-failure counters at zero and exposes the process metrics', () => {
+    expect(value('modgate_write_failures_total', { store: 'audit' })).toBe(0);
+    expect(value('modgate_write_failures_total', { store: 'journal' })).toBe(0);
+    expect(families.has('process_cpu_seconds_total')).toBe(true);
+    expect(families.has('nodejs_eventloop_lag_seconds')).toBe(true);
+    expect(value('modgate_build_info')).toBe(1);
+  });
+
+  it('never puts a key, key id, player id or client address in a label', async () => {
+    const text = await (await fetch(metricsUrl)).text();
+    for (const secret of [key.key, key.id, limited.id, playerId, '127.0.0.1'])
+      expect(text).not.toContain(secret);
+    const routes = new Set([...ROUTES.map((route) => route.path), 'unmatched', '/healthz', '/openapi.json']);
+    for (const sample of samples('modgate_http_requests_total')) {
+      expect(routes).toContain(sample.labels?.['route']);
+    }
+  });
+
+  it('answers only /metrics', async () => {
+    expect((await fetch(metricsUrl.replace('/metrics', '/'))).status).toBe(404);
+    expect((await fetch(metricsUrl, { method: 'POST' })).status).toBe(405);
+  });
+});
