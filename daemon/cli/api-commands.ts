@@ -15,21 +15,31 @@ export function registerApiCommands(program: Command, io: CliIo): void {
     const verb = enabled ? 'enable' : 'disable';
     withDataDirOption(
       api.command(verb).description(`${verb} the /v1 API (running daemons follow within a second)`),
-    ).action(async (flags: { dataDir?: string }) => {
-      const dir = dataDirOf(flags, io);
-      const update = await updateInDataDir(dir, stateFile, (state): State => ({
-        ...state,
-        apiEnabled: enabled,
-      }));
-      const word = enabled ? 'enabled' : 'disabled';
-      printLines(io, update.changed ? `API ${word}.` : `API already ${word}; nothing changed.`);
-      if (enabled && !isPremiumActive(update.after.plan, io.now())) {
-        printLines(
-          io,
-          `Note: there is no active premium plan, so /v1 calls answer 403 premium_required until \`modgate plan set --data-dir ${dir} --premium on\`.`,
-        );
-      }
-    });
+    )
+      .option('--json', 'print one JSON object')
+      .action(async (flags: { dataDir?: string; json?: boolean }) => {
+        const dir = dataDirOf(flags, io);
+        const update = await updateInDataDir(dir, stateFile, (state): State => ({
+          ...state,
+          apiEnabled: enabled,
+        }));
+        if (flags.json) {
+          printJson(io, {
+            api_enabled: enabled,
+            changed: update.changed,
+            premium_active: isPremiumActive(update.after.plan, io.now()),
+          });
+          return;
+        }
+        const word = enabled ? 'enabled' : 'disabled';
+        printLines(io, update.changed ? `API ${word}.` : `API already ${word}; nothing changed.`);
+        if (enabled && !isPremiumActive(update.after.plan, io.now())) {
+          printLines(
+            io,
+            `Note: there is no active premium plan, so /v1 calls answer 403 premium_required until \`modgate plan set --data-dir ${dir} --premium on\`.`,
+          );
+        }
+      });
   }
 
   withDataDirOption(api.command('status').description('show whether the API is enabled'))

@@ -1,10 +1,14 @@
-/** `modgate config check --config FILE`: validates an operator config file without starting anything. */
+/**
+ * `modgate config check --config FILE [--json]`: validates an operator config file without
+ * starting anything. A bad file exits 2, like `serve` refusing it, with every problem named by
+ * its key (`api.listen: …`).
+ */
 import type { Command } from 'commander';
-import { ConfigError, loadConfig } from '../config/config.ts';
+import { loadConfig } from '../config/config.ts';
 import { daemonOptions } from '../config/settings.ts';
 import { formatHostPort } from '../host-port.ts';
-import { CliError, UsageError } from './errors.ts';
-import { printLines, type CliIo } from './io.ts';
+import { UsageError } from './errors.ts';
+import { printJson, printLines, type CliIo } from './io.ts';
 
 export function registerConfigCommand(program: Command, io: CliIo): void {
   const config = program.command('config').description('the operator config file');
@@ -12,24 +16,36 @@ export function registerConfigCommand(program: Command, io: CliIo): void {
     .command('check')
     .description('validate a config file and print the settings it gives')
     .option('--config <file>', 'the config file (default: $MODGATE_CONFIG)')
-    .action(async (flags: { config?: string }) => {
+    .option('--json', 'print the settings as one JSON object')
+    .action(async (flags: { config?: string; json?: boolean }) => {
       const path = flags.config ?? io.env['MODGATE_CONFIG'];
       if (!path) throw new UsageError('give --config FILE or set MODGATE_CONFIG');
-      let loaded;
-      try {
-        loaded = await loadConfig(path);
-      } catch (error) {
-        if (error instanceof ConfigError) throw new CliError(error.message);
-        throw error;
-      }
+      const loaded = await loadConfig(path);
       const effective = daemonOptions(loaded, {}, io.env);
+      const metrics = effective.metrics ? formatHostPort(effective.metrics.listen) : null;
+      if (flags.json) {
+        printJson(io, {
+          config: path,
+          ok: true,
+          api_listen: formatHostPort(effective.listen),
+          tls: effective.tls !== undefined,
+          mod_link_listen: formatHostPort(effective.modListen),
+          metrics_listen: metrics,
+          metrics_allow: effective.metrics?.allow ?? [],
+          trusted_proxies: loaded.api.trusted_proxies,
+          log_level: loaded.log.level,
+          log_format: loaded.log.format ?? null,
+        });
+        return;
+      }
       printLines(
         io,
         `${path}: ok`,
         `  api listen       ${formatHostPort(effective.listen)}${effective.tls ? ' (HTTPS)' : ' (plain HTTP, loopback only)'}`,
         `  mod link listen  ${formatHostPort(effective.modListen)}`,
+        `  metrics listen   ${metrics ?? 'off'}`,
         `  trusted proxies  ${loaded.api.trusted_proxies.length === 0 ? 'none' : loaded.api.trusted_proxies.join(', ')}`,
-        `  log level        ${loaded.log.level}`,
+        `  log              ${loaded.log.level}, ${loaded.log.format ?? 'json under systemd, pretty at a terminal'}`,
       );
     });
 }

@@ -20,6 +20,8 @@ import { untilSignal } from './signals.ts';
 export interface DemoOptions {
   listen: HostPort;
   io: CliIo;
+  /** Print what the banner tells (URLs, key, data dir) as one JSON object instead. */
+  json?: boolean;
   /** Resolves when the demo should stop; by default the first SIGINT or SIGTERM. */
   stop?: Promise<unknown>;
   /** Called once everything is up, with what was printed (tests use it). */
@@ -46,16 +48,26 @@ export async function runDemo(options: DemoOptions): Promise<void> {
     await simulator.connected();
     const baseUrl = `http://${formatHostPort(daemon.api)}`;
     const player = simulator.world.players.online()[0] ?? simulator.world.players.list.itemAt(0);
+    const info = {
+      base_url: baseUrl,
+      mod_link: `ws://${formatHostPort(daemon.modLink)}`,
+      key,
+      data_dir: dataDir,
+      players: simulator.world.players.size,
+      mod_version: simulator.world.modVersion,
+    };
     io.stdout.write(
-      banner({
-        baseUrl,
-        key,
-        dataDir,
-        daemon,
-        players: simulator.world.players.size,
-        modVersion: simulator.world.modVersion,
-        player: player.platform_id,
-      }),
+      options.json
+        ? `${JSON.stringify(info)}\n`
+        : banner({
+            baseUrl,
+            key,
+            dataDir,
+            daemon,
+            players: simulator.world.players.size,
+            modVersion: simulator.world.modVersion,
+            player: player.platform_id,
+          }),
     );
     options.onReady?.({ baseUrl, key, dataDir });
     await (options.stop ?? untilSignal(['SIGINT', 'SIGTERM']));

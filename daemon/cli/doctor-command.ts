@@ -71,7 +71,11 @@ async function doctor(flags: DoctorFlags, io: CliIo): Promise<void> {
   else printLines(io, `modgate doctor: ${dataDir}`, ...formatResults(results));
   if (hasFailure(results)) {
     const failures = results.filter((result) => result.level === 'fail').length;
-    throw new CliError(`doctor found ${failures} problem${failures === 1 ? '' : 's'} to fix`);
+    throw new CliError(
+      `doctor found ${failures} problem${failures === 1 ? '' : 's'} to fix`,
+      1,
+      'doctor_failed',
+    );
   }
 }
 

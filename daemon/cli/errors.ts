@@ -1,26 +1,34 @@
 /**
- * CLI errors and exit codes. Every failure ends as one line on stderr and an exit code; stack
- * traces are only printed when MODGATE_DEBUG is set.
+ * CLI errors and exit codes. Every failure ends as one line on stderr (or, under `--json`, one
+ * `{"error":{"code","message"}}` object) and an exit code; stack traces are only printed when
+ * MODGATE_DEBUG is set. docs/operations.md ("Exit codes") lists the same table for operators.
  *
  * | exit | meaning |
  * | 0 | success (also help and --version) |
- * | 1 | operational error: the data dir, a file, the lock, a missing key |
- * | 2 | usage error: a bad or missing flag or argument |
+ * | 1 | operational error: the data dir, the lock, a missing key, an address in use |
+ * | 2 | usage or configuration error, which a retry cannot fix: a bad flag, a bad config file or
+ * |   | environment variable, plain HTTP on a public address, files owned by another user.
+ * |   | The systemd units do not restart on it (RestartPreventExitStatus=2). |
  * | 3 | premium required: the server has no active premium plan (spec: 403 premium_required) |
  */
 import { CommanderError } from 'commander';
-import { StoreError } from '../store/errors.ts';
+import { ConfigError } from '../config/config.ts';
+import { ListenError } from '../listen-error.ts';
+import { errnoCode, StoreError } from '../store/errors.ts';
+import { listenFailureMessage } from './listen-failure.ts';
+import { permissionMessage } from './permission-hint.ts';
 
 export const EXIT_OK = 0;
 export const EXIT_OPERATIONAL = 1;
 export const EXIT_USAGE = 2;
 export const EXIT_PREMIUM_REQUIRED = 3;
 
-/** An error whose message is meant for the operator, with its exit code. */
+/** An error whose message is meant for the operator, with its exit code and a stable code. */
 export class CliError extends Error {
   constructor(
     message: string,
     readonly exitCode: number = EXIT_OPERATIONAL,
+    readonly code: string = 'failed',
   ) {
     super(message);
     this.name = 'CliError';
@@ -28,39 +36,66 @@ export class CliError extends Error {
 }
 
 export class UsageError extends CliError {
-  constructor(message: string) {
-    super(message, EXIT_USAGE);
+  constructor(message: string, code = 'usage_error') {
+    super(message, EXIT_USAGE, code);
     this.name = 'UsageError';
   }
 }
 
 export class PremiumRequiredError extends CliError {
   constructor(message: string) {
-    super(message, EXIT_PREMIUM_REQUIRED);
+    super(message, EXIT_PREMIUM_REQUIRED, 'premium_required');
     this.name = 'PremiumRequiredError';
   }
 }
 
 export interface ErrorOutcome {
   readonly exitCode: number;
-  /** The line to print on stderr, or null when commander has printed it already. */
-  readonly message: string | null;
+  /** A stable snake_case code, the `code` of the `--json` error object. */
+  readonly code: string;
+  /** The text for the operator; commander's own text (without `error: `) for a usage error. */
+  readonly message: string;
+  /** True when commander has printed the message already (plain output only). */
+  readonly printed: boolean;
 }
 
-/** Maps anything thrown by a command to its exit code and the line to print. */
-export function errorOutcome(error: unknown): ErrorOutcome {
+/** What the failed command was: its argv (for the `sudo -u` line) and the environment. */
+export interface FailureContext {
+  readonly argv: readonly string[];
+}
+
+/** Maps anything thrown by a command to its exit code, code and message. */
+export async function errorOutcome(error: unknown, context: FailureContext): Promise<ErrorOutcome> {
   if (error instanceof CommanderError) {
     // Commander printed its own message (or the help / version) through configureOutput.
-    return { exitCode: error.exitCode === 0 ? EXIT_OK : EXIT_USAGE, message: null };
+    const exitCode = error.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
+    return { exitCode, code: 'usage_error', message: error.message.replace(/^error: /, ''), printed: true };
   }
-  if (error instanceof CliError) return { exitCode: error.exitCode, message: error.message };
+  const outcome = (exitCode: number, code: string, message: string): ErrorOutcome => ({
+    exitCode,
+    code,
+    message,
+    printed: false,
+  });
+  if (error instanceof CliError) return outcome(error.exitCode, error.code, error.message);
+  if (error instanceof ConfigError) return outcome(EXIT_USAGE, 'config_invalid', error.message);
+  if (error instanceof ListenError) {
+    const failure = await listenFailureMessage(error);
+    return outcome(failure.exitCode, failure.code, failure.message);
+  }
   if (error instanceof StoreError) {
     const exitCode = error.code === 'data_dir_required' ? EXIT_USAGE : EXIT_OPERATIONAL;
-    return { exitCode, message: error.message };
+    return outcome(exitCode, error.code, error.message);
+  }
+  const errno = errnoCode(error);
+  if (errno === 'EACCES' || errno === 'EPERM') {
+    const message = permissionMessage(error as NodeJS.ErrnoException, context.argv);
+    if (message !== null) return outcome(EXIT_USAGE, 'permission_denied', message);
   }
   const text = error instanceof Error ? error.message : String(error);
-  return {
-    exitCode: EXIT_OPERATIONAL,
-    message: `unexpected failure: ${text} (set MODGATE_DEBUG=1 for details)`,
-  };
+  return outcome(
+    EXIT_OPERATIONAL,
+    'internal',
+    `unexpected failure: ${text} (set MODGATE_DEBUG=1 for details)`,
+  );
 }

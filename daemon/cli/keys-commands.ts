@@ -30,12 +30,20 @@ export function registerKeysCommands(program: Command, io: CliIo): void {
     keys.command('revoke').description('revoke an API key; running daemons refuse it within a second'),
   )
     .argument('<id>', 'the key id shown by keys list (or the full key)')
-    .action(async (idOrKey: string, flags: { dataDir?: string }) => {
+    .option('--json', 'print one JSON object')
+    .action(async (idOrKey: string, flags: { dataDir?: string; json?: boolean }) => {
       const id = keyIdOf(idOrKey);
       const dir = dataDirOf(flags, io);
       const update = await updateInDataDir(dir, keysFile, (records) => revoke(records, id, io.now(), dir));
       const record = update.after.find((candidate) => candidate.id === id);
-      if (!update.changed && record?.revokedAt) {
+      if (flags.json) {
+        printJson(io, {
+          id,
+          name: record?.name ?? null,
+          revoked_at: jsonDate(record?.revokedAt ?? null),
+          changed: update.changed,
+        });
+      } else if (!update.changed && record?.revokedAt) {
         printLines(
           io,
           `Key ${id} (${record.name}) was already revoked at ${formatDate(record.revokedAt)}; nothing changed.`,
@@ -57,7 +65,7 @@ function keyIdOf(text: string): string {
 
 function revoke(records: readonly ApiKeyRecord[], id: string, now: Date, dir: string): ApiKeyRecord[] {
   if (!records.some((record) => record.id === id)) {
-    throw new CliError(`no key with id ${id} in ${dir} (see \`modgate keys list\`)`);
+    throw new CliError(`no key with id ${id} in ${dir} (see \`modgate keys list\`)`, 1, 'key_not_found');
   }
   return records.map((record) =>
     record.id === id && record.revokedAt === null ? { ...record, revokedAt: now } : record,

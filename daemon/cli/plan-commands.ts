@@ -16,6 +16,7 @@ interface SetFlags {
   premium: boolean;
   until?: Date;
   features?: PlanFeature[];
+  json?: boolean;
 }
 
 export function registerPlanCommands(program: Command, io: CliIo): void {
@@ -35,6 +36,7 @@ export function registerPlanCommands(program: Command, io: CliIo): void {
       'comma-separated plan features (shop), or none; default: none',
       parseFeatures,
     )
+    .option('--json', 'print the resulting plan as one JSON object')
     .action(async (flags: SetFlags) => {
       const next: Plan = {
         premium: flags.premium,
@@ -45,6 +47,10 @@ export function registerPlanCommands(program: Command, io: CliIo): void {
         ...state,
         plan: next,
       }));
+      if (flags.json) {
+        printJson(io, { ...planJson(update.after.plan, io.now()), changed: update.changed });
+        return;
+      }
       const summary = describePlan(update.after.plan, io.now());
       printLines(io, update.changed ? `Plan set: ${summary}.` : `Plan unchanged: ${summary}.`);
     });
@@ -58,11 +64,15 @@ export function registerPlanCommands(program: Command, io: CliIo): void {
         printLines(io, `Plan: ${describePlan(state.plan, now)}`);
         return;
       }
-      printJson(io, {
-        premium: state.plan.premium,
-        until: jsonDate(state.plan.until),
-        features: state.plan.features,
-        active: isPremiumActive(state.plan, now),
-      });
+      printJson(io, planJson(state.plan, now));
     });
+}
+
+function planJson(plan: Plan, now: Date): Record<string, unknown> {
+  return {
+    premium: plan.premium,
+    until: jsonDate(plan.until),
+    features: plan.features,
+    active: isPremiumActive(plan, now),
+  };
 }

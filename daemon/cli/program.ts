@@ -18,6 +18,8 @@ import { versionText } from './version-text.ts';
 export interface RunCliOptions {
   /** Registers more commands on the program (main.ts passes registerRuntimeCommands). */
   readonly register?: (program: Command, io: CliIo) => void;
+  /** `--json` was given: commander's error text is kept back and printed as a JSON error. */
+  readonly json?: boolean;
 }
 
 export function buildProgram(io: CliIo, options: RunCliOptions = {}): Command {
@@ -37,13 +39,19 @@ export function buildProgram(io: CliIo, options: RunCliOptions = {}): Command {
   registerDoctorCommand(program, io);
   options.register?.(program, io);
   // Applied to every command at the end, so commands built elsewhere and attached with
-  // addCommand() write to the same streams and never call process.exit() either.
+  // addCommand() write to the same streams and never call process.exit() either. Every command
+  // takes --json (docs/operations.md, "Scripting"): its result, and any error, as JSON.
   for (const command of allCommands(program)) {
+    const leaf = command.commands.length === 0 && command !== program;
+    if (leaf && !command.options.some((option) => option.long === '--json')) {
+      command.option('--json', 'print the result as JSON, and errors as JSON on stderr');
+    }
     command
       .exitOverride()
       .configureOutput({
         writeOut: (text) => io.stdout.write(text),
         writeErr: (text) => io.stderr.write(text),
+        outputError: (text, write) => (options.json ? undefined : write(text)),
       })
       .showSuggestionAfterError(true);
   }
@@ -52,7 +60,8 @@ export function buildProgram(io: CliIo, options: RunCliOptions = {}): Command {
 
 /**
  * Runs the CLI on `argv` (the user's arguments, without node and the script) and resolves to the
- * exit code. Never throws and never exits the process: errors become one line on stderr.
+ * exit code. Never throws and never exits the process: errors become one line on stderr, or
+ * under `--json` one `{"error":{"code","message"}}` object.
  */
 export async function runCli(
   argv: readonly string[],
@@ -60,16 +69,32 @@ export async function runCli(
   options: RunCliOptions = {},
 ): Promise<number> {
   const fullIo = processIo(io);
+  const json = wantsJson(argv);
   try {
-    await buildProgram(fullIo, options).parseAsync([...argv], { from: 'user' });
+    await buildProgram(fullIo, { ...options, json }).parseAsync([...argv], { from: 'user' });
     return 0;
   } catch (error) {
-    const outcome = errorOutcome(error);
-    if (outcome.message !== null) fullIo.stderr.write(`error: ${outcome.message}\n`);
-    if (fullIo.env.MODGATE_DEBUG && outcome.message !== null && error instanceof Error && error.stack)
+    const outcome = await errorOutcome(error, { argv });
+    if (outcome.exitCode === 0) return 0;
+    if (json) {
+      printJsonLine(fullIo.stderr, { error: { code: outcome.code, message: outcome.message } });
+    } else if (!outcome.printed) {
+      fullIo.stderr.write(`error: ${outcome.message}\n`);
+    }
+    if (fullIo.env.MODGATE_DEBUG && !outcome.printed && error instanceof Error && error.stack)
       fullIo.stderr.write(`${error.stack}\n`);
     return outcome.exitCode;
   }
+}
+
+/** `--json` among the options (before a `--` that ends them). */
+function wantsJson(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
+}
+
+function printJsonLine(output: CliIo['stderr'], value: unknown): void {
+  output.write(`${JSON.stringify(value)}\n`);
 }
 
 function allCommands(command: Command): Command[] {

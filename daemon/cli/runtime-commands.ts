@@ -5,21 +5,30 @@
  * the other (start-up, docs/performance.md).
  */
 import { InvalidArgumentError, type Command } from 'commander';
-import { loadConfig, ConfigError, EMPTY_CONFIG } from '../config/config.ts';
+import { loadConfig, EMPTY_CONFIG } from '../config/config.ts';
 import { daemonOptions, DEFAULT_LISTEN, DEFAULT_MOD_LISTEN, reloadSettings } from '../config/settings.ts';
 import type { Daemon } from '../daemon.ts';
-import { parseHostPort, type HostPort } from '../host-port.ts';
-import { createLogger, type LevelledLogger, type LogLevel } from '../log.ts';
+import { formatHostPort, isLoopbackHost, parseHostPort, type HostPort } from '../host-port.ts';
+import {
+  createLogger,
+  LOG_FORMATS,
+  LOG_LEVELS,
+  resolveLogFormat,
+  type LevelledLogger,
+  type LogFormat,
+  type LogLevel,
+} from '../log.ts';
+import { metricsExposureProblem } from '../metrics/listener.ts';
 import { readFromDataDir } from '../store/data-dir-access.ts';
 import { modCredentialsFile } from '../store/mod-credentials.ts';
 import { parseFaultSpec, type FaultRule } from '../../mod-sim/faults.ts';
 import { OPS } from '../../protocol/ops/index.ts';
 import { registerConfigCommand } from './config-command.ts';
-import { CliError, UsageError } from './errors.ts';
+import { UsageError } from './errors.ts';
 import type { CliIo } from './io.ts';
-import { dataDirOf, hostPort, withDataDirOption } from './options.ts';
+import { collectAllowIp, dataDirOf, hostPort, withDataDirOption } from './options.ts';
 import { untilSignal } from './signals.ts';
-import { notifySystemd } from '../systemd-notify.ts';
+import { notifySystemd, startWatchdog } from '../systemd-notify.ts';
 
 export { DEFAULT_LISTEN, DEFAULT_MOD_LISTEN };
 
@@ -30,7 +39,11 @@ interface ServeFlags {
   modListen?: HostPort;
   tlsCert?: string;
   tlsKey?: string;
+  metricsListen?: HostPort;
+  metricsAllow: string[];
   logLevel?: LogLevel;
+  logFormat?: LogFormat;
+  json?: boolean;
 }
 
 interface SimFlags {
@@ -44,6 +57,8 @@ interface SimFlags {
   blockCommand: string[];
   activityInterval: number;
   logLevel: LogLevel;
+  logFormat?: LogFormat;
+  json?: boolean;
 }
 
 export function registerRuntimeCommands(program: Command, io: CliIo): void {
@@ -58,7 +73,20 @@ export function registerRuntimeCommands(program: Command, io: CliIo): void {
     .option('--mod-listen <host:port>', `mod link address (default ${DEFAULT_MOD_LISTEN})`, hostPort)
     .option('--tls-cert <file>', 'PEM certificate chain; serve HTTPS')
     .option('--tls-key <file>', 'PEM private key for --tls-cert')
+    .option(
+      '--metrics-listen <host:port>',
+      'serve Prometheus metrics at /metrics on this address (default: off)',
+      hostPort,
+    )
+    .option(
+      '--metrics-allow <cidr>',
+      'scrapers allowed on a non-loopback --metrics-listen (repeatable)',
+      collectAllowIp,
+      [],
+    )
     .option('--log-level <level>', 'debug, info, warn or error (default: the config, else info)', logLevel)
+    .option('--log-format <format>', 'json or pretty (default: pretty at a terminal, else json)', logFormat)
+    .option('--json', 'log JSON lines, and print a failure to start as a JSON error on stderr')
     .action(async (flags: ServeFlags) => serve(flags, io));
 
   withDataDirOption(program.command('sim').description('run a simulated game mod that dials the daemon'))
@@ -86,15 +114,29 @@ export function registerRuntimeCommands(program: Command, io: CliIo): void {
       60_000,
     )
     .option('--log-level <level>', 'debug, info, warn or error', logLevel, 'info')
+    .option('--log-format <format>', 'json or pretty (default: pretty at a terminal, else json)', logFormat)
+    .option('--json', 'log JSON lines, and print a failure to start as a JSON error on stderr')
     .action(async (flags: SimFlags) => sim(flags, io));
 
   program
     .command('demo')
     .description('daemon and simulator on a throwaway data dir; prints a key and curl lines')
-    .option('--listen <host:port>', 'API address', hostPort, parseHostPort(DEFAULT_LISTEN))
-    .action(async (flags: { listen: HostPort }) => {
+    .option(
+      '--listen <host:port>',
+      'API address (loopback: the demo serves plain HTTP)',
+      hostPort,
+      parseHostPort(DEFAULT_LISTEN),
+    )
+    .option('--json', 'print the URLs, the key and the data dir as one JSON object')
+    .action(async (flags: { listen: HostPort; json?: boolean }) => {
+      if (!isLoopbackHost(flags.listen.host)) {
+        throw new UsageError(
+          `the demo serves plain HTTP, so --listen must be a loopback address such as 127.0.0.1:8787, not ${formatHostPort(flags.listen)}`,
+          'plain_http_refused',
+        );
+      }
       const { runDemo } = await import('./demo.ts');
-      await runDemo({ listen: flags.listen, io });
+      await runDemo({ listen: flags.listen, io, json: flags.json === true });
     });
 }
 
@@ -103,32 +145,60 @@ async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
     throw new UsageError('--tls-cert and --tls-key go together');
   }
   const configPath = flags.config ?? io.env['MODGATE_CONFIG'];
-  const config = configPath ? await loadConfigOrFail(configPath) : EMPTY_CONFIG;
-  const log = createLogger({
-    level: flags.logLevel ?? config.log.level,
-    write: (line) => io.stdout.write(line),
-  });
+  const config = configPath ? await loadConfig(configPath) : EMPTY_CONFIG;
+  const options = daemonOptions(config, { ...flags, metricsAllow: flags.metricsAllow }, io.env);
+  checkExposure(options);
+  const dataDir = dataDirOf(flags, io);
+  const format = flags.json
+    ? 'json'
+    : resolveLogFormat(flags.logFormat, config.log.format, io.env, isTty(io));
+  const log = createLogger({ level: flags.logLevel ?? config.log.level, format, ...logSink(io) });
   const { startDaemon } = await import('../daemon.ts');
-  const daemon = await startDaemon({
-    dataDir: dataDirOf(flags, io),
-    log,
-    ...daemonOptions(config, flags, io.env),
-  });
+  const daemon = await startDaemon({ dataDir, log, ...options });
   log.info('listening', {
-    api: daemon.api,
-    mod_link: daemon.modLink,
-    tls: daemon.api !== undefined && Boolean(flags.tlsCert ?? config.api.tls_cert),
+    api: formatHostPort(daemon.api),
+    mod_link: formatHostPort(daemon.modLink),
+    metrics: daemon.metricsAddress ? formatHostPort(daemon.metricsAddress) : null,
+    tls: options.tls !== undefined,
     config: configPath ?? null,
   });
   notifySystemd('READY=1', io.env, log);
+  const stopWatchdog = startWatchdog(io.env, log);
   const onHangUp = () => void reload(daemon, configPath, flags, log);
   process.on('SIGHUP', onHangUp);
   const signal = await untilSignal(['SIGINT', 'SIGTERM']);
   process.off('SIGHUP', onHangUp);
-  log.info('stopping: draining requests, then closing the mod link', { signal });
+  stopWatchdog();
+  log.info('stopping', { signal });
   notifySystemd('STOPPING=1', io.env, log);
   await daemon.close();
   log.info('stopped');
+}
+
+/**
+ * Exit 2 before anything starts: plain HTTP on a public address (the CLI contract), or metrics
+ * open to everyone (docs/metrics.md). Each message names the setting and the fix.
+ */
+function checkExposure(options: ReturnType<typeof daemonOptions>): void {
+  if (!options.tls && !isLoopbackHost(options.listen.host)) {
+    throw new UsageError(
+      `refusing to serve plain HTTP on ${formatHostPort(options.listen)} (--listen, [api] listen, ` +
+        'MODGATE_LISTEN): serve HTTPS with --tls-cert FILE --tls-key FILE ([api] tls_cert and tls_key), ' +
+        'or listen on 127.0.0.1 behind a TLS-terminating reverse proxy',
+      'plain_http_refused',
+    );
+  }
+  const problem = options.metrics ? metricsExposureProblem(options.metrics) : null;
+  if (problem) throw new UsageError(problem, 'metrics_exposed');
+}
+
+function isTty(io: CliIo): boolean {
+  return io.stdout === process.stdout && process.stdout.isTTY === true;
+}
+
+/** The real stdout goes straight to pino's file-descriptor writer; a test's stream gets lines. */
+function logSink(io: CliIo): { write?: (line: string) => void } {
+  return io.stdout === process.stdout ? {} : { write: (line) => void io.stdout.write(line) };
 }
 
 /** SIGHUP: keys, state, certificates and the reloadable settings; a broken config is refused whole. */
@@ -148,17 +218,9 @@ async function reload(
   }
 }
 
-async function loadConfigOrFail(path: string) {
-  try {
-    return await loadConfig(path);
-  } catch (error) {
-    if (error instanceof ConfigError) throw new CliError(error.message);
-    throw error;
-  }
-}
-
 async function sim(flags: SimFlags, io: CliIo): Promise<void> {
-  const log = createLogger({ level: flags.logLevel, write: (line) => io.stdout.write(line) });
+  const format = flags.json ? 'json' : resolveLogFormat(flags.logFormat, undefined, io.env, isTty(io));
+  const log = createLogger({ level: flags.logLevel, format, ...logSink(io) });
   const credentials = await readFromDataDir(dataDirOf(flags, io), modCredentialsFile);
   const { startSimulator } = await import('../../mod-sim/simulator.ts');
   const simulator = startSimulator({
@@ -175,11 +237,9 @@ async function sim(flags: SimFlags, io: CliIo): Promise<void> {
     activityIntervalMs: flags.activityInterval,
     log,
   });
-  simulator.bridge.on('connect', () =>
-    log.info('connected to daemon', { url: flags.connect ?? credentials.url }),
-  );
-  simulator.bridge.on('disconnect', (code, reason) => log.warn('link closed; redialling', { code, reason }));
+  // The bridge logs its own connects and disconnects (and redials); logging them here would twin them.
   log.info('simulating', {
+    url: flags.connect ?? credentials.url,
     seed: flags.seed,
     players: flags.players,
     mod_version: simulator.world.modVersion,
@@ -189,8 +249,13 @@ async function sim(flags: SimFlags, io: CliIo): Promise<void> {
 }
 
 function logLevel(value: string): LogLevel {
-  if (['debug', 'info', 'warn', 'error'].includes(value)) return value as LogLevel;
+  if ((LOG_LEVELS as readonly string[]).includes(value)) return value as LogLevel;
   throw new InvalidArgumentError('expected debug, info, warn or error');
+}
+
+function logFormat(value: string): LogFormat {
+  if ((LOG_FORMATS as readonly string[]).includes(value)) return value as LogFormat;
+  throw new InvalidArgumentError('expected json or pretty');
 }
 
 function integer(min: number, max: number) {

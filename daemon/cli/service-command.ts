@@ -21,7 +21,7 @@ import {
 } from '../service/install.ts';
 import { DEFAULT_UNIT_OPTIONS } from '../service/units.ts';
 import { CliError, UsageError } from './errors.ts';
-import { printLines, type CliIo } from './io.ts';
+import { printJson, printLines, type CliIo } from './io.ts';
 
 interface InstallFlags {
   user: string;
@@ -29,11 +29,13 @@ interface InstallFlags {
   bin?: string;
   dryRun?: boolean;
   unitsOnly?: boolean;
+  json?: boolean;
 }
 
 interface UninstallFlags {
   unitDir: string;
   dryRun?: boolean;
+  json?: boolean;
 }
 
 /** Folders a hardened unit cannot see (ProtectHome=, PrivateTmp=): a binary there never starts. */
@@ -70,6 +72,7 @@ async function install(flags: InstallFlags, io: CliIo): Promise<void> {
     unitsOnly: flags.unitsOnly === true,
     systemdRunning: systemdRunning(),
   });
+  if (flags.json && flags.dryRun) return printJson(io, planJson(plan, null));
   if (flags.dryRun) {
     printPlan(io, 'install', plan);
     for (const step of plan) {
@@ -85,7 +88,9 @@ async function install(flags: InstallFlags, io: CliIo): Promise<void> {
       );
     });
   }
-  printLines(io, ...(await executePlan(plan, systemHost())));
+  const done = await executePlan(plan, systemHost());
+  if (flags.json) return printJson(io, planJson(plan, done));
+  printLines(io, ...done);
   if (!flags.unitsOnly) printLines(io, '', ...nextSteps(bin, flags.user));
 }
 
@@ -95,15 +100,23 @@ async function uninstall(flags: UninstallFlags, io: CliIo): Promise<void> {
     systemdRunning: systemdRunning(),
     instances: await enabledInstances(flags.unitDir),
   });
-  if (flags.dryRun) return printPlan(io, 'uninstall', plan);
+  if (flags.dryRun)
+    return flags.json ? printJson(io, planJson(plan, null)) : printPlan(io, 'uninstall', plan);
   if (plan.some((step) => step.kind === 'run')) requireRoot('service uninstall');
+  const done = await executePlan(plan, systemHost());
+  if (flags.json) return printJson(io, planJson(plan, done));
   printLines(
     io,
-    ...(await executePlan(plan, systemHost())),
+    ...done,
     '',
     `Kept: the user, ${DATA_ROOT} (identity, keys, state) and /etc/modgate. To remove them too:`,
     `  sudo userdel modgate && sudo rm -r ${DATA_ROOT} /etc/modgate   # deletes every key and identity`,
   );
+}
+
+/** `--json`: the steps, and what each did (null on a dry run, which does nothing). */
+function planJson(plan: readonly Step[], done: readonly string[] | null): Record<string, unknown> {
+  return { dry_run: done === null, steps: plan.map(describeStep), done };
 }
 
 function printPlan(io: CliIo, command: string, plan: readonly Step[]): void {

@@ -137,10 +137,10 @@ describe('modgate config check', () => {
     expect(result.stdout).toContain('127.0.0.1:9999 (plain HTTP, loopback only)');
   });
 
-  it('prints every problem on one error and exits 1', async () => {
+  it('prints every problem on one error and exits 2', async () => {
     const path = await configFile('[api]\nlisten = "x"\n');
     const result = await data.cli('config', 'check', '--config', path);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(2);
     expect(result.stderr).toContain('api.listen');
   });
 });
