@@ -12,14 +12,18 @@
  * - `Type=notify`: serve reports READY=1 once both listeners are bound (daemon/systemd-notify.ts),
  *   so `systemctl start` returns when the API answers. `NotifyAccess=all` because the message
  *   comes from a `systemd-notify` child: Node has no unix datagram sockets.
+ * - `WatchdogSec=30s`: serve sends WATCHDOG=1 every 15 s from its event loop (half the interval
+ *   systemd passes in WATCHDOG_USEC), so a daemon whose loop hangs is killed and restarted
+ *   (Restart=on-failure covers a watchdog timeout). 30 s outlasts any pause a healthy daemon has.
  * - Settings: serve reads MODGATE_DATA_DIR, MODGATE_CONFIG, MODGATE_LISTEN and MODGATE_MOD_LISTEN
  *   (flag, then environment, then config file; docs/configuration.md), all set from the env file.
  *   modgate.service passes no address flags, so a config file's `listen` still counts. The
  *   template passes the env file's addresses as flags: an instance without its own ports must not
  *   start on the defaults another instance holds; with them missing, serve exits 2 at once.
  *   `$MODGATE_OPTIONS` (unbraced) splits into zero or more flags.
- * - `RestartPreventExitStatus=2`: a usage error (bad flag, missing port) is not retried; it would
- *   fail the same way every time.
+ * - `RestartPreventExitStatus=2`: a usage or configuration error (bad flag, missing port, bad
+ *   config file, plain HTTP on a public address, files owned by another user) is not retried; it
+ *   would fail the same way every time. An address in use exits 1 and is retried.
  * - `MemoryDenyWriteExecute=` stays off: V8's JIT writes code pages and then executes them.
  * - No `ProcSubset=pid`: Node sizes V8's heap from /proc/meminfo, which that hides.
  * - No `PrivateUsers=yes`: it unmaps every group but the service's own, so a TLS key readable
@@ -143,6 +147,7 @@ function serviceSection(options: UnitOptions): string[] {
     'RestartPreventExitStatus=2',
     'TimeoutStartSec=30s',
     'TimeoutStopSec=30s',
+    'WatchdogSec=30s',
     'LimitNOFILE=65536',
     'UMask=0077',
   ];

@@ -41,6 +41,7 @@ describe('the unit files', () => {
     const hardening = [
       'Type=notify',
       'NotifyAccess=all',
+      'WatchdogSec=30s',
       'User=modgate',
       'ExecReload=/bin/kill -HUP $MAINPID',
       'Restart=on-failure',
