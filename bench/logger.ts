@@ -6,8 +6,9 @@
  * 1. format only: each logger hands its finished line to a function that drops it, so what is
  *    measured is building the line;
  * 2. to a pipe, as under systemd: each logger runs in a child process whose stdout is a pipe
- *    this process drains (journald reads the daemon's stdout the same way). pino is measured in
- *    the configuration daemon/log.ts uses and, for comparison, writing synchronously.
+ *    this process drains (journald reads the daemon's stdout the same way). pino runs as
+ *    daemon/log.ts configures it. (pino's synchronous writer is left out: on a full pipe it
+ *    sleeps and retries, tens of times slower.)
  *
  *   npx tsx bench/logger.ts [--lines 200000] [--rounds 3]
  *
@@ -17,7 +18,6 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import pino from 'pino';
 import { createLogger } from '../daemon/log.ts';
 import type { Logger } from '../protocol/log.ts';
 
@@ -30,7 +30,7 @@ const { values } = parseArgs({
 });
 const LINES = Number(values.lines);
 const ROUNDS = Number(values.rounds);
-const VARIANTS = ['hand-rolled', 'pino', 'pino (sync)'] as const;
+const VARIANTS = ['hand-rolled', 'pino'] as const;
 type Variant = (typeof VARIANTS)[number];
 
 /** The logger daemon/log.ts had before pino, verbatim in what it does per line. */
@@ -60,15 +60,8 @@ function loggerFor(variant: Variant): { log: Logger; flush(): Promise<void> } {
   if (variant === 'hand-rolled') {
     return { log: handRolled((l) => process.stdout.write(l)), flush: async () => undefined };
   }
-  if (variant === 'pino') {
-    const log = createLogger({ format: 'json' });
-    return { log, flush: () => new Promise((resolve) => log.flush(() => resolve())) };
-  }
-  const base = pino(
-    { base: null, timestamp: pino.stdTimeFunctions.isoTime, formatters: { level: (l) => ({ level: l }) } },
-    pino.destination({ dest: 1, sync: true }),
-  );
-  return { log: { ...createLogger(), info: (m, f) => base.info(f ?? {}, m) }, flush: async () => undefined };
+  const log = createLogger({ format: 'json' });
+  return { log, flush: () => new Promise((resolve) => log.flush(() => resolve())) };
 }
 
 /** In the child: log LINES request lines to stdout, report lines/s on stderr once flushed. */
