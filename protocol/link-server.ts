@@ -140,6 +140,11 @@ export class ModLinkServer extends EventEmitter<ServerEvents> {
     });
     this.http = http;
     this.wss = wss;
+    // ws re-emits the HTTP server's errors; while listening, the promise below reports them.
+    let bound = false;
+    wss.on('error', (error) => {
+      if (bound) this.log.error('mod link server error', { error: error.message });
+    });
     await new Promise<void>((resolve, reject) => {
       http.once('error', reject);
       http.listen(port, host, () => {
@@ -147,8 +152,7 @@ export class ModLinkServer extends EventEmitter<ServerEvents> {
         resolve();
       });
     });
-    http.on('error', (error) => this.log.error('mod link server error', { error: error.message }));
-    wss.on('error', (error) => this.log.error('mod link server error', { error: error.message }));
+    bound = true;
     wss.on('connection', (socket, request) => this.accept(socket, request));
     const address = http.address() as AddressInfo;
     return { host: address.address, port: address.port };
