@@ -121,7 +121,9 @@ function banner(info: {
   player: string;
 }): string {
   const auth = `-H "Authorization: Bearer ${info.key}"`;
-  const curl = (path: string) => `  curl -s ${auth} ${info.baseUrl}${path}`;
+  // Every URL is single-quoted: zsh treats an unquoted `?` as a glob (`no matches found`).
+  const url = (path: string) => `'${info.baseUrl}${path}'`;
+  const curl = (path: string) => `  curl -s ${auth} ${url(path)}`;
   const json = `-H "Content-Type: application/json"`;
   return [
     '',
@@ -140,15 +142,15 @@ function banner(info: {
     curl('/v1/players/online'),
     curl(`/v1/players/${info.player}`),
     curl(`/v1/players/${info.player}/moderation`),
-    `  curl -s ${auth} ${json} -d '{"duration":90,"duration_unit":"minutes","reason":"spam"}' ${info.baseUrl}/v1/players/${info.player}/mute`,
-    `  curl -s ${auth} ${json} -H "Idempotency-Key: demo-coins-1" -d '{"amount":100,"reason":"demo"}' ${info.baseUrl}/v1/players/${info.player}/coins`,
+    `  curl -s ${auth} ${json} -d '{"duration":90,"duration_unit":"minutes","reason":"spam"}' ${url(`/v1/players/${info.player}/mute`)}`,
+    `  curl -s ${auth} ${json} -H "Idempotency-Key: demo-coins-1" -d '{"amount":100,"reason":"demo"}' ${url(`/v1/players/${info.player}/coins`)}`,
     curl('/v1/economy/transactions?limit=5'),
-    `  curl -s ${auth} ${json} -d '{"verb":"Announce","args":["Hello from modgate"]}' ${info.baseUrl}/v1/commands`,
+    `  curl -s ${auth} ${json} -d '{"verb":"Announce","args":["Hello from modgate"]}' ${url('/v1/commands')}`,
     curl('/v1/commands/catalog'),
     curl('/v1/packs?limit=5'),
     curl('/v1/squads?limit=10'),
-    `  curl -s ${info.baseUrl}/openapi.json`,
-    `  curl -s -i ${info.baseUrl}/v1/server                      # no key: 401`,
+    `  curl -s ${url('/openapi.json')}`,
+    `  curl -s -i ${url('/v1/server')}                    # no key: 401`,
     '',
     'Press Ctrl-C to stop.',
     '',
