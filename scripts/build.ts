@@ -1,11 +1,12 @@
 /**
  * `npm run build`: the single executable `dist/modgate` and its checksum `dist/modgate.sha256`
- * (ARCHITECTURE decision 2). Four steps, each a function below:
+ * (Node's single executable applications, not pkg). Four steps, each a function below:
  *
  * 1. bundle: esbuild turns daemon/cli/main.ts and every dependency into one CommonJS file. Node
  *    24's single executable runs its main script as CommonJS only (`"mainFormat": "module"` is
  *    newer than 24), so the bundle is CJS, main.ts has no top-level await, and `import.meta.url`
- *    is rewritten to the executable's own file URL. package.json is inlined by esbuild. The
+ *    is rewritten to the executable's own file URL. package.json is inlined by esbuild, and so
+ *    are docs/*.md (for `modgate docs`). The
  *    optional native addons (msgpackr-extract, bufferutil, utf-8-validate) stay out: their
  *    packages load them inside try/catch and fall back to JavaScript. A second, small bundle,
  *    daemon/cli/sea-main.ts, is the executable's main script: it answers `--version` itself and
@@ -27,6 +28,7 @@ import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
+import { readDocsFolder } from '../daemon/cli/docs-command.ts';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -114,7 +116,11 @@ async function bundleOne(entry: string, outfile: string): Promise<void> {
     external: OPTIONAL_NATIVE,
     // In a single executable __filename is the executable itself (Node's SEA docs).
     banner: { js: "const __modgate_import_meta_url = require('node:url').pathToFileURL(__filename).href;" },
-    define: { 'import.meta.url': '__modgate_import_meta_url' },
+    // `modgate docs`: docs/*.md travel inside the binary (daemon/cli/docs-command.ts).
+    define: {
+      'import.meta.url': '__modgate_import_meta_url',
+      MODGATE_EMBEDDED_DOCS: JSON.stringify(readDocsFolder(new URL('../docs/', import.meta.url))),
+    },
     minifySyntax: true,
     minifyWhitespace: true,
     legalComments: 'eof',

@@ -73,6 +73,6 @@ function nextSteps(dir: string): string[] {
     `  modgate plan set --data-dir ${dir} --premium on`,
     `  modgate keys create --data-dir ${dir} --name my-bot --scopes server:read`,
     `  modgate api enable --data-dir ${dir}`,
-    `Copy ${join(dir, DATA_FILES.modCredentials)} to the game server's mod config (see docs/data-dir.md).`,
+    `Copy ${join(dir, DATA_FILES.modCredentials)} to the game server's mod config (modgate docs data-dir).`,
   ];
 }

@@ -5,6 +5,7 @@
  */
 import { Command } from 'commander';
 import { registerApiCommands } from './api-commands.ts';
+import { registerDocsCommand } from './docs-command.ts';
 import { registerDoctorCommand } from './doctor-command.ts';
 import { errorOutcome } from './errors.ts';
 import { registerInitCommand } from './init-command.ts';
@@ -37,6 +38,7 @@ export function buildProgram(io: CliIo, options: RunCliOptions = {}): Command {
   registerModCommands(program, io);
   registerServiceCommands(program, io);
   registerDoctorCommand(program, io);
+  registerDocsCommand(program, io);
   options.register?.(program, io);
   // Applied to every command at the end, so commands built elsewhere and attached with
   // addCommand() write to the same streams and never call process.exit() either. Every command

@@ -130,7 +130,7 @@ function printPlan(io: CliIo, command: string, plan: readonly Step[]): void {
 function nextSteps(bin: string, user: string): string[] {
   const as = `sudo -u ${user} ${bin}`;
   return [
-    'Next (docs/operations.md):',
+    'Next (see `modgate docs operations`):',
     `  ${as} init --data-dir ${DATA_ROOT} --name "My server"`,
     `  ${as} plan set --data-dir ${DATA_ROOT} --premium on`,
     `  ${as} api enable --data-dir ${DATA_ROOT}`,

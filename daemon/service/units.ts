@@ -117,7 +117,7 @@ export function renderEnvFile(addresses?: { listen: string; modListen: string })
   const set = (line: string) => (addresses ? line : `# ${line}`);
   return [
     '# The environment of `modgate serve` under systemd (EnvironmentFile=). Not private: no secrets.',
-    '# MODGATE_CONFIG=/etc/modgate/modgate.toml   (the config file, docs/configuration.md)',
+    '# MODGATE_CONFIG=/etc/modgate/modgate.toml   (the config file; see `modgate docs configuration`)',
     set(`MODGATE_LISTEN=${addresses?.listen ?? DEFAULT_LISTEN}`),
     set(`MODGATE_MOD_LISTEN=${addresses?.modListen ?? DEFAULT_MOD_LISTEN}`),
     '# MODGATE_OPTIONS=more serve flags, split at spaces, no quoting: --log-level debug',

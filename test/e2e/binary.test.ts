@@ -154,6 +154,12 @@ describe('the single executable', () => {
     expect(stdout).toContain('ProtectSystem=strict');
   });
 
+  it('prints the docs it carries, with no docs/ folder beside it', async () => {
+    const { stdout } = await modgate('docs', 'data-dir');
+    expect(stdout).toBe(await readFile(new URL('../../docs/data-dir.md', import.meta.url), 'utf8'));
+    expect((await modgate('docs')).stdout).toContain('operations');
+  });
+
   it('is reproducible: building the same source again gives the same sha256', async () => {
     const again = await buildBinary({ outDir: join(work, 'again') });
     const first = createHash('sha256')

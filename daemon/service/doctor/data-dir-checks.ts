@@ -116,7 +116,9 @@ async function readChecked<T>(dir: string, file: DataFile<T>, failures: CheckRes
   try {
     return await readDataFile(dir, file);
   } catch (error) {
-    failures.push(fail(file.name, errorText(error), `restore ${file.name} from a backup (docs/data-dir.md)`));
+    failures.push(
+      fail(file.name, errorText(error), `restore ${file.name} from a backup (modgate docs data-dir)`),
+    );
     return null;
   }
 }
@@ -136,7 +138,7 @@ async function contents(dir: string, options: DataDirCheckOptions): Promise<Chec
         ? fail(
             'mod keys',
             'no mod public key is trusted: every mod handshake is refused',
-            `add the mod's key to ${join(dir, DATA_FILES.modKeys)} (docs/data-dir.md)`,
+            `add the mod's key to ${join(dir, DATA_FILES.modKeys)} (modgate docs data-dir)`,
           )
         : ok(
             'mod keys',

@@ -141,7 +141,7 @@ function bindFailure(subject: string, address: HostPort, code: string): CheckRes
     return fail(
       subject,
       `${where}: ports below 1024 need a privilege the unit does not grant`,
-      'use a port from 1024 up behind a reverse proxy, or grant CAP_NET_BIND_SERVICE in a drop-in (docs/operations.md)',
+      'use a port from 1024 up behind a reverse proxy, or grant CAP_NET_BIND_SERVICE in a drop-in (modgate docs operations)',
     );
   }
   if (code === 'EADDRNOTAVAIL') {

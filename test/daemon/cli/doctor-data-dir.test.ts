@@ -69,7 +69,7 @@ describe('modgate doctor: the data dir', () => {
     const result = await doctor(dir, ports);
     expect(result.code).toBe(1);
     expect(result.line('state.json')).toMatch(/^fail +state\.json +.*is not valid JSON/);
-    expect(result.fix('state.json')).toBe('restore state.json from a backup (docs/data-dir.md)');
+    expect(result.fix('state.json')).toBe('restore state.json from a backup (modgate docs data-dir)');
   });
 
   it.runIf(process.getuid?.() === 0)('fails on a file owned by another user than the folder', async () => {
