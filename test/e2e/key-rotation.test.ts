@@ -1,0 +1,80 @@
+/**
+ * docs/operations.md "Rotating an API key", against a running `modgate serve` process: create the
+ * new key, overlap, revoke the old one. The CLI steps run in-process on the same data dir (they
+ * write the same files a separate `modgate keys …` process writes); the daemon is its own process
+ * and learns of each change only through the data dir.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKey, premiumDataDir, runOk } from '../support/cli.ts';
+import { freePort } from '../support/ports.ts';
+import { eventually } from '../support/stack.ts';
+
+const BIN = new URL('../../bin/modgate.js', import.meta.url).pathname;
+
+describe('rotating an API key on a running daemon', () => {
+  let dir: string;
+  let serve: ChildProcess;
+  let apiPort: number;
+  const status = async (key: string) =>
+    (await fetch(`http://127.0.0.1:${apiPort}/v1/server`, { headers: { authorization: `Bearer ${key}` } }))
+      .status;
+  const create = (name: string) => createKey(dir, '--name', name, '--scopes', 'all');
+
+  beforeAll(async () => {
+    dir = await premiumDataDir(join(await mkdtemp(join(tmpdir(), 'modgate-rotate-')), 'data'));
+    await runOk(['api', 'enable', '--data-dir', dir]);
+    apiPort = await freePort();
+    const modPort = await freePort();
+    serve = spawn(
+      process.execPath,
+      [
+        BIN,
+        'serve',
+        '--data-dir',
+        dir,
+        '--listen',
+        `127.0.0.1:${apiPort}`,
+        '--mod-listen',
+        `127.0.0.1:${modPort}`,
+      ],
+      { stdio: 'ignore' },
+    );
+    await eventually(
+      async () => (await fetch(`http://127.0.0.1:${apiPort}/healthz`).catch(() => null)) !== null,
+      30_000,
+    );
+  }, 60_000);
+
+  afterAll(async () => {
+    if (serve.exitCode === null) {
+      serve.kill('SIGTERM');
+      await once(serve, 'exit');
+    }
+    await rm(join(dir, '..'), { recursive: true, force: true });
+  });
+
+  // Without a mod connected, an accepted key gets 503 server_unavailable; a refused one gets 401.
+  it('accepts the old and the new key together, then refuses only the revoked one', async () => {
+    const old = await create('bot');
+    await eventually(async () => (await status(old.key)) !== 401);
+
+    const fresh = await create('bot-rotated');
+    await eventually(async () => (await status(fresh.key)) !== 401);
+    expect(await status(old.key)).toBe(503);
+    expect(await status(fresh.key)).toBe(503);
+
+    await runOk(['keys', 'revoke', '--data-dir', dir, old.id]);
+    // The daemon follows the data dir within a second; polled here, not timed.
+    await eventually(async () => (await status(old.key)) === 401);
+    expect(await status(fresh.key)).toBe(503);
+    const listed = JSON.parse(await runOk(['keys', 'list', '--data-dir', dir, '--json'])) as {
+      keys: { id: string; revoked_at: string | null }[];
+    };
+    expect(listed.keys.find((key) => key.id === old.id)?.revoked_at).not.toBeNull();
+  }, 30_000);
+});
