@@ -2,7 +2,8 @@
  * The audit log: one JSON line per write request (POST, PUT, PATCH, DELETE) that passed
  * authentication, appended to `audit.jsonl` in the data dir (mode 0600): when, which key, which
  * route and target, the outcome and the request id. Append-only: the daemon never rewrites or
- * truncates it (rotate it with logrotate's copytruncate, or move it away and send SIGHUP). Each
+ * truncates it. Rotate it by moving it away and sending SIGHUP (logrotate without copytruncate,
+ * which loses the lines written between its copy and its truncate; docs/configuration.md). Each
  * line starts on a fresh line whatever the file ends with; a failed write is reported to
  * StorageHealth (logged at error, /healthz degraded).
  */
@@ -63,13 +64,19 @@ export class AuditLog {
     return write;
   }
 
-  /** Opens the file again (after a rotation moved it away). */
-  async reopen(): Promise<void> {
-    await this.#writes;
-    const previous = this.#handle;
-    this.#handle = await open(this.path, 'a+', 0o600);
-    this.#atLineStart = await endsWithNewline(this.#handle);
-    await previous?.close();
+  /**
+   * Opens the file again (after a rotation moved it away). Queued like a line: every line queued
+   * before goes to the old file, every line after to the new one, and none is lost in between.
+   */
+  reopen(): Promise<void> {
+    const swap = this.#writes.then(async () => {
+      const previous = this.#handle;
+      this.#handle = await open(this.path, 'a+', 0o600);
+      this.#atLineStart = await endsWithNewline(this.#handle);
+      await previous?.close();
+    });
+    this.#writes = swap.catch(() => undefined);
+    return swap;
   }
 
   async close(): Promise<void> {
