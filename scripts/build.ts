@@ -6,9 +6,9 @@
  *    24's single executable runs its main script as CommonJS only (`"mainFormat": "module"` is
  *    newer than 24), so the bundle is CJS, main.ts has no top-level await, and `import.meta.url`
  *    is rewritten to the executable's own file URL. package.json is inlined by esbuild, and so
- *    are docs/*.md (for `modgate docs`). The
- *    optional native addons (msgpackr-extract, bufferutil, utf-8-validate) stay out: their
- *    packages load them inside try/catch and fall back to JavaScript. A second, small bundle,
+ *    are docs/*.md (for `modgate docs`). The optional native addons (msgpackr-extract,
+ *    bufferutil, utf-8-validate) stay out: their packages load them inside try/catch and fall
+ *    back to JavaScript. A second, small bundle,
  *    daemon/cli/sea-main.ts, is the executable's main script: it answers `--version` itself and
  *    compiles the CLI bundle (an asset of the executable) only for the other commands, so
  *    `--version` starts like bare Node (docs/performance.md).
