@@ -1,0 +1,64 @@
+/**
+ * Events: what the game and the daemon report, as the durable log stores them and every reader
+ * (the SSE stream, the polling endpoint, the webhook outbox) sees them. Events are a log, not a
+ * broadcast: each reader keeps its own position (the last id it has seen), so resuming a stream
+ * and retrying a webhook are the same operation: read after that id.
+ */
+
+/** Every event type, game events first, then the daemon's own. */
+export const EVENT_TYPES = [
+  'player.joined',
+  'player.left',
+  'player.banned',
+  'player.unbanned',
+  'player.muted',
+  'player.unmuted',
+  'player.linked',
+  'player.unlinked',
+  'economy.changed',
+  'pack.delivered',
+  'claim_code.redeemed',
+  'command.executed',
+  'mod.connected',
+  'mod.disconnected',
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export function isEventType(value: string): value is EventType {
+  return (EVENT_TYPES as readonly string[]).includes(value);
+}
+
+/** One event as stored and served: `{id, type, at, data}`. */
+export interface StoredEvent {
+  /** Daemon-assigned, strictly increasing, starting at 1; never reused, even after retention. */
+  readonly id: number;
+  readonly type: EventType;
+  /** ISO 8601 UTC with milliseconds, when the event happened (the game's clock for game events). */
+  readonly at: string;
+  /** The payload, in the spec's resource shapes (identity, ban, mute, ledger entry, ...). */
+  readonly data: Readonly<Record<string, unknown>>;
+}
+
+/** The answer to a read that starts before what retention still holds. */
+export interface EventsGone {
+  readonly gone: true;
+  /** The oldest id still held; a reader may resume from `oldestId - 1`. */
+  readonly oldestId: number;
+}
+
+/** What readers of the log use. The log itself lives in `log.ts`. */
+export interface EventLog {
+  /** The highest id stored so far; 0 while the log is empty. */
+  lastId(): number;
+  /**
+   * Stored events with `id > after`, oldest first, at most `limit` of them. `EventsGone` when
+   * events after `after` have been dropped by retention (so the reader would miss some).
+   */
+  readAfter(after: number, limit: number): StoredEvent[] | EventsGone;
+  /**
+   * Calls `listener` with each event once it is durable (after its fsync), in id order.
+   * Returns the unsubscribe function.
+   */
+  subscribe(listener: (event: StoredEvent) => void): () => void;
+}
