@@ -1,4 +1,7 @@
-/** The spec's scopes (api-v1.md, "Authentication"), in the spec's order. */
+/**
+ * The spec's scopes (api-v1.md, "Authentication"), in the spec's order, then modgate's own
+ * additions for push events (docs/events.md).
+ */
 export const SCOPES = [
   'server:read',
   'players:read',
@@ -21,6 +24,8 @@ export const SCOPES = [
   'containers:read',
   'commands:execute',
   'commands:read',
+  'events:read',
+  'webhooks:manage',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

@@ -1,0 +1,138 @@
+import { appendFile, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { FileEventLog } from '../../../daemon/events/log.ts';
+import { EVENTS_FOLDER, segmentName } from '../../../daemon/events/segments.ts';
+import type { StoredEvent } from '../../../daemon/events/types.ts';
+import { makeTempDir } from '../store/temp-dir.ts';
+
+const joined = (n: number) => ({ type: 'player.joined' as const, data: { n } });
+
+async function appendMany(log: FileEventLog, count: number): Promise<void> {
+  await Promise.all(Array.from({ length: count }, (_, n) => log.append(joined(n))));
+}
+
+function events(result: StoredEvent[] | { gone: true }): StoredEvent[] {
+  if (!Array.isArray(result)) throw new Error('expected events, got gone');
+  return result;
+}
+
+describe('FileEventLog', () => {
+  it('assigns increasing ids from 1 and reads back what was appended, oldest first', async () => {
+    const log = await FileEventLog.open(await makeTempDir());
+    await appendMany(log, 5);
+    expect(log.lastId()).toBe(5);
+    const read = events(log.readAfter(2, 2));
+    expect(read.map((e) => e.id)).toEqual([3, 4]);
+    expect(read[0]).toMatchObject({ type: 'player.joined', data: { n: 2 } });
+    expect(Object.keys(read[0] as object).sort()).toEqual(['at', 'data', 'id', 'type']);
+    expect(events(log.readAfter(5, 10))).toEqual([]);
+    await log.close();
+  });
+
+  it('tells subscribers about each event once it is durable, in id order', async () => {
+    const log = await FileEventLog.open(await makeTempDir());
+    const seen: number[] = [];
+    const stop = log.subscribe((event) => {
+      seen.push(event.id);
+      expect(log.lastId()).toBeGreaterThanOrEqual(event.id);
+    });
+    await appendMany(log, 3);
+    stop();
+    await log.append(joined(9));
+    expect(seen).toEqual([1, 2, 3]);
+    await log.close();
+  });
+
+  it('keeps ids increasing across a restart and writes files only its owner can read', async () => {
+    const dir = await makeTempDir();
+    const first = await FileEventLog.open(dir);
+    await appendMany(first, 3);
+    await first.close();
+    const second = await FileEventLog.open(dir);
+    expect(second.lastId()).toBe(3);
+    expect((await second.append(joined(3)))?.id).toBe(4);
+    expect(events(second.readAfter(0, 10)).map((e) => e.id)).toEqual([1, 2, 3, 4]);
+    await second.close();
+    const folder = join(dir, EVENTS_FOLDER);
+    expect((await stat(folder)).mode & 0o777).toBe(0o700);
+    for (const name of await readdir(folder))
+      expect((await stat(join(folder, name))).mode & 0o777).toBe(0o600);
+  });
+
+  it('cuts a torn last line on open and goes on appending after it', async () => {
+    const dir = await makeTempDir();
+    const first = await FileEventLog.open(dir);
+    await appendMany(first, 2);
+    await first.close();
+    const file = join(dir, EVENTS_FOLDER, segmentName(1));
+    await appendFile(file, '{"id":3,"type":"player.jo');
+    const second = await FileEventLog.open(dir);
+    expect(second.lastId()).toBe(2);
+    await second.append(joined(2));
+    expect(events(second.readAfter(0, 10)).map((e) => e.id)).toEqual([1, 2, 3]);
+    await second.close();
+  });
+
+  it('sets a corrupt segment aside without overwriting it and never reuses its ids', async () => {
+    const dir = await makeTempDir();
+    const first = await FileEventLog.open(dir);
+    await appendMany(first, 3);
+    await first.close();
+    const file = join(dir, EVENTS_FOLDER, segmentName(1));
+    const original = await readFile(file, 'utf8');
+    const lines = original.split('\n');
+    lines[2] = 'not json';
+    await writeFile(file, lines.join('\n'));
+    const second = await FileEventLog.open(dir);
+    expect(second.lastId()).toBeGreaterThanOrEqual(3);
+    const next = await second.append(joined(0));
+    expect(next?.id).toBeGreaterThan(3);
+    expect(second.readAfter(0, 10)).toEqual({ gone: true, oldestId: next?.id });
+    await second.close();
+    const names = await readdir(join(dir, EVENTS_FOLDER));
+    const aside = names.find((name) => name.includes('.corrupt-')) as string;
+    expect(await readFile(join(dir, EVENTS_FOLDER, aside), 'utf8')).toBe(lines.join('\n'));
+  });
+
+  it('drops whole segments past the count and answers gone for a position before them', async () => {
+    const log = await FileEventLog.open(await makeTempDir(), { maxEvents: 4, segmentEvents: 2 });
+    for (let n = 0; n < 10; n += 1) await log.append(joined(n));
+    expect(log.lastId()).toBe(10);
+    expect(log.oldestId()).toBeGreaterThan(1);
+    expect(log.readAfter(0, 10)).toEqual({ gone: true, oldestId: log.oldestId() });
+    const kept = events(log.readAfter(log.oldestId() - 1, 100));
+    expect(kept.at(-1)?.id).toBe(10);
+    expect(kept.length).toBeGreaterThanOrEqual(4);
+    await log.close();
+  });
+
+  it('drops events older than the age limit, keeping the id sequence', async () => {
+    let now = Date.parse('2030-01-01T00:00:00Z');
+    const dir = await makeTempDir();
+    const first = await FileEventLog.open(dir, { maxAgeMs: 1_000, now: () => now });
+    await appendMany(first, 3);
+    await first.close();
+    now += 5_000;
+    const second = await FileEventLog.open(dir, { maxAgeMs: 1_000, now: () => now });
+    expect(second.lastId()).toBe(3);
+    expect(second.readAfter(0, 10)).toEqual({ gone: true, oldestId: 4 });
+    expect(events(second.readAfter(3, 10))).toEqual([]);
+    expect((await second.append(joined(3)))?.id).toBe(4);
+    await second.close();
+  });
+
+  it('stores a mod stream sequence once, even when it repeats across a restart', async () => {
+    const dir = await makeTempDir();
+    const first = await FileEventLog.open(dir);
+    const from = (seq: number) => ({ ...joined(seq), source: { stream: 's1', seq } });
+    expect((await first.append(from(1)))?.id).toBe(1);
+    expect(await first.append(from(1))).toBeNull();
+    await first.close();
+    const second = await FileEventLog.open(dir);
+    expect(second.streamSeq('s1')).toBe(1);
+    expect(await second.append(from(1))).toBeNull();
+    expect((await second.append(from(2)))?.id).toBe(2);
+    await second.close();
+  });
+});
