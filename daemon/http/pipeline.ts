@@ -19,6 +19,7 @@ import type {
   ListOp,
   PageOf,
   PageOptions,
+  RouteServices,
 } from '../routes/define-route.ts';
 import type { Snapshot } from '../store/snapshot.ts';
 import { ApiError } from './api-error.ts';
@@ -91,6 +92,8 @@ export interface PipelineOptions {
   storageFaults?: () => readonly string[];
   /** What the pipeline counts (docs/metrics.md); nothing by default. */
   metrics?: DaemonMetrics;
+  /** The event log, the webhook registry: what handlers use besides the mod. */
+  services?: RouteServices;
 }
 
 /** What a SIGHUP may change in a running pipeline. */
@@ -131,6 +134,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   const metrics = options.metrics ?? noopMetrics;
   const readCache = new ReadCache({ now: clock, observe: (outcome) => metrics.readCache(outcome) });
   const cursors = new CursorCodec(options.snapshot().identity.daemonSecretKey);
+  const services = options.services ?? {};
 
   async function run(req: ApiRequest, exchange: Exchange): Promise<ApiResponse> {
     const url = requestTarget(req.url);
@@ -178,6 +182,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
           name: snapshot.identity.name,
           modVersion: options.link.peer?.modVersion ?? null,
         },
+        services,
       });
       response = respond(route, result, req, exchange.headers);
     } catch (error) {

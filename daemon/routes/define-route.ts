@@ -4,6 +4,8 @@
  */
 import type { z } from 'zod';
 import type { OpArgs, OpName, OpResult } from '../../protocol/ops/index.ts';
+import type { FileEventLog } from '../events/log.ts';
+import type { WebhookService } from '../events/webhooks/webhook-service.ts';
 import type { ErrorCode } from '../http/error-catalogue.ts';
 import type { Scope } from '../scopes.ts';
 import type { ApiKeyRecord } from '../store/keys-file.ts';
@@ -50,6 +52,15 @@ export interface PageOptions {
   tags?: readonly string[];
 }
 
+/**
+ * Parts of the daemon a handler may use besides the mod. Each is absent in a pipeline built
+ * without it (most in-process tests); a handler that needs one answers 500 then.
+ */
+export interface RouteServices {
+  events?: FileEventLog;
+  webhooks?: WebhookService;
+}
+
 /** What a handler is given; everything before it (auth, scope, validation) has already passed. */
 export interface RouteContext<P, Q, B> {
   params: P;
@@ -75,6 +86,7 @@ export interface RouteContext<P, Q, B> {
   /** Drops cached reads carrying these tags, so a client reads its own writes. */
   invalidate(tags: readonly string[]): void;
   server: { serverId: string; name: string | null; modVersion: string | null };
+  services: RouteServices;
 }
 
 type Schema = z.ZodType;

@@ -18,6 +18,11 @@ export interface DataFile<T> {
   readonly schema: z.ZodType<T>;
   /** Turns the domain object back into the file's JSON. */
   readonly serialize: (value: T) => unknown;
+  /**
+   * For a file that is created on first write (not by `init`): the value a missing file reads
+   * as. Without it a missing file is an error naming `modgate init`.
+   */
+  readonly whenMissing?: T;
 }
 
 export function defineDataFile<T>(file: DataFile<T>): DataFile<T> {
@@ -31,6 +36,7 @@ export async function readDataFile<T>(dir: string, file: DataFile<T>): Promise<T
     text = await readFile(path, 'utf8');
   } catch (error) {
     if (errnoCode(error) === 'ENOENT') {
+      if (file.whenMissing !== undefined) return file.whenMissing;
       throw new StoreError(
         'missing_file',
         `${path} is missing; run \`modgate init --data-dir ${dir}\` to recreate it`,

@@ -1,0 +1,278 @@
+/**
+ * One endpoint's delivery loop: a reader of the event log at the endpoint's own position
+ * (ARCHITECTURE: events are a log; resume and retry are the same operation). It takes the next
+ * event the endpoint subscribes to (up to ten for Discord), signs and posts it, and only moves on
+ * once it is delivered, so each endpoint receives its events in log order. A failure is recorded
+ * in the outbox journal and retried after a backoff (retry-policy.ts); the same message keeps
+ * the same `webhook-id` on every attempt and across restarts, so a receiver can dedupe.
+ */
+import type { Logger } from '../../log.ts';
+import type { EventLog, StoredEvent } from '../types.ts';
+import { discordMessage, discordRetryAfterMs } from './discord.ts';
+import { wantsEvent, type WebhookEndpoint } from './endpoint-file.ts';
+import type { OutboxJournal } from './outbox-journal.ts';
+import { positionMarker, type FailureRun, type OutboxRecord } from './outbox-state.ts';
+import { backoffDelay, giveUpReason, honouredWait, type RetryPolicy } from './retry-policy.ts';
+import type { SendResult, WebhookSender } from './sender.ts';
+import { signatureHeaders } from './signing.ts';
+import { checkWebhookUrl } from './url-policy.ts';
+
+export interface WorkerDeps {
+  readonly log: EventLog;
+  readonly journal: OutboxJournal;
+  readonly sender: WebhookSender;
+  readonly policy: RetryPolicy;
+  readonly logger: Logger;
+  readonly serverId: string;
+  readonly userAgent: string;
+  readonly now: () => Date;
+  readonly random: () => number;
+  /** Marks the endpoint disabled in webhooks.json (and logs it). */
+  disable(endpoint: WebhookEndpoint, reason: string): Promise<void>;
+}
+
+const READ_BATCH = 256;
+
+export class EndpointWorker {
+  #endpoint: WebhookEndpoint;
+  /** The last event looked at: the journal's position, or past events skipped since. */
+  #cursor: number;
+  #stopped = false;
+  #signalled = false;
+  #wake: (() => void) | null = null;
+  #cancelSleep: (() => void) | null = null;
+  readonly #done: Promise<void>;
+
+  constructor(
+    endpoint: WebhookEndpoint,
+    private readonly deps: WorkerDeps,
+  ) {
+    this.#endpoint = endpoint;
+    this.#cursor = deps.journal.state.get(endpoint.id).position;
+    this.#done = this.#run().catch((error: unknown) =>
+      deps.logger.error('webhook worker stopped on an unexpected error', { webhook_id: endpoint.id, error }),
+    );
+  }
+
+  get endpoint(): WebhookEndpoint {
+    return this.#endpoint;
+  }
+
+  /** Takes the endpoint's new settings (events, description) for the next message. */
+  update(endpoint: WebhookEndpoint): void {
+    this.#endpoint = endpoint;
+  }
+
+  /** New events are in the log. */
+  notify(): void {
+    this.#signalled = true;
+    this.#wake?.();
+  }
+
+  /** Stops after the attempt in flight (which the sender cancels on shutdown). */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#wake?.();
+    this.#cancelSleep?.();
+    await this.#done;
+  }
+
+  async #run(): Promise<void> {
+    while (!this.#stopped) {
+      this.#signalled = false;
+      const batch = this.deps.log.readAfter(this.#cursor, READ_BATCH);
+      if (!Array.isArray(batch)) {
+        await this.#skipGap(batch.oldestId - 1);
+        continue;
+      }
+      const message = this.#pick(batch);
+      if (message.length > 0) {
+        if (!(await this.#deliver(message))) return;
+      } else if (batch.length === 0) {
+        await this.#persistSkips();
+        await this.#idle();
+      }
+    }
+  }
+
+  /** The next message's events; moves the cursor past events the endpoint does not want. */
+  #pick(batch: readonly StoredEvent[]): StoredEvent[] {
+    const max = this.#endpoint.format === 'discord' ? 10 : 1;
+    const wanted: StoredEvent[] = [];
+    for (const event of batch) {
+      if (wantsEvent(this.#endpoint, event.type)) {
+        wanted.push(event);
+        if (wanted.length === max) break;
+      } else if (wanted.length === 0) {
+        this.#cursor = event.id;
+      }
+    }
+    return wanted;
+  }
+
+  /** Retention dropped events this endpoint had not received: say so, record it, move on. */
+  async #skipGap(to: number): Promise<void> {
+    this.deps.logger.error('webhook endpoint missed events dropped by retention', {
+      webhook_id: this.#endpoint.id,
+      after: this.#cursor,
+      resumes_after: to,
+    });
+    const at = this.deps.now();
+    await this.deps.journal.append({
+      ...positionMarker(this.#endpoint.id, to, at),
+      outcome: 'gap',
+      first_event: this.#cursor + 1,
+      error: `events ${this.#cursor + 1} to ${to} were dropped by retention before delivery`,
+    });
+    this.#cursor = to;
+  }
+
+  async #persistSkips(): Promise<void> {
+    const id = this.#endpoint.id;
+    if (this.#cursor > this.deps.journal.state.get(id).position) {
+      await this.deps.journal.append(positionMarker(id, this.#cursor, this.deps.now()));
+    }
+  }
+
+  #idle(): Promise<void> {
+    if (this.#signalled || this.#stopped) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.#wake = () => {
+        this.#wake = null;
+        resolve();
+      };
+    });
+  }
+
+  /** Delivers one message, retrying; false when the worker stopped or the endpoint was disabled. */
+  async #deliver(events: StoredEvent[]): Promise<boolean> {
+    const first = events[0] as StoredEvent;
+    const messageId = `msg_${this.deps.serverId}_${first.id}`;
+    let run = this.#runFor(first.id);
+    for (;;) {
+      if (this.#stopped) return false;
+      const endpoint = this.#endpoint;
+      const { body, carried } = this.#body(events);
+      const last = carried[carried.length - 1] as StoredEvent;
+      const attempt = (run?.attempts ?? 0) + 1;
+      const at = this.deps.now();
+      const result = await this.#send(endpoint, messageId, body, at);
+      // Cancelled by shutdown: the receiver may or may not have it; the next start resends it.
+      if (this.#stopped && !result.ok) return false;
+      const base = {
+        endpoint: endpoint.id,
+        at: at.toISOString(),
+        first_event: first.id,
+        last_event: last.id,
+      };
+      const answer = { message_id: messageId, attempt, status: result.status, latency_ms: result.latencyMs };
+      if (result.ok) {
+        await this.deps.journal.append({
+          ...base,
+          ...answer,
+          outcome: 'delivered',
+          run_started_at: null,
+          error: null,
+          retry_in_ms: null,
+        });
+        this.#cursor = Math.max(this.#cursor, last.id);
+        return true;
+      }
+      const runStartedAt = run?.startedAt ?? at;
+      run = { firstEvent: first.id, attempts: attempt, startedAt: runStartedAt };
+      const reason = giveUpReason(
+        this.deps.policy,
+        { status: result.status, runStartedAt, attempts: attempt },
+        this.deps.now(),
+      );
+      const wait = reason === null ? this.#retryWait(result, attempt) : null;
+      const record: OutboxRecord = {
+        ...base,
+        ...answer,
+        outcome: 'failed',
+        run_started_at: runStartedAt.toISOString(),
+        error: result.error,
+        retry_in_ms: wait,
+      };
+      await this.deps.journal.append(record);
+      this.deps.logger.warn('webhook delivery failed', {
+        webhook_id: endpoint.id,
+        message_id: messageId,
+        attempt,
+        status: result.status,
+        error: result.error,
+        retry_in_ms: wait,
+      });
+      if (reason !== null) {
+        await this.deps.disable(endpoint, reason);
+        return false;
+      }
+      await this.#sleep(wait ?? 0);
+    }
+  }
+
+  /** The journal's failure run for this message, restarted at a re-enable. */
+  #runFor(firstEvent: number): FailureRun | null {
+    const run = this.deps.journal.state.get(this.#endpoint.id).run;
+    if (run === null || run.firstEvent !== firstEvent) return null;
+    const enabledAt = this.#endpoint.enabledAt;
+    return run.startedAt < enabledAt ? { ...run, startedAt: enabledAt } : run;
+  }
+
+  #body(events: StoredEvent[]): { body: Buffer; carried: StoredEvent[] } {
+    if (this.#endpoint.format === 'discord') {
+      const { message, count } = discordMessage(events);
+      return { body: Buffer.from(JSON.stringify(message)), carried: events.slice(0, count) };
+    }
+    return { body: Buffer.from(JSON.stringify(events[0])), carried: events.slice(0, 1) };
+  }
+
+  async #send(endpoint: WebhookEndpoint, messageId: string, body: Buffer, at: Date): Promise<SendResult> {
+    const checked = checkWebhookUrl(endpoint.url, { allowHttp: endpoint.allowHttp });
+    if ('error' in checked) {
+      return {
+        ok: false,
+        status: null,
+        latencyMs: 0,
+        error: checked.error,
+        retryAfterMs: undefined,
+        body: '',
+      };
+    }
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': this.deps.userAgent,
+      ...signatureHeaders(endpoint.secret, messageId, Math.floor(at.getTime() / 1000), body),
+    };
+    return this.deps.sender.send({
+      url: checked.url,
+      headers,
+      body,
+      timeoutMs: this.deps.policy.timeoutMs,
+      maxResponseBytes: this.deps.policy.maxResponseBytes,
+    });
+  }
+
+  /** Discord's `retry_after` (or any receiver's Retry-After) on 429 and 503; else the backoff. */
+  #retryWait(result: SendResult, attempt: number): number {
+    let requested: number | undefined;
+    if (result.status === 429) requested = discordRetryAfterMs(result.body) ?? result.retryAfterMs;
+    else if (result.status === 503) requested = result.retryAfterMs;
+    return (
+      honouredWait(this.deps.policy, requested) ?? backoffDelay(this.deps.policy, attempt, this.deps.random)
+    );
+  }
+
+  #sleep(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.#cancelSleep = done;
+    }).finally(() => {
+      this.#cancelSleep = null;
+    });
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * How an endpoint and its attempts are shown, the same way by the CLI's `--json` and by the
+ * /v1/webhooks routes: snake_case, every field present, never the secret (that is shown once,
+ * by the creating call, through createdView()).
+ */
+import type { WebhookEndpoint } from './endpoint-file.ts';
+import type { EndpointOutbox, OutboxRecord } from './outbox-state.ts';
+
+export type EndpointStatus = 'active' | 'retrying' | 'disabled';
+
+export function endpointStatus(
+  endpoint: WebhookEndpoint,
+  outbox: EndpointOutbox | undefined,
+): EndpointStatus {
+  if (endpoint.disabledAt !== null) return 'disabled';
+  return outbox?.run ? 'retrying' : 'active';
+}
+
+export function endpointView(endpoint: WebhookEndpoint, outbox: EndpointOutbox | undefined) {
+  const last = outbox?.recent.at(-1);
+  return {
+    id: endpoint.id,
+    url: endpoint.url,
+    events: [...endpoint.events],
+    format: endpoint.format,
+    description: endpoint.description,
+    status: endpointStatus(endpoint, outbox),
+    disabled_at: endpoint.disabledAt?.toISOString() ?? null,
+    disabled_reason: endpoint.disabledReason,
+    allow_http: endpoint.allowHttp,
+    created_by: endpoint.createdBy,
+    created_at: endpoint.createdAt.toISOString(),
+    last_delivered_event_id: outbox?.position ?? 0,
+    failing_attempts: outbox?.run?.attempts ?? 0,
+    last_attempt_at: last?.at ?? null,
+  };
+}
+
+export type EndpointView = ReturnType<typeof endpointView>;
+
+/** The view plus the secret: only ever the answer to the call that created the endpoint. */
+export function createdView(endpoint: WebhookEndpoint) {
+  return { ...endpointView(endpoint, undefined), secret: endpoint.secret };
+}
+
+export function attemptView(record: OutboxRecord) {
+  return {
+    at: record.at,
+    outcome: record.outcome,
+    message_id: record.message_id,
+    first_event_id: record.first_event,
+    last_event_id: record.last_event,
+    attempt: record.attempt,
+    status: record.status,
+    latency_ms: record.latency_ms,
+    error: record.error,
+    retry_in_ms: record.retry_in_ms,
+  };
+}
+
+/** Newest first, at most `limit`. */
+export function recentAttempts(outbox: EndpointOutbox | undefined, limit: number) {
+  return [...(outbox?.recent ?? [])].reverse().slice(0, limit).map(attemptView);
+}
