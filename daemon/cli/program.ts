@@ -15,6 +15,7 @@ import { registerModCommands } from './mod-commands.ts';
 import { registerPlanCommands } from './plan-commands.ts';
 import { registerServiceCommands } from './service-command.ts';
 import { versionText } from './version-text.ts';
+import { registerWebhooksCommands } from './webhooks-commands.ts';
 
 export interface RunCliOptions {
   /** Registers more commands on the program (main.ts passes registerRuntimeCommands). */
@@ -37,6 +38,7 @@ export function buildProgram(io: CliIo, options: RunCliOptions = {}): Command {
   registerPlanCommands(program, io);
   registerModCommands(program, io);
   registerServiceCommands(program, io);
+  registerWebhooksCommands(program, io);
   registerDoctorCommand(program, io);
   registerDocsCommand(program, io);
   options.register?.(program, io);

@@ -1,0 +1,88 @@
+/**
+ * A webhook service over a real data dir (set up through the CLI), a real event log and real
+ * receivers on loopback sockets, with retry timing shrunk to milliseconds.
+ */
+import { FileEventLog } from '../../../../daemon/events/log.ts';
+import type { EventType } from '../../../../daemon/events/types.ts';
+import type { RetryPolicy } from '../../../../daemon/events/webhooks/retry-policy.ts';
+import { WebhookService } from '../../../../daemon/events/webhooks/webhook-service.ts';
+import { type Logger } from '../../../../daemon/log.ts';
+import { makeDataDir, type TestDataDir } from '../../../support/data-dir.ts';
+
+export const FAST_POLICY: Partial<RetryPolicy> = {
+  baseDelayMs: 5,
+  maxDelayMs: 40,
+  retryWindowMs: 60_000,
+  timeoutMs: 2_000,
+};
+
+export interface Harness {
+  data: TestDataDir;
+  log: FileEventLog;
+  service: WebhookService;
+  logLines: { level: string; msg: string; fields: Record<string, unknown> }[];
+  /** `webhooks add --json` with the given flags; returns the id and secret. */
+  add(url: string, ...flags: string[]): Promise<{ id: string; secret: string }>;
+  append(type: EventType, data?: Record<string, unknown>): Promise<number>;
+  /** Closes the service and starts a new one on the same data dir and log. */
+  restart(policy?: Partial<RetryPolicy>): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startHarness(policy: Partial<RetryPolicy> = FAST_POLICY): Promise<Harness> {
+  const data = await makeDataDir();
+  const log = await FileEventLog.open(data.dir);
+  const logLines: Harness['logLines'] = [];
+  const logger: Logger = {
+    debug: (msg, fields = {}) => logLines.push({ level: 'debug', msg, fields }),
+    info: (msg, fields = {}) => logLines.push({ level: 'info', msg, fields }),
+    warn: (msg, fields = {}) => logLines.push({ level: 'warn', msg, fields }),
+    error: (msg, fields = {}) => logLines.push({ level: 'error', msg, fields }),
+  };
+  const start = (p: Partial<RetryPolicy>) =>
+    WebhookService.start({
+      dataDir: data.dir,
+      log,
+      serverId: 'srv_test',
+      logger,
+      policy: p,
+      pollIntervalMs: 20,
+    });
+  const harness: Harness = {
+    data,
+    log,
+    service: await start(policy),
+    logLines,
+    add: async (url, ...flags) => {
+      const withEvents = flags.includes('--events') ? flags : [...flags, '--events', 'all'];
+      const result = await data.cli(
+        'webhooks',
+        'add',
+        '--data-dir',
+        data.dir,
+        '--url',
+        url,
+        '--json',
+        ...withEvents,
+      );
+      if (result.code !== 0) throw new Error(result.stderr);
+      await harness.service.reload();
+      return JSON.parse(result.stdout) as { id: string; secret: string };
+    },
+    append: async (type, payload = { player: { platform_id: '76561198000000001', social_id: null } }) => {
+      const event = await log.append({ type, data: payload });
+      if (event === null) throw new Error('append dropped the event');
+      return event.id;
+    },
+    restart: async (p = policy) => {
+      await harness.service.close();
+      harness.service = await start(p);
+    },
+    close: async () => {
+      await harness.service.close();
+      await log.close();
+      await data.remove();
+    },
+  };
+  return harness;
+}
