@@ -12,6 +12,7 @@ import { fail, formatResults, hasFailure, ok, type CheckResult } from '../servic
 import { checkDataDir } from '../service/doctor/data-dir-checks.ts';
 import { checkListeners } from '../service/doctor/listen-checks.ts';
 import { checkTls } from '../service/doctor/tls-checks.ts';
+import { checkWebhooks } from '../service/doctor/webhook-checks.ts';
 import { CliError, UsageError } from './errors.ts';
 import { printJson, printLines, type CliIo } from './io.ts';
 import { dataDirOf, hostPort, withDataDirOption } from './options.ts';
@@ -58,8 +59,14 @@ async function doctor(flags: DoctorFlags, io: CliIo): Promise<void> {
   const config = await configOf(flags, io, results);
   const resolved = resolve(config, flags, io, results);
   const now = io.now();
+  const dataDirResults = await checkDataDir(dataDir, {
+    now,
+    uid: process.getuid?.() ?? 0,
+    modListen: resolved.modListen,
+  });
   results.push(
-    ...(await checkDataDir(dataDir, { now, uid: process.getuid?.() ?? 0, modListen: resolved.modListen })),
+    ...dataDirResults,
+    ...(hasFailure(dataDirResults) ? [] : await checkWebhooks(dataDir)),
     ...(await checkTls(resolved.tls, resolved.listen, now)),
     ...(await checkListeners({
       listen: resolved.listen,

@@ -8,6 +8,8 @@ import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import { formatHostPort, type HostPort } from '../../host-port.ts';
+import { OUTBOX_FILE } from '../../events/webhooks/outbox-journal.ts';
+import { WEBHOOKS_FILE } from '../../events/webhooks/endpoint-file.ts';
 import { apiKeyStatus } from '../../store/api-keys.ts';
 import { DATA_FILES, formatMode, LOCK_FILE, RECORD_FILE_NAMES, statOrNull } from '../../store/data-dir.ts';
 import { readDataFile, type DataFile } from '../../store/data-file.ts';
@@ -36,7 +38,7 @@ export async function checkDataDir(dir: string, options: DataDirCheckOptions): P
   }
   const results = [folderResult(dir, folder, options.uid)];
   for (const name of Object.values(DATA_FILES)) results.push(await fileMode(dir, name, folder, true));
-  for (const name of RECORD_FILE_NAMES) {
+  for (const name of [...RECORD_FILE_NAMES, WEBHOOKS_FILE, OUTBOX_FILE]) {
     if ((await statOrNull(join(dir, name))) !== null) results.push(await fileMode(dir, name, folder, false));
   }
   if (folder.uid === options.uid) {
