@@ -1,7 +1,8 @@
 /**
  * The data dir lock: an exclusive lock file (created with O_CREAT | O_EXCL) that the CLI holds
  * for every read-modify-write, so two commands run at once never lose an update. The daemon only
- * reads and never takes it.
+ * reads, except webhooks.json (API registrations, disabling a failing endpoint): it takes the
+ * lock for that file like any command.
  *
  * A lock left behind by a crashed command is broken when its owner process is gone (same host)
  * or when it is older than `staleMs`. Breaking renames the lock aside and checks that the file
