@@ -21,6 +21,11 @@ import {
   type PipelineOptions,
   type PipelineSettings,
 } from './http/pipeline.ts';
+import { recordLinkEvents } from './events/ingest.ts';
+import { FileEventLog, type EventLogOptions } from './events/log.ts';
+import type { StreamSettings } from './events/sse-stream.ts';
+import type { RetryPolicy } from './events/webhooks/retry-policy.ts';
+import { WebhookService } from './events/webhooks/webhook-service.ts';
 import { Idempotency } from './idempotency/idempotency.ts';
 import { IdempotencyJournal } from './idempotency/journal.ts';
 import { listening } from './listen-error.ts';
@@ -76,6 +81,12 @@ export interface DaemonOptions {
   drainMs?: number;
   /** The metrics listener (docs/metrics.md); without it nothing is counted. */
   metrics?: MetricsListenOptions;
+  /** Event log retention (docs/events.md); defaults 1,000,000 events / 7 days. */
+  events?: Pick<EventLogOptions, 'maxEvents' | 'maxAgeMs' | 'segmentEvents'>;
+  /** The SSE stream's heartbeat and slow-reader limit (docs/events.md). */
+  stream?: Partial<StreamSettings>;
+  /** Webhook retry timing and limits (docs/events.md, "Webhooks"); tests shrink them. */
+  webhooks?: Partial<RetryPolicy>;
 }
 
 /** What a reload (SIGHUP) may change without a restart. */
@@ -93,6 +104,10 @@ export interface Daemon {
   metrics: DaemonMetrics;
   /** The metrics listener's address, when one is configured. */
   metricsAddress: HostPort | null;
+  /** The durable event log every events reader (stream, polling, webhooks) reads from. */
+  events: FileEventLog;
+  /** The webhook registry and its delivery workers, readers of `events`. */
+  webhooks: WebhookService;
   startedAt: Date;
   reload(settings?: ReloadSettings): Promise<void>;
   close(): Promise<void>;
@@ -115,6 +130,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     trustedModKeys: () => watcher.current().trustedModKeys,
     log,
     addressKey: edgeSubject, // an IPv6 /64 is one address, as for the API's per-address limit
+    acceptEvents: true,
     ...options.link,
   });
   // The link server logs mod_connected / mod_disconnected and every rejected handshake itself.
@@ -123,12 +139,24 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const storage = new StorageHealth(log);
   const journal = await IdempotencyJournal.open(options.dataDir, { log, health: storage });
   const audit = await AuditLog.open(options.dataDir, storage);
+  const events = await FileEventLog.open(options.dataDir, { ...options.events, log });
+  const unwireEvents = recordLinkEvents(link, events, log);
+  const webhooks = await WebhookService.start({
+    dataDir: options.dataDir,
+    log: events,
+    serverId: identity.serverId,
+    logger: log,
+    ...(options.webhooks ? { policy: options.webhooks } : {}),
+  });
   const startedAt = new Date();
   let http: HttpServerHandle | undefined;
   let metricsServer: MetricsServer | undefined;
   const closeStores = async () => {
     await metricsServer?.close();
-    await link.close();
+    await link.close(); // its mod.disconnected still reaches the log
+    unwireEvents();
+    await webhooks.close();
+    await events.close();
     await journal.close();
     await audit.close();
     watcher.close();
@@ -156,6 +184,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       storageFaults: () => storage.faults,
       log,
       metrics,
+      services: { events, webhooks, eventStream: options.stream ?? {} },
       ...options.pipeline,
     });
     const tls = options.tls ? await readTls(options.tls) : undefined;
@@ -185,6 +214,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       handle,
       metrics,
       metricsAddress: metricsServer?.address ?? null,
+      events,
+      webhooks,
       startedAt,
       reload: async (settings = {}) => {
         await watcher.reload();

@@ -114,6 +114,13 @@ function operation(route: AnyRoute, components: Components): JsonSchema {
       ...parameters(route.params, 'path', components.schemas),
       ...parameters(route.query, 'query', components.schemas),
       ...headerParameters(route),
+      ...Object.entries(route.stream?.headers ?? {}).map(([name, description]) => ({
+        name,
+        in: 'header',
+        required: false,
+        description,
+        schema: { type: 'string' },
+      })),
     ],
     responses: responses(route, components),
   };
@@ -168,6 +175,14 @@ function responses(route: AnyRoute, components: Components): JsonSchema {
       if (status !== 204) {
         success['content'] = {
           'application/json': { schema: hoist(route.response.schema, 'output', components.schemas) },
+        };
+      }
+      if (route.stream && status !== 204) {
+        (success['content'] as JsonSchema)[route.stream.contentType] = {
+          schema: {
+            type: 'string',
+            description: 'Server-Sent Events: id, event (the type), data (the JSON event)',
+          },
         };
       }
       out[String(status)] = success;

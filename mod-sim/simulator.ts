@@ -11,6 +11,7 @@ import type { Logger } from '../protocol/log.ts';
 import { OPS, type OpHandlers, type OpName, OpError } from '../protocol/ops/index.ts';
 import { CommandConsole, ConsoleActivity } from './console/index.ts';
 import { FaultPlan, type FaultRule } from './faults.ts';
+import { GameLife } from './game-life.ts';
 import { assetHandlers } from './handlers/assets.ts';
 import { claimCodeHandlers } from './handlers/claim-codes.ts';
 import { startDmQueue } from './handlers/claim-codes-dm.ts';
@@ -47,6 +48,10 @@ export interface SimulatorOptions {
   activityIntervalMs?: number;
   /** How often the claim-code direct-message queue is worked; 0 = never (tests); default 1,000. */
   dmQueueIntervalMs?: number;
+  /** Happenings a minute on the seeded schedule of game-life.ts (joins, leaves, bans, ...); default 0. */
+  eventsRate?: number;
+  /** Most unacknowledged game events the bridge keeps (PROTOCOL §9.4); default 10,000. */
+  eventBuffer?: number;
 }
 
 export interface Simulator {
@@ -59,6 +64,8 @@ export interface Simulator {
   console: CommandConsole;
   /** The game's own console traffic (panel, chat, scheduled tasks). */
   activity: ConsoleActivity;
+  /** Players joining and leaving, panel bans and balance changes (`--events-rate`). */
+  life: GameLife;
   /** Resolves once the link is up (the first time, or again after a drop). */
   connected(): Promise<void>;
   close(): Promise<void>;
@@ -99,7 +106,12 @@ export function startSimulator(options: SimulatorOptions): Simulator {
     handlers: withFaults(handlers, faults, opCounts, () => bridge),
     ...(options.log ? { log: options.log } : {}),
     ...(options.backoff ? { backoff: options.backoff } : {}),
+    ...(options.eventBuffer !== undefined ? { events: { capacity: options.eventBuffer } } : {}),
   });
+  // PROTOCOL §9: every change the world reports goes to the daemon as a game event.
+  world.events.connect((type, data, at) => bridge.events.emit(type, data, at));
+  const life = new GameLife(gameConsole);
+  life.start(options.eventsRate);
   return {
     world,
     faults,
@@ -107,12 +119,14 @@ export function startSimulator(options: SimulatorOptions): Simulator {
     opCounts,
     console: gameConsole,
     activity,
+    life,
     connected: () =>
       bridge.connected
         ? Promise.resolve()
         : new Promise((resolve) => bridge.once('connect', () => resolve())),
     close: () => {
       activity.stop();
+      life.stop();
       dmQueue.stop();
       return bridge.close();
     },

@@ -10,6 +10,7 @@ import type { CodecLimits } from './codec.ts';
 import { PROTOCOL_ERRORS, type ProtocolError } from './errors.ts';
 import type { ReqFrame, ResFrame } from './frames.ts';
 import { dispatchRequest, errorRes, RequestContext } from './dispatch.ts';
+import { EventOutbox, type EventOutboxOptions } from './event-outbox.ts';
 import { ModHandshake, type Established } from './handshake.ts';
 import type { Identity } from './keys.ts';
 import { LinkConnection, type LinkTimers } from './link-connection.ts';
@@ -36,6 +37,8 @@ export interface ModBridgeOptions extends Partial<LinkTimers> {
   log?: Logger;
   /** A uniform random number in [0, 1) for the backoff jitter. */
   random?: () => number;
+  /** The game-event buffer (PROTOCOL §9.4): its capacity and stream id. */
+  events?: Omit<EventOutboxOptions, 'log'>;
 }
 
 export interface BridgeSession {
@@ -62,6 +65,11 @@ export class ModBridge extends EventEmitter<BridgeEvents> {
   private closed = false;
   private started = false;
   private readonly inFlight = new Set<RequestContext>();
+  /**
+   * Game events for the daemon (PROTOCOL §9): `bridge.events.emit(type, data)`. They are buffered
+   * until the daemon acknowledges them, across redials; see EventOutbox for the bound.
+   */
+  readonly events: EventOutbox;
 
   constructor(private readonly options: ModBridgeOptions) {
     super();
@@ -72,6 +80,7 @@ export class ModBridge extends EventEmitter<BridgeEvents> {
     }
     new URL(options.url); // throws TypeError for a malformed url, now rather than at dial time
     this.log = options.log ?? silentLogger;
+    this.events = new EventOutbox({ ...options.events, log: this.log });
     ({
       limits: this.limits,
       timers: this.timers,
@@ -149,21 +158,25 @@ export class ModBridge extends EventEmitter<BridgeEvents> {
     });
     this.connection = connection;
     connection.on('error', (error) => this.report(error));
-    connection.on('open', (established) => this.onOpen(established));
+    connection.on('open', (established) => this.onOpen(connection, established));
     connection.on('frame', (frame) => {
       if (frame.t === 'req') this.onRequest(connection, frame);
+      else if (frame.t === 'events_ack') this.events.ack(frame.stream, frame.seq);
     });
     connection.on('close', (code, reason) => this.onClose(connection, code, reason));
   }
 
-  private onOpen(established: Established): void {
+  private onOpen(connection: LinkConnection, established: Established): void {
     this.attempt = 0;
+    // PROTOCOL §9.1: only a daemon that announced events in `ready` is sent any.
+    if (connection.ready?.events) this.events.attach((body) => connection.send(body));
     this.log.info('connected to the daemon', { protocolVersion: established.version });
     this.emit('connect', { protocolVersion: established.version, daemonPublicKey: established.peerId });
   }
 
   private onClose(connection: LinkConnection, code: number, reason: string): void {
     const wasOpen = connection.hasOpened;
+    if (this.connection === connection) this.events.detach();
     for (const ctx of this.inFlight) ctx.abort('the mod link was lost');
     this.inFlight.clear();
     if (this.connection === connection) this.connection = null;

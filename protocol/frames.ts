@@ -10,6 +10,8 @@ export type Role = 'daemon' | 'mod';
 
 export interface ReadyFrame {
   t: 'ready';
+  /** PROTOCOL §9.1: the daemon stores game events; the mod may send `events` bodies. */
+  events?: true;
 }
 export interface PingFrame {
   t: 'ping' | 'pong';
@@ -36,17 +38,37 @@ export interface AppliedFrame {
   t: 'applied';
   id: number;
 }
-export type FrameBody = ReadyFrame | PingFrame | ReqFrame | ResFrame | AppliedFrame;
+/** PROTOCOL §9.2: one game event as the mod reports it, numbered in its stream. */
+export interface ModEvent {
+  seq: number;
+  type: string;
+  at: string;
+  data: Record<string, unknown>;
+}
+/** PROTOCOL §9.2: game events from one mod stream, in sequence order. */
+export interface EventsFrame {
+  t: 'events';
+  stream: string;
+  events: ModEvent[];
+}
+/** PROTOCOL §9.3: every event of `stream` up to `seq` is durably stored. */
+export interface EventsAckFrame {
+  t: 'events_ack';
+  stream: string;
+  seq: number;
+}
+export type FrameBody =
+  ReadyFrame | PingFrame | ReqFrame | ResFrame | AppliedFrame | EventsFrame | EventsAckFrame;
 
 /** The most bodies one session frame may carry; every receiver accepts 1 to this many (PROTOCOL §4.2). */
 export const MAX_FRAME_BODIES = 256;
 
 /** Which `t` each side may send (PROTOCOL §4.4). */
 const SENT_BY: Record<Role, ReadonlySet<string>> = {
-  daemon: new Set(['ready', 'ping', 'pong', 'req']),
-  mod: new Set(['ping', 'pong', 'res', 'applied']),
+  daemon: new Set(['ready', 'ping', 'pong', 'req', 'events_ack']),
+  mod: new Set(['ping', 'pong', 'res', 'applied', 'events']),
 };
-const ALL_TYPES = new Set(['ready', 'ping', 'pong', 'req', 'res', 'applied']);
+const ALL_TYPES = new Set(['ready', 'ping', 'pong', 'req', 'res', 'applied', 'events', 'events_ack']);
 
 export function isUint32(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 0xffffffff;
@@ -127,7 +149,7 @@ export function parseFrameBody(value: unknown, sender: Role): Outcome<FrameBody>
   if (!SENT_BY[sender].has(t)) return fail('unexpected_frame', `a ${sender} may not send "${t}"`);
   switch (t) {
     case 'ready':
-      return { ok: true, value: { t } };
+      return { ok: true, value: value['events'] === true ? { t, events: true } : { t } };
     case 'ping':
     case 'pong':
       return isUint32(value['n'])
@@ -139,6 +161,10 @@ export function parseFrameBody(value: unknown, sender: Role): Outcome<FrameBody>
       return isUint32(value['id'])
         ? { ok: true, value: { t, id: value['id'] } }
         : fail('invalid_message', 'applied.id must be a u32');
+    case 'events':
+      return parseEvents(value);
+    case 'events_ack':
+      return parseEventsAck(value);
     default:
       return parseRes(value);
   }
@@ -177,4 +203,42 @@ function parseRes(value: Record<string, unknown>): Outcome<FrameBody> {
   const remote: RemoteOpError = { code: error['code'], message: error['message'] };
   if (isPlainObject(details)) remote.details = details;
   return { ok: true, value: { t: 'res', id, ok, error: remote } };
+}
+
+/** PROTOCOL §9.2: a stream id is 1 to 64 bytes of str; events hold 1 to `MAX_EVENTS_PER_BODY`. */
+export const MAX_EVENTS_PER_BODY = 1024;
+const MAX_STREAM_LENGTH = 64;
+
+function isStreamId(value: unknown): value is string {
+  return typeof value === 'string' && value.length >= 1 && value.length <= MAX_STREAM_LENGTH;
+}
+
+function parseEvents(value: Record<string, unknown>): Outcome<FrameBody> {
+  const { stream, events } = value;
+  if (!isStreamId(stream)) return fail('invalid_message', 'events.stream must be a str of 1 to 64 chars');
+  if (!Array.isArray(events) || events.length === 0 || events.length > MAX_EVENTS_PER_BODY) {
+    return fail('invalid_message', `events.events must be an array of 1 to ${MAX_EVENTS_PER_BODY} events`);
+  }
+  const parsed: ModEvent[] = [];
+  let previous = 0;
+  for (const [index, event] of events.entries()) {
+    const where = `events.events[${index}]`;
+    if (!isPlainObject(event)) return fail('invalid_message', `${where} must be a map`);
+    const { seq, type, at, data } = event;
+    if (!isUint32(seq) || seq === 0) return fail('invalid_message', `${where}.seq must be a u32 above 0`);
+    if (seq <= previous) return fail('invalid_message', `${where}.seq must be above the one before it`);
+    if (typeof type !== 'string') return fail('invalid_message', `${where}.type must be a str`);
+    if (typeof at !== 'string') return fail('invalid_message', `${where}.at must be a str`);
+    if (!isPlainObject(data)) return fail('invalid_message', `${where}.data must be a map`);
+    parsed.push({ seq, type, at, data });
+    previous = seq;
+  }
+  return { ok: true, value: { t: 'events', stream, events: parsed } };
+}
+
+function parseEventsAck(value: Record<string, unknown>): Outcome<FrameBody> {
+  const { stream, seq } = value;
+  if (!isStreamId(stream)) return fail('invalid_message', 'events_ack.stream must be a str of 1 to 64 chars');
+  if (!isUint32(seq)) return fail('invalid_message', 'events_ack.seq must be a u32');
+  return { ok: true, value: { t: 'events_ack', stream, seq } };
 }

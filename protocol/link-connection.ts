@@ -12,7 +12,7 @@ import type { CodecLimits } from './codec.ts';
 import { PROTOCOL_ERRORS, ProtocolError, type ProtocolErrorCode } from './errors.ts';
 import { batchBounds } from './frame-batch.ts';
 import { FrameSender } from './frame-sender.ts';
-import type { FrameBody, Role } from './frames.ts';
+import type { FrameBody, ReadyFrame, Role } from './frames.ts';
 import type { DaemonHandshake, Established, ModHandshake } from './handshake.ts';
 import type { Logger } from './log.ts';
 import { Session } from './session.ts';
@@ -46,6 +46,8 @@ export interface LinkConnectionOptions extends LinkTimers {
   limits: CodecLimits;
   /** The largest WebSocket message the peer accepts (its ws `maxPayload`, assumed equal to ours). */
   maxPayload?: number;
+  /** The daemon's `ready` body (PROTOCOL §4.5, §9.1); `{t:'ready'}` by default. */
+  ready?: ReadyFrame;
   log: Logger;
 }
 
@@ -71,6 +73,7 @@ export class LinkConnection extends EventEmitter<LinkEvents> {
   private pings = 0;
   private wasOpened = false;
   private oversized = false;
+  private readyBody: ReadyFrame | null = null;
 
   constructor(private readonly options: LinkConnectionOptions) {
     super();
@@ -90,6 +93,11 @@ export class LinkConnection extends EventEmitter<LinkEvents> {
 
   get info(): Established | null {
     return this.established;
+  }
+
+  /** The `ready` body the daemon sent (mod side) or will send (daemon side), once open. */
+  get ready(): ReadyFrame | null {
+    return this.readyBody;
   }
 
   /** True once the session has opened, even after it closed. */
@@ -206,8 +214,10 @@ export class LinkConnection extends EventEmitter<LinkEvents> {
     this.silenceTimer?.refresh(); // PROTOCOL §5.1: any authenticated frame proves liveness
     for (const body of opened.value) {
       if (this.stateValue === 'closing' || this.stateValue === 'closed') return;
-      if (body.t === 'ready') this.opened();
-      else if (body.t === 'ping') this.send({ t: 'pong', n: body.n });
+      if (body.t === 'ready') {
+        this.readyBody = body;
+        this.opened();
+      } else if (body.t === 'ping') this.send({ t: 'pong', n: body.n });
       else if (body.t !== 'pong') this.emit('frame', body);
     }
   }
@@ -217,7 +227,10 @@ export class LinkConnection extends EventEmitter<LinkEvents> {
     this.stateValue = 'open';
     this.wasOpened = true;
     this.clearTimer('handshakeTimer');
-    if (this.role === 'daemon') this.send({ t: 'ready' });
+    if (this.role === 'daemon') {
+      this.readyBody = this.options.ready ?? { t: 'ready' };
+      this.send(this.readyBody);
+    }
     const { heartbeatMs, heartbeatTimeoutMs } = this.options;
     this.pingTimer = setInterval(() => this.ping(), heartbeatMs).unref();
     this.silenceTimer = setTimeout(() => {

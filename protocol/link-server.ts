@@ -15,6 +15,7 @@ import type { Identity } from './keys.ts';
 import { LinkAdmission } from './link-admission.ts';
 import { LinkCallError, PendingCalls } from './link-calls.ts';
 import { EvictionLog, logPeerClose, logRejected } from './link-server-log.ts';
+import type { EventsFrame, ModEvent } from './frames.ts';
 import { LinkConnection, type LinkTimers } from './link-connection.ts';
 import { silentLogger, type Logger } from './log.ts';
 import { OPS, type OpArgs, type OpName, type OpResult } from './ops/index.ts';
@@ -40,7 +41,20 @@ export interface ModLinkServerOptions extends Partial<LinkTimers> {
   addressKey?: (remote: string) => string;
   /** Protocol versions offered in negotiation (PROTOCOL §7); tests narrow it. */
   versions?: readonly number[];
+  /**
+   * Announce in `ready` that game events are stored (PROTOCOL §9.1). Whoever sets it listens for
+   * `events` and acknowledges each batch once it is durable.
+   */
+  acceptEvents?: boolean;
   log?: Logger;
+}
+
+/** A batch of game events from the connected mod (PROTOCOL §9.2) and how to acknowledge it (§9.3). */
+export interface ModEventBatch {
+  stream: string;
+  events: ModEvent[];
+  /** Sends `events_ack` on the link the batch came from, if it is still open. */
+  ack(seq: number): void;
 }
 
 export interface ModPeer {
@@ -61,6 +75,8 @@ export interface CallOptions {
 interface ServerEvents {
   connect: [peer: ModPeer];
   disconnect: [code: number, reason: string];
+  /** Game events from the connected mod (PROTOCOL §9.2). */
+  events: [batch: ModEventBatch];
   /** A connection was rejected; emitted only when someone listens (otherwise logged). */
   error: [error: ProtocolError];
 }
@@ -224,6 +240,7 @@ export class ModLinkServer extends EventEmitter<ServerEvents> {
       limits: this.limits,
       maxPayload: this.maxPayload,
       log: this.log,
+      ...(this.options.acceptEvents ? { ready: { t: 'ready', events: true } as const } : {}),
       ...this.timers,
     });
     this.handshaking.add(connection);
@@ -242,12 +259,25 @@ export class ModLinkServer extends EventEmitter<ServerEvents> {
       if (this.active?.connection !== connection) return;
       if (frame.t === 'res') this.active.calls.settle(frame);
       else if (frame.t === 'applied') this.active.calls.markApplied(frame.id);
+      else if (frame.t === 'events') this.onEvents(connection, frame);
     });
     connection.on('close', (code, reason, error) => {
       const wasPending = this.handshaking.delete(connection);
       if (this.active?.connection === connection) this.dropActive(code, reason);
       else if (wasPending && !error) logPeerClose(this.log, code, reason, remote);
     });
+  }
+
+  /** PROTOCOL §9.2: events reach whoever stores them; without `acceptEvents` they are dropped. */
+  private onEvents(connection: LinkConnection, frame: EventsFrame): void {
+    if (!this.options.acceptEvents) {
+      this.log.warn('mod sent events this daemon did not announce; dropped', { stream: frame.stream });
+      return;
+    }
+    const ack = (seq: number) => {
+      if (connection.state === 'open') connection.send({ t: 'events_ack', stream: frame.stream, seq });
+    };
+    this.emit('events', { stream: frame.stream, events: frame.events, ack });
   }
 
   /** PROTOCOL §5.2: the newest authenticated mod wins; the old one is closed `superseded`. */

@@ -56,6 +56,8 @@ interface SimFlags {
   catalogDelay: number;
   blockCommand: string[];
   activityInterval: number;
+  eventsRate: number;
+  eventBuffer: number;
   logLevel: LogLevel;
   logFormat?: LogFormat;
   json?: boolean;
@@ -112,6 +114,18 @@ export function registerRuntimeCommands(program: Command, io: CliIo): void {
       "spacing of the game's own console commands; 0 = none",
       integer(0, 86_400_000),
       60_000,
+    )
+    .option(
+      '--events-rate <n>',
+      'game happenings a minute (joins, leaves, bans, balance changes); 0 = only what the API causes',
+      integer(0, 60_000),
+      0,
+    )
+    .option(
+      '--event-buffer <n>',
+      'most game events kept while the daemon has not acknowledged them',
+      integer(1, 1_000_000),
+      10_000,
     )
     .option('--log-level <level>', 'debug, info, warn or error', logLevel, 'info')
     .option('--log-format <format>', 'json or pretty (default: pretty at a terminal, else json)', logFormat)
@@ -235,6 +249,8 @@ async function sim(flags: SimFlags, io: CliIo): Promise<void> {
     catalogDelayMs: flags.catalogDelay,
     blockedVerbs: flags.blockCommand,
     activityIntervalMs: flags.activityInterval,
+    eventsRate: flags.eventsRate,
+    eventBuffer: flags.eventBuffer,
     log,
   });
   // The bridge logs its own connects and disconnects (and redials); logging them here would twin them.

@@ -72,6 +72,16 @@ export const ConfigSchema = z
       })
       .strict()
       .default({ op_deadlines_ms: {} }),
+    /** The event log and the event stream (docs/events.md). */
+    events: z
+      .object({
+        max_events: z.number().int().min(1).max(100_000_000).optional(),
+        max_age_hours: z.number().int().min(1).max(87_600).optional(),
+        stream_heartbeat_ms: ms(600_000).optional(),
+        stream_max_buffered_bytes: z.number().int().min(1_024).max(1_073_741_824).optional(),
+      })
+      .strict()
+      .default({}),
     log: z
       .object({
         level: z.enum(['debug', 'info', 'warn', 'error']).default('info'),

@@ -66,6 +66,15 @@ export function daemonOptions(
       maxConnectionsPerAddress: link.max_pending_per_address,
     }),
     ...(api.shutdown_drain_ms !== undefined ? { drainMs: api.shutdown_drain_ms } : {}),
+    events: defined({
+      maxEvents: config.events.max_events,
+      maxAgeMs:
+        config.events.max_age_hours === undefined ? undefined : config.events.max_age_hours * 3_600_000,
+    }),
+    stream: defined({
+      heartbeatMs: config.events.stream_heartbeat_ms,
+      maxBufferedBytes: config.events.stream_max_buffered_bytes,
+    }),
   };
 }
 

@@ -23,7 +23,7 @@ import { guardConnections } from './connection-guard.ts';
 import type { Handle } from './pipeline.ts';
 import { clientErrorAnswer, refuseRaw } from './raw-response.ts';
 import { baseHeaders, errorResponse, newRequestId } from './respond.ts';
-import { type ApiRequest, ClientGone, PayloadTooLarge } from './types.ts';
+import { type ApiRequest, ClientGone, PayloadTooLarge, type ResponseStream } from './types.ts';
 
 export interface HttpServerOptions {
   listen: HostPort;
@@ -84,8 +84,9 @@ export async function startHttpServer(handle: Handle, options: HttpServerOptions
   };
   let trust = compileTrust(options.trustedProxies ?? []);
   const timedOut = new WeakSet<Duplex>();
+  const streams = new Set<ResponseStream>();
   const listener = (req: IncomingMessage, res: ServerResponse) =>
-    void serve(handle, req, res, { trust, timedOut, log: options.log });
+    void serve(handle, req, res, { trust, timedOut, streams, log: options.log });
   const server: Server = options.tls
     ? createHttpsServer(
         { ...serverOptions, ...options.tls, minVersion: 'TLSv1.2', handshakeTimeout: firstByteTimeoutMs },
@@ -133,6 +134,8 @@ export async function startHttpServer(handle: Handle, options: HttpServerOptions
       new Promise<void>((resolve) => {
         // Stop accepting, let requests in flight finish, then cut whatever is left.
         const cut = setTimeout(() => server.closeAllConnections(), drainMs);
+        // Streams never finish by themselves: each ends with its final message (docs/events.md).
+        for (const stream of streams) stream.close('shutdown');
         server.close(() => {
           clearTimeout(cut);
           resolve();
@@ -152,6 +155,8 @@ interface ServeContext {
   trust: Trust;
   /** Sockets whose request timed out: the listener already answered them 408. */
   timedOut: WeakSet<Duplex>;
+  /** The open streamed responses, which close() ends first. */
+  streams: Set<ResponseStream>;
   log: Logger;
 }
 
@@ -166,6 +171,7 @@ async function serve(handle: Handle, req: IncomingMessage, res: ServerResponse, 
     // drained to reuse the connection; closing it is cheaper and safe.
     if (request.api.hasBody && !request.consumed()) response.headers['connection'] = 'close';
     res.writeHead(response.status, response.headers);
+    if (response.stream) return startStream(response.stream, res, context.streams);
     res.end(response.body ?? undefined);
   } catch (error) {
     context.log.error('adapter failure', { error });
@@ -175,6 +181,30 @@ async function serve(handle: Handle, req: IncomingMessage, res: ServerResponse, 
     res.writeHead(failure.status, { ...failure.headers, connection: 'close' });
     res.end(failure.body);
   }
+}
+
+/** Hands a streamed response its sink: the socket, with what it still buffers for the client. */
+function startStream(stream: ResponseStream, res: ServerResponse, streams: Set<ResponseStream>): void {
+  streams.add(stream);
+  res.flushHeaders();
+  res.socket?.setNoDelay(true);
+  let grace: NodeJS.Timeout | null = null;
+  const listeners: Array<() => void> = [];
+  res.once('close', () => {
+    streams.delete(stream);
+    if (grace) clearTimeout(grace);
+    for (const listener of listeners) listener();
+  });
+  stream.start({
+    write: (text) => void res.write(text),
+    bufferedBytes: () => res.writableLength + (res.socket?.writableLength ?? 0),
+    end: (graceMs) => {
+      res.end();
+      grace = setTimeout(() => res.destroy(), graceMs);
+      grace.unref();
+    },
+    onClose: (listener) => listeners.push(listener),
+  });
 }
 
 function toApiRequest(req: IncomingMessage, context: ServeContext): { api: ApiRequest; consumed(): boolean } {

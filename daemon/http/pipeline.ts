@@ -20,7 +20,9 @@ import type {
   PageOf,
   PageOptions,
   RouteServices,
+  StreamSpec,
 } from '../routes/define-route.ts';
+import type { ApiKeyRecord } from '../store/keys-file.ts';
 import type { Snapshot } from '../store/snapshot.ts';
 import { ApiError } from './api-error.ts';
 import { edgeSubject } from './client-address.ts';
@@ -162,6 +164,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     limit(keyLimiter, key.id, exchange, () => metrics.rateLimited('key'));
     const rawBody = await readJsonBody(req, route, bodyLimit);
     const input = validatedInputs.validate(route, match.params, url, rawBody);
+    if (wantsStream(route, req)) return openStream(route, input.query, key, req, exchange);
     const admission = await admit(route, key.id, req, url.pathname, input.body);
     if (admission.kind === 'replay') return replayed(admission.response, exchange);
     let response: ApiResponse;
@@ -197,6 +200,29 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       throw error;
     });
     return response;
+  }
+
+  /**
+   * The streaming stage (docs/pipeline.md): a route that declares a stream and a request that
+   * accepts it get a long-lived response instead of the handler's JSON. Everything before it
+   * (auth, scope, limits, validation) has run; the node adapter writes the head, hands the stream
+   * its sink and ends it on shutdown.
+   */
+  function openStream(
+    route: AnyRoute,
+    query: unknown,
+    key: ApiKeyRecord,
+    req: ApiRequest,
+    exchange: Exchange,
+  ): ApiResponse {
+    const stream = (route.stream as StreamSpec<unknown>).open({ query, key, headers: req.headers, services });
+    const headers = {
+      ...exchange.headers,
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-accel-buffering': 'no',
+    };
+    return { status: 200, headers, body: null, stream };
   }
 
   /** ARCHITECTURE.md decision 6: replay or conflict before the handler; writes only. */
@@ -435,6 +461,15 @@ function newExchange(): Exchange {
 
 function openapiDocument(source: unknown): unknown {
   return typeof source === 'function' ? (source as () => unknown)() : source;
+}
+
+/** True when the route can stream and the client asked for its stream's media type. */
+function wantsStream(route: AnyRoute, req: ApiRequest): boolean {
+  const type = route.stream?.contentType;
+  if (!type || req.method !== 'GET') return false;
+  return (req.headers['accept'] ?? '')
+    .split(',')
+    .some((part) => part.split(';')[0]?.trim().toLowerCase() === type);
 }
 
 /** Counts the request, puts the RateLimit headers on whatever the response turns out to be. */

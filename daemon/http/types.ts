@@ -20,6 +20,28 @@ export interface ApiResponse {
   status: number;
   headers: Record<string, string>;
   body: Buffer | null;
+  /**
+   * A long-lived body written after the head (the SSE event stream): the adapter hands it a sink
+   * once the headers are sent, and closes it on shutdown. `body` is null when this is set.
+   */
+  stream?: ResponseStream;
+}
+
+/** A body produced over time. `start` is called once; `close` asks it to end (shutdown). */
+export interface ResponseStream {
+  start(sink: StreamSink): void;
+  close(reason: 'shutdown'): void;
+}
+
+/** Where a ResponseStream writes: the socket, or a buffer in in-process tests. */
+export interface StreamSink {
+  write(text: string): void;
+  /** Bytes written and not yet taken by the client. */
+  bufferedBytes(): number;
+  /** Ends the response; a client that has not read the rest within `graceMs` is cut. */
+  end(graceMs: number): void;
+  /** Called once when the response is over, whoever ended it. */
+  onClose(listener: () => void): void;
 }
 
 /** Builds an ApiRequest from plain values: tests and the demo use it to call the core. */

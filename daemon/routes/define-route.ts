@@ -5,8 +5,10 @@
 import type { z } from 'zod';
 import type { OpArgs, OpName, OpResult } from '../../protocol/ops/index.ts';
 import type { FileEventLog } from '../events/log.ts';
+import type { StreamSettings } from '../events/sse-stream.ts';
 import type { WebhookService } from '../events/webhooks/webhook-service.ts';
 import type { ErrorCode } from '../http/error-catalogue.ts';
+import type { ResponseStream } from '../http/types.ts';
 import type { Scope } from '../scopes.ts';
 import type { ApiKeyRecord } from '../store/keys-file.ts';
 
@@ -59,6 +61,8 @@ export interface PageOptions {
 export interface RouteServices {
   events?: FileEventLog;
   webhooks?: WebhookService;
+  /** Heartbeat and slow-reader limit of the SSE stream (defaults in STREAM_DEFAULTS). */
+  eventStream?: Partial<StreamSettings>;
 }
 
 /** What a handler is given; everything before it (auth, scope, validation) has already passed. */
@@ -89,6 +93,25 @@ export interface RouteContext<P, Q, B> {
   services: RouteServices;
 }
 
+/**
+ * What a streaming route is given (the SSE event stream): the validated query and the caller,
+ * before any handler runs. It answers with the stream, or throws an ApiError like a handler.
+ */
+export interface StreamContext<Q> {
+  query: Q;
+  key: ApiKeyRecord;
+  headers: Record<string, string | undefined>;
+  services: RouteServices;
+}
+
+/** A route that can also answer as a stream, chosen by the request's Accept header. */
+export interface StreamSpec<Q> {
+  contentType: 'text/event-stream';
+  /** Request headers the stream reads, lower case, with their description (for OpenAPI). */
+  headers?: Record<string, string>;
+  open(ctx: StreamContext<Q>): ResponseStream;
+}
+
 type Schema = z.ZodType;
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
 
@@ -117,6 +140,8 @@ export interface RouteSpec<
   /** Error codes this route can answer with besides the ones every /v1 route can. */
   errors: readonly ErrorCode[];
   deprecated?: Deprecation;
+  /** Answer `Accept: <contentType>` requests with a stream instead of the handler's JSON. */
+  stream?: StreamSpec<Out<Q>>;
   handler(ctx: RouteContext<Out<P>, Out<Q>, Out<B>>): Promise<z.output<R>>;
 }
 

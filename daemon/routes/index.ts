@@ -5,6 +5,7 @@ import { COMMAND_ROUTES } from './commands.ts';
 import { CONTAINER_ROUTES } from './containers.ts';
 import type { AnyRoute } from './define-route.ts';
 import { ECONOMY_ROUTES } from './economy.ts';
+import { EVENT_ROUTES } from './events.ts';
 import { MODERATION_ROUTES } from './moderation.ts';
 import { PACK_ROUTES } from './packs.ts';
 import { PLAYER_READ_ROUTES } from './players.ts';
@@ -26,4 +27,5 @@ export const ROUTES: readonly AnyRoute[] = [
   ...ECONOMY_ROUTES,
   ...PACK_ROUTES,
   ...CLAIM_CODE_ROUTES,
+  ...EVENT_ROUTES,
 ];

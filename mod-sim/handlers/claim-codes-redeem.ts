@@ -50,5 +50,13 @@ export function redeemClaimCode(
   shop.redeemers.set(code.code, redeemers);
   code.uses_remaining -= 1;
   if (code.uses_remaining === 0) code.status = 'exhausted';
+  world.events.emit('claim_code.redeemed', {
+    code: code.code,
+    pack: code.pack,
+    player: player.refs.identity,
+    uses_remaining: code.uses_remaining,
+    status: code.status,
+    delivery,
+  });
   return { ok: true, delivery };
 }

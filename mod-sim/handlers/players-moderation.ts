@@ -84,6 +84,7 @@ function applyBan(world: World, record: ModerationRecord, terms: BanTerms, at: n
     duration_sec: minutes === null ? 0 : minutes * 60,
     metadata: squadId === null ? { squad_ban: false } : { squad_ban: true, squad_id: squadId },
   });
+  world.events.emit('player.banned', { player: record.identity, ban: record.moderation.ban });
 }
 
 /**
@@ -127,8 +128,10 @@ export function unbanPlayer(world: World, args: ArgsOf<'players.unban'>): Modera
   const at = nowOf(world);
   settleExpiry(record, at);
   if (record.moderation.ban.banned) {
+    const by = moderatorOf(args.actor);
     record.moderation.ban = CLEAN_BAN;
-    record.violations.insert(lifted(world, 'ban', moderatorOf(args.actor), at, {}));
+    record.violations.insert(lifted(world, 'ban', by, at, {}));
+    world.events.emit('player.unbanned', { player: record.identity, ban: CLEAN_BAN, unbanned_by: by });
   }
   return moderationView(world, record);
 }
@@ -197,6 +200,8 @@ export function mutePlayer(world: World, args: ArgsOf<'players.mute'>): Moderati
       metadata: { channel },
     });
   }
+  const muted = { player: record.identity, mute: record.moderation.mute, reason: args.reason, muted_by: by };
+  world.events.emit('player.muted', muted);
   return moderationView(world, record);
 }
 
@@ -211,6 +216,7 @@ export function unmutePlayer(world: World, args: ArgsOf<'players.unmute'>): Mode
     record.moderation.mute = CLEAN_MUTE;
     const by = moderatorOf(args.actor);
     for (const channel of mute.channels) record.violations.insert(lifted(world, 'mute', by, at, { channel }));
+    world.events.emit('player.unmuted', { player: record.identity, mute: CLEAN_MUTE, unmuted_by: by });
   }
   return moderationView(world, record);
 }

@@ -3,6 +3,7 @@
  * so its key is its position in time order (`seq`, 0 = oldest), which appends never change.
  * `at` strings sort as text, so date bounds are binary searches; `command` is a substring scan.
  */
+import type { GameEvents } from './game-events.ts';
 import type { CommandHistoryEntry } from './command-types.ts';
 import { compareNumbers, descending } from './keyset.ts';
 import type { KeysetPage, SortedView } from './keyset.ts';
@@ -30,6 +31,8 @@ export function historyBound(text: string, edge: 'start' | 'end'): string {
 export class CommandHistory implements SortedView<CommandHistoryEntry, number> {
   readonly compareKeys = descending(compareNumbers);
   private readonly entries: CommandHistoryEntry[];
+  /** Where run-time commands are reported (`command.executed`); set by createWorld. */
+  events: GameEvents | null = null;
 
   /** `entries` oldest first. */
   constructor(entries: CommandHistoryEntry[]) {
@@ -57,6 +60,7 @@ export class CommandHistory implements SortedView<CommandHistoryEntry, number> {
   /** Adds the newest entry; returns its key. */
   append(entry: CommandHistoryEntry): number {
     this.entries.push(entry);
+    this.events?.emit('command.executed', { ...entry });
     return this.entries.length - 1;
   }
 

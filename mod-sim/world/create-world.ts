@@ -7,6 +7,7 @@
  * deliveries, claim codes, command history, and the ledger's columns. Derived on first read
  * (and memoised): service stats, skills, survival, inventories, IP history, ledger entry objects.
  */
+import { GameEvents } from './game-events.ts';
 import type { FeatureSet } from '../mod-version.ts';
 import { DEFAULT_MOD_VERSION, featuresOf, parseModVersion } from '../mod-version.ts';
 import { AppliedOps } from './applied-ops.ts';
@@ -71,6 +72,8 @@ export interface World {
   readonly commands: { readonly catalog: CommandCatalog; readonly history: CommandHistory };
   /** Op ids of mutating ops already applied, with their results (PROTOCOL §6.4). */
   readonly appliedOps: AppliedOps;
+  /** Every run-time change, as game events (PROTOCOL §9); the simulator connects it. */
+  readonly events: GameEvents;
 }
 
 const MAX_PLAYERS = 1_000_000;
@@ -183,6 +186,10 @@ export function createWorld(options: WorldOptions = {}): World {
   const assets = generateAssets(ctx.rng(STREAM.assets), o.seed, people, o.now);
   const players = new PlayerStore(o.seed, ctx.features, people, violations);
   const shop = buildShop(ctx, people, ids.platformIds);
+  const ledger = buildLedger(ctx, people, players, shop);
+  const commands = buildCommands(ctx, people);
+  const events = new GameEvents(o.clock);
+  for (const store of [players, shop, ledger, commands.history]) store.events = events;
   return {
     seed: o.seed,
     modVersion: o.modVersion,
@@ -194,8 +201,9 @@ export function createWorld(options: WorldOptions = {}): World {
     squads: new IndexedList(squads, (s) => s.id, compareNumbers),
     assets: new AssetStore(o.seed, assets),
     shop,
-    ledger: buildLedger(ctx, people, players, shop),
-    commands: buildCommands(ctx, people),
+    ledger,
+    commands,
     appliedOps: new AppliedOps(),
+    events,
   };
 }

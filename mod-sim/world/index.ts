@@ -7,6 +7,7 @@ export { IndexedList } from './indexed-list.ts';
 export { PlayerStore, SOCIAL_REF_PREFIX } from './player-store.ts';
 export type { ModerationRecord } from './player-store.ts';
 export { AppliedOps, APPLIED_OPS_CAPACITY } from './applied-ops.ts';
+export { GameEvents, type GameEventListener } from './game-events.ts';
 export type { AppliedOp } from './applied-ops.ts';
 export { AssetStore } from './asset-store.ts';
 export { DM_QUEUE_CAPACITY, ShopStore, claimCodeKey } from './shop-store.ts';

@@ -8,6 +8,7 @@
  * binary search over the time column; a per-player filter uses a posting list built on first use.
  * Pages are newest first.
  */
+import type { GameEvents } from './game-events.ts';
 import type { LedgerAsset, LedgerEntry, LedgerScope, LedgerSource } from './economy-types.ts';
 import { compareDecimalStrings, descending } from './keyset.ts';
 import type { KeysetPage, SortedView } from './keyset.ts';
@@ -69,6 +70,8 @@ export class Ledger implements SortedView<LedgerEntry, string> {
   private readonly appended: LedgerEntry[] = [];
   private readonly appendedMs: number[] = [];
   private postings: { offsets: Int32Array; seqs: Int32Array } | undefined;
+  /** Where run-time movements are reported (`economy.changed`); set by createWorld. */
+  events: GameEvents | null = null;
 
   constructor(
     private readonly cols: LedgerColumns,
@@ -113,6 +116,7 @@ export class Ledger implements SortedView<LedgerEntry, string> {
     const entry: LedgerEntry = { id: String(this.length + 1), ...draft };
     this.appended.push(entry);
     this.appendedMs.push(ms);
+    this.events?.emit('economy.changed', { ...entry });
     return entry;
   }
 

@@ -6,6 +6,7 @@
  * create a record for an id that never did), keeps the game's moderation list (bans and mutes of
  * platform ids that never joined), and hands out violation ids.
  */
+import type { GameEvents } from './game-events.ts';
 import type { FeatureSet } from '../mod-version.ts';
 import { cleanModeration } from './gen-players.ts';
 import { IndexedList } from './indexed-list.ts';
@@ -51,6 +52,8 @@ export class PlayerStore {
   /** Platform ids with a record but no join yet (created by a coin credit; see `add`). */
   private readonly neverJoined = new Set<string>();
   private lastViolationId = 0;
+  /** Where presence and link changes are reported; set by createWorld. */
+  events: GameEvents | null = null;
   private readonly bySocial = new Map<string, Player>();
   private readonly violationLists = new Map<number, IndexedList<Violation, number>>();
   private readonly detailCache = new Map<number, PlayerDetails>();
@@ -120,10 +123,21 @@ export class PlayerStore {
    */
   setOnline(player: Player, live: LiveState | null): void {
     if (live !== null) this.neverJoined.delete(player.platform_id);
+    const was = player.online;
     player.online = live !== null;
     player.live = live;
     if (live !== null && !this.onlineList.has(player.platform_id)) this.onlineList.insert(player);
     if (live === null) this.onlineList.remove(player.platform_id);
+    if (was !== player.online) this.reportPresence(player);
+  }
+
+  /** `player.joined` carries the address the player connected from (a sensitive field). */
+  private reportPresence(player: Player): void {
+    if (!this.events) return;
+    const identity = { ...player.refs.identity };
+    if (!player.online) return this.events.emit('player.left', { player: identity });
+    const ip = this.ipHistory(player).current_ip;
+    this.events.emit('player.joined', { player: identity, char_name: player.char_name, ip });
   }
 
   /** Service stats, skills and survival, derived on first read. */
@@ -222,12 +236,17 @@ export class PlayerStore {
       if (holder !== undefined && holder !== player)
         throw new Error(`social id ${socialId} is linked to another player`);
     }
+    const previous = player.social_id;
     if (player.social_id !== null) this.bySocial.delete(player.social_id);
     player.social_id = socialId;
     player.refs.identity.social_id = socialId;
     player.refs.owner.social_id = socialId;
     player.refs.moderator.social_id = socialId;
     if (socialId !== null) this.bySocial.set(socialId, player);
+    const identity = { ...player.refs.identity };
+    if (socialId !== null) this.events?.emit('player.linked', { player: identity });
+    else if (previous !== null)
+      this.events?.emit('player.unlinked', { player: identity, social_id: previous });
   }
 }
 

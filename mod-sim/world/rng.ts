@@ -26,6 +26,7 @@ export const STREAM = {
   ipHistory: 13,
   deliveries: 14,
   consoleActivity: 15,
+  gameLife: 16,
 } as const;
 
 const TWO_POW_32 = 0x1_0000_0000;

@@ -5,6 +5,7 @@
  * themselves are random). It also holds the run-time state of the game's shop: the claim-code
  * direct-message queue and who redeemed which code (mod-sim/handlers/claim-codes*.ts).
  */
+import type { GameEvents } from './game-events.ts';
 import type { ClaimCode, Pack, PackCategory, PackDelivery } from './economy-types.ts';
 import type { GeneratedPacks } from './gen-packs.ts';
 import { IndexedList } from './indexed-list.ts';
@@ -35,6 +36,8 @@ export class ShopStore {
   dmQueueCapacity = DM_QUEUE_CAPACITY;
   /** Who redeemed each code at run time (platform ids), for the once-per-player rule. */
   readonly redeemers = new Map<string, Set<string>>();
+  /** Where run-time deliveries are reported (`pack.delivered`); set by createWorld. */
+  events: GameEvents | null = null;
 
   constructor(
     categories: readonly PackCategory[],
@@ -96,6 +99,7 @@ export class ShopStore {
   /** Appends a delivery written at run time (its id from nextDeliveryId). */
   addDelivery(delivery: PackDelivery): void {
     this.deliveries.insert(delivery);
+    this.events?.emit('pack.delivered', { ...delivery });
   }
 
   /** Deletes a pack from the catalogue; its reference keeps the id and loses both labels. */

@@ -1,0 +1,146 @@
+/**
+ * One Server-Sent Events stream of the event log (docs/events.md): it starts after the client's
+ * position, catches up from the log, then follows live events as they become durable, so a
+ * resumed stream has no gap and no duplicate. Each event is one SSE message (`id:` the event id,
+ * `event:` its type, `data:` the JSON `{id, type, at, data}`); comments keep idle connections
+ * alive. A client that reads too slowly is never buffered without bound: once more than
+ * `maxBufferedBytes` wait in its socket, it gets a final `stream.closed` message saying why and
+ * the stream ends; a daemon shutdown ends every stream the same way.
+ */
+import type { ResponseStream, StreamSink } from '../http/types.ts';
+import type { FileEventLog } from './log.ts';
+import type { EventView } from './payloads.ts';
+import type { EventType, StoredEvent } from './types.ts';
+
+export const STREAM_DEFAULTS = Object.freeze({
+  heartbeatMs: 15_000,
+  maxBufferedBytes: 1_048_576,
+  /** How long a cut stream may take to drain its final message before its socket is destroyed. */
+  closeGraceMs: 5_000,
+});
+
+export interface StreamSettings {
+  heartbeatMs: number;
+  maxBufferedBytes: number;
+}
+
+export interface EventStreamOptions extends Partial<StreamSettings> {
+  log: FileEventLog;
+  /** The last id the client has (0 for everything held). */
+  after: number;
+  /** Only these types (all when null); the position still moves past the others. */
+  types: ReadonlySet<EventType> | null;
+  view: EventView;
+}
+
+/** Why a stream ended, as the final message's `reason`. */
+export type CloseReason = 'slow_reader' | 'shutdown' | 'gone';
+
+const CATCH_UP_PAGE = 256;
+const MESSAGES: Record<CloseReason, string> = {
+  slow_reader: 'The client read too slowly; reconnect with Last-Event-ID to resume.',
+  shutdown: 'The daemon is shutting down; reconnect with Last-Event-ID to resume.',
+  gone: 'Events after this position were dropped by retention while the client caught up.',
+};
+
+const frames = new WeakMap<StoredEvent, Map<EventView, string>>();
+
+/**
+ * The text of one SSE message. The log hands every subscriber the same event object, so the
+ * text is built once per event and view and shared by every stream (the fan-out stays cheap).
+ */
+export function sseMessage(event: StoredEvent, view: EventView): string {
+  let byView = frames.get(event);
+  if (!byView) frames.set(event, (byView = new Map()));
+  let text = byView.get(view);
+  if (text === undefined) {
+    text = `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(view(event))}\n\n`;
+    byView.set(view, text);
+  }
+  return text;
+}
+
+export class EventStream implements ResponseStream {
+  #position: number;
+  #sink: StreamSink | null = null;
+  #unsubscribe: (() => void) | null = null;
+  #heartbeat: NodeJS.Timeout | null = null;
+  #ended = false;
+  readonly #settings: StreamSettings;
+
+  constructor(private readonly options: EventStreamOptions) {
+    this.#position = options.after;
+    this.#settings = {
+      heartbeatMs: options.heartbeatMs ?? STREAM_DEFAULTS.heartbeatMs,
+      maxBufferedBytes: options.maxBufferedBytes ?? STREAM_DEFAULTS.maxBufferedBytes,
+    };
+  }
+
+  /** The last id written to the client. */
+  get position(): number {
+    return this.#position;
+  }
+
+  start(sink: StreamSink): void {
+    this.#sink = sink;
+    sink.onClose(() => this.#stop());
+    // Browsers' EventSource waits `retry` ms before reconnecting with Last-Event-ID.
+    sink.write(`retry: 2000\n: position ${this.#position}\n\n`);
+    this.#unsubscribe = this.options.log.subscribe((event) => this.#onLive(event));
+    this.#heartbeat = setInterval(() => this.#write(': heartbeat\n\n'), this.#settings.heartbeatMs);
+    this.#heartbeat.unref();
+    this.#catchUp();
+  }
+
+  /** Ends the stream with a final `stream.closed` message (shutdown, or a reader left behind). */
+  close(reason: CloseReason): void {
+    const sink = this.#sink;
+    if (this.#ended || !sink) return;
+    const final = { reason, message: MESSAGES[reason], last_id: this.#position };
+    sink.write(`event: stream.closed\ndata: ${JSON.stringify(final)}\n\n`);
+    this.#stop();
+    sink.end(STREAM_DEFAULTS.closeGraceMs);
+  }
+
+  /** The next durable event: written at once when it is the next one, else read from the log. */
+  #onLive(event: StoredEvent): void {
+    if (this.#ended || event.id <= this.#position) return;
+    if (event.id === this.#position + 1) this.#deliver(event);
+    else this.#catchUp();
+  }
+
+  #catchUp(): void {
+    while (!this.#ended && this.#position < this.options.log.lastId()) {
+      const page = this.options.log.readAfter(this.#position, CATCH_UP_PAGE);
+      if (!Array.isArray(page)) return this.close('gone');
+      if (page.length === 0) return;
+      for (const event of page) if (!this.#ended) this.#deliver(event);
+    }
+  }
+
+  #deliver(event: StoredEvent): void {
+    if (this.#congested()) return this.close('slow_reader');
+    this.#position = event.id;
+    if (this.options.types && !this.options.types.has(event.type)) return;
+    this.#sink?.write(sseMessage(event, this.options.view));
+  }
+
+  #congested(): boolean {
+    return (this.#sink?.bufferedBytes() ?? 0) > this.#settings.maxBufferedBytes;
+  }
+
+  #write(text: string): void {
+    const sink = this.#sink;
+    if (this.#ended || !sink) return;
+    if (this.#congested()) return this.close('slow_reader');
+    sink.write(text);
+  }
+
+  #stop(): void {
+    this.#ended = true;
+    this.#unsubscribe?.();
+    this.#unsubscribe = null;
+    if (this.#heartbeat) clearInterval(this.#heartbeat);
+    this.#heartbeat = null;
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * The mod's side of game events (PROTOCOL §9): every event gets the next sequence number of this
+ * process's stream and waits in a bounded buffer until the daemon acknowledges it (§9.3). While a
+ * session that accepts events is open (§9.1), new events leave at the end of the turn; after a
+ * reconnect everything still unacknowledged is sent again, in order, and the daemon drops what it
+ * already stored (§9.4). So nothing is lost across a redial and nothing is stored twice.
+ *
+ * The buffer holds at most `capacity` events (default 10,000). When the daemon is away long
+ * enough to fill it, the oldest events are dropped, counted in `dropped` and logged: a game
+ * server must never run out of memory because its daemon is down.
+ */
+import { randomBytes } from 'node:crypto';
+import type { EventsFrame, ModEvent } from './frames.ts';
+import { silentLogger, type Logger } from './log.ts';
+
+export const DEFAULT_OUTBOX_CAPACITY = 10_000;
+/** Events per `events` body the outbox sends (the wire allows up to 1,024, §9.2). */
+export const EVENTS_PER_BODY = 64;
+
+export interface EventOutboxOptions {
+  /** Most unacknowledged events kept; older ones are dropped first. */
+  capacity?: number;
+  /** This stream's id (§9.2); a fresh random one by default, which is what a mod process wants. */
+  stream?: string;
+  log?: Logger;
+}
+
+export class EventOutbox {
+  readonly stream: string;
+  readonly capacity: number;
+  #buffer: ModEvent[] = [];
+  #seq = 0;
+  #sentThrough = 0;
+  #dropped = 0;
+  #send: ((body: EventsFrame) => void) | null = null;
+  #scheduled = false;
+  readonly #log: Logger;
+
+  constructor(options: EventOutboxOptions = {}) {
+    this.stream = options.stream ?? randomBytes(12).toString('base64url');
+    this.capacity = options.capacity ?? DEFAULT_OUTBOX_CAPACITY;
+    if (!Number.isSafeInteger(this.capacity) || this.capacity < 1) {
+      throw new RangeError('capacity must be a positive integer');
+    }
+    this.#log = options.log ?? silentLogger;
+  }
+
+  /** Events emitted and not yet acknowledged. */
+  get pending(): number {
+    return this.#buffer.length;
+  }
+
+  /** Events dropped because the buffer was full. */
+  get dropped(): number {
+    return this.#dropped;
+  }
+
+  /** The sequence number of the last event emitted (0 before the first). */
+  get lastSeq(): number {
+    return this.#seq;
+  }
+
+  /**
+   * Records one game event (§9.2) and returns its sequence number. `type` is one of the daemon's
+   * event types (docs/events.md); `at` is when it happened, ISO 8601 UTC, now by default.
+   */
+  emit(type: string, data: Record<string, unknown>, at: string = new Date().toISOString()): number {
+    this.#seq += 1;
+    this.#buffer.push({ seq: this.#seq, type, at, data });
+    if (this.#buffer.length > this.capacity) {
+      const lost = this.#buffer.splice(0, this.#buffer.length - this.capacity);
+      this.#dropped += lost.length;
+      this.#log.warn('event buffer full: dropped the oldest unacknowledged events', {
+        dropped: lost.length,
+        through_seq: lost.at(-1)?.seq,
+      });
+    }
+    this.#schedule();
+    return this.#seq;
+  }
+
+  /** A session that accepts events opened: send everything unacknowledged, then keep up (§9.4). */
+  attach(send: (body: EventsFrame) => void): void {
+    this.#send = send;
+    this.#sentThrough = 0;
+    this.#flush();
+  }
+
+  /** The session closed: what was sent and not acknowledged goes again on the next attach. */
+  detach(): void {
+    this.#send = null;
+  }
+
+  /** `events_ack` (§9.3): the daemon stored everything up to `seq`. */
+  ack(stream: string, seq: number): void {
+    if (stream !== this.stream) return;
+    let count = 0;
+    while (count < this.#buffer.length && (this.#buffer[count] as ModEvent).seq <= seq) count += 1;
+    if (count > 0) this.#buffer.splice(0, count);
+  }
+
+  #schedule(): void {
+    if (this.#scheduled || !this.#send) return;
+    this.#scheduled = true;
+    setImmediate(() => {
+      this.#scheduled = false;
+      this.#flush();
+    });
+  }
+
+  #flush(): void {
+    const send = this.#send;
+    if (!send) return;
+    const start = this.#buffer.findIndex((event) => event.seq > this.#sentThrough);
+    if (start === -1) return;
+    for (let i = start; i < this.#buffer.length; i += EVENTS_PER_BODY) {
+      const events = this.#buffer.slice(i, i + EVENTS_PER_BODY);
+      try {
+        send({ t: 'events', stream: this.stream, events });
+      } catch (error) {
+        // The link is going away: keep everything for the next session.
+        if (!(error instanceof RangeError || error instanceof TypeError)) return;
+        // A body too large for a frame (or with no msgpack form) can never be sent: drop it
+        // rather than block the stream behind it.
+        this.#log.error('events could not be sent; dropped', { error: (error as Error).message });
+        this.#buffer = this.#buffer.filter((event) => !events.includes(event));
+        this.#dropped += events.length;
+        i -= EVENTS_PER_BODY;
+        continue;
+      }
+      this.#sentThrough = (events.at(-1) as ModEvent).seq;
+    }
+  }
+}
