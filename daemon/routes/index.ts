@@ -13,6 +13,7 @@ import { getServer } from './server.ts';
 import { SOCIAL_ROUTES } from './social.ts';
 import { SQUAD_ROUTES } from './squads.ts';
 import { VEHICLE_ROUTES } from './vehicles.ts';
+import { WEBHOOK_ROUTES } from './webhooks.ts';
 
 export const ROUTES: readonly AnyRoute[] = [
   getServer,
@@ -28,4 +29,5 @@ export const ROUTES: readonly AnyRoute[] = [
   ...PACK_ROUTES,
   ...CLAIM_CODE_ROUTES,
   ...EVENT_ROUTES,
+  ...WEBHOOK_ROUTES,
 ];
