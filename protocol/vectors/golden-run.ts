@@ -112,6 +112,47 @@ export const GOLDEN_FRAMES: ReadonlyArray<{ direction: Direction; bodies: FrameB
     ],
   },
   { direction: 'daemon->mod', bodies: [{ t: 'pong', n: 1 }] },
+  // PROTOCOL §9: game events of one stream, two bodies in one frame, and their acknowledgements.
+  {
+    direction: 'mod->daemon',
+    bodies: [
+      {
+        t: 'events',
+        stream: 'Zm9vYmFyYmF6cXV4',
+        events: [
+          {
+            seq: 1,
+            type: 'player.joined',
+            at: '2025-06-01T12:00:00.000Z',
+            data: { player: { platform_id: '76561190000000001', social_id: null } },
+          },
+          {
+            seq: 2,
+            type: 'player.banned',
+            at: '2025-06-01T12:00:01.500Z',
+            data: {
+              player: { platform_id: '76561190000000001', social_id: null },
+              ban: { banned: true, reason: 'griefing', permanent: true },
+            },
+          },
+        ],
+      },
+      {
+        t: 'events',
+        stream: 'Zm9vYmFyYmF6cXV4',
+        events: [
+          { seq: 3, type: 'command.executed', at: '2025-06-01T12:00:02.000Z', data: { command: '#Online' } },
+        ],
+      },
+    ],
+  },
+  {
+    direction: 'daemon->mod',
+    bodies: [
+      { t: 'events_ack', stream: 'Zm9vYmFyYmF6cXV4', seq: 2 },
+      { t: 'events_ack', stream: 'Zm9vYmFyYmF6cXV4', seq: 3 },
+    ],
+  },
 ];
 
 export function keyFor(handshake: GoldenHandshake, direction: Direction): Uint8Array {

@@ -198,6 +198,7 @@ export function sessionCases(h: GoldenHandshake): Array<Record<string, unknown>>
       'frame_too_large',
       { maxBytes: 64 },
     ],
+    ...eventCases(seal, batch),
   ];
   return cases.map(([name, direction, frames, rejectedAt, code, limits]) =>
     expect({ name, direction, ...(limits ? { limits } : {}), frames, rejected_at: rejectedAt, code }),
@@ -231,5 +232,36 @@ function batchCases(
       1,
       'invalid_batch',
     ],
+  ];
+}
+
+/** PROTOCOL §9: events only from the mod, acks only from the daemon, well-formed and in order. */
+function eventCases(
+  seal: (direction: Direction, seq: number, plaintext: Uint8Array) => string,
+  batch: (...bodies: unknown[]) => string,
+): SessionCase[] {
+  const m2d: Direction = 'mod->daemon';
+  const d2m: Direction = 'daemon->mod';
+  const event = (seq: number) => ({ seq, type: 'player.left', at: '2025-06-01T12:00:00.000Z', data: {} });
+  const events = (...list: unknown[]) => ({ t: 'events', stream: 's1', events: list });
+  return [
+    [
+      'events_ack from the mod',
+      m2d,
+      [batch({ t: 'events_ack', stream: 's1', seq: 1 })],
+      0,
+      'unexpected_frame',
+    ],
+    ['events with no events', m2d, [batch(events())], 0, 'invalid_message'],
+    ['events whose seq goes back', m2d, [batch(events(event(2), event(1)))], 0, 'invalid_message'],
+    ['events with seq 0', m2d, [batch(events(event(0)))], 0, 'invalid_message'],
+    [
+      'events with an empty stream id',
+      m2d,
+      [batch({ ...events(event(1)), stream: '' })],
+      0,
+      'invalid_message',
+    ],
+    ['events from the daemon', d2m, [seal(d2m, 1, encode([READY, events(event(1))]))], 0, 'unexpected_frame'],
   ];
 }
