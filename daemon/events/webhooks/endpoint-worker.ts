@@ -37,6 +37,9 @@ export class EndpointWorker {
   #endpoint: WebhookEndpoint;
   /** The last event looked at: the journal's position, or past events skipped since. */
   #cursor: number;
+  /** Events read ahead from the log and not looked at yet (one read serves many messages). */
+  #ahead: StoredEvent[] = [];
+  #aheadIndex = 0;
   #stopped = false;
   #signalled = false;
   #wake: (() => void) | null = null;
@@ -80,32 +83,36 @@ export class EndpointWorker {
   async #run(): Promise<void> {
     while (!this.#stopped) {
       this.#signalled = false;
-      const batch = this.deps.log.readAfter(this.#cursor, READ_BATCH);
-      if (!Array.isArray(batch)) {
-        await this.#skipGap(batch.oldestId - 1);
+      if (this.#aheadIndex >= this.#ahead.length) {
+        const batch = this.deps.log.readAfter(this.#cursor, READ_BATCH);
+        if (!Array.isArray(batch)) {
+          await this.#skipGap(batch.oldestId - 1);
+        } else if (batch.length === 0) {
+          await this.#persistSkips();
+          await this.#idle();
+        } else {
+          this.#ahead = batch;
+          this.#aheadIndex = 0;
+        }
         continue;
       }
-      const message = this.#pick(batch);
-      if (message.length > 0) {
-        if (!(await this.#deliver(message))) return;
-      } else if (batch.length === 0) {
-        await this.#persistSkips();
-        await this.#idle();
-      }
+      const message = this.#pick();
+      if (message.length > 0 && !(await this.#deliver(message))) return;
     }
   }
 
-  /** The next message's events; moves the cursor past events the endpoint does not want. */
-  #pick(batch: readonly StoredEvent[]): StoredEvent[] {
+  /**
+   * The next message's events from the read-ahead; moves the cursor past events the endpoint
+   * does not want. A Discord message takes up to ten events, only from what is read ahead.
+   */
+  #pick(): StoredEvent[] {
     const max = this.#endpoint.format === 'discord' ? 10 : 1;
     const wanted: StoredEvent[] = [];
-    for (const event of batch) {
-      if (wantsEvent(this.#endpoint, event.type)) {
-        wanted.push(event);
-        if (wanted.length === max) break;
-      } else if (wanted.length === 0) {
-        this.#cursor = event.id;
-      }
+    while (this.#aheadIndex < this.#ahead.length && wanted.length < max) {
+      const event = this.#ahead[this.#aheadIndex] as StoredEvent;
+      if (wantsEvent(this.#endpoint, event.type)) wanted.push(event);
+      else if (wanted.length === 0) this.#cursor = event.id;
+      this.#aheadIndex += 1;
     }
     return wanted;
   }
@@ -167,7 +174,7 @@ export class EndpointWorker {
       };
       const answer = { message_id: messageId, attempt, status: result.status, latency_ms: result.latencyMs };
       if (result.ok) {
-        await this.deps.journal.append({
+        this.#recordDelivered({
           ...base,
           ...answer,
           outcome: 'delivered',
@@ -209,6 +216,19 @@ export class EndpointWorker {
       }
       await this.#sleep(wait ?? 0);
     }
+  }
+
+  /**
+   * Not awaited: the next message goes out while this line is fsync'd (the journal writes lines
+   * in order). A crash before the sync only means this message is sent again after the restart,
+   * with the same webhook-id: at least once, never skipped.
+   */
+  #recordDelivered(record: OutboxRecord): void {
+    this.deps.journal
+      .append(record)
+      .catch((error: unknown) =>
+        this.deps.logger.error('webhook outbox journal write failed', { webhook_id: record.endpoint, error }),
+      );
   }
 
   /** The journal's failure run for this message, restarted at a re-enable. */
