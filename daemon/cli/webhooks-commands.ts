@@ -107,6 +107,7 @@ async function add(flags: AddFlags, io: CliIo): Promise<void> {
     throw new UsageError('--description: at most 200 characters');
   const endpoint = newEndpoint(
     {
+      sensitiveFields: true,
       url: checked.url.href,
       events: flags.events,
       format: flags.format,

@@ -38,6 +38,9 @@ const endpointShape = {
   disabled_at: z.string().nullable(),
   disabled_reason: z.string().nullable(),
   allow_http: z.boolean(),
+  sensitive_fields: z
+    .boolean()
+    .describe('Payloads keep fields guarded by players:read_sensitive (the creating key had it)'),
   created_by: z.string().nullable().describe('The API key id that created it; null for the CLI'),
   created_at: z.string(),
   last_delivered_event_id: z.number().int().describe('The endpoint position in the event log'),
@@ -115,6 +118,7 @@ export const createWebhook = defineRoute({
         events,
         format: body.format ?? 'standard',
         allowHttp: false,
+        sensitiveFields: key.scopes.includes('players:read_sensitive'),
         description: body.description?.trim() || null,
         createdBy: key.id,
       });

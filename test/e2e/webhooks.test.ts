@@ -160,6 +160,31 @@ describe('webhooks through the API', () => {
     expect(s.daemon.webhooks.list()).toEqual([]);
   });
 
+  it('leaves out fields guarded by players:read_sensitive unless the registering key had it', async () => {
+    const s = await setup();
+    const [plain, operator] = [await receiver(), await receiver()];
+    const { key } = await s.data.createKey('--name', 'hooks', '--scopes', 'webhooks:manage');
+    await eventually(async () => (await api(s, 'GET', '/v1/webhooks', undefined, key)).status === 200);
+    const created = await api(s, 'POST', '/v1/webhooks', { url: plain.url, events: ['player.joined'] }, key);
+    expect(created.json).toMatchObject({ sensitive_fields: false, created_by: expect.any(String) });
+    const { id } = await addWithCli(s, '--url', operator.url, '--events', 'player.joined');
+    expect(s.daemon.webhooks.get(id)?.sensitiveFields).toBe(true);
+    const player = s.sim!.world.players.list.values().find((p) => p.online) as Player;
+    const live = player.live;
+    s.sim!.world.players.setOnline(player, null);
+    s.sim!.world.players.setOnline(player, live);
+    const joined = (r: Receiver) =>
+      r.requests.find((q) => (q.json as { type: string }).type === 'player.joined');
+    await eventually(() => joined(plain) !== undefined && joined(operator) !== undefined);
+    expect((joined(operator)?.json as { data: Record<string, unknown> }).data['ip']).toEqual(
+      expect.any(String),
+    );
+    expect((joined(plain)?.json as { data: Record<string, unknown> }).data).not.toHaveProperty('ip');
+    expect((joined(plain)?.json as { data: Record<string, unknown> }).data).toMatchObject({
+      player: { platform_id: player.platform_id },
+    });
+  });
+
   it('describes the five routes in /openapi.json', async () => {
     const s = await setup();
     const doc = (await (await fetch(`${s.baseUrl}/openapi.json`)).json()) as {

@@ -36,6 +36,11 @@ export interface WebhookEndpoint {
   readonly secret: string;
   /** Plain http to a non-loopback host was allowed by the operator (`--allow-http`). */
   readonly allowHttp: boolean;
+  /**
+   * Payloads keep the fields only `players:read_sensitive` may see (a player's IP): true when
+   * the operator registered it, or the registering key had that scope (docs/events.md).
+   */
+  readonly sensitiveFields: boolean;
   readonly description: string | null;
   /** The API key that registered it; null when the operator did, with the CLI. */
   readonly createdBy: string | null;
@@ -54,6 +59,7 @@ const recordSchema = z
     format: z.enum(WEBHOOK_FORMATS),
     secret: z.string().regex(SECRET_PATTERN, 'expected whsec_ and base64'),
     allow_http: z.boolean(),
+    sensitive_fields: z.boolean(),
     description: z.string().max(200).nullable(),
     created_by: z.string().nullable(),
     created_at: dateField,
@@ -68,6 +74,7 @@ const recordSchema = z
     format: file.format,
     secret: file.secret,
     allowHttp: file.allow_http,
+    sensitiveFields: file.sensitive_fields,
     description: file.description,
     createdBy: file.created_by,
     createdAt: file.created_at,
@@ -93,6 +100,7 @@ function serializeEndpoint(endpoint: WebhookEndpoint): Record<string, unknown> {
     format: endpoint.format,
     secret: endpoint.secret,
     allow_http: endpoint.allowHttp,
+    sensitive_fields: endpoint.sensitiveFields,
     description: endpoint.description,
     created_by: endpoint.createdBy,
     created_at: endpoint.createdAt.toISOString(),
@@ -128,6 +136,7 @@ export interface NewEndpoint {
   events: readonly EventSelector[];
   format: WebhookFormat;
   allowHttp: boolean;
+  sensitiveFields: boolean;
   description: string | null;
   createdBy: string | null;
 }

@@ -7,6 +7,7 @@
  * the same `webhook-id` on every attempt and across restarts, so a receiver can dedupe.
  */
 import type { Logger } from '../../log.ts';
+import { eventView } from '../payloads.ts';
 import type { EventLog, StoredEvent } from '../types.ts';
 import { discordMessage, discordRetryAfterMs } from './discord.ts';
 import { wantsEvent, type WebhookEndpoint } from './endpoint-file.ts';
@@ -32,6 +33,8 @@ export interface WorkerDeps {
 }
 
 const READ_BATCH = 256;
+const SENSITIVE_VIEW = eventView(['players:read_sensitive']);
+const REDACTED_VIEW = eventView([]);
 
 export class EndpointWorker {
   #endpoint: WebhookEndpoint;
@@ -240,11 +243,12 @@ export class EndpointWorker {
   }
 
   #body(events: StoredEvent[]): { body: Buffer; carried: StoredEvent[] } {
+    const view = this.#endpoint.sensitiveFields ? SENSITIVE_VIEW : REDACTED_VIEW;
     if (this.#endpoint.format === 'discord') {
-      const { message, count } = discordMessage(events);
+      const { message, count } = discordMessage(events.map(view));
       return { body: Buffer.from(JSON.stringify(message)), carried: events.slice(0, count) };
     }
-    return { body: Buffer.from(JSON.stringify(events[0])), carried: events.slice(0, 1) };
+    return { body: Buffer.from(JSON.stringify(view(events[0] as StoredEvent))), carried: events.slice(0, 1) };
   }
 
   async #send(endpoint: WebhookEndpoint, messageId: string, body: Buffer, at: Date): Promise<SendResult> {

@@ -28,6 +28,7 @@ export function endpointView(endpoint: WebhookEndpoint, outbox: EndpointOutbox |
     disabled_at: endpoint.disabledAt?.toISOString() ?? null,
     disabled_reason: endpoint.disabledReason,
     allow_http: endpoint.allowHttp,
+    sensitive_fields: endpoint.sensitiveFields,
     created_by: endpoint.createdBy,
     created_at: endpoint.createdAt.toISOString(),
     last_delivered_event_id: outbox?.position ?? 0,
