@@ -18,6 +18,8 @@ export interface SseClient {
   messages: SseMessage[];
   /** Comment lines seen (`: heartbeat`). */
   comments: string[];
+  /** Called with each message as it is parsed (benchmarks time arrivals with it). */
+  onMessage: ((message: SseMessage) => void) | null;
   /** Resolves with the first message (from `from` on) that matches, or rejects after `timeoutMs`. */
   next(match: (message: SseMessage) => boolean, timeoutMs?: number, from?: number): Promise<SseMessage>;
   /** The body text when the answer was not a stream (an error envelope). */
@@ -44,7 +46,11 @@ export function openSse(url: string, headers: Record<string, string>): Promise<S
         buffer += chunk;
         let end = buffer.indexOf('\n\n');
         while (end !== -1) {
-          parse(buffer.slice(0, end), messages, comments);
+          const message = parse(buffer.slice(0, end), comments);
+          if (message) {
+            messages.push(message);
+            client.onMessage?.(message);
+          }
           buffer = buffer.slice(end + 2);
           end = buffer.indexOf('\n\n');
         }
@@ -55,6 +61,7 @@ export function openSse(url: string, headers: Record<string, string>): Promise<S
         headers: res.headers,
         messages,
         comments,
+        onMessage: null,
         ended,
         next: (match, timeoutMs = 5_000, from = 0) =>
           new Promise((found, fail) => {
@@ -87,7 +94,7 @@ export function openSse(url: string, headers: Record<string, string>): Promise<S
   });
 }
 
-function parse(block: string, messages: SseMessage[], comments: string[]): void {
+function parse(block: string, comments: string[]): SseMessage | null {
   const message: SseMessage = { id: null, event: 'message', data: '' };
   let fields = 0;
   for (const line of block.split('\n')) {
@@ -104,5 +111,5 @@ function parse(block: string, messages: SseMessage[], comments: string[]): void 
     else continue;
     fields += 1;
   }
-  if (fields > 0 && (message.data !== '' || message.id !== null)) messages.push(message);
+  return fields > 0 && (message.data !== '' || message.id !== null) ? message : null;
 }

@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { EVENTS_PER_BODY, EventOutbox } from '../../protocol/event-outbox.ts';
+import type { EventsFrame } from '../../protocol/frames.ts';
+
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+function sink() {
+  const bodies: EventsFrame[] = [];
+  return {
+    bodies,
+    send: (body: EventsFrame) => void bodies.push(body),
+    seqs: () => bodies.flatMap((b) => b.events.map((e) => e.seq)),
+  };
+}
+
+describe('EventOutbox', () => {
+  it('numbers events of its stream from 1 and keeps them until acknowledged', () => {
+    const outbox = new EventOutbox({ stream: 's' });
+    expect(outbox.emit('player.left', { n: 1 })).toBe(1);
+    expect(outbox.emit('player.left', { n: 2 })).toBe(2);
+    outbox.ack('s', 1);
+    expect(outbox.pending).toBe(1);
+    outbox.ack('another stream', 2);
+    expect(outbox.pending).toBe(1);
+    outbox.ack('s', 2);
+    expect(outbox.pending).toBe(0);
+  });
+
+  it('sends what is pending on attach, then each new event at the end of its turn, in order', async () => {
+    const outbox = new EventOutbox();
+    const link = sink();
+    outbox.emit('player.left', {});
+    outbox.attach(link.send);
+    expect(link.seqs()).toEqual([1]);
+    outbox.emit('player.left', {});
+    outbox.emit('player.left', {});
+    expect(link.seqs()).toEqual([1]);
+    await turn();
+    expect(link.seqs()).toEqual([1, 2, 3]);
+    expect(link.bodies[1]?.stream).toBe(outbox.stream);
+  });
+
+  it('sends everything unacknowledged again on the next session, and nothing acknowledged', async () => {
+    const outbox = new EventOutbox();
+    const first = sink();
+    outbox.attach(first.send);
+    for (let n = 0; n < 5; n += 1) outbox.emit('player.left', { n });
+    await turn();
+    outbox.ack(outbox.stream, 2);
+    outbox.detach();
+    outbox.emit('player.left', { n: 5 });
+    const second = sink();
+    outbox.attach(second.send);
+    expect(second.seqs()).toEqual([3, 4, 5, 6]);
+  });
+
+  it('splits a long backlog into bodies of at most EVENTS_PER_BODY events', () => {
+    const outbox = new EventOutbox();
+    for (let n = 0; n < EVENTS_PER_BODY * 2 + 1; n += 1) outbox.emit('player.left', { n });
+    const link = sink();
+    outbox.attach(link.send);
+    expect(link.bodies.map((body) => body.events.length)).toEqual([EVENTS_PER_BODY, EVENTS_PER_BODY, 1]);
+  });
+
+  it('drops the oldest events past its capacity and counts them', () => {
+    const outbox = new EventOutbox({ capacity: 3 });
+    for (let n = 0; n < 5; n += 1) outbox.emit('player.left', { n });
+    expect(outbox.pending).toBe(3);
+    expect(outbox.dropped).toBe(2);
+    const link = sink();
+    outbox.attach(link.send);
+    expect(link.seqs()).toEqual([3, 4, 5]);
+  });
+
+  it('keeps its events when the link refuses them while closing', () => {
+    const outbox = new EventOutbox();
+    outbox.emit('player.left', {});
+    outbox.attach(() => {
+      throw new Error('link is closing, not open');
+    });
+    expect(outbox.pending).toBe(1);
+    expect(outbox.dropped).toBe(0);
+  });
+});
