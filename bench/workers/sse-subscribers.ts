@@ -4,12 +4,12 @@
  * them read it (ms on the shared clock: performance.timeOrigin + performance.now()).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { openSse } from '../../test/support/sse-client.ts';
+import { openSse, type SseClient } from '../../test/support/sse-client.ts';
 
 const { url, key, count } = workerData as { url: string; key: string; count: number };
 const reads = new Map<string, number>();
 const now = () => performance.timeOrigin + performance.now();
-const clients = [];
+const clients: SseClient[] = [];
 for (let i = 0; i < count; i += 50) {
   const batch = Array.from({ length: Math.min(50, count - i) }, () =>
     openSse(url, { authorization: `Bearer ${key}` }),
