@@ -37,6 +37,11 @@ export interface EventStreamOptions extends Partial<StreamSettings> {
 export type CloseReason = 'slow_reader' | 'shutdown' | 'gone';
 
 const CATCH_UP_PAGE = 256;
+/**
+ * Catching up pauses while this much waits for the client and goes on when it has drained, so a
+ * replay of a long backlog follows the client's pace instead of tripping the slow-reader limit.
+ */
+const CATCH_UP_HIGH_WATER = 64 * 1024;
 const MESSAGES: Record<CloseReason, string> = {
   slow_reader: 'The client read too slowly; reconnect with Last-Event-ID to resume.',
   shutdown: 'The daemon is shutting down; reconnect with Last-Event-ID to resume.',
@@ -84,6 +89,7 @@ export class EventStream implements ResponseStream {
   start(sink: StreamSink): void {
     this.#sink = sink;
     sink.onClose(() => this.#stop());
+    sink.onDrain(() => this.#catchUp());
     // Browsers' EventSource waits `retry` ms before reconnecting with Last-Event-ID.
     sink.write(`retry: 2000\n: position ${this.#position}\n\n`);
     this.#unsubscribe = this.options.log.subscribe((event) => this.#onLive(event));
@@ -102,19 +108,30 @@ export class EventStream implements ResponseStream {
     sink.end(STREAM_DEFAULTS.closeGraceMs);
   }
 
-  /** The next durable event: written at once when it is the next one, else read from the log. */
+  /**
+   * The next durable event: written at once when it is the next one, else left to the catch-up
+   * (which is paused while the client drains). A live event that finds the client more than
+   * `maxBufferedBytes` behind cuts the stream.
+   */
   #onLive(event: StoredEvent): void {
     if (this.#ended || event.id <= this.#position) return;
     if (event.id === this.#position + 1) this.#deliver(event);
+    else if (this.#congested()) this.close('slow_reader');
     else this.#catchUp();
   }
 
+  /** Reads the log from the position onwards, pausing while the client has a backlog. */
   #catchUp(): void {
     while (!this.#ended && this.#position < this.options.log.lastId()) {
+      if ((this.#sink?.bufferedBytes() ?? 0) > CATCH_UP_HIGH_WATER) return; // onDrain resumes
       const page = this.options.log.readAfter(this.#position, CATCH_UP_PAGE);
       if (!Array.isArray(page)) return this.close('gone');
       if (page.length === 0) return;
-      for (const event of page) if (!this.#ended) this.#deliver(event);
+      for (const event of page) {
+        if (this.#ended) return;
+        this.#deliver(event);
+        if ((this.#sink?.bufferedBytes() ?? 0) > CATCH_UP_HIGH_WATER) return;
+      }
     }
   }
 

@@ -204,6 +204,7 @@ function startStream(stream: ResponseStream, res: ServerResponse, streams: Set<R
       grace.unref();
     },
     onClose: (listener) => listeners.push(listener),
+    onDrain: (listener) => void res.on('drain', listener),
   });
 }
 

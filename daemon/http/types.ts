@@ -42,6 +42,8 @@ export interface StreamSink {
   end(graceMs: number): void;
   /** Called once when the response is over, whoever ended it. */
   onClose(listener: () => void): void;
+  /** Called each time what was buffered has been handed to the client (backpressure). */
+  onDrain(listener: () => void): void;
 }
 
 /** Builds an ApiRequest from plain values: tests and the demo use it to call the core. */

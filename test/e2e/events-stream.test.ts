@@ -195,6 +195,47 @@ describe('the event stream under pressure', () => {
     }
   });
 
+  it('replays a backlog far larger than the slow-reader limit to a reader that keeps up', async () => {
+    const stack = await startStack({ daemon: { stream: { maxBufferedBytes: 64 * 1024 } } });
+    try {
+      const filler = 'x'.repeat(4_096);
+      for (let n = 0; n < 400; n += 1) stack.sim!.bridge.events.emit('command.executed', { filler, n });
+      await eventually(() => stack.daemon.events.lastId() >= 400, 10_000);
+      const last = stack.daemon.events.lastId();
+      const client = await openSse(`${stack.baseUrl}/v1/events?after=0`, {
+        authorization: `Bearer ${stack.key}`,
+      });
+      await client
+        .next((m) => m.id === String(last), 10_000)
+        .catch((e: Error) => {
+          throw new Error(`${e.message}; got ${client.messages.length} of ${last}`);
+        });
+      expect(client.messages.map((m) => Number(m.id))).toEqual([...Array(last).keys()].map((i) => i + 1));
+      expect(client.messages.some((m) => m.event === 'stream.closed')).toBe(false);
+      client.close();
+    } finally {
+      await stack.close();
+    }
+  });
+
+  it('keeps an idle stream open past the request timeout, with heartbeat comments', async () => {
+    const stack = await startStack({
+      sim: false,
+      daemon: { http: { requestTimeoutMs: 1_000, headersTimeoutMs: 1_000 }, stream: { heartbeatMs: 250 } },
+    });
+    try {
+      const client = await openSse(`${stack.baseUrl}/v1/events`, { authorization: `Bearer ${stack.key}` });
+      let ended = false;
+      void client.ended.then(() => (ended = true));
+      // Eight heartbeats are two seconds: twice the request timeout.
+      await eventually(() => client.comments.filter((c) => c === 'heartbeat').length >= 8, 10_000);
+      expect(ended).toBe(false);
+      client.close();
+    } finally {
+      await stack.close();
+    }
+  });
+
   it('ends every stream with stream.closed reason shutdown when the daemon stops', async () => {
     const stack = await startStack({ sim: false });
     const client = await openSse(`${stack.baseUrl}/v1/events`, { authorization: `Bearer ${stack.key}` });
