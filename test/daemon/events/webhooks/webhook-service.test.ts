@@ -139,7 +139,7 @@ describe('webhook delivery', () => {
     const { id, secret } = await harness.add(hook.url);
     hook.secret = secret;
     const event = await harness.append('player.banned');
-    await eventually(() => hook.requests.length >= 2);
+    await eventually(() => (harness.service.outbox(id).run?.attempts ?? 0) >= 2);
     await harness.restart();
     expect(harness.service.outbox(id).run?.attempts).toBeGreaterThanOrEqual(2);
     failing = false;
