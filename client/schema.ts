@@ -1140,6 +1140,128 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Events after a position: a page (JSON) or a live stream (Accept: text/event-stream)
+         * @description Events after a position: a page (JSON) or a live stream (Accept: text/event-stream).
+         *
+         *     Scope `events:read`.
+         *
+         *     Never cached: every request reaches the game server.
+         *
+         *     More: docs/errors.md.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every registered endpoint with its status (at most 50, one page)
+         * @description Every registered endpoint with its status (at most 50, one page).
+         *
+         *     Scope `webhooks:manage`.
+         *
+         *     Never cached: every request reaches the game server.
+         *
+         *     More: docs/errors.md.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Register a webhook endpoint; the answer carries its signing secret, once
+         * @description Register a webhook endpoint; the answer carries its signing secret, once.
+         *
+         *     Scope `webhooks:manage`.
+         *
+         *     Send an Idempotency-Key: a retry with the same key replays the first outcome (docs/idempotency.md).
+         *
+         *     More: docs/errors.md.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One endpoint and its status (never its secret)
+         * @description One endpoint and its status (never its secret).
+         *
+         *     Scope `webhooks:manage`.
+         *
+         *     Never cached: every request reaches the game server.
+         *
+         *     More: docs/errors.md.
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove an endpoint; deliveries to it stop
+         * @description Remove an endpoint; deliveries to it stop.
+         *
+         *     Scope `webhooks:manage`.
+         *
+         *     More: docs/errors.md.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Recent delivery attempts, newest first (the last 100 are kept)
+         * @description Recent delivery attempts, newest first (the last 100 are kept).
+         *
+         *     Scope `webhooks:manage`.
+         *
+         *     Never cached: every request reaches the game server.
+         *
+         *     More: docs/errors.md.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -2268,6 +2390,119 @@ export interface components {
             code: string;
             /** @constant */
             revoked: true;
+        };
+        EventPage: {
+            data: components["schemas"]["Event"][];
+            has_more: boolean;
+            /** @description Pass back as `cursor`; null on the last page */
+            next_cursor: string | null;
+        };
+        Event: {
+            /** @description Daemon-assigned, strictly increasing */
+            id: number;
+            /** @enum {string} */
+            type: "player.joined" | "player.left" | "player.banned" | "player.unbanned" | "player.muted" | "player.unmuted" | "player.linked" | "player.unlinked" | "economy.changed" | "pack.delivered" | "claim_code.redeemed" | "command.executed" | "mod.connected" | "mod.disconnected";
+            /** @description When it happened, ISO 8601 UTC (the game clock for game events) */
+            at: string;
+            /** @description The payload; docs/events.md lists each type */
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        WebhookEndpointCreated: {
+            /** @description wh_ and 16 characters a-z0-9 */
+            id: string;
+            url: string;
+            /** @description Subscribed event types; `*` is every type */
+            events: ("*" | "player.joined" | "player.left" | "player.banned" | "player.unbanned" | "player.muted" | "player.unmuted" | "player.linked" | "player.unlinked" | "economy.changed" | "pack.delivered" | "claim_code.redeemed" | "command.executed" | "mod.connected" | "mod.disconnected")[];
+            /** @enum {string} */
+            format: "standard" | "discord";
+            description: string | null;
+            /**
+             * @description retrying: the oldest undelivered message has failed at least once
+             * @enum {string}
+             */
+            status: "active" | "retrying" | "disabled";
+            disabled_at: string | null;
+            disabled_reason: string | null;
+            allow_http: boolean;
+            /** @description Payloads keep fields guarded by players:read_sensitive (the creating key had it) */
+            sensitive_fields: boolean;
+            /** @description The API key id that created it; null for the CLI */
+            created_by: string | null;
+            created_at: string;
+            /** @description The endpoint position in the event log */
+            last_delivered_event_id: number;
+            failing_attempts: number;
+            last_attempt_at: string | null;
+            /** @description whsec_…; shown only in this answer */
+            secret: string;
+        };
+        WebhookCreateRequest: {
+            /** @description https, or http to a loopback address */
+            url: string;
+            /** @description Event types, or ["*"] for all */
+            events: ("*" | "player.joined" | "player.left" | "player.banned" | "player.unbanned" | "player.muted" | "player.unmuted" | "player.linked" | "player.unlinked" | "economy.changed" | "pack.delivered" | "claim_code.redeemed" | "command.executed" | "mod.connected" | "mod.disconnected")[];
+            /**
+             * @description Default: standard
+             * @enum {string}
+             */
+            format?: "standard" | "discord";
+            description?: string;
+        };
+        WebhookEndpointPage: {
+            data: components["schemas"]["WebhookEndpoint"][];
+            has_more: boolean;
+            /** @description Pass back as `cursor`; null on the last page */
+            next_cursor: string | null;
+        };
+        WebhookEndpoint: {
+            /** @description wh_ and 16 characters a-z0-9 */
+            id: string;
+            url: string;
+            /** @description Subscribed event types; `*` is every type */
+            events: ("*" | "player.joined" | "player.left" | "player.banned" | "player.unbanned" | "player.muted" | "player.unmuted" | "player.linked" | "player.unlinked" | "economy.changed" | "pack.delivered" | "claim_code.redeemed" | "command.executed" | "mod.connected" | "mod.disconnected")[];
+            /** @enum {string} */
+            format: "standard" | "discord";
+            description: string | null;
+            /**
+             * @description retrying: the oldest undelivered message has failed at least once
+             * @enum {string}
+             */
+            status: "active" | "retrying" | "disabled";
+            disabled_at: string | null;
+            disabled_reason: string | null;
+            allow_http: boolean;
+            /** @description Payloads keep fields guarded by players:read_sensitive (the creating key had it) */
+            sensitive_fields: boolean;
+            /** @description The API key id that created it; null for the CLI */
+            created_by: string | null;
+            created_at: string;
+            /** @description The endpoint position in the event log */
+            last_delivered_event_id: number;
+            failing_attempts: number;
+            last_attempt_at: string | null;
+        };
+        WebhookDeliveryAttemptPage: {
+            data: components["schemas"]["WebhookDeliveryAttempt"][];
+            has_more: boolean;
+            /** @description Pass back as `cursor`; null on the last page */
+            next_cursor: string | null;
+        };
+        WebhookDeliveryAttempt: {
+            at: string;
+            /** @enum {string} */
+            outcome: "delivered" | "failed" | "skipped" | "gap";
+            /** @description The webhook-id header sent */
+            message_id: string | null;
+            first_event_id: number;
+            last_event_id: number;
+            attempt: number | null;
+            /** @description HTTP status of the answer; null when none */
+            status: number | null;
+            latency_ms: number | null;
+            error: string | null;
+            retry_in_ms: number | null;
         };
     };
     responses: {
@@ -5075,6 +5310,241 @@ export interface operations {
             502: components["responses"]["Error502Internal"];
             503: components["responses"]["Error503ServerUnavailable"];
             504: components["responses"]["Error504GatewayTimeout"];
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Return events with a higher id; default: a page from the oldest held, a stream from now */
+                after?: string;
+                /** @description next_cursor from the previous page (the same as after) */
+                cursor?: string;
+                /** @description Comma-separated event types to return: player.joined, player.left, player.banned, player.unbanned, player.muted, player.unmuted, player.linked, player.unlinked, economy.changed, pack.delivered, claim_code.redeemed, command.executed, mod.connected, mod.disconnected */
+                types?: string;
+                /** @description Page size, 1 to 1000; default 100 */
+                limit?: number;
+            };
+            header?: {
+                /** @description Resume after this event id (what EventSource sends); ?after= wins when both are given */
+                "last-event-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["API-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventPage"];
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403PremiumRequiredOrInsufficientScopeOrIpNotAllowed"];
+            404: components["responses"]["Error404NotFound"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["API-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointPage"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403PremiumRequiredOrInsufficientScopeOrIpNotAllowed"];
+            404: components["responses"]["Error404NotFound"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A new value per operation, the same on every retry of it: a retry replays the first outcome and the game applies the change once (docs/idempotency.md) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "API-Version": components["headers"]["API-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointCreated"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403PremiumRequiredOrInsufficientScopeOrIpNotAllowed"];
+            404: components["responses"]["Error404NotFound"];
+            409: components["responses"]["Error409ConflictOrIdempotencyConflict"];
+            413: components["responses"]["Error413PayloadTooLarge"];
+            415: components["responses"]["Error415UnsupportedMediaType"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["API-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403PremiumRequiredOrInsufficientScopeOrIpNotAllowed"];
+            404: components["responses"]["Error404NotFound"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            204: {
+                headers: {
+                    "API-Version": components["headers"]["API-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403PremiumRequiredOrInsufficientScopeOrIpNotAllowed"];
+            404: components["responses"]["Error404NotFound"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100; default 50 */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["API-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryAttemptPage"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403PremiumRequiredOrInsufficientScopeOrIpNotAllowed"];
+            404: components["responses"]["Error404NotFound"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
         };
     };
     getHealth: {

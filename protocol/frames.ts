@@ -75,7 +75,7 @@ export function isUint32(value: unknown): value is number {
 }
 
 /** The integer fields of frame bodies and handshake messages (PROTOCOL §2.1). */
-const INTEGER_FIELDS: ReadonlySet<string> = new Set(['id', 'n', 'deadline_ms', 'version']);
+const INTEGER_FIELDS: ReadonlySet<string> = new Set(['id', 'n', 'deadline_ms', 'version', 'seq']);
 
 /**
  * PROTOCOL §2.1: the integer fields of a message are msgpack ints; an integral float there is

@@ -281,6 +281,30 @@ describe('the typed client against a real daemon', () => {
     expect(revoked.data).toEqual({ code, revoked: true });
   });
 
+  it('reads events as a page and manages a webhook endpoint', async () => {
+    const page = await client.GET('/v1/events', { params: { query: { limit: 5 } } });
+    expect(page.response.status).toBe(200);
+    expectTypeOf(page.data!.data).toBeArray();
+
+    const created = await client.POST('/v1/webhooks', {
+      body: { url: 'http://127.0.0.1:9/hooks', events: ['player.banned'] },
+    });
+    expect(created.response.status).toBe(201);
+    const id = created.data?.id as string;
+    expect(created.data?.secret).toMatch(/^whsec_/);
+    expect((await client.GET('/v1/webhooks')).data?.data.map((endpoint) => endpoint.id)).toContain(id);
+    expect((await client.GET('/v1/webhooks/{id}', { params: { path: { id } } })).data?.url).toBe(
+      'http://127.0.0.1:9/hooks',
+    );
+    const deliveries = await client.GET('/v1/webhooks/{id}/deliveries', { params: { path: { id } } });
+    expect(deliveries.response.status).toBe(200);
+    expect((await client.DELETE('/v1/webhooks/{id}', { params: { path: { id } } })).response.status).toBe(
+      204,
+    );
+    const gone = await client.GET('/v1/webhooks/{id}', { params: { path: { id } } });
+    expect(gone.error?.error.code).toBe('not_found');
+  });
+
   it('reads the health check and the OpenAPI document without a key', async () => {
     expect(
       (await client.GET('/healthz', { params: { query: { mod: 'required' } } })).data?.mod_connected,
