@@ -284,7 +284,8 @@ describe('the typed client against a real daemon', () => {
   it('reads events as a page and manages a webhook endpoint', async () => {
     const page = await client.GET('/v1/events', { params: { query: { limit: 5 } } });
     expect(page.response.status).toBe(200);
-    expectTypeOf(page.data!.data).toBeArray();
+    // 200 is JSON or, with Accept: text/event-stream, the stream: the type says both.
+    expect(typeof page.data === 'object' && Array.isArray(page.data.data)).toBe(true);
 
     const created = await client.POST('/v1/webhooks', {
       body: { url: 'http://127.0.0.1:9/hooks', events: ['player.banned'] },
