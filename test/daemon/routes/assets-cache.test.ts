@@ -17,7 +17,13 @@ describe('the asset read cache', () => {
   let opsSeen: (op: string) => number;
 
   beforeAll(async () => {
-    stack = await startStack({ daemon: { pipeline: { keyRateLimit: UNLIMITED, edgeRateLimit: UNLIMITED } } });
+    stack = await startStack({
+      daemon: {
+        pipeline: { keyRateLimit: UNLIMITED, edgeRateLimit: UNLIMITED },
+        // The 1,000 readers below are 1,000 connections from one loopback address.
+        http: { maxConnectionsPerAddress: 2_000 },
+      },
+    });
     const sim = stack.sim as NonNullable<Stack['sim']>;
     world = sim.world;
     const take = vi.spyOn(sim.faults, 'take');
