@@ -43,7 +43,8 @@ async function withStack<T>(maxBufferedBytes: number, run: (stack: Stack) => Pro
   const stack = await startStack({
     daemon: {
       pipeline: { keyRateLimit: generous, edgeRateLimit: generous, checkResponses: false },
-      http: { maxConnections: 10_000 },
+      // Every subscriber connects from 127.0.0.1: lift the per-address cap with the total one.
+      http: { maxConnections: 10_000, maxConnectionsPerAddress: 10_000 },
       stream: { maxBufferedBytes },
     },
     sim: { activityIntervalMs: 0, eventBuffer: 100_000 },
