@@ -3,22 +3,18 @@
  * writes hit a running `modgate serve` process while audit.jsonl is moved away and the daemon is
  * sent SIGHUP mid-load; every write's request id is then in exactly one of the two files.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, readFile, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUDIT_FILE } from '../../daemon/audit-log.ts';
 import { createKey, premiumDataDir, runOk } from '../support/cli.ts';
-import { freePort } from '../support/ports.ts';
+import { startServe, stop, type Running } from '../support/processes.ts';
 import { eventually } from '../support/stack.ts';
-
-const BIN = new URL('../../bin/modgate.js', import.meta.url).pathname;
 
 describe('rotating the audit log under load', () => {
   let dir: string;
-  let serve: ChildProcess;
+  let serve: Running;
   let apiPort: number;
   let key: string;
 
@@ -42,33 +38,11 @@ describe('rotating the audit log under load', () => {
     dir = await premiumDataDir(join(await mkdtemp(join(tmpdir(), 'modgate-audit-')), 'data'));
     await runOk(['api', 'enable', '--data-dir', dir]);
     key = (await createKey(dir, '--name', 'writer', '--scopes', 'all')).key;
-    apiPort = await freePort();
-    const modPort = await freePort();
-    serve = spawn(
-      process.execPath,
-      [
-        BIN,
-        'serve',
-        '--data-dir',
-        dir,
-        '--listen',
-        `127.0.0.1:${apiPort}`,
-        '--mod-listen',
-        `127.0.0.1:${modPort}`,
-      ],
-      { stdio: 'ignore' },
-    );
-    await eventually(
-      async () => (await fetch(`http://127.0.0.1:${apiPort}/healthz`).catch(() => null)) !== null,
-      30_000,
-    );
+    ({ serve, apiPort } = await startServe(dir));
   }, 60_000);
 
   afterAll(async () => {
-    if (serve.exitCode === null) {
-      serve.kill('SIGTERM');
-      await once(serve, 'exit');
-    }
+    if (serve) await stop(serve);
     await rm(join(dir, '..'), { recursive: true, force: true });
   });
 

@@ -4,21 +4,17 @@
  * write the same files a separate `modgate keys …` process writes); the daemon is its own process
  * and learns of each change only through the data dir.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, premiumDataDir, runOk } from '../support/cli.ts';
-import { freePort } from '../support/ports.ts';
+import { startServe, stop, type Running } from '../support/processes.ts';
 import { eventually } from '../support/stack.ts';
-
-const BIN = new URL('../../bin/modgate.js', import.meta.url).pathname;
 
 describe('rotating an API key on a running daemon', () => {
   let dir: string;
-  let serve: ChildProcess;
+  let serve: Running;
   let apiPort: number;
   const status = async (key: string) =>
     (await fetch(`http://127.0.0.1:${apiPort}/v1/server`, { headers: { authorization: `Bearer ${key}` } }))
@@ -28,33 +24,11 @@ describe('rotating an API key on a running daemon', () => {
   beforeAll(async () => {
     dir = await premiumDataDir(join(await mkdtemp(join(tmpdir(), 'modgate-rotate-')), 'data'));
     await runOk(['api', 'enable', '--data-dir', dir]);
-    apiPort = await freePort();
-    const modPort = await freePort();
-    serve = spawn(
-      process.execPath,
-      [
-        BIN,
-        'serve',
-        '--data-dir',
-        dir,
-        '--listen',
-        `127.0.0.1:${apiPort}`,
-        '--mod-listen',
-        `127.0.0.1:${modPort}`,
-      ],
-      { stdio: 'ignore' },
-    );
-    await eventually(
-      async () => (await fetch(`http://127.0.0.1:${apiPort}/healthz`).catch(() => null)) !== null,
-      30_000,
-    );
+    ({ serve, apiPort } = await startServe(dir));
   }, 60_000);
 
   afterAll(async () => {
-    if (serve.exitCode === null) {
-      serve.kill('SIGTERM');
-      await once(serve, 'exit');
-    }
+    if (serve) await stop(serve);
     await rm(join(dir, '..'), { recursive: true, force: true });
   });
 

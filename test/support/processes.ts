@@ -4,6 +4,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { freePort } from './ports.ts';
+import { eventually } from './stack.ts';
 
 export const BIN = new URL('../../bin/modgate.js', import.meta.url).pathname;
 
@@ -20,6 +22,25 @@ export function start(args: string[], wrap: string[] = []): Running {
   child.stdout?.on('data', (chunk) => (output += chunk));
   child.stderr?.on('data', (chunk) => (output += chunk));
   return Object.assign(child, { output: () => output });
+}
+
+/** `modgate serve` on free loopback ports, returned once it answers `GET /healthz`. */
+export async function startServe(dataDir: string): Promise<{ serve: Running; apiPort: number }> {
+  const [apiPort, modPort] = [await freePort(), await freePort()];
+  const serve = start([
+    'serve',
+    '--data-dir',
+    dataDir,
+    '--listen',
+    `127.0.0.1:${apiPort}`,
+    '--mod-listen',
+    `127.0.0.1:${modPort}`,
+  ]);
+  await eventually(
+    async () => (await fetch(`http://127.0.0.1:${apiPort}/healthz`).catch(() => null)) !== null,
+    30_000,
+  );
+  return { serve, apiPort };
 }
 
 /** SIGTERM, then the exit code. */
