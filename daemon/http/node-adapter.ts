@@ -170,6 +170,8 @@ async function serve(handle: Handle, req: IncomingMessage, res: ServerResponse, 
     // A body we never read (refused before the body stage, or over the cap) would have to be
     // drained to reuse the connection; closing it is cheaper and safe.
     if (request.api.hasBody && !request.consumed()) response.headers['connection'] = 'close';
+    // A known length spares the chunked framing (and the client's reassembly of it).
+    if (response.body) response.headers['content-length'] = String(response.body.length);
     res.writeHead(response.status, response.headers);
     if (response.stream) return startStream(response.stream, res, context.streams);
     res.end(response.body ?? undefined);
@@ -212,10 +214,7 @@ function toApiRequest(req: IncomingMessage, context: ServeContext): { api: ApiRe
   const { trust } = context;
   let consumed = false;
   const socket = req.socket;
-  const headers: Record<string, string | undefined> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
-    headers[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
+  const headers = flatHeaders(req.headers);
   const length = Number(req.headers['content-length'] ?? 0);
   const api: ApiRequest = {
     method: req.method ?? 'GET',
@@ -243,4 +242,18 @@ function toApiRequest(req: IncomingMessage, context: ServeContext): { api: ApiRe
     },
   };
   return { api, consumed: () => consumed };
+}
+
+/** The request's headers with one string each: node:http's own object, unless one repeats. */
+function flatHeaders(headers: IncomingMessage['headers']): Record<string, string | undefined> {
+  for (const name in headers) {
+    if (Array.isArray(headers[name])) {
+      const flat: Record<string, string | undefined> = {};
+      for (const [key, value] of Object.entries(headers)) {
+        flat[key] = Array.isArray(value) ? value.join(', ') : value;
+      }
+      return flat;
+    }
+  }
+  return headers as Record<string, string | undefined>;
 }

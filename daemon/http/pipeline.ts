@@ -153,7 +153,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     if (!match) throw new ApiError('not_found', 'No such endpoint.');
     const { route } = match;
     exchange.route = route;
-    Object.assign(exchange.headers, deprecationHeaders(route));
+    if (route.deprecated) Object.assign(exchange.headers, deprecationHeaders(route.deprecated));
     const now = new Date(clock());
     const key = authenticate(snapshot, req.headers['authorization'], now, verifiedKeys);
     exchange.keyId = key.id;
@@ -162,10 +162,12 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     checkIpAllowlist(key, req.remoteAddress);
     requireScope(key, route);
     limit(keyLimiter, key.id, exchange, () => metrics.rateLimited('key'));
-    const rawBody = await readJsonBody(req, route, bodyLimit);
+    // Most requests have no body and their route takes none: no await for them.
+    const rawBody = route.body || req.hasBody ? await readJsonBody(req, route, bodyLimit) : undefined;
     const input = validatedInputs.validate(route, match.params, url, rawBody);
     if (wantsStream(route, req)) return openStream(route, input.query, key, req, exchange);
-    const admission = await admit(route, key.id, req, url.pathname, input.body);
+    const pending = admit(route, key.id, req, url.pathname, input.body);
+    const admission = pending instanceof Promise ? await pending : pending;
     if (admission.kind === 'replay') return replayed(admission.response, exchange);
     let response: ApiResponse;
     try {
@@ -234,7 +236,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     body: unknown,
   ): Promise<Admission> | Admission {
     const header = WRITE_METHODS.has(route.method) ? req.headers['idempotency-key'] : undefined;
-    if (!options.idempotency) return unkeyedAdmission();
+    if (!options.idempotency || header === undefined) return unkeyedAdmission();
     return options.idempotency.admit({ keyId, method: route.method, route: route.path, path, body, header });
   }
 
@@ -499,12 +501,11 @@ function opOutcome(error: unknown): string {
 }
 
 /** api-v1.md "Versioning" 3: `Deprecation: @<unix-seconds>` and, once set, `Sunset: <HTTP-date>`. */
-function deprecationHeaders(route: AnyRoute): Record<string, string> {
-  if (!route.deprecated) return {};
+function deprecationHeaders(deprecated: NonNullable<AnyRoute['deprecated']>): Record<string, string> {
   const headers: Record<string, string> = {
-    deprecation: `@${Math.floor(route.deprecated.since.getTime() / 1000)}`,
+    deprecation: `@${Math.floor(deprecated.since.getTime() / 1000)}`,
   };
-  if (route.deprecated.sunset) headers['sunset'] = route.deprecated.sunset.toUTCString();
+  if (deprecated.sunset) headers['sunset'] = deprecated.sunset.toUTCString();
   return headers;
 }
 

@@ -104,13 +104,15 @@ export class Idempotency {
 
 /** A request without Idempotency-Key: runs as new; a mutating op gets a fresh random op id. */
 export function unkeyedAdmission(): Admission {
-  return {
-    kind: 'run',
-    opIdBase: null,
-    complete: async () => {},
-    abandon() {},
-  };
+  return UNKEYED;
 }
+
+const UNKEYED: Admission = Object.freeze({
+  kind: 'run',
+  opIdBase: null,
+  complete: async () => {},
+  abandon() {},
+});
 
 /**
  * An outcome worth replaying: what the handler decided. A 5xx may be retried (the op id makes

@@ -21,26 +21,45 @@ export interface RequestTarget {
 }
 
 const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
+/** Only a path holding one of these can hold a dot segment. */
+const MAY_HOLD_DOTS = /\.|%2e/i;
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 export function requestTarget(url: string): RequestTarget {
   // An absolute-form target (`GET http://host/v1/server`) is routed by its path.
-  const absolute = /^https?:\/\/[^/?#]*/i.exec(url);
+  const absolute = url.startsWith('/') ? null : /^https?:\/\/[^/?#]*/i.exec(url);
   const rest = absolute ? url.slice(absolute[0].length) || '/' : url;
   const hash = rest.indexOf('#');
   const target = hash === -1 ? rest : rest.slice(0, hash);
   const question = target.indexOf('?');
   const pathname = question === -1 ? target : target.slice(0, question);
-  if (pathname.split('/').some((segment) => DOT_SEGMENT.test(segment))) {
+  if (MAY_HOLD_DOTS.test(pathname) && pathname.split('/').some((segment) => DOT_SEGMENT.test(segment))) {
     throw new ApiError('not_found', 'No such endpoint: a path may not hold "." or ".." segments.');
   }
   const query = question === -1 ? '' : target.slice(question + 1);
-  return {
-    pathname,
-    search: query,
-    searchParams: new URLSearchParams(query),
-    malformedQuery: malformedNames(query),
-  };
+  return new Target(pathname, query);
+}
+
+/**
+ * The parsed query is built on first use: a request whose validated input is already known by
+ * its raw query (ValidatedInputs) never needs it.
+ */
+class Target implements RequestTarget {
+  #searchParams: URLSearchParams | undefined;
+  #malformedQuery: readonly string[] | undefined;
+
+  constructor(
+    readonly pathname: string,
+    readonly search: string,
+  ) {}
+
+  get searchParams(): URLSearchParams {
+    return (this.#searchParams ??= new URLSearchParams(this.search));
+  }
+
+  get malformedQuery(): readonly string[] {
+    return (this.#malformedQuery ??= malformedNames(this.search));
+  }
 }
 
 function malformedNames(query: string): string[] {

@@ -29,6 +29,19 @@ describe('HTTP listener', () => {
     expect(res.headers.get('api-version')).toBe('1.0');
   });
 
+  it('sends each body with its Content-Length, not chunked', async () => {
+    const reply = await raw(stack.daemon.api.port, (socket) =>
+      socket.write(
+        `GET /v1/server HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${stack.key}\r\nConnection: close\r\n\r\n`,
+      ),
+    );
+    const [head = '', body = ''] = reply.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 200/);
+    expect(head.toLowerCase()).not.toContain('transfer-encoding');
+    expect(head).toMatch(new RegExp(`content-length: ${Buffer.byteLength(body)}\r?$`, 'im'));
+    expect(JSON.parse(body)).toHaveProperty('server_id');
+  });
+
   const head = (extra: string) =>
     `POST /v1/echo HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${stack.key}\r\nContent-Type: application/json\r\n${extra}\r\n`;
 
