@@ -15,19 +15,22 @@
  * four servers; each server's best round counts (req/s; its p50/p99 from that round).
  *
  *   npm run bench -- e2e-http
- *   npx tsx bench/e2e-http.ts [--rounds 3] [--duration 5] [--connections 50] [--binary]
+ *   npx tsx bench/e2e-http.ts [--rounds 3] [--duration 5] [--connections 50] [--binary | --modgate PATH]
  *                             [--only cached|proxied] [--log-level info] [--cpu-prof DIR]
  *
  * `--only` runs one pair. `--binary` runs dist/modgate (npm run build) instead of the source
- * through tsx. `--log-level` other than the default info shows what the request log costs.
+ * through tsx, `--modgate PATH` another build of it (a release, the build before a change); the
+ * anchors then run on the Node.js the binary embeds. `--log-level` other than the default info shows what the request log costs.
  * `--cpu-prof` writes a V8 CPU profile of the serve process to DIR when it stops.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { embeddedNodePath } from '../scripts/embedded-node.ts';
 import { makeDataDir } from '../test/support/data-dir.ts';
 import { freePort } from '../test/support/ports.ts';
 import { autocannon, type Child, type LoadResult, startModgate, startScript } from './e2e/processes.ts';
@@ -39,6 +42,7 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '50' },
     players: { type: 'string', default: '200' },
     binary: { type: 'boolean', default: false },
+    modgate: { type: 'string' },
     'cpu-prof': { type: 'string' },
     only: { type: 'string' },
     'log-level': { type: 'string', default: 'info' },
@@ -48,17 +52,15 @@ const ROUNDS = Number(values.rounds);
 const SECONDS = Number(values.duration);
 const CONNECTIONS = Number(values.connections);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const BINARY = join(ROOT, 'dist/modgate');
+const BINARY = values.modgate ?? join(ROOT, 'dist/modgate');
+if (values.modgate) values.binary = true;
 /** The most any modgate target can take in one 60-s window at ~50,000 req/s. */
 const RATE_LIMIT = 3_000_000;
-/** Headers node:http writes itself; everything else the daemon sent, the raw anchor replays. */
-const TRANSPORT_HEADERS = new Set([
-  'date',
-  'connection',
-  'keep-alive',
-  'content-length',
-  'transfer-encoding',
-]);
+/**
+ * Headers node:http writes itself; everything else the daemon sent (Content-Length included),
+ * the raw anchor replays.
+ */
+const TRANSPORT_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);
 
 interface Target {
   name: string;
@@ -72,7 +74,7 @@ interface Target {
 
 function modgateCommand(): string[] {
   if (values.binary) {
-    if (!existsSync(BINARY)) throw new Error('--binary: run `npm run build` first');
+    if (!existsSync(BINARY)) throw new Error(`${BINARY} does not exist: run \`npm run build\` first`);
     return [BINARY];
   }
   const prof = values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', values['cpu-prof']] : [];
@@ -112,6 +114,8 @@ async function playerWithViolations(api: string, key: string): Promise<string> {
   }
   throw new Error('no player with violations');
 }
+
+const nodeVersion = (node: string) => execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
 
 const fmt = (n: number, digits = 0) =>
   n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
@@ -193,7 +197,9 @@ async function main(): Promise<void> {
       capture,
       JSON.stringify({ status: 200, headers: cached.headers, body: cached.body.toString('base64') }),
     );
-    const raw = startScript('bench/e2e/raw-http.ts', [capture]);
+    // The anchors run on the Node.js that runs modgate: the binary's own with --binary.
+    const node = values.binary ? await embeddedNodePath() : process.execPath;
+    const raw = startScript('bench/e2e/raw-http.ts', [capture], node);
     children.push(raw);
 
     const ref = await playerWithViolations(api, key);
@@ -201,21 +207,22 @@ async function main(): Promise<void> {
     const proxied = await getJson(`${api}${proxiedPath}`, key);
     const result = join(work, 'result.json');
     await writeFile(result, JSON.stringify(proxied.json));
-    const proxy = startScript('bench/e2e/min-proxy.ts', [
-      'players.violations',
-      JSON.stringify({ ref, after: null, limit: 50 }),
-    ]);
+    const proxy = startScript(
+      'bench/e2e/min-proxy.ts',
+      ['players.violations', JSON.stringify({ ref, after: null, limit: 50 })],
+      node,
+    );
     children.push(proxy);
     const { port: proxyPort, modPort: proxyModPort } = (await proxy.ready) as {
       port: number;
       modPort: number;
     };
-    const mod = startScript('bench/e2e/min-mod.ts', [`ws://127.0.0.1:${proxyModPort}`, result]);
+    const mod = startScript('bench/e2e/min-mod.ts', [`ws://127.0.0.1:${proxyModPort}`, result], node);
     children.push(mod);
     await mod.ready;
     const { port: rawPort } = (await raw.ready) as { port: number };
     console.log(
-      `modgate from ${values.binary ? BINARY : 'source (tsx)'}; cached read ${cached.body.length} bytes, ` +
+      `modgate from ${values.binary ? BINARY : 'source (tsx)'}, anchors on Node.js ${nodeVersion(node)}; cached read ${cached.body.length} bytes, ` +
         `proxied read ${proxied.body.length} bytes`,
     );
 

@@ -19,9 +19,9 @@ export interface Child {
 }
 
 /** `node --import tsx <script> ...args` with stdout read for its ready line. */
-export function startScript(script: string, args: readonly string[]): Child {
+export function startScript(script: string, args: readonly string[], node = process.execPath): Child {
   return watch(
-    spawn(process.execPath, ['--import', 'tsx', `${ROOT}${script}`, ...args], {
+    spawn(node, ['--import', 'tsx', `${ROOT}${script}`, ...args], {
       stdio: ['ignore', 'pipe', 'inherit'],
       cwd: ROOT,
     }),
