@@ -42,13 +42,30 @@ export function createLogger(options: LoggerOptions = {}): LevelledLogger {
     {
       level: options.level ?? 'info',
       base: null,
-      timestamp: pino.stdTimeFunctions.isoTime,
+      timestamp: isoTimeOncePerMs(),
       formatters: { level: (label) => ({ level: label }) },
       serializers: { error: pino.stdSerializers.err },
     },
     destination,
   );
   return wrap(base);
+}
+
+/**
+ * pino's `isoTime`, formatted once per millisecond: under load many lines share one (a request
+ * line formatted the date for each request, about a twentieth of the line's cost).
+ */
+function isoTimeOncePerMs(): () => string {
+  let lastMs = -1;
+  let fragment = '';
+  return () => {
+    const now = Date.now();
+    if (now !== lastMs) {
+      lastMs = now;
+      fragment = `,"time":"${new Date(now).toISOString()}"`;
+    }
+    return fragment;
+  };
 }
 
 /**

@@ -58,9 +58,14 @@ function compile(route: AnyRoute): CompiledRoute {
 
 /** Splits and percent-decodes a path; null when a segment does not decode. */
 function splitPath(path: string): string[] | null {
-  const parts = path.split('/').slice(1);
+  const parts = path.split('/');
+  parts.shift();
   try {
-    return parts.map((part) => decodeURIComponent(part));
+    for (let i = 0; i < parts.length; i++) {
+      const part = parts[i] as string;
+      if (part.includes('%')) parts[i] = decodeURIComponent(part);
+    }
+    return parts;
   } catch {
     return null;
   }
@@ -69,7 +74,8 @@ function splitPath(path: string): string[] | null {
 function matchSegments(candidate: CompiledRoute, parts: string[]): Record<string, string> | null {
   if (candidate.segments.length !== parts.length) return null;
   const params: Record<string, string> = {};
-  for (const [i, segment] of candidate.segments.entries()) {
+  for (let i = 0; i < parts.length; i++) {
+    const segment = candidate.segments[i] as CompiledRoute['segments'][number];
     const part = parts[i] as string;
     if ('static' in segment) {
       if (segment.static !== part) return null;
