@@ -1,5 +1,5 @@
 /**
- * Opaque, authenticated pagination cursors (ARCHITECTURE.md decision 7). The game side pages by
+ * Opaque, authenticated pagination cursors. The game side pages by
  * keyset and hands back a position (`next`); the daemon wraps it in a token that binds the API
  * key, the route and the filters, with an HMAC under a key derived from the daemon's identity so
  * tokens survive restarts. A forged, altered or foreign cursor is a 400: tampering can only move

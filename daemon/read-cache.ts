@@ -1,5 +1,5 @@
 /**
- * The daemon's short read cache (ARCHITECTURE.md decision 5). A cacheable read is answered from
+ * The daemon's short read cache. A cacheable read is answered from
  * here for its max-age window, and concurrent identical reads share one op, so the game server
  * sees at most one query per distinct read per window however hard bots poll. Entries carry
  * tags; a write through the daemon drops the tags it affects, so a client reads its own writes.

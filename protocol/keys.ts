@@ -5,7 +5,7 @@
  *
  * node:crypto takes raw keys only inside DER, so each raw key is wrapped in the fixed PKCS#8 or
  * SPKI prefix for its algorithm (RFC 8410). Verification uses node:crypto because it rejects the
- * malleable signature (S + L) that tweetnacl 1.0.3 accepts (ARCHITECTURE decision 1).
+ * malleable signature (S + L) that tweetnacl 1.0.3 accepts (PROTOCOL §3.1).
  */
 import {
   createHash,

@@ -1,4 +1,4 @@
-/** `modgate init --data-dir DIR [--name NAME] [--json]` (ARCHITECTURE "The CLI contract"). */
+/** `modgate init --data-dir DIR [--name NAME] [--json]` (docs/commands.md). */
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { HostPort } from '../host-port.ts';

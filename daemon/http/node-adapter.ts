@@ -2,8 +2,8 @@
  * node:http / node:https in front of the in-process pipeline. It owns only what needs a socket:
  * timeouts that defeat slowloris and silent sockets, the connection caps (connection-guard.ts),
  * streaming the body under its cap, the enveloped answers to what node:http refuses itself
- * (raw-response.ts), and the rule that plain HTTP listens on loopback only (ARCHITECTURE.md "The
- * CLI contract").
+ * (raw-response.ts), and the rule that plain HTTP listens on loopback only
+ * (docs/reverse-proxy.md).
  */
 import { once } from 'node:events';
 import {

@@ -1,5 +1,5 @@
 /**
- * The request pipeline (ARCHITECTURE.md decision 4, drawn in docs/pipeline.md). A fixed order of
+ * The request pipeline (drawn in docs/pipeline.md). A fixed order of
  * small named stages; each either returns or throws an ApiError, and exactly one place turns
  * what was thrown into a response. Callable in-process: `handle(request) → response`.
  */
@@ -227,7 +227,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     return { status: 200, headers, body: null, stream };
   }
 
-  /** ARCHITECTURE.md decision 6: replay or conflict before the handler; writes only. */
+  /** docs/idempotency.md: replay or conflict before the handler; writes only. */
   function admit(
     route: AnyRoute,
     keyId: string,

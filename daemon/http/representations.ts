@@ -1,6 +1,6 @@
 /**
  * Response bodies of cached reads, serialized and hashed once per read-cache entry instead of
- * once per request (ARCHITECTURE.md decision 5 makes the entry the unit that changes).
+ * once per request (the read-cache entry is the unit that changes).
  *
  * A read-cache result is `freeze`d when it is stored: a snapshot that nothing mutates, shared by
  * every request inside the max-age window. What a route answers for a frozen value (the JSON

@@ -1,5 +1,5 @@
 /**
- * The idempotency journal (ARCHITECTURE.md decision 6): completed write outcomes, kept at least
+ * The idempotency journal (docs/idempotency.md): completed write outcomes, kept at least
  * 24 h, in an append-only JSON-lines file in the data dir that survives restarts. Each append is
  * fsync'd before the response leaves, so a client that saw a result can always replay it. Opening
  * the journal drops expired records and rewrites the file atomically when it has grown past twice

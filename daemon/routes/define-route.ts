@@ -1,5 +1,5 @@
 /**
- * A route is a declaration (ARCHITECTURE.md decision 3): method, path, scope, schemas, cache
+ * A route is a declaration: method, path, scope, schemas, cache
  * policy and what to do. The router, validation, handler types and /openapi.json all read it.
  */
 import type { z } from 'zod';
@@ -77,7 +77,7 @@ export interface RouteContext<P, Q, B> {
   /** Calls the mod; link failures arrive as ApiErrors (503, 504, mapped op errors). */
   call<N extends OpName>(op: N, args: OpArgs<N>, options?: CallOptions): Promise<OpResult<N>>;
   /**
-   * A read through the coalescing read cache (ARCHITECTURE.md decision 5) for the route's
+   * A read through the coalescing read cache (daemon/read-cache.ts) for the route's
    * max-age; on a no-store route it is a plain call. `tags` name what a write invalidates.
    */
   read<N extends OpName>(op: N, args: OpArgs<N>, tags?: readonly string[]): Promise<OpResult<N>>;

@@ -1,4 +1,4 @@
-/** The route table: the single source of truth for the /v1 surface (ARCHITECTURE.md decision 3). */
+/** The route table: the single source of truth for the /v1 surface (docs/openapi.md). */
 import { BASE_ROUTES } from './bases.ts';
 import { CLAIM_CODE_ROUTES } from './claim-codes.ts';
 import { COMMAND_ROUTES } from './commands.ts';

@@ -1,5 +1,5 @@
 /**
- * Crash-safe file replacement (ARCHITECTURE decision 8): write a temp file in the same folder,
+ * Crash-safe file replacement (docs/data-dir.md): write a temp file in the same folder,
  * fsync it, rename it over the target, fsync the folder. A reader sees either the old file or
  * the new one, never a torn write, and after a power cut the rename itself is durable.
  */

@@ -1,6 +1,6 @@
 /**
- * Keeps a running daemon's snapshot in step with the data dir (ARCHITECTURE decision 8: a change
- * made by the CLI reaches the daemon within a second, without restart).
+ * Keeps a running daemon's snapshot in step with the data dir (docs/data-dir.md: a
+ * change made by the CLI reaches the daemon within a second, without restart).
  *
  * It polls the (ino, size, mtimeMs, mode) of the snapshot's files every `pollIntervalMs` with an
  * unref'd timer, because fs.watch misses changes on some filesystems (network mounts, some

@@ -1,7 +1,7 @@
 /**
  * Where the data dir is and whether it may be used: resolution from --data-dir or
  * MODGATE_DATA_DIR, the "was it initialised" check, and the permission check (folder 0700,
- * files 0600, ARCHITECTURE decision 8). Every error names the fix.
+ * files 0600, docs/data-dir.md). Every error names the fix.
  */
 import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';

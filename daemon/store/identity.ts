@@ -1,6 +1,6 @@
 /**
  * identity.json: who this daemon is. The server id names the server in logs and the API; the
- * daemon's Ed25519 key pair is what the mod pins in the handshake (ARCHITECTURE decision 1).
+ * daemon's Ed25519 key pair is what the mod pins in the handshake (PROTOCOL §3.1).
  */
 import { z } from 'zod';
 import { encodeKey, generateIdentity } from '../../protocol/keys.ts';

@@ -1,6 +1,6 @@
 /**
- * keys.json: the API keys. Only the SHA-256 of a key is stored, never the key (ARCHITECTURE
- * decision 8); the key text is shown once, by `modgate keys create`.
+ * keys.json: the API keys. Only the SHA-256 of a key is stored, never the key
+ * (docs/data-dir.md); the key text is shown once, by `modgate keys create`.
  */
 import { z } from 'zod';
 import { SCOPES, type Scope } from '../scopes.ts';

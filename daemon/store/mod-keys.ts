@@ -1,6 +1,6 @@
 /**
  * mod-keys.json: the mod identities the daemon pins. A mod whose handshake proves a key not in
- * this list is refused (ARCHITECTURE decision 1).
+ * this list is refused (PROTOCOL §3.1).
  */
 import { z } from 'zod';
 import { encodeKey, keysEqual } from '../../protocol/keys.ts';

@@ -1,6 +1,6 @@
 /**
- * Keyset pagination over lists kept in a stable order (ARCHITECTURE decision 7: page 1,000 costs
- * what page 1 costs).
+ * Keyset pagination over lists kept in a stable order (page 1,000 costs what
+ * page 1 costs).
  *
  * A list is a `SortedView`: items in page order, each with a unique key, and a comparator that
  * agrees with that order. A page "after key k" starts at the first item whose key sorts after k,

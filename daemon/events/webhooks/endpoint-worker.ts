@@ -1,6 +1,6 @@
 /**
  * One endpoint's delivery loop: a reader of the event log at the endpoint's own position
- * (ARCHITECTURE: events are a log; resume and retry are the same operation). It takes the next
+ * (events are a log: resume and retry are the same operation, docs/events.md). It takes the next
  * event the endpoint subscribes to (up to ten for Discord), signs and posts it, and only moves on
  * once it is delivered, so each endpoint receives its events in log order. A failure is recorded
  * in the outbox journal and retried after a backoff (retry-policy.ts); the same message keeps

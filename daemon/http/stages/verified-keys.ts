@@ -1,6 +1,6 @@
 /**
  * Key texts that verified, so a key's SHA-256 is computed once and not on every request (spec
- * "Authentication"; keys are stored as hashes, ARCHITECTURE.md decision 8).
+ * "Authentication"; keys are stored as hashes, docs/data-dir.md "keys.json").
  *
  * Bound to the keys of one snapshot: a reload (a revoked, changed or deleted key: the watcher
  * swaps the snapshot within a second of the file changing) drops every entry at once, so the

@@ -1,7 +1,7 @@
 /**
  * Doctor, TLS: the certificate and key serve would load. Readable by this user, PEM, the key
  * belongs to the certificate, the certificate valid now and for how long; and, without TLS, a
- * listen address serve accepts (plain HTTP only on loopback, ARCHITECTURE "The CLI contract").
+ * listen address serve accepts (plain HTTP only on loopback, docs/reverse-proxy.md).
  */
 import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
