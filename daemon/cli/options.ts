@@ -155,3 +155,13 @@ export function hostPort(value: string): HostPort {
     throw new InvalidArgumentError((error as Error).message);
   }
 }
+
+/** A whole-number option value from `min` to `max` (`--players`, `--timeout`). */
+export function integer(min: number, max: number) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value) || n < min || n > max)
+      throw new InvalidArgumentError(`expected an integer ${min} to ${max}`);
+    return n;
+  };
+}

@@ -8,6 +8,7 @@ import { registerApiCommands } from './api-commands.ts';
 import { registerDocsCommand } from './docs-command.ts';
 import { registerDoctorCommand } from './doctor-command.ts';
 import { errorOutcome } from './errors.ts';
+import { registerHealthcheckCommand } from './healthcheck-command.ts';
 import { registerInitCommand } from './init-command.ts';
 import { processIo, type CliIo } from './io.ts';
 import { registerKeysCommands } from './keys-commands.ts';
@@ -40,6 +41,7 @@ export function buildProgram(io: CliIo, options: RunCliOptions = {}): Command {
   registerServiceCommands(program, io);
   registerWebhooksCommands(program, io);
   registerDoctorCommand(program, io);
+  registerHealthcheckCommand(program, io);
   registerDocsCommand(program, io);
   options.register?.(program, io);
   // Applied to every command at the end, so commands built elsewhere and attached with

@@ -26,7 +26,7 @@ import { OPS } from '../../protocol/ops/index.ts';
 import { registerConfigCommand } from './config-command.ts';
 import { UsageError } from './errors.ts';
 import type { CliIo } from './io.ts';
-import { collectAllowIp, dataDirOf, hostPort, withDataDirOption } from './options.ts';
+import { collectAllowIp, dataDirOf, hostPort, integer, withDataDirOption } from './options.ts';
 import { untilSignal } from './signals.ts';
 import { notifySystemd, startWatchdog } from '../systemd-notify.ts';
 
@@ -272,15 +272,6 @@ function logLevel(value: string): LogLevel {
 function logFormat(value: string): LogFormat {
   if ((LOG_FORMATS as readonly string[]).includes(value)) return value as LogFormat;
   throw new InvalidArgumentError('expected json or pretty');
-}
-
-function integer(min: number, max: number) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!/^\d+$/.test(value) || n < min || n > max)
-      throw new InvalidArgumentError(`expected an integer ${min} to ${max}`);
-    return n;
-  };
 }
 
 function fault(value: string, previous: FaultRule[]): FaultRule[] {

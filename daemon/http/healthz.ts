@@ -95,3 +95,12 @@ export function parseHealthBody(value: unknown): HealthBody | null {
       : [],
   };
 }
+
+/** parseHealthBody of a response's text; null when it is not JSON or not a modgate's body. */
+export function parseHealthText(text: string): HealthBody | null {
+  try {
+    return parseHealthBody(JSON.parse(text));
+  } catch {
+    return null;
+  }
+}

@@ -3,11 +3,10 @@
  * address is fine (the daemon is not running); a taken one is asked `GET /healthz`, which also
  * tells whether the game's mod is connected (daemon/http/healthz.ts).
  */
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { createServer } from 'node:net';
 import { formatHostPort, type HostPort } from '../../host-port.ts';
-import { HEALTHZ_PATH, parseHealthBody, type HealthBody } from '../../http/healthz.ts';
+import { HEALTHZ_PATH, parseHealthText, type HealthBody } from '../../http/healthz.ts';
+import { localGet } from '../local-get.ts';
 import { fail, ok, warn, type CheckResult } from './check.ts';
 
 export interface ListenCheckOptions {
@@ -19,12 +18,6 @@ export interface ListenCheckOptions {
 }
 
 type Probe = { kind: 'free' } | { kind: 'error'; code: string };
-
-interface Answer {
-  status: number;
-  headers: IncomingMessage['headers'];
-  body: string;
-}
 
 /** What answers on the API address: a modgate with /healthz, an older modgate, or something else. */
 type Occupant = { kind: 'modgate'; health: HealthBody } | { kind: 'modgate-old' } | { kind: 'other' };
@@ -98,7 +91,7 @@ async function modListenResult(
   if (probe.kind === 'free') return ok('mod listen', `${where} is free: serve can listen there`);
   if (probe.code !== 'EADDRINUSE') return bindFailure('mod listen', modListen, probe.code);
   // The mod link is a WebSocket server: a plain GET gets 426 Upgrade Required.
-  const answer = await get(modListen, '/', false, timeoutMs ?? 2_000).catch(() => null);
+  const answer = await localGet(modListen, '/', false, timeoutMs ?? 2_000).catch(() => null);
   const websocket = answer?.status === 426;
   if (websocket && (occupant?.kind === 'modgate' || occupant?.kind === 'modgate-old'))
     return ok('mod listen', `${where}: the running modgate's mod link`);
@@ -171,50 +164,14 @@ async function identify(listen: HostPort, options: ListenCheckOptions): Promise<
   const timeoutMs = options.timeoutMs ?? 2_000;
   // Try the protocol serve would speak first, then the other (a daemon started with other flags).
   for (const tls of [options.tls, !options.tls]) {
-    const answer = await get(listen, HEALTHZ_PATH, tls, timeoutMs).catch(() => null);
+    const answer = await localGet(listen, HEALTHZ_PATH, tls, timeoutMs).catch(() => null);
     if (answer === null) continue;
-    const health =
-      answer.status === 200 || answer.status === 503 ? parseHealthBody(safeJson(answer.body)) : null;
+    const health = answer.status === 200 || answer.status === 503 ? parseHealthText(answer.body) : null;
     if (health) return { kind: 'modgate', health };
     // Every modgate response carries API-Version (daemon/version.ts), even a 404.
     return answer.headers['api-version'] !== undefined ? { kind: 'modgate-old' } : { kind: 'other' };
   }
   return { kind: 'other' };
-}
-
-function get(address: HostPort, path: string, tls: boolean, timeoutMs: number): Promise<Answer> {
-  const hostname = address.host === '0.0.0.0' ? '127.0.0.1' : address.host === '::' ? '::1' : address.host;
-  return new Promise((resolve, reject) => {
-    // agent: false, connection: close: a kept-alive socket would hold the doctor process open.
-    const options = {
-      hostname,
-      port: address.port,
-      path,
-      timeout: timeoutMs,
-      agent: false,
-      headers: { connection: 'close' },
-    };
-    // The certificate is checked by the TLS checks; here only the answer matters.
-    const req = tls ? httpsRequest({ ...options, rejectUnauthorized: false }) : httpRequest(options);
-    req.on('response', (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body = (body + chunk).slice(0, 64 * 1024)));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-      res.on('error', reject);
-    });
-    req.on('timeout', () => req.destroy(new Error('timed out')));
-    req.on('error', reject);
-    req.end();
-  });
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
-  }
 }
 
 function sameHost(a: string, b: string): boolean {
