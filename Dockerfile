@@ -1,0 +1,31 @@
+# modgate in a container: docs/docker.md (`modgate docs docker`). The build stage makes the
+# single executable exactly as `npm run build` does anywhere (same source and lockfile, same
+# sha256); the runtime stage is that one file on distroless "cc", which has the two system
+# libraries it links, glibc and libstdc++, and no shell. scripts/check-dockerfile.ts checks this
+# file and runs the runtime stage's files without Docker (test/scripts/check-dockerfile.test.ts).
+
+FROM node:24-bookworm-slim AS build
+WORKDIR /src
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY . .
+# The build fetches the Node.js it embeds (pinned by version and sha512 in
+# scripts/embedded-node.json); `data` becomes the volume's first content, owned by the image's
+# user, so a new named volume starts out writable by the daemon.
+RUN npm run build && mkdir -m 0700 dist/data
+
+FROM gcr.io/distroless/cc-debian12:nonroot
+COPY --from=build /src/dist/modgate /usr/local/bin/modgate
+COPY docker/modgate.toml /etc/modgate/modgate.toml
+COPY --from=build --chown=65532:65532 /src/dist/data /var/lib/modgate
+ENV MODGATE_DATA_DIR=/var/lib/modgate \
+    MODGATE_CONFIG=/etc/modgate/modgate.toml
+USER 65532:65532
+VOLUME ["/var/lib/modgate"]
+# The API (HTTPS: mount a certificate, docs/docker.md) and the mod link.
+EXPOSE 8787 8788
+HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
+    CMD ["/usr/local/bin/modgate", "healthcheck"]
+STOPSIGNAL SIGTERM
+ENTRYPOINT ["/usr/local/bin/modgate"]
+CMD ["serve"]
