@@ -4,6 +4,7 @@
  * the simulator when it runs, so `serve` never loads the simulator's world and neither loads
  * the other (start-up, docs/performance.md).
  */
+import { stat } from 'node:fs/promises';
 import { InvalidArgumentError, type Command } from 'commander';
 import { loadConfig, EMPTY_CONFIG } from '../config/config.ts';
 import { daemonOptions, DEFAULT_LISTEN, DEFAULT_MOD_LISTEN, reloadSettings } from '../config/settings.ts';
@@ -162,6 +163,7 @@ async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
   const config = configPath ? await loadConfig(configPath) : EMPTY_CONFIG;
   const options = daemonOptions(config, { ...flags, metricsAllow: flags.metricsAllow }, io.env);
   checkExposure(options);
+  if (options.tls) await checkTlsFilesExist(options.tls);
   const dataDir = dataDirOf(flags, io);
   const format = flags.json
     ? 'json'
@@ -204,6 +206,30 @@ function checkExposure(options: ReturnType<typeof daemonOptions>): void {
   }
   const problem = options.metrics ? metricsExposureProblem(options.metrics) : null;
   if (problem) throw new UsageError(problem, 'metrics_exposed');
+}
+
+/**
+ * Exit 2 naming the setting when a configured certificate or key is not there (a typo, or a
+ * container started without the mount that holds them: docs/docker.md). An unreadable one is
+ * left to the permission message, which names its owner.
+ */
+async function checkTlsFilesExist(tls: { certFile: string; keyFile: string }): Promise<void> {
+  const files = [
+    { file: tls.certFile, what: 'certificate', setting: '--tls-cert, [api] tls_cert' },
+    { file: tls.keyFile, what: 'private key', setting: '--tls-key, [api] tls_key' },
+  ];
+  for (const { file, what, setting } of files) {
+    const missing = await stat(file).then(
+      () => false,
+      (error: NodeJS.ErrnoException) => error.code === 'ENOENT' || error.code === 'ENOTDIR',
+    );
+    if (missing) {
+      throw new UsageError(
+        `the TLS ${what} ${file} does not exist (${setting}); in a container, mount the folder that holds it (modgate docs docker)`,
+        'config_invalid',
+      );
+    }
+  }
 }
 
 function isTty(io: CliIo): boolean {

@@ -93,6 +93,18 @@ describe('modgate serve refusing to start', () => {
     expect(result.stderr).toContain('api.max_connections');
   });
 
+  it('exits 2 on a certificate that does not exist, naming the setting', async () => {
+    const config = join(data.dir, 'tls.toml');
+    const cert = join(data.dir, 'tls', 'fullchain.pem');
+    await writeFile(config, `[api]\ntls_cert = "${cert}"\ntls_key = "${cert}.key"\n`);
+    const result = await serveFails(['--data-dir', data.dir, '--config', config, '--json']);
+    expect(result.code).toBe(2);
+    expect(jsonError(result.stderr)).toEqual({
+      code: 'config_invalid',
+      message: `the TLS certificate ${cert} does not exist (--tls-cert, [api] tls_cert); in a container, mount the folder that holds it (modgate docs docker)`,
+    });
+  });
+
   it('exits 2 on a bad MODGATE_LISTEN, naming the variable', async () => {
     const result = await serveFails(['--data-dir', data.dir, '--json'], { MODGATE_LISTEN: 'nowhere' });
     expect(result.code).toBe(2);
