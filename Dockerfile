@@ -10,9 +10,10 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY . .
 # The build fetches the Node.js it embeds (pinned by version and sha512 in
-# scripts/embedded-node.json); `data` becomes the volume's first content, owned by the image's
-# user, so a new named volume starts out writable by the daemon.
-RUN npm run build && mkdir -m 0700 dist/data
+# scripts/embedded-node.json). `data` is empty: COPY --chown below creates /var/lib/modgate from
+# it owned by the image's user (COPY copies a folder's content, not its mode; `modgate init`
+# tightens the empty folder to 0700), so a new named volume starts out writable by the daemon.
+RUN npm run build && mkdir dist/data
 
 FROM gcr.io/distroless/cc-debian12:nonroot
 COPY --from=build /src/dist/modgate /usr/local/bin/modgate
@@ -24,7 +25,7 @@ USER 65532:65532
 VOLUME ["/var/lib/modgate"]
 # The API (HTTPS: mount a certificate, docs/docker.md) and the mod link.
 EXPOSE 8787 8788
-HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
+HEALTHCHECK --interval=30s --timeout=10s --start-period=15s --retries=3 \
     CMD ["/usr/local/bin/modgate", "healthcheck"]
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["/usr/local/bin/modgate"]

@@ -115,7 +115,8 @@ async function layOut({ model, binary, root }: RuntimeInput): Promise<void> {
     const { source } = copy;
     if (source.kind === 'missing') continue;
     if (source.kind === 'mkdir') {
-      await mkdir(dest, { recursive: true, mode: 0o700 });
+      // COPY creates the folder with the default mode, not the source's; init tightens it.
+      await mkdir(dest, { recursive: true, mode: 0o755 });
       continue;
     }
     await mkdir(dirname(dest), { recursive: true });

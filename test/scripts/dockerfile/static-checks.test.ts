@@ -37,6 +37,11 @@ function checksOf(dockerfile: string, dockerignore = DOCKERIGNORE): Check[] {
 const failures = (checks: Check[]) =>
   checks.filter((check) => check.level === 'fail').map((check) => check.text);
 
+/** The 1-based line of the Dockerfile that holds `text`. */
+function lineOf(text: string): number {
+  return DOCKERFILE.split('\n').findIndex((line) => line.includes(text)) + 1;
+}
+
 function edited(from: string, to: string): string {
   expect(DOCKERFILE).toContain(from);
   return DOCKERFILE.replace(from, to);
@@ -81,6 +86,12 @@ describe('the Dockerfile checks', () => {
     );
   });
 
+  it('fail on a health check timeout that leaves no room for the start-up', () => {
+    expect(failures(checksOf(edited('--timeout=10s', '--timeout=3s')))).toEqual([
+      "HEALTHCHECK --timeout=3s: give at least 8s (start-up, then healthcheck's 3 s limit)",
+    ]);
+  });
+
   it('fail when the volume does not hold the data dir, or a new volume would belong to root', () => {
     const moved = edited('VOLUME ["/var/lib/modgate"]', 'VOLUME ["/data"]');
     expect(failures(checksOf(moved))).toEqual([
@@ -94,14 +105,14 @@ describe('the Dockerfile checks', () => {
 
   it('fail on a COPY source that .dockerignore leaves out or nothing makes', () => {
     expect(failures(checksOf(DOCKERFILE, `${DOCKERIGNORE}\ndocker\n`))).toEqual([
-      'COPY docker/modgate.toml (line 19): .dockerignore leaves docker/modgate.toml out',
+      `COPY docker/modgate.toml (line ${lineOf('COPY docker/modgate.toml')}): .dockerignore leaves docker/modgate.toml out`,
     ]);
     const typo = edited(
       '/src/dist/modgate /usr/local/bin/modgate',
       '/src/dist/modgat /usr/local/bin/modgate',
     );
     expect(failures(checksOf(typo))).toContain(
-      'COPY /src/dist/modgat (line 18): nothing in stage build makes /src/dist/modgat',
+      `COPY /src/dist/modgat (line ${lineOf('/src/dist/modgate')}): nothing in stage build makes /src/dist/modgat`,
     );
   });
 
