@@ -146,6 +146,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     log: events,
     serverId: identity.serverId,
     logger: log,
+    metrics,
     ...(options.webhooks ? { policy: options.webhooks } : {}),
   });
   const startedAt = new Date();
@@ -184,7 +185,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       storageFaults: () => storage.faults,
       log,
       metrics,
-      services: { events, webhooks, eventStream: options.stream ?? {} },
+      services: { events, webhooks, eventStream: options.stream ?? {}, metrics },
       ...options.pipeline,
     });
     const tls = options.tls ? await readTls(options.tls) : undefined;

@@ -31,6 +31,8 @@ export interface EventStreamOptions extends Partial<StreamSettings> {
   /** Only these types (all when null); the position still moves past the others. */
   types: ReadonlySet<EventType> | null;
   view: EventView;
+  /** Told +1 when the stream starts and -1 once when it ends (the subscribers gauge). */
+  subscribers?: (delta: 1 | -1) => void;
 }
 
 /** Why a stream ended, as the final message's `reason`. */
@@ -71,6 +73,7 @@ export class EventStream implements ResponseStream {
   #unsubscribe: (() => void) | null = null;
   #heartbeat: NodeJS.Timeout | null = null;
   #ended = false;
+  #counted = false;
   readonly #settings: StreamSettings;
 
   constructor(private readonly options: EventStreamOptions) {
@@ -88,6 +91,8 @@ export class EventStream implements ResponseStream {
 
   start(sink: StreamSink): void {
     this.#sink = sink;
+    this.#counted = true;
+    this.options.subscribers?.(1);
     sink.onClose(() => this.#stop());
     sink.onDrain(() => this.#catchUp());
     // Browsers' EventSource waits `retry` ms before reconnecting with Last-Event-ID.
@@ -159,5 +164,8 @@ export class EventStream implements ResponseStream {
     this.#unsubscribe = null;
     if (this.#heartbeat) clearInterval(this.#heartbeat);
     this.#heartbeat = null;
+    // Both close() and the socket's close end here: the gauge goes down once.
+    if (this.#counted) this.options.subscribers?.(-1);
+    this.#counted = false;
   }
 }

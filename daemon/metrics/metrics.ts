@@ -15,7 +15,11 @@ export type ReadCacheOutcome = 'hit' | 'coalesced' | 'miss';
 export type RateLimitLayer = 'edge' | 'key';
 /** The data dir files the daemon appends to. */
 export type WriteStore = 'audit' | 'journal';
-/** How a webhook delivery attempt ended (the event engineer's outbox reports these). */
+/**
+ * How a webhook delivery attempt ended: answered 2xx, failed and to be retried, or failed and
+ * the endpoint disabled (410 Gone, or one message failing for the whole retry window). An
+ * attempt cancelled by shutdown is not counted: it is sent again after the restart.
+ */
 export type WebhookOutcome = 'delivered' | 'failed' | 'gave_up';
 
 export interface DaemonMetrics {
@@ -29,9 +33,12 @@ export interface DaemonMetrics {
   idempotency(outcome: 'replay' | 'conflict'): void;
   rateLimited(layer: RateLimitLayer): void;
   writeFailed(store: WriteStore): void;
-  /** Hook for the event stream: a subscriber joined (+1) or left (−1). */
-  eventSubscribers(delta: 1 | -1, transport: 'sse' | 'poll'): void;
-  /** Hook for the webhook outbox: one delivery attempt and how long it took. */
+  /**
+   * An SSE subscriber of GET /v1/events joined (+1) or left (−1). Polling is plain requests
+   * (no long-poll), counted by httpRequest like any other.
+   */
+  eventSubscribers(delta: 1 | -1, transport: 'sse'): void;
+  /** One webhook delivery attempt (the endpoint worker) and how long it took. */
   webhookDelivery(outcome: WebhookOutcome, seconds: number): void;
 }
 

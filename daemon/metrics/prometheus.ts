@@ -64,6 +64,8 @@ export function createPrometheusMetrics(version: string): PrometheusMetrics {
   for (const outcome of ['replay', 'conflict']) idempotency.inc({ outcome }, 0);
   for (const layer of ['edge', 'key']) limited.inc({ layer }, 0);
   for (const store of ['audit', 'journal']) writeFailures.inc({ store }, 0);
+  subscribers.set({ transport: 'sse' }, 0);
+  for (const outcome of ['delivered', 'failed', 'gave_up']) deliveries.inc({ outcome }, 0);
 
   return {
     registry,

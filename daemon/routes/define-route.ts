@@ -9,6 +9,7 @@ import type { StreamSettings } from '../events/sse-stream.ts';
 import type { WebhookService } from '../events/webhooks/webhook-service.ts';
 import type { ErrorCode } from '../http/error-catalogue.ts';
 import type { ResponseStream } from '../http/types.ts';
+import type { DaemonMetrics } from '../metrics/metrics.ts';
 import type { Scope } from '../scopes.ts';
 import type { ApiKeyRecord } from '../store/keys-file.ts';
 
@@ -63,6 +64,8 @@ export interface RouteServices {
   webhooks?: WebhookService;
   /** Heartbeat and slow-reader limit of the SSE stream (defaults in STREAM_DEFAULTS). */
   eventStream?: Partial<StreamSettings>;
+  /** Where the SSE stream reports its subscribers (docs/metrics.md); nothing when absent. */
+  metrics?: Pick<DaemonMetrics, 'eventSubscribers'>;
 }
 
 /** What a handler is given; everything before it (auth, scope, validation) has already passed. */

@@ -131,6 +131,7 @@ export const listEvents = defineRoute({
         after: startAfter(logOf(services), query, headers['last-event-id'], logOf(services).lastId()),
         types: query.types ?? null,
         view: eventView(key.scopes),
+        subscribers: (delta) => services.metrics?.eventSubscribers(delta, 'sse'),
         ...services.eventStream,
       }),
   },

@@ -7,6 +7,7 @@
  * the same `webhook-id` on every attempt and across restarts, so a receiver can dedupe.
  */
 import type { Logger } from '../../log.ts';
+import type { DaemonMetrics } from '../../metrics/metrics.ts';
 import { eventView } from '../payloads.ts';
 import type { EventLog, StoredEvent } from '../types.ts';
 import { discordMessage, discordRetryAfterMs } from './discord.ts';
@@ -24,6 +25,8 @@ export interface WorkerDeps {
   readonly sender: WebhookSender;
   readonly policy: RetryPolicy;
   readonly logger: Logger;
+  /** Each attempt's outcome and duration (docs/metrics.md). */
+  readonly metrics: Pick<DaemonMetrics, 'webhookDelivery'>;
   readonly serverId: string;
   readonly userAgent: string;
   readonly now: () => Date;
@@ -176,7 +179,9 @@ export class EndpointWorker {
         last_event: last.id,
       };
       const answer = { message_id: messageId, attempt, status: result.status, latency_ms: result.latencyMs };
+      const seconds = result.latencyMs / 1000;
       if (result.ok) {
+        this.deps.metrics.webhookDelivery('delivered', seconds);
         this.#recordDelivered({
           ...base,
           ...answer,
@@ -196,6 +201,7 @@ export class EndpointWorker {
         this.deps.now(),
       );
       const wait = reason === null ? this.#retryWait(result, attempt) : null;
+      this.deps.metrics.webhookDelivery(reason === null ? 'failed' : 'gave_up', seconds);
       const record: OutboxRecord = {
         ...base,
         ...answer,

@@ -9,6 +9,7 @@ import { stat } from 'node:fs/promises';
 import packageJson from '../../../package.json' with { type: 'json' };
 import { join } from 'node:path';
 import type { Logger } from '../../log.ts';
+import { noopMetrics, type DaemonMetrics } from '../../metrics/metrics.ts';
 import { errnoCode } from '../../store/errors.ts';
 import type { EventLog } from '../types.ts';
 import {
@@ -31,6 +32,8 @@ export interface WebhookServiceOptions {
   readonly log: EventLog;
   readonly serverId: string;
   readonly logger: Logger;
+  /** Where each delivery attempt is counted (docs/metrics.md); nothing by default. */
+  readonly metrics?: Pick<DaemonMetrics, 'webhookDelivery'>;
   /** Retry timing and limits; tests shrink them to milliseconds. */
   readonly policy?: Partial<RetryPolicy>;
   readonly pollIntervalMs?: number;
@@ -62,6 +65,7 @@ export class WebhookService {
       sender,
       policy: { ...DEFAULT_RETRY_POLICY, ...options.policy },
       logger: options.logger,
+      metrics: options.metrics ?? noopMetrics,
       serverId: options.serverId,
       userAgent: `modgate/${packageJson.version} (webhooks)`,
       now,

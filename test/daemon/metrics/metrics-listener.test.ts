@@ -1,7 +1,8 @@
 /**
  * The metrics listener of a real `modgate serve` process, with a real `modgate sim` behind it:
- * after real requests, /metrics parses with a Prometheus text-format parser and holds the
- * documented families (docs/metrics.md) with bounded labels only.
+ * after real requests, an SSE subscriber and webhook deliveries to receivers on loopback
+ * sockets, /metrics parses with a Prometheus text-format parser and holds the documented
+ * families (docs/metrics.md) with bounded labels only.
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -11,7 +12,9 @@ import { ROUTES } from '../../../daemon/routes/index.ts';
 import { makeDataDir, type TestDataDir } from '../../support/data-dir.ts';
 import { freePort } from '../../support/ports.ts';
 import { startModgate, stopModgate, type ModgateProcess } from '../../support/processes.ts';
+import { openSse, type SseClient } from '../../support/sse-client.ts';
 import { eventually } from '../../support/stack.ts';
+import { startReceiver, type Receiver } from '../../support/webhook-receiver.ts';
 
 const KEY_LIMIT = 20;
 
@@ -26,6 +29,11 @@ describe('the metrics listener of modgate serve', () => {
   let playerId: string;
   let families: Map<string, ParsedFamily>;
   let scraped: string;
+  let subscriber: SseClient;
+  /** Answers its first attempt 503 with Retry-After: 0 (retried at once), then 204. */
+  let flaky: Receiver;
+  /** Answers 410 Gone: its endpoint is disabled after the first attempt. */
+  let gone: Receiver;
 
   const get = (path: string, bearer: string | null = key.key, init: RequestInit = {}) =>
     fetch(`${api}${path}`, {
@@ -41,11 +49,32 @@ describe('the metrics listener of modgate serve', () => {
   const samples = (name: string) => families.get(name)?.metrics ?? [];
   const value = (name: string, labels: Record<string, string> = {}) =>
     Number(samples(name).find((s) => Object.entries(labels).every(([k, v]) => s.labels?.[k] === v))?.value);
+  const addWebhook = async (receiver: Receiver) => {
+    const added = await data.cli(
+      'webhooks',
+      'add',
+      '--data-dir',
+      data.dir,
+      '--url',
+      receiver.url,
+      '--events',
+      'all',
+      '--json',
+    );
+    if (added.code !== 0) throw new Error(added.stderr);
+    receiver.secret = (JSON.parse(added.stdout) as { secret: string }).secret;
+  };
 
   beforeAll(async () => {
     data = await makeDataDir();
     key = await data.createKey('--name', 'metrics-main');
     limited = await data.createKey('--name', 'metrics-limited');
+    flaky = await startReceiver((request) =>
+      request.index === 0 ? { status: 503, headers: { 'retry-after': '0' } } : { status: 204 },
+    );
+    gone = await startReceiver(() => ({ status: 410 }));
+    await addWebhook(flaky);
+    await addWebhook(gone);
     const [apiPort, modPort, metricsPort] = [await freePort(), await freePort(), await freePort()];
     const config = join(data.dir, 'modgate.toml');
     await writeFile(
@@ -83,6 +112,7 @@ describe('the metrics listener of modgate serve', () => {
     const healthz = async () => (await (await get('/healthz', null)).json()) as { mod_connected: boolean };
     await eventually(async () => (await healthz()).mod_connected, 30_000);
     await get('/v1/server');
+    subscriber = await openSse(`${api}/v1/events`, { authorization: `Bearer ${key.key}` });
 
     await get('/v1/server', null); // 401
     await get('/v1/no-such-thing'); // 404, no route
@@ -94,12 +124,16 @@ describe('the metrics listener of modgate serve', () => {
     await command('metrics-1', 'hello'); // replayed
     await command('metrics-1', 'something else'); // 409 idempotency_conflict
     for (let i = 0; i <= KEY_LIMIT; i++) await get('/v1/server', limited.key); // the last is 429
+    // The command's event reaches the subscriber and both receivers (the flaky one on its retry).
+    await subscriber.next((message) => message.event === 'command.executed', 30_000);
+    await eventually(() => flaky.processed.length > 0 && gone.requests.length > 0, 30_000);
     scraped = await (await fetch(metricsUrl)).text();
     families = new Map(parsePrometheusTextFormat(scraped).map((f) => [f.name, f]));
   }, 120_000);
 
   afterAll(async () => {
-    await Promise.all([sim && stopModgate(sim), serve && stopModgate(serve)]);
+    subscriber?.close();
+    await Promise.all([sim && stopModgate(sim), serve && stopModgate(serve), flaky?.close(), gone?.close()]);
     await data?.remove();
   });
 
@@ -144,6 +178,30 @@ describe('the metrics listener of modgate serve', () => {
     expect(families.has('process_cpu_seconds_total')).toBe(true);
     expect(families.has('nodejs_eventloop_lag_seconds')).toBe(true);
     expect(value('modgate_build_info')).toBe(1);
+  });
+
+  it('counts the open SSE subscribers, and none once the subscriber has hung up', async () => {
+    expect(value('modgate_event_subscribers', { transport: 'sse' })).toBe(1);
+    subscriber.close();
+    await eventually(async () => {
+      const now = new Map(
+        parsePrometheusTextFormat(await (await fetch(metricsUrl)).text()).map((f) => [f.name, f]),
+      );
+      return Number(now.get('modgate_event_subscribers')?.metrics[0]?.value) === 0;
+    }, 10_000);
+  });
+
+  it('counts every webhook attempt by outcome, with its duration', () => {
+    // The flaky receiver's 503, then its 204s; the 410 gives up on the other endpoint at once.
+    expect(value('modgate_webhook_deliveries_total', { outcome: 'failed' })).toBe(1);
+    expect(value('modgate_webhook_deliveries_total', { outcome: 'delivered' })).toBeGreaterThanOrEqual(1);
+    expect(value('modgate_webhook_deliveries_total', { outcome: 'gave_up' })).toBe(1);
+    expect(families.get('modgate_webhook_delivery_duration_seconds')?.type).toBe('HISTOGRAM');
+    const attempts = scraped.match(/^modgate_webhook_delivery_duration_seconds_count (\d+)$/m)?.[1];
+    const counted = ['failed', 'delivered', 'gave_up'].map((outcome) =>
+      value('modgate_webhook_deliveries_total', { outcome }),
+    );
+    expect(Number(attempts)).toBe(counted.reduce((a, b) => a + b, 0));
   });
 
   it('never puts a key, key id, player id or client address in a label', async () => {
