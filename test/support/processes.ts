@@ -17,7 +17,12 @@ export type Running = ChildProcess & { output: () => string };
  */
 export function start(args: string[], wrap: string[] = []): Running {
   const [command, ...rest] = [...wrap, process.execPath, BIN, ...args] as [string, ...string[]];
-  const child = spawn(command, rest, { stdio: ['ignore', 'pipe', 'pipe'] });
+  return startProgram(command, rest);
+}
+
+/** Any program (nginx, Caddy), its stdout and stderr kept as for `start`. */
+export function startProgram(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): Running {
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
   let output = '';
   child.stdout?.on('data', (chunk) => (output += chunk));
   child.stderr?.on('data', (chunk) => (output += chunk));
@@ -45,7 +50,7 @@ export async function startServe(dataDir: string): Promise<{ serve: Running; api
 
 /** SIGTERM, then the exit code. */
 export async function stop(child: ChildProcess): Promise<number | null> {
-  if (child.exitCode !== null) return child.exitCode;
+  if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
   child.kill('SIGTERM');
   const [code] = (await once(child, 'exit')) as [number | null];
   return code;

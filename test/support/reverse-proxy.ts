@@ -1,0 +1,225 @@
+/**
+ * docs/reverse-proxy.md as the e2e tests run it: its config blocks (changed only where the test
+ * must: ports, certificate, temp paths), a real `modgate serve` + `modgate sim` configured with
+ * its TOML, and TLS requests through the proxy from chosen loopback addresses (127.0.0.2, …), so
+ * the daemon sees the proxy at 127.0.0.1 and must find the client through `trusted_proxies`.
+ */
+import { execFile, execFileSync } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
+import { request } from 'node:https';
+import { join } from 'node:path';
+import type { TLSSocket } from 'node:tls';
+import { promisify } from 'node:util';
+import { generate } from 'selfsigned';
+import { freePort } from './ports.ts';
+import { BIN, start, stop, type Running } from './processes.ts';
+import { eventually } from './stack.ts';
+
+const run = promisify(execFile);
+
+export const readProxyDoc = () => readFile(new URL('../../docs/reverse-proxy.md', import.meta.url), 'utf8');
+
+/** The first of `candidates` that runs with `args` (`nginx -v`, `caddy version`). */
+export function installed(candidates: string[], args: string[]): string | undefined {
+  return candidates.find((command) => {
+    try {
+      execFileSync(command, args, { stdio: 'ignore' });
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** The body of the first ```LANG fence in the doc. */
+export function fence(doc: string, lang: string): string {
+  const block = new RegExp('```' + lang + '\\n([\\s\\S]*?)```').exec(doc)?.[1];
+  if (block === undefined) throw new Error(`docs/reverse-proxy.md has no ${lang} block`);
+  return block;
+}
+
+/** Replaces `from` with `to`, insisting it is there: the doc and the test must not drift apart. */
+export function swap(text: string, from: string, to: string): string {
+  if (!text.includes(from)) throw new Error(`docs/reverse-proxy.md no longer contains ${from}`);
+  return text.replaceAll(from, to);
+}
+
+/** GET /healthz straight from the daemon (no proxy), from a chosen loopback address. */
+export function healthz(port: number, from: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { host: '127.0.0.1', port, path: '/healthz', localAddress: from, agent: false },
+      (response) => {
+        let body = '';
+        response.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+        response.on('end', () => resolve(body));
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+export interface ProxiedAnswer {
+  status: number;
+  /** The certificate the TLS peer presented, and the TLS version. */
+  fingerprint: string;
+  protocol: string | null;
+  /** The daemon's X-Request-Id: present only when the daemon, not the proxy, answered. */
+  requestId: string | undefined;
+}
+
+/** What the proxy config needs to know; `cert`/`key` are PEM file paths. */
+export interface ProxySetup {
+  dir: string;
+  proxyPort: number;
+  apiPort: number;
+  certFile: string;
+  keyFile: string;
+}
+
+export interface ProxiedModgate extends ProxySetup {
+  certPem: string;
+  /** Keys with `server:read`: `from2` allows 127.0.0.2 only, `from3` 127.0.0.3, `anywhere` all. */
+  keys: Record<'from2' | 'from3' | 'anywhere', string>;
+  /** GET /v1/server through the proxy over TLS, from a chosen loopback address. */
+  get(from: string, key: string | null, headers?: Record<string, string>): Promise<ProxiedAnswer>;
+  /** Waits until `proxy` answers over TLS; throws with its output if it exits first. */
+  waitFor(proxy: Running): Promise<void>;
+  fingerprint: string;
+  close(): Promise<void>;
+}
+
+/**
+ * `modgate serve` with the doc's TOML (plus a per-address limit of 5 to count against) and
+ * `modgate sim` behind it, running once the mod is connected; a self-signed certificate for
+ * `localhost` for the proxy.
+ */
+export async function proxiedModgate(dir: string, doc: string): Promise<ProxiedModgate> {
+  const [proxyPort, apiPort, modPort] = [await freePort(), await freePort(), await freePort()];
+  const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
+    keyType: 'ec',
+    algorithm: 'sha256',
+  });
+  const certFile = join(dir, 'cert.pem');
+  const keyFile = join(dir, 'key.pem');
+  await writeFile(certFile, pems.cert);
+  await writeFile(keyFile, pems.private, { mode: 0o600 });
+
+  const toml = swap(fence(doc, 'toml'), '127.0.0.1:8787', `127.0.0.1:${apiPort}`);
+  await writeFile(
+    join(dir, 'modgate.toml'),
+    `${toml}\n[rate_limit]\nper_address = { limit = 5, window_sec = 600 }\n`,
+  );
+  const data = join(dir, 'data');
+  const modgate = (...args: string[]) => run(process.execPath, [BIN, ...args, '--data-dir', data]);
+  await modgate('init');
+  await modgate('plan', 'set', '--premium', 'on');
+  await modgate('api', 'enable');
+  const keys: Record<string, string> = {};
+  for (const [name, allow] of [
+    ['from2', ['--allow-ip', '127.0.0.2']],
+    ['from3', ['--allow-ip', '127.0.0.3']],
+    ['anywhere', []],
+  ] as const) {
+    const created = await modgate(
+      'keys',
+      'create',
+      '--name',
+      name,
+      '--scopes',
+      'server:read',
+      ...allow,
+      '--json',
+    );
+    keys[name] = (JSON.parse(created.stdout) as { key: string }).key;
+  }
+  const serve = start([
+    'serve',
+    '--data-dir',
+    data,
+    '--config',
+    join(dir, 'modgate.toml'),
+    '--mod-listen',
+    `127.0.0.1:${modPort}`,
+  ]);
+  const sim = start(['sim', '--data-dir', data, '--connect', `ws://127.0.0.1:${modPort}`, '--players', '5']);
+  // Each poll from its own address: /healthz counts against the per-address limit of 5.
+  let poll = 0;
+  await eventually(async () => {
+    poll += 1;
+    const from = `127.1.${Math.floor(poll / 250)}.${(poll % 250) + 1}`;
+    const health = await healthz(apiPort, from).catch(() => null);
+    return health?.includes('"mod_connected":true') ?? false;
+  }, 60_000);
+
+  const get = (from: string, key: string | null, headers: Record<string, string> = {}) =>
+    tlsGet(proxyPort, pems.cert, from, key, headers);
+  return {
+    dir,
+    proxyPort,
+    apiPort,
+    certFile,
+    keyFile,
+    certPem: pems.cert,
+    fingerprint: new X509Certificate(pems.cert).fingerprint256,
+    keys: keys as ProxiedModgate['keys'],
+    get,
+    async waitFor(proxy) {
+      let attempt = 0;
+      await eventually(async () => {
+        attempt += 1;
+        if (proxy.exitCode !== null) throw new Error(`the proxy exited: ${proxy.output()}`);
+        const from = `127.2.${Math.floor(attempt / 250)}.${(attempt % 250) + 1}`;
+        return (await get(from, null).catch(() => null)) !== null;
+      }, 10_000);
+    },
+    async close() {
+      await stop(sim);
+      await stop(serve);
+    },
+  };
+}
+
+function tlsGet(
+  port: number,
+  ca: string,
+  from: string,
+  key: string | null,
+  headers: Record<string, string>,
+): Promise<ProxiedAnswer> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/v1/server',
+        localAddress: from,
+        servername: 'localhost',
+        ca,
+        agent: false,
+        // The name in the certificate, as a real client sends it: Caddy routes by Host.
+        headers: {
+          host: `localhost:${port}`,
+          ...(key === null ? {} : { authorization: `Bearer ${key}` }),
+          ...headers,
+        },
+      },
+      (response) => {
+        const socket = response.socket as TLSSocket;
+        const answer = {
+          status: response.statusCode ?? 0,
+          fingerprint: socket.getPeerCertificate().fingerprint256,
+          protocol: socket.getProtocol(),
+          requestId: response.headers['x-request-id'] as string | undefined,
+        };
+        response.resume();
+        response.on('end', () => resolve(answer));
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
