@@ -1,11 +1,11 @@
 /**
  * `modgate service install|uninstall`: the systemd units of daemon/service/units.ts, the system
- * user and the folders they need. `--dry-run` prints the plan and the units and changes nothing;
+ * user and the folders they need, and the audit log's logrotate file (daemon/service/logrotate.ts). `--dry-run` prints the plan and the units and changes nothing;
  * `--units-only` writes just the unit files (packaging, or a look at them in a scratch folder).
  */
 import { existsSync, realpathSync } from 'node:fs';
 import { access, constants } from 'node:fs/promises';
-import { isAbsolute } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { isSea } from 'node:sea';
 import { InvalidArgumentError, type Command } from 'commander';
 import {
@@ -19,6 +19,7 @@ import {
   uninstallPlan,
   type Step,
 } from '../service/install.ts';
+import { LOGROTATE_DIR, LOGROTATE_FILE } from '../service/logrotate.ts';
 import { DEFAULT_UNIT_OPTIONS } from '../service/units.ts';
 import { CliError, UsageError } from './errors.ts';
 import { printJson, printLines, type CliIo } from './io.ts';
@@ -46,7 +47,9 @@ export function registerServiceCommands(program: Command, io: CliIo): void {
 
   service
     .command('install')
-    .description('write modgate.service and modgate@.service, create the user and the data dir')
+    .description(
+      'write modgate.service, modgate@.service and the audit log rotation, create the user and the data dir',
+    )
     .option('--user <name>', 'the system user the daemon runs as', userName, DEFAULT_UNIT_OPTIONS.user)
     .option('--unit-dir <dir>', 'where the unit files go', SYSTEM_UNIT_DIR)
     .option('--bin <path>', 'the modgate binary ExecStart runs (default: this binary)')
@@ -69,6 +72,7 @@ async function install(flags: InstallFlags, io: CliIo): Promise<void> {
     bin,
     user: flags.user,
     unitDir: flags.unitDir,
+    logrotateDir: LOGROTATE_DIR,
     unitsOnly: flags.unitsOnly === true,
     systemdRunning: systemdRunning(),
   });
@@ -109,8 +113,8 @@ async function uninstall(flags: UninstallFlags, io: CliIo): Promise<void> {
     io,
     ...done,
     '',
-    `Kept: the user, ${DATA_ROOT} (identity, keys, state) and /etc/modgate. To remove them too:`,
-    `  sudo userdel modgate && sudo rm -r ${DATA_ROOT} /etc/modgate   # deletes every key and identity`,
+    `Kept: the user, ${DATA_ROOT} (identity, keys, state), /etc/modgate and the logrotate file. To remove them too:`,
+    `  sudo userdel modgate && sudo rm -r ${DATA_ROOT} /etc/modgate ${join(LOGROTATE_DIR, LOGROTATE_FILE)}   # deletes every key and identity`,
   );
 }
 

@@ -7,6 +7,7 @@ import { access, constants, mkdir, readdir, readFile, rm, writeFile } from 'node
 import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { LOGROTATE_FILE, renderLogrotate } from './logrotate.ts';
 import {
   renderEnvFile,
   renderSingleUnit,
@@ -23,6 +24,8 @@ export const DATA_ROOT = '/var/lib/modgate';
 
 export interface InstallOptions extends UnitOptions {
   unitDir: string;
+  /** Where the audit log's logrotate file goes; /etc/logrotate.d. */
+  logrotateDir: string;
   /** Only write the unit files: no user, no folders, no daemon-reload (packaging, inspection). */
   unitsOnly: boolean;
   /** Whether systemd runs this host (/run/systemd/system exists). */
@@ -49,6 +52,15 @@ export function installPlan(options: InstallOptions): Step[] {
       kind: 'write',
       path: join(options.envDir, SINGLE_ENV_FILE),
       content: renderEnvFile(),
+      mode: 0o644,
+      keep: true,
+    });
+    // The audit log's rotation (logrotate.ts); also written once, then the operator's.
+    steps.push({ kind: 'mkdir', path: options.logrotateDir, mode: 0o755, owner: null });
+    steps.push({
+      kind: 'write',
+      path: join(options.logrotateDir, LOGROTATE_FILE),
+      content: renderLogrotate({ user: options.user, dataRoot: DATA_ROOT }),
       mode: 0o644,
       keep: true,
     });

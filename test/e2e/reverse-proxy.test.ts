@@ -12,11 +12,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startProgram, stop, type Running } from '../support/processes.ts';
+import { installed, startProgram, stop, type Running } from '../support/processes.ts';
 import {
   fence,
   healthz,
-  installed,
   proxiedModgate,
   readProxyDoc,
   swap,

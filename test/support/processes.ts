@@ -2,7 +2,7 @@
  * `modgate` as separate processes, through bin/modgate.js as `npx modgate` runs it: start one,
  * read what it printed so far, stop it with SIGTERM and get its exit code.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { freePort } from './ports.ts';
 import { eventually } from './stack.ts';
@@ -18,6 +18,18 @@ export type Running = ChildProcess & { output: () => string };
 export function start(args: string[], wrap: string[] = []): Running {
   const [command, ...rest] = [...wrap, process.execPath, BIN, ...args] as [string, ...string[]];
   return startProgram(command, rest);
+}
+
+/** The first of `candidates` that runs with `args` (`nginx -v`, `caddy version`), if any. */
+export function installed(candidates: string[], args: string[]): string | undefined {
+  return candidates.find((command) => {
+    try {
+      execFileSync(command, args, { stdio: 'ignore' });
+      return true;
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** Any program (nginx, Caddy), its stdout and stderr kept as for `start`. */

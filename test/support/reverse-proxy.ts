@@ -4,7 +4,7 @@
  * its TOML, and TLS requests through the proxy from chosen loopback addresses (127.0.0.2, …), so
  * the daemon sees the proxy at 127.0.0.1 and must find the client through `trusted_proxies`.
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { promisify } from 'node:util';
 import { generate } from 'selfsigned';
+import { fence as fenceIn, swap as swapIn } from './doc-text.ts';
 import { freePort } from './ports.ts';
 import { BIN, start, stop, type Running } from './processes.ts';
 import { eventually } from './stack.ts';
@@ -21,30 +22,13 @@ const run = promisify(execFile);
 
 export const readProxyDoc = () => readFile(new URL('../../docs/reverse-proxy.md', import.meta.url), 'utf8');
 
-/** The first of `candidates` that runs with `args` (`nginx -v`, `caddy version`). */
-export function installed(candidates: string[], args: string[]): string | undefined {
-  return candidates.find((command) => {
-    try {
-      execFileSync(command, args, { stdio: 'ignore' });
-      return true;
-    } catch {
-      return false;
-    }
-  });
-}
+const DOC = 'docs/reverse-proxy.md';
 
-/** The body of the first ```LANG fence in the doc. */
-export function fence(doc: string, lang: string): string {
-  const block = new RegExp('```' + lang + '\\n([\\s\\S]*?)```').exec(doc)?.[1];
-  if (block === undefined) throw new Error(`docs/reverse-proxy.md has no ${lang} block`);
-  return block;
-}
+/** The body of the doc's first ```LANG block. */
+export const fence = (doc: string, lang: string) => fenceIn(doc, lang, DOC);
 
-/** Replaces `from` with `to`, insisting it is there: the doc and the test must not drift apart. */
-export function swap(text: string, from: string, to: string): string {
-  if (!text.includes(from)) throw new Error(`docs/reverse-proxy.md no longer contains ${from}`);
-  return text.replaceAll(from, to);
-}
+/** Replaces `from` with `to` in a block of the doc, insisting it is there. */
+export const swap = (text: string, from: string, to: string) => swapIn(text, from, to, DOC);
 
 /** GET /healthz straight from the daemon (no proxy), from a chosen loopback address. */
 export function healthz(port: number, from: string): Promise<string> {

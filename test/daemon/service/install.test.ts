@@ -13,6 +13,7 @@ import {
   type Host,
   type InstallOptions,
 } from '../../../daemon/service/install.ts';
+import { renderLogrotate } from '../../../daemon/service/logrotate.ts';
 import { DEFAULT_UNIT_OPTIONS, UNIT_MARKER } from '../../../daemon/service/units.ts';
 import { run } from '../../support/cli.ts';
 
@@ -31,6 +32,7 @@ function options(overrides: Partial<InstallOptions> = {}): InstallOptions {
     ...DEFAULT_UNIT_OPTIONS,
     envDir: join(dir, 'etc-modgate'),
     unitDir: join(dir, 'units'),
+    logrotateDir: join(dir, 'logrotate.d'),
     unitsOnly: false,
     systemdRunning: true,
     ...overrides,
@@ -53,12 +55,14 @@ function fakeHost(users: string[] = [], failing: string[] = []): Host & { comman
 }
 
 describe('service install', () => {
-  it('plans the user, the data dir, the env file, both units and a daemon-reload, in that order', () => {
+  it('plans the user, the data dir, the env file, the logrotate file, both units and a daemon-reload, in that order', () => {
     expect(installPlan(options()).map(describeStep)).toEqual([
       `create system user modgate (home ${DATA_ROOT}, no login shell) unless it exists`,
       `create folder ${DATA_ROOT} (mode 0700, owner modgate)`,
       `create folder ${join(dir, 'etc-modgate')} (mode 0755)`,
       `write ${join(dir, 'etc-modgate', 'modgate.env')} unless it exists`,
+      `create folder ${join(dir, 'logrotate.d')} (mode 0755)`,
+      `write ${join(dir, 'logrotate.d', 'modgate')} unless it exists`,
       `create folder ${join(dir, 'units')} (mode 0755)`,
       `write ${join(dir, 'units', 'modgate.service')}`,
       `write ${join(dir, 'units', 'modgate@.service')}`,
@@ -104,6 +108,27 @@ describe('service install', () => {
       'MODGATE_LISTEN=127.0.0.1:9000\n',
     );
     expect(await readFile(join(dir, 'units', 'modgate.service'), 'utf8')).toMatch(/^# Written by/);
+  });
+
+  it("writes the audit log's logrotate file for the daemon's user once, and keeps the operator's changes", async () => {
+    await executePlan(installPlan(options({ user: 'gate' })), fakeHost(['gate']));
+    const file = join(dir, 'logrotate.d', 'modgate');
+    const written = await readFile(file, 'utf8');
+    expect(written).toContain(`${DATA_ROOT}/audit.jsonl ${DATA_ROOT}/*/audit.jsonl {`);
+    expect(written).toContain('create 0600 gate gate');
+    expect(written).not.toContain('copytruncate');
+    expect((await stat(file)).mode & 0o777).toBe(0o644);
+    await writeFile(file, written.replace('rotate 12', 'rotate 52'));
+    const done = await executePlan(installPlan(options({ user: 'gate' })), fakeHost(['gate']));
+    expect(done).toContain(`kept ${file}`);
+    expect(await readFile(file, 'utf8')).toContain('rotate 52');
+  });
+
+  it('writes the logrotate file docs/configuration.md shows, comments aside', async () => {
+    const doc = await readFile(new URL('../../../docs/configuration.md', import.meta.url), 'utf8');
+    const shown = /With logrotate:[\s\S]*?```\n([\s\S]*?)```/.exec(doc)?.[1];
+    const written = renderLogrotate({ user: DEFAULT_UNIT_OPTIONS.user, dataRoot: DATA_ROOT });
+    expect(written.replace(/^#.*\n/gm, '')).toBe(shown);
   });
 });
 
