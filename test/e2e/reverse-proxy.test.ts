@@ -13,12 +13,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installed, startProgram, stop, type Running } from '../support/processes.ts';
+import { eventually } from '../support/stack.ts';
 import {
   fence,
   healthz,
   proxiedModgate,
   readProxyDoc,
   swap,
+  type ProxiedAnswer,
   type ProxiedModgate,
   type ProxySetup,
 } from '../support/reverse-proxy.ts';
@@ -165,6 +167,33 @@ for (const { name, command, required, launch } of PROXIES) {
       expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
       // Another client behind the same proxy is not held back by the first one's count.
       expect((await get('127.0.0.6', keys.anywhere)).status).toBe(200);
+    });
+
+    it(`streams events through ${name} as they happen`, async () => {
+      const { stream, request, keys } = modgate!;
+      const events = await stream('127.0.0.8', keys.events);
+      try {
+        expect(events.status).toBe(200);
+        expect(events.contentType).toMatch(/^text\/event-stream/);
+        // The stream's first lines arrive before any event: nothing holds them in a buffer.
+        await eventually(() => events.received().includes(': position '), 10_000);
+        const command = { verb: 'Announce', args: [`through ${name}`] };
+        // The game's mod may be reconnecting on a loaded machine (503 server_unavailable): that is
+        // not the proxy's doing, so try again, each time from a new address (the per-address limit).
+        let ran: ProxiedAnswer | undefined;
+        let attempt = 0;
+        await eventually(async () => {
+          attempt += 1;
+          const post = { method: 'POST', path: '/v1/commands', body: command };
+          ran = await request(`127.3.${Math.floor(attempt / 250)}.${(attempt % 250) + 1}`, keys.events, post);
+          return ran.errorCode !== 'server_unavailable';
+        }, 30_000);
+        expect([ran?.status, ran?.errorCode]).toEqual([200, undefined]);
+        await eventually(() => events.received().includes('event: command.executed'), 10_000);
+        expect(events.received()).toContain(`through ${name}`);
+      } finally {
+        events.close();
+      }
     });
   });
 }

@@ -7,7 +7,7 @@
 import { execFile } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
-import { request as httpRequest } from 'node:http';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request } from 'node:https';
 import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
@@ -53,6 +53,8 @@ export interface ProxiedAnswer {
   protocol: string | null;
   /** The daemon's X-Request-Id: present only when the daemon, not the proxy, answered. */
   requestId: string | undefined;
+  /** The error envelope's code, when the answer is one. */
+  errorCode: string | undefined;
 }
 
 /** What the proxy config needs to know; `cert`/`key` are PEM file paths. */
@@ -66,10 +68,17 @@ export interface ProxySetup {
 
 export interface ProxiedModgate extends ProxySetup {
   certPem: string;
-  /** Keys with `server:read`: `from2` allows 127.0.0.2 only, `from3` 127.0.0.3, `anywhere` all. */
-  keys: Record<'from2' | 'from3' | 'anywhere', string>;
+  /**
+   * Keys with `server:read`: `from2` allows 127.0.0.2 only, `from3` 127.0.0.3, `anywhere` all;
+   * `events` reads the event stream and runs console commands.
+   */
+  keys: Record<'from2' | 'from3' | 'anywhere' | 'events', string>;
   /** GET /v1/server through the proxy over TLS, from a chosen loopback address. */
   get(from: string, key: string | null, headers?: Record<string, string>): Promise<ProxiedAnswer>;
+  /** Any request through the proxy over TLS, from a chosen loopback address. */
+  request(from: string, key: string, exchange: ProxiedRequest): Promise<ProxiedAnswer>;
+  /** GET /v1/events as a Server-Sent Events stream through the proxy. */
+  stream(from: string, key: string): Promise<ProxiedStream>;
   /** Waits until `proxy` answers over TLS; throws with its output if it exits first. */
   waitFor(proxy: Running): Promise<void>;
   fingerprint: string;
@@ -103,21 +112,13 @@ export async function proxiedModgate(dir: string, doc: string): Promise<ProxiedM
   await modgate('plan', 'set', '--premium', 'on');
   await modgate('api', 'enable');
   const keys: Record<string, string> = {};
-  for (const [name, allow] of [
-    ['from2', ['--allow-ip', '127.0.0.2']],
-    ['from3', ['--allow-ip', '127.0.0.3']],
-    ['anywhere', []],
+  for (const [name, scopes, allow] of [
+    ['from2', 'server:read', ['--allow-ip', '127.0.0.2']],
+    ['from3', 'server:read', ['--allow-ip', '127.0.0.3']],
+    ['anywhere', 'server:read', []],
+    ['events', 'events:read,commands:execute', []],
   ] as const) {
-    const created = await modgate(
-      'keys',
-      'create',
-      '--name',
-      name,
-      '--scopes',
-      'server:read',
-      ...allow,
-      '--json',
-    );
+    const created = await modgate('keys', 'create', '--name', name, '--scopes', scopes, ...allow, '--json');
     keys[name] = (JSON.parse(created.stdout) as { key: string }).key;
   }
   const serve = start([
@@ -140,7 +141,7 @@ export async function proxiedModgate(dir: string, doc: string): Promise<ProxiedM
   }, 60_000);
 
   const get = (from: string, key: string | null, headers: Record<string, string> = {}) =>
-    tlsGet(proxyPort, pems.cert, from, key, headers);
+    tlsAnswer(proxyPort, pems.cert, from, key, { headers });
   return {
     dir,
     proxyPort,
@@ -151,6 +152,8 @@ export async function proxiedModgate(dir: string, doc: string): Promise<ProxiedM
     fingerprint: new X509Certificate(pems.cert).fingerprint256,
     keys: keys as ProxiedModgate['keys'],
     get,
+    request: (from, key, exchange) => tlsAnswer(proxyPort, pems.cert, from, key, exchange),
+    stream: (from, key) => tlsStream(proxyPort, pems.cert, from, key),
     async waitFor(proxy) {
       let attempt = 0;
       await eventually(async () => {
@@ -167,30 +170,65 @@ export async function proxiedModgate(dir: string, doc: string): Promise<ProxiedM
   };
 }
 
-function tlsGet(
+/** A request through the proxy: GET /v1/server unless said otherwise. */
+export interface ProxiedRequest {
+  method?: string;
+  path?: string;
+  headers?: Record<string, string>;
+  /** Sent as JSON. */
+  body?: unknown;
+}
+
+/** An open event stream through the proxy: what has arrived so far. */
+export interface ProxiedStream {
+  status: number;
+  contentType: string | undefined;
+  received(): string;
+  close(): void;
+}
+
+function tlsRequest(
   port: number,
   ca: string,
   from: string,
   key: string | null,
-  headers: Record<string, string>,
-): Promise<ProxiedAnswer> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        path: '/v1/server',
-        localAddress: from,
-        servername: 'localhost',
-        ca,
-        agent: false,
-        // The name in the certificate, as a real client sends it: Caddy routes by Host.
-        headers: {
-          host: `localhost:${port}`,
-          ...(key === null ? {} : { authorization: `Bearer ${key}` }),
-          ...headers,
-        },
+  { method = 'GET', path = '/v1/server', headers = {}, body }: ProxiedRequest,
+  onResponse: (response: IncomingMessage) => void,
+  onError: (error: Error) => void,
+): void {
+  const json = body === undefined ? undefined : JSON.stringify(body);
+  const req = request(
+    {
+      host: '127.0.0.1',
+      port,
+      method,
+      path,
+      localAddress: from,
+      servername: 'localhost',
+      ca,
+      agent: false,
+      // The name in the certificate, as a real client sends it: Caddy routes by Host.
+      headers: {
+        host: `localhost:${port}`,
+        ...(key === null ? {} : { authorization: `Bearer ${key}` }),
+        ...(json === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
       },
+    },
+    onResponse,
+  );
+  req.on('error', onError);
+  req.end(json);
+}
+
+function tlsAnswer(port: number, ca: string, from: string, key: string | null, exchange: ProxiedRequest) {
+  return new Promise<ProxiedAnswer>((resolve, reject) =>
+    tlsRequest(
+      port,
+      ca,
+      from,
+      key,
+      exchange,
       (response) => {
         const socket = response.socket as TLSSocket;
         const answer = {
@@ -199,11 +237,36 @@ function tlsGet(
           protocol: socket.getProtocol(),
           requestId: response.headers['x-request-id'] as string | undefined,
         };
-        response.resume();
-        response.on('end', () => resolve(answer));
+        let body = '';
+        response.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+        response.on('end', () => resolve({ ...answer, errorCode: /"code":"([a-z_]+)"/.exec(body)?.[1] }));
       },
-    );
-    req.on('error', reject);
-    req.end();
-  });
+      reject,
+    ),
+  );
+}
+
+function tlsStream(port: number, ca: string, from: string, key: string) {
+  return new Promise<ProxiedStream>((resolve, reject) =>
+    tlsRequest(
+      port,
+      ca,
+      from,
+      key,
+      { path: '/v1/events', headers: { accept: 'text/event-stream' } },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (text += chunk));
+        response.on('error', () => {}); // close() below destroys it
+        resolve({
+          status: response.statusCode ?? 0,
+          contentType: response.headers['content-type'],
+          received: () => text,
+          close: () => response.destroy(),
+        });
+      },
+      reject,
+    ),
+  );
 }
