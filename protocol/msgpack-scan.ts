@@ -50,10 +50,16 @@ class MapKeys {
   }
 }
 
-/** The bytes-level cursor; a class so the hot loop keeps monomorphic field access. */
+/**
+ * The bytes-level cursor; a class so the hot loop keeps monomorphic field access. The stacks are
+ * indexed by depth and only ever grow (`depth` says how much of them is live), so a scan
+ * allocates nothing per value.
+ */
 class Scanner {
   pos = 0;
   elements = 0;
+  /** How many containers are open. */
+  depth = 0;
   /** Per open container: how many items it still expects (a map counts keys and values). */
   readonly remaining: number[] = [];
   readonly isMap: boolean[] = [];
@@ -64,22 +70,10 @@ class Scanner {
 
   constructor(
     readonly bytes: Uint8Array,
-    readonly view: DataView,
     readonly limits: CodecLimits,
     /** Collects the paths of floats at depth 1–2 when given (see `FloatPaths`). */
     readonly floats: string[] | null = null,
   ) {}
-
-  need(n: number): ProtocolError | null {
-    return this.pos + n > this.bytes.length ? truncated() : null;
-  }
-
-  uint(size: 1 | 2 | 4): number {
-    const at = this.pos;
-    this.pos += size;
-    if (size === 1) return this.bytes[at] as number;
-    return size === 2 ? this.view.getUint16(at) : this.view.getUint32(at);
-  }
 }
 
 function truncated(): ProtocolError {
@@ -106,8 +100,7 @@ export function scanMsgpack(
     );
   }
   if (bytes.length === 0) return new ProtocolError('malformed', 'empty message');
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  return walk(new Scanner(bytes, view, limits, floats));
+  return walk(new Scanner(bytes, limits, floats));
 }
 
 // Far beyond any message (a small integer, like the real limits, so the scanner's field accesses
@@ -128,30 +121,43 @@ const UNBOUNDED: Readonly<CodecLimits> = Object.freeze({
  * (PROTOCOL §4.2 rule 4); NaN for bytes that are not exactly one value.
  */
 export function countValues(bytes: Uint8Array): number {
-  const s = new Scanner(bytes, new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), UNBOUNDED);
+  const s = new Scanner(bytes, UNBOUNDED);
   return bytes.length > 0 && walk(s) === null ? s.elements : NaN;
 }
 
-/** The iterative walk of PROTOCOL §2.3 over exactly one top-level value. */
+/**
+ * The iterative walk of PROTOCOL §2.3 over exactly one top-level value. Scalars that carry no
+ * payload are settled in the loop itself; everything else goes to `scanValue` or `scanKey`.
+ */
 function walk(s: Scanner): ProtocolError | null {
-  const { bytes, limits } = s;
+  const { bytes, limits, remaining, isMap } = s;
+  const { maxElements } = limits;
   let pending = 1; // the single top-level value
-  while (pending > 0 || s.remaining.length > 0) {
-    const depth = s.remaining.length;
-    if (depth > 0 && s.remaining[depth - 1] === 0) {
-      s.remaining.pop();
-      s.isMap.pop();
-      s.items.pop();
+  for (;;) {
+    let depth = s.depth;
+    while (depth > 0 && remaining[depth - 1] === 0) depth -= 1;
+    s.depth = depth;
+    let isKey = false;
+    if (depth > 0) {
+      const left = remaining[depth - 1] as number;
+      isKey = isMap[depth - 1] === true && (left & 1) === 0;
+      remaining[depth - 1] = left - 1;
+    } else if (pending === 0) break;
+    else pending = 0;
+    if (++s.elements > maxElements) {
+      return new ProtocolError('too_many_elements', `more than ${maxElements} values`);
+    }
+    if (s.pos >= bytes.length) return truncated();
+    const b = bytes[s.pos] as number;
+    if (isKey) {
+      const error = scanKey(s, b, depth - 1);
+      if (error) return error;
       continue;
     }
-    const isKey = depth > 0 && s.isMap[depth - 1] === true && (s.remaining[depth - 1] as number) % 2 === 0;
-    if (depth > 0) s.remaining[depth - 1] = (s.remaining[depth - 1] as number) - 1;
-    else pending = 0;
-    if (++s.elements > limits.maxElements) {
-      return new ProtocolError('too_many_elements', `more than ${limits.maxElements} values`);
-    }
-    if (s.floats !== null && !isKey && depth > 0 && depth <= 2) noteFloat(s, depth);
-    const error = isKey ? scanKey(s, depth - 1) : scanValue(s);
+    if (s.floats !== null && (b === 0xca || b === 0xcb) && depth > 0 && depth <= 2) noteFloat(s, depth);
+    s.pos += 1;
+    if (b <= 0x7f || b >= 0xe0 || b === 0xc0 || b === 0xc2 || b === 0xc3) continue;
+    const error = scanValue(s, b);
     if (error) return error;
   }
   if (s.pos !== bytes.length) {
@@ -162,8 +168,6 @@ function walk(s: Scanner): ProtocolError | null {
 
 /** Records the path of a float about to be read at depth 1 or 2 (see `FloatPaths`). */
 function noteFloat(s: Scanner, depth: number): void {
-  const b = s.bytes[s.pos];
-  if (b !== 0xca && b !== 0xcb) return;
   const parts: string[] = [];
   for (let level = 0; level < depth; level += 1) {
     if (s.isMap[level]) {
@@ -177,26 +181,49 @@ function noteFloat(s: Scanner, depth: number): void {
   (s.floats as string[]).push(parts.join('/'));
 }
 
+/** A big-endian length of `size` bytes at the cursor, which moves past it (presence checked). */
+function readLength(s: Scanner, size: number): number {
+  const { bytes } = s;
+  const at = s.pos;
+  s.pos = at + size;
+  if (size === 1) return bytes[at] as number;
+  if (size === 2) return ((bytes[at] as number) << 8) | (bytes[at + 1] as number);
+  const low =
+    ((bytes[at + 1] as number) << 16) | ((bytes[at + 2] as number) << 8) | (bytes[at + 3] as number);
+  return (bytes[at] as number) * 0x100_0000 + low;
+}
+
 /** A map key: a str only (PROTOCOL §2.4), never one of the forbidden names, never repeated. */
-function scanKey(s: Scanner, level: number): ProtocolError | null {
-  const err = s.need(1);
-  if (err) return err;
-  const b = s.bytes[s.pos] as number;
-  const isStr = (b >= 0xa0 && b <= 0xbf) || b === 0xd9 || b === 0xda || b === 0xdb;
-  if (!isStr) return new ProtocolError('non_string_key', `map key of type 0x${b.toString(16)}`);
-  const start = s.pos;
-  const error = scanValue(s);
+function scanKey(s: Scanner, b: number, level: number): ProtocolError | null {
+  let length: number;
+  if (b >= 0xa0 && b <= 0xbf) {
+    s.pos += 1;
+    length = b & 0x1f;
+  } else if (b === 0xd9 || b === 0xda || b === 0xdb) {
+    const size = b === 0xd9 ? 1 : b === 0xda ? 2 : 4;
+    s.pos += 1;
+    if (s.pos + size > s.bytes.length) return truncated();
+    length = readLength(s, size);
+  } else {
+    return new ProtocolError('non_string_key', `map key of type 0x${b.toString(16)}`);
+  }
+  const error = skipBytes(s, length, true);
   if (error) return error;
-  const headerLength = b <= 0xbf ? 1 : b === 0xd9 ? 2 : b === 0xda ? 3 : 5;
-  const key = s.bytes.subarray(start + headerLength, s.pos);
-  if (key.length === 9 || key.length === 11) {
+  const start = s.pos - length;
+  if (length === 9 || length === 11) {
     for (const forbidden of FORBIDDEN_KEYS) {
-      if (Buffer.compare(key, forbidden) === 0) {
+      if (sameBytes(s.bytes, start, forbidden, length)) {
         return new ProtocolError('forbidden_key', `map key "${forbidden.toString('latin1')}"`);
       }
     }
   }
-  return rememberKey(s, s.keys[level] as MapKeys, start + headerLength, s.pos);
+  return rememberKey(s, s.keys[level] as MapKeys, start, s.pos);
+}
+
+function sameBytes(bytes: Uint8Array, start: number, other: Uint8Array, length: number): boolean {
+  if (other.length !== length) return false;
+  for (let i = 0; i < length; i += 1) if (bytes[start + i] !== other[i]) return false;
+  return true;
 }
 
 /** PROTOCOL §2.4: a key may appear once per map; a repeat is `duplicate_key`, never last-wins. */
@@ -236,24 +263,23 @@ function duplicateKey(bytes: Uint8Array, start: number, end: number): ProtocolEr
   return new ProtocolError('duplicate_key', `map key "${shown}" appears twice`);
 }
 
-/** One value's header; skips scalar payloads and opens containers (PROTOCOL §2.3). */
-function scanValue(s: Scanner): ProtocolError | null {
-  const err = s.need(1);
-  if (err) return err;
-  const b = s.uint(1);
-  if (b <= 0x7f || b >= 0xe0 || b === 0xc0 || b === 0xc2 || b === 0xc3) return null;
-  if (b >= 0xa0 && b <= 0xbf) return skipBytes(s, b & 0x1f, 'str');
+/**
+ * The rest of one value whose type byte `b` the cursor has just passed (PROTOCOL §2.3): skips
+ * scalar payloads and opens containers. Payload-free scalars never get here (see `walk`).
+ */
+function scanValue(s: Scanner, b: number): ProtocolError | null {
+  if (b >= 0xa0 && b <= 0xbf) return skipBytes(s, b & 0x1f, true);
   if (b >= 0x90 && b <= 0x9f) return openContainer(s, b & 0x0f, false);
   if (b >= 0x80 && b <= 0x8f) return openContainer(s, b & 0x0f, true);
   switch (b) {
     case 0xc4:
     case 0xc5:
     case 0xc6:
-      return sizedPayload(s, b - 0xc4, 'bin');
+      return sizedPayload(s, b === 0xc4 ? 1 : b === 0xc5 ? 2 : 4, false);
     case 0xd9:
     case 0xda:
     case 0xdb:
-      return sizedPayload(s, b - 0xd9, 'str');
+      return sizedPayload(s, b === 0xd9 ? 1 : b === 0xda ? 2 : 4, true);
     case 0xdc:
     case 0xdd:
       return sizedContainer(s, b === 0xdc ? 2 : 4, false);
@@ -283,26 +309,28 @@ function scanValue(s: Scanner): ProtocolError | null {
 }
 
 function skipFixed(s: Scanner, n: number): ProtocolError | null {
-  const err = s.need(n);
-  if (err) return err;
+  if (s.pos + n > s.bytes.length) return truncated();
   s.pos += n;
   return null;
 }
 
-function sizedPayload(s: Scanner, sizeIndex: number, kind: 'str' | 'bin'): ProtocolError | null {
-  const size = ([1, 2, 4] as const)[sizeIndex] as 1 | 2 | 4;
-  const err = s.need(size);
-  if (err) return err;
-  return skipBytes(s, s.uint(size), kind);
+function sizedPayload(s: Scanner, size: number, isStr: boolean): ProtocolError | null {
+  if (s.pos + size > s.bytes.length) return truncated();
+  return skipBytes(s, readLength(s, size), isStr);
 }
 
-function skipBytes(s: Scanner, length: number, kind: 'str' | 'bin'): ProtocolError | null {
-  const limit = kind === 'str' ? s.limits.maxStringBytes : s.limits.maxBinBytes;
-  if (length > limit)
-    return new ProtocolError('string_too_long', `${kind} of ${length} bytes exceeds ${limit}`);
+function skipBytes(s: Scanner, length: number, isStr: boolean): ProtocolError | null {
+  const limit = isStr ? s.limits.maxStringBytes : s.limits.maxBinBytes;
+  if (length > limit) {
+    return new ProtocolError(
+      'string_too_long',
+      `${isStr ? 'str' : 'bin'} of ${length} bytes exceeds ${limit}`,
+    );
+  }
   const start = s.pos;
-  const error = skipFixed(s, length);
-  if (error || kind === 'bin' || isUtf8At(s.bytes, start, s.pos)) return error;
+  if (start + length > s.bytes.length) return truncated();
+  s.pos = start + length;
+  if (!isStr || isUtf8At(s.bytes, start, s.pos)) return null;
   return new ProtocolError('invalid_utf8', `str at byte ${start} is not valid UTF-8`);
 }
 
@@ -312,14 +340,15 @@ function isUtf8At(bytes: Uint8Array, start: number, end: number): boolean {
     let i = start;
     while (i < end && (bytes[i] as number) < 0x80) i += 1;
     if (i === end) return true;
+    // Everything before i is ASCII, so i starts a character: the native check takes the rest.
+    return isUtf8(bytes.subarray(i, end));
   }
   return isUtf8(bytes.subarray(start, end));
 }
 
-function sizedContainer(s: Scanner, size: 2 | 4, isMap: boolean): ProtocolError | null {
-  const err = s.need(size);
-  if (err) return err;
-  return openContainer(s, s.uint(size), isMap);
+function sizedContainer(s: Scanner, size: number, isMap: boolean): ProtocolError | null {
+  if (s.pos + size > s.bytes.length) return truncated();
+  return openContainer(s, readLength(s, size), isMap);
 }
 
 function openContainer(s: Scanner, entries: number, isMap: boolean): ProtocolError | null {
@@ -330,29 +359,27 @@ function openContainer(s: Scanner, entries: number, isMap: boolean): ProtocolErr
       `${kind} of ${entries} entries exceeds ${s.limits.maxEntries}`,
     );
   }
-  if (s.remaining.length + 1 > s.limits.maxDepth) {
+  const level = s.depth;
+  if (level + 1 > s.limits.maxDepth) {
     return new ProtocolError('depth_exceeded', `nesting deeper than ${s.limits.maxDepth}`);
   }
   const items = isMap ? entries * 2 : entries;
   // Every item takes at least one byte: a count beyond the bytes left is a truncation.
   if (items > s.bytes.length - s.pos) return truncated();
   if (items === 0) return null;
-  if (isMap) {
-    const level = s.remaining.length;
-    const keys = (s.keys[level] ??= new MapKeys());
-    keys.reset();
-  }
-  s.remaining.push(items);
-  s.isMap.push(isMap);
-  s.items.push(items);
+  if (isMap) (s.keys[level] ??= new MapKeys()).reset();
+  s.remaining[level] = items;
+  s.isMap[level] = isMap;
+  s.items[level] = items;
+  s.depth = level + 1;
   return null;
 }
 
 /** int64/uint64 must fit a JS number exactly (PROTOCOL §2.5). */
 function scanInt64(s: Scanner, signed: boolean): ProtocolError | null {
-  const err = s.need(8);
-  if (err) return err;
-  const value = signed ? s.view.getBigInt64(s.pos) : s.view.getBigUint64(s.pos);
+  if (s.pos + 8 > s.bytes.length) return truncated();
+  const view = new DataView(s.bytes.buffer, s.bytes.byteOffset + s.pos, 8);
+  const value = signed ? view.getBigInt64(0) : view.getBigUint64(0);
   s.pos += 8;
   return value > MAX_SAFE || value < -MAX_SAFE ? outOfRange() : null;
 }
