@@ -35,6 +35,14 @@ const packr = new Packr({
   skipValues: [undefined],
 } as ConstructorParameters<typeof Packr>[0]);
 
+// The same bytes for a value that holds no undefined anywhere: with neither skipValues nor
+// encodeUndefinedAsNil to honour, msgpackr takes a map's keys with Object.keys instead of a
+// for-in with a skip test per key, a third of its encoding time. `encode` picks this one only
+// when its check of the value has seen no undefined.
+const definedPackr = new Packr({ useRecords: false, variableMapSize: true } as ConstructorParameters<
+  typeof Packr
+>[0]);
+
 // PROTOCOL §2.5: maps decode as plain objects; int64/uint64 in the safe range as numbers (the
 // pre-scan has already rejected the rest).
 const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true, int64AsType: 'number' });
@@ -59,7 +67,10 @@ export function resolveLimits(limits?: Partial<CodecLimits>): CodecLimits {
  * does nesting deeper than `maxDepth` (a value placed in a batch array has one level less, §4.2).
  */
 export function encode(value: unknown, maxDepth: number = ENCODE_MAX_DEPTH): Uint8Array {
-  assertPlain(value, maxDepth);
+  const checked = checkPlain(value, maxDepth);
+  if (checked === PLAIN) return definedPackr.pack(value);
+  // The precise walk names what is wrong and where; it throws for whatever checkPlain refused.
+  if (checked === NOT_PLAIN) assertPlain(value, maxDepth);
   return packr.pack(value);
 }
 
@@ -94,6 +105,60 @@ export function decodeWith(
     // The pre-scan admits only what msgpackr decodes; this is defence in depth.
     return { ok: false, error: new ProtocolError('malformed', `undecodable: ${(cause as Error).message}`) };
   }
+}
+
+const PLAIN = 0;
+const PLAIN_WITH_UNDEFINED = 1;
+const NOT_PLAIN = 2;
+type Checked = typeof PLAIN | typeof PLAIN_WITH_UNDEFINED | typeof NOT_PLAIN;
+
+// The values still to check and their depths; `checkPlain` runs synchronously, so one pair of
+// stacks serves every call, and a value checked allocates nothing.
+const VALUES: unknown[] = [];
+const DEPTHS: number[] = [];
+
+/**
+ * The fast pass of `assertPlain`: the same rules, no path kept, nothing allocated. Says whether
+ * the value is plain, and whether an undefined sits anywhere in it (which only the full packr
+ * skips or writes as nil); `NOT_PLAIN` leaves the error to `assertPlain`.
+ */
+function checkPlain(root: unknown, maxDepth: number): Checked {
+  let result: Checked = PLAIN;
+  let top = 0;
+  VALUES[top] = root;
+  DEPTHS[top++] = 0;
+  while (top > 0) {
+    const value = VALUES[--top];
+    const depth = DEPTHS[top] as number;
+    VALUES[top] = undefined; // keep no reference once the call returns
+    if (value === undefined) result = PLAIN_WITH_UNDEFINED;
+    else if (typeof value === 'string') {
+      if (!isWellFormed(value)) return clear(top);
+    } else if (value !== null && typeof value !== 'number' && typeof value !== 'boolean') {
+      if (typeof value !== 'object' || depth >= maxDepth) return clear(top);
+      if (value instanceof Uint8Array) continue;
+      if (Array.isArray(value)) {
+        for (let i = value.length - 1; i >= 0; i -= 1) {
+          VALUES[top] = value[i];
+          DEPTHS[top++] = depth + 1;
+        }
+        continue;
+      }
+      const proto = Object.getPrototypeOf(value) as unknown;
+      if (proto !== Object.prototype && proto !== null) return clear(top);
+      for (const key of Object.keys(value)) {
+        if (FORBIDDEN_KEYS.has(key) || !isWellFormed(key)) return clear(top);
+        VALUES[top] = (value as Record<string, unknown>)[key];
+        DEPTHS[top++] = depth + 1;
+      }
+    }
+  }
+  return result;
+}
+
+function clear(top: number): Checked {
+  VALUES.fill(undefined, 0, top);
+  return NOT_PLAIN;
 }
 
 /** One value still to check, and where it sits (the path is only spelled out for an error). */
