@@ -21,7 +21,9 @@
  * `--only` runs one pair. `--binary` runs dist/modgate (npm run build) instead of the source
  * through tsx, `--modgate PATH` another build of it (a release, the build before a change); the
  * anchors then run on the Node.js the binary embeds. `--log-level` other than the default info shows what the request log costs.
- * `--cpu-prof` writes a V8 CPU profile of the serve process to DIR when it stops.
+ * `--cpu-prof` writes V8 CPU profiles of serve and sim to DIR/serve and DIR/sim when they stop (the
+ * main thread's file is the one with `.0.` after the pid). Each round also prints the CPU per
+ * request of every process, so the proxied read's cost splits into serve's and sim's.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -70,14 +72,18 @@ interface Target {
   best: LoadResult | null;
   /** The least CPU per request of any round. */
   cpuUs: number;
+  /** That round's CPU per request, process by process. */
+  cpuUsEach: number[];
+  /** What each of `pids` is, for the CPU breakdown. */
+  roles: string[];
 }
 
-function modgateCommand(): string[] {
+function modgateCommand(role: 'serve' | 'sim'): string[] {
   if (values.binary) {
     if (!existsSync(BINARY)) throw new Error(`${BINARY} does not exist: run \`npm run build\` first`);
     return [BINARY];
   }
-  const prof = values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', values['cpu-prof']] : [];
+  const prof = values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', join(values['cpu-prof'], role)] : [];
   return [process.execPath, ...prof, '--import', 'tsx', join(ROOT, 'daemon/cli/main.ts')];
 }
 
@@ -138,6 +144,10 @@ function report(pairs: Array<[Target, Target, number]>): void {
         `  ${fmt(s.p99 / Math.max(a.p99, 1), 2).padStart(5)} (≤1.5)  ${fmt(anchor.cpuUs / subject.cpuUs, 2).padStart(9)}`,
     );
   }
+  const each = (t: Target) =>
+    t.roles.map((role, i) => `${role} ${fmt(t.cpuUsEach[i] as number)}`).join(' + ');
+  for (const [subject, anchor] of pairs)
+    console.log(`CPU µs/req by process: ${each(subject)} | ${each(anchor)}`);
   console.log(
     "CPU µs/req: CPU time of the server's processes (serve, + sim when proxied; proxy + mod process)\n" +
       'per request, the least of any round; CPU ratio = anchor/modgate, what req/s would show on a\n' +
@@ -145,8 +155,9 @@ function report(pairs: Array<[Target, Target, number]>): void {
   );
 }
 
-function target(name: string, url: string, children: Child[]): Target {
-  return { name, url, pids: children.map((c) => c.process.pid as number), best: null, cpuUs: Infinity };
+function target(name: string, url: string, children: Child[], roles: string[]): Target {
+  const pids = children.map((c) => c.process.pid as number);
+  return { name, url, pids, roles, best: null, cpuUs: Infinity, cpuUsEach: [] };
 }
 
 async function main(): Promise<void> {
@@ -164,9 +175,8 @@ async function main(): Promise<void> {
   const children: Child[] = [];
   const log = join(work, 'modgate.log');
   try {
-    const command = modgateCommand();
     const serve = startModgate(
-      command,
+      modgateCommand('serve'),
       [
         'serve',
         '--data-dir',
@@ -182,7 +192,7 @@ async function main(): Promise<void> {
     );
     children.push(serve);
     const sim = startModgate(
-      command,
+      modgateCommand('sim'),
       ['sim', '--data-dir', data.dir, '--connect', `ws://127.0.0.1:${modPort}`, '--players', values.players],
       log,
     );
@@ -227,10 +237,15 @@ async function main(): Promise<void> {
     );
 
     const targets = {
-      raw: target('raw node:http', `http://127.0.0.1:${rawPort}${cachedPath}`, [raw]),
-      cached: target(`cached ${cachedPath}`, `${api}${cachedPath}`, [serve]),
-      proxy: target('minimal proxy', `http://127.0.0.1:${proxyPort}${proxiedPath}`, [proxy, mod]),
-      proxied: target('proxied …/violations', `${api}${proxiedPath}`, [serve, sim]),
+      raw: target('raw node:http', `http://127.0.0.1:${rawPort}${cachedPath}`, [raw], ['raw node:http']),
+      cached: target(`cached ${cachedPath}`, `${api}${cachedPath}`, [serve], ['serve']),
+      proxy: target(
+        'minimal proxy',
+        `http://127.0.0.1:${proxyPort}${proxiedPath}`,
+        [proxy, mod],
+        ['proxy', 'mod'],
+      ),
+      proxied: target('proxied …/violations', `${api}${proxiedPath}`, [serve, sim], ['serve', 'sim']),
     };
     const auth = { authorization: `Bearer ${key}` };
     const pairs: Array<[Target, Target, number]> = [
@@ -246,7 +261,7 @@ async function main(): Promise<void> {
         if (r.non2xx > 0 || r.errors > 0)
           throw new Error(`${target.name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
         if (!target.best || r.rps > target.best.rps) target.best = r;
-        target.cpuUs = Math.min(target.cpuUs, r.cpuUs);
+        if (r.cpuUs < target.cpuUs) [target.cpuUs, target.cpuUsEach] = [r.cpuUs, r.cpuUsEach];
         line.push(`${target.name.split(' ')[0]} ${fmt(r.rps)}`);
       }
       console.log(`round ${round}: ${line.join(', ')}`);

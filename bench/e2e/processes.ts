@@ -69,6 +69,8 @@ export interface LoadResult {
   errors: number;
   /** CPU time the server's processes spent per request, in µs. */
   cpuUs: number;
+  /** The same, process by process, in the order of `pids`. */
+  cpuUsEach: number[];
 }
 
 /** One autocannon run in its own process: keep-alive connections for `seconds`. */
@@ -83,9 +85,9 @@ export async function autocannon(
   const child = spawn(AUTOCANNON, [...args, server.url], { stdio: ['ignore', 'pipe', 'ignore'] });
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
-  const cpuBefore = cpuMs(server.pids);
+  const cpuBefore = server.pids.map((pid) => cpuMs([pid]));
   const [code] = (await once(child, 'exit')) as [number | null];
-  const cpu = cpuMs(server.pids) - cpuBefore;
+  const cpuEach = server.pids.map((pid, i) => cpuMs([pid]) - (cpuBefore[i] as number));
   if (code !== 0) throw new Error(`autocannon exited ${code}`);
   const result = JSON.parse(out) as {
     requests: { average: number; total: number };
@@ -100,7 +102,8 @@ export async function autocannon(
     p99: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
-    cpuUs: (cpu * 1000) / Math.max(1, result.requests.total),
+    cpuUs: cpuEach.reduce((sum, ms) => sum + (ms * 1000) / Math.max(1, result.requests.total), 0),
+    cpuUsEach: cpuEach.map((ms) => (ms * 1000) / Math.max(1, result.requests.total)),
   };
 }
 
