@@ -55,7 +55,10 @@ export function parseDataFile<T>(path: string, text: string, file: DataFile<T>):
   } catch (error) {
     throw new StoreError('invalid_file', `${path} is not valid JSON (${describe(error)}); ${RESTORE_HINT}`);
   }
-  const result = file.schema.safeParse(json);
+  // jitless: zod would otherwise compile a fast path (new Function) for each object schema on its
+  // first parse; a data file is parsed once per load, so compiling costs more than it saves, and
+  // it was about 3% of serve's start-up (docs/performance.md). The result is the same.
+  const result = file.schema.safeParse(json, { jitless: true });
   if (!result.success) {
     throw new StoreError(
       'invalid_file',
@@ -71,7 +74,7 @@ export function parseDataFile<T>(path: string, text: string, file: DataFile<T>):
  */
 export async function writeDataFile<T>(dir: string, file: DataFile<T>, value: T): Promise<void> {
   const json = file.serialize(value);
-  const check = file.schema.safeParse(json);
+  const check = file.schema.safeParse(json, { jitless: true });
   if (!check.success) {
     throw new Error(`refusing to write an invalid ${file.name}: ${formatIssues(check.error)}`);
   }
