@@ -161,10 +161,12 @@ export class IdempotencyJournal {
 
   async #load(): Promise<void> {
     let text = '';
+    let exists = true;
     try {
       text = await readFile(this.path, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      exists = false;
     }
     const cutoff = this.now() - this.retentionMs;
     const tally = { lines: 0, torn: 0, corrupt: 0 };
@@ -181,11 +183,15 @@ export class IdempotencyJournal {
       });
     }
     if (tally.corrupt > 0) await this.#keepAside(tally.corrupt);
-    if (tally.corrupt > 0 || tally.lines > 2 * this.#records.size || tally.lines === 0) {
+    // An existing empty journal (the usual one at start-up) is left as it is: rewriting it would
+    // write the same nothing, with two fsyncs on serve's way to ready (docs/performance.md).
+    const emptyAsItShouldBe = exists && text === '';
+    const rewrite = tally.corrupt > 0 || tally.lines > 2 * this.#records.size || tally.lines === 0;
+    if (rewrite && !emptyAsItShouldBe) {
       const live = [...this.#records.values()].map((record) => `${JSON.stringify(record)}\n`).join('');
       await writeFileAtomic(this.path, live);
     } else {
-      this.#atLineStart = text.endsWith('\n');
+      this.#atLineStart = text === '' || text.endsWith('\n');
     }
     this.#handle = await open(this.path, 'a', 0o600);
   }

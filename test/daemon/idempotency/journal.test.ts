@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -40,6 +40,23 @@ describe('the idempotency journal on disk', () => {
     expect([reopened.get('a')?.id, reopened.get('b'), reopened.get('c')?.id]).toEqual(['a', undefined, 'c']);
     expect(logged).toContainEqual(expect.objectContaining({ level: 'warn', lines: 1 }));
     await reopened.close();
+  });
+
+  it('leaves an existing empty journal as it is, and writes its first record on the first line', async () => {
+    await writeFile(path, '', { mode: 0o600 });
+    const before = await stat(path);
+    const journal = await open();
+    expect((await stat(path)).ino).toBe(before.ino);
+    expect(await journal.append(record('a'))).toBe(true);
+    await journal.close();
+    expect(await readFile(path, 'utf8')).toBe(line('a'));
+  });
+
+  it('creates the journal when there is none', async () => {
+    const journal = await open();
+    expect(await readdir(dir)).toEqual([JOURNAL_FILE]);
+    expect(await readFile(path, 'utf8')).toBe('');
+    await journal.close();
   });
 
   it('recovers a record an older daemon appended onto a torn line', async () => {
