@@ -57,6 +57,17 @@ export class ReadCache {
     return this.#load(key, ttlMs, tags, load);
   }
 
+  /** True when `value` is what a read of `key` would be answered with now, from the cache. */
+  holds(key: string, value: unknown): boolean {
+    const entry = this.#entries.get(key);
+    return entry !== undefined && entry.value === value && entry.expiresAt > this.#now();
+  }
+
+  /** Counts a read answered from the cache on the caller's side (a memoized response). */
+  countHit(): void {
+    this.#observe('hit');
+  }
+
   /** Drops cached results and in-flight loads carrying any of `tags`. */
   invalidate(tags: readonly string[]): void {
     for (const tag of tags) this.#epochs.set(tag, (this.#epochs.get(tag) ?? 0) + 1);

@@ -42,6 +42,7 @@ import {
   withRequestId,
 } from './respond.ts';
 import { type Representation, Representations } from './representations.ts';
+import { ReadRecord, ResponseMemo } from './response-memo.ts';
 import { Router } from './router.ts';
 import {
   authenticate,
@@ -137,6 +138,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   const readCache = new ReadCache({ now: clock, observe: (outcome) => metrics.readCache(outcome) });
   const cursors = new CursorCodec(options.snapshot().identity.daemonSecretKey);
   const services = options.services ?? {};
+  const memos = new ResponseMemo();
 
   async function run(req: ApiRequest, exchange: Exchange): Promise<ApiResponse> {
     const url = requestTarget(req.url);
@@ -166,12 +168,19 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     const rawBody = route.body || req.hasBody ? await readJsonBody(req, route, bodyLimit) : undefined;
     const input = validatedInputs.validate(route, match.params, url, rawBody);
     if (wantsStream(route, req)) return openStream(route, input.query, key, req, exchange);
+    const memoKey = memoKeyOf(route, key.id, url);
+    const memo = memoKey === null ? undefined : memos.lookup(memoKey, (r) => readCache.holds(r.key, r.value));
+    if (memo !== undefined) {
+      for (let i = 0; i < memo.reads.length; i++) readCache.countHit();
+      return answer(route, memo.representation, req, exchange.headers);
+    }
     const pending = admit(route, key.id, req, url.pathname, input.body);
     const admission = pending instanceof Promise ? await pending : pending;
     if (admission.kind === 'replay') return replayed(admission.response, exchange);
     let response: ApiResponse;
     try {
-      const read = readThrough(route, admission.opIdBase);
+      const record = memoKey === null ? null : new ReadRecord();
+      const read = readThrough(route, admission.opIdBase, record);
       const result = await route.handler({
         ...input,
         key,
@@ -180,7 +189,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         call: read.call,
         read: read.read,
         page: (op, filters, pageOptions) =>
-          page(read.read, { keyId: key.id, route: route.operationId, filters }, op, pageOptions),
+          page(read.read, { keyId: key.id, route: route.operationId, filters }, op, pageOptions, record),
         invalidate: (tags) => readCache.invalidate(tags),
         server: {
           serverId: snapshot.identity.serverId,
@@ -190,6 +199,10 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         services,
       });
       response = respond(route, result, req, exchange.headers);
+      if (memoKey !== null && record?.answeredWith(result) && representations.isFrozen(result)) {
+        const representation = representations.kept(route, result);
+        if (representation) memos.remember(memoKey, { reads: record.reads, representation });
+      }
     } catch (error) {
       if (!(error instanceof ApiError)) {
         admission.abandon();
@@ -262,22 +275,28 @@ export function createPipeline(options: PipelineOptions): Pipeline {
    * The handler's `call` and `read` for one request. Each mutating op gets its own op id,
    * `<base>.<n>`, the same on every retry of the request, so the game applies it once.
    */
-  function readThrough(route: AnyRoute, keyedBase: string | null) {
+  function readThrough(route: AnyRoute, keyedBase: string | null, record: ReadRecord | null) {
     let writes = 0;
     let opIdBase = keyedBase;
+    const direct = <N extends OpName>(op: N, args: OpArgs<N>, callOptions?: CallOptions) => {
+      record?.called();
+      return call(op, args, callOptions);
+    };
     const call = <N extends OpName>(op: N, args: OpArgs<N>, callOptions?: CallOptions) => {
       if (!OPS[op].mutates || callOptions?.opId !== undefined) return callMod(op, args, callOptions);
       opIdBase ??= randomBytes(16).toString('base64url');
       return callMod(op, args, { ...callOptions, opId: `${opIdBase}.${writes++}` });
     };
-    const read = <N extends OpName>(op: N, args: OpArgs<N>, tags: readonly string[] = []) => {
-      if (route.cache.kind === 'no-store') return call(op, args);
+    const read = async <N extends OpName>(op: N, args: OpArgs<N>, tags: readonly string[] = []) => {
+      if (route.cache.kind === 'no-store') return direct(op, args);
       const cacheKey = `${op} ${JSON.stringify(args)}`;
-      return readCache.get(cacheKey, route.cache.maxAgeSec * 1000, tags, async () =>
+      const value = await readCache.get(cacheKey, route.cache.maxAgeSec * 1000, tags, async () =>
         representations.freeze(await call(op, args)),
       );
+      record?.read(cacheKey, value);
+      return value;
     };
-    return { call, read };
+    return { call: direct, read };
   }
 
   async function page<N extends ListOp>(
@@ -285,20 +304,23 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     scope: { keyId: string; route: string; filters: ListFilters<N> },
     op: N,
     { cursor, limit, tags }: PageOptions,
+    record: ReadRecord | null,
   ): Promise<PageOf<N>> {
     const after = cursor === undefined ? null : cursors.decode(scope, cursor);
     const args = { ...scope.filters, after, limit } as OpArgs<N>;
     const result = (await read(op, args, tags)) as { data: unknown[]; next: string | null; total?: number };
     // Built once per cached page, key and route: the cursor is bound to all three.
-    return representations.derive(result, `${scope.keyId} ${scope.route}`, () => {
-      const envelope: Record<string, unknown> = {
+    const envelope = representations.derive(result, `${scope.keyId} ${scope.route}`, () => {
+      const built: Record<string, unknown> = {
         data: result.data,
         has_more: result.next !== null,
         next_cursor: result.next === null ? null : cursors.encode(scope, result.next),
       };
-      if (result.total !== undefined) envelope['total'] = result.total;
-      return envelope;
+      if (result.total !== undefined) built['total'] = result.total;
+      return built;
     }) as PageOf<N>;
+    record?.returned(envelope);
+    return envelope;
   }
 
   /** Serialize, then ETag / 304; a frozen (read-cache) result is serialized and hashed once. */
@@ -307,7 +329,21 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       if (checkResponses) route.response.schema.parse(result);
       return { status: 204, headers, body: null };
     }
-    const { body, etag } = representations.represent(route, result, () => represent(route, result));
+    return answer(
+      route,
+      representations.represent(route, result, () => represent(route, result)),
+      req,
+      headers,
+    );
+  }
+
+  /** The response for a representation: Cache-Control, and the ETag with its 304. */
+  function answer(
+    route: AnyRoute,
+    { body, etag }: Representation,
+    req: ApiRequest,
+    headers: Record<string, string>,
+  ): ApiResponse {
     const out: Record<string, string> = { ...headers, 'cache-control': cacheControl(route.cache) };
     if (etag !== null && ifNoneMatchHits(req.headers['if-none-match'], etag)) {
       out['etag'] = etag;
@@ -463,6 +499,15 @@ function newExchange(): Exchange {
 
 function openapiDocument(source: unknown): unknown {
   return typeof source === 'function' ? (source as () => unknown)() : source;
+}
+
+/**
+ * Where a finished read is memoized (response-memo.ts): a cacheable GET, by key id, route and
+ * the raw target; null for every other request.
+ */
+function memoKeyOf(route: AnyRoute, keyId: string, url: RequestTarget): string | null {
+  if (route.method !== 'GET' || route.cache.kind !== 'private') return null;
+  return `${keyId} ${route.operationId} ${url.pathname}?${url.search}`;
 }
 
 /** True when the route can stream and the client asked for its stream's media type. */

@@ -53,6 +53,13 @@ export class Representations {
     return derived;
   }
 
+  /** The representation kept for a frozen `value` on `route`, if one was built. */
+  kept(route: AnyRoute, value: unknown): Representation | undefined {
+    if (!this.isFrozen(value)) return undefined;
+    const kept = this.#bodies.get(value as object);
+    return kept !== undefined && kept.route === route ? kept.representation : undefined;
+  }
+
   /** What `route` answers for `value`: kept when the value is frozen, else built every time. */
   represent(route: AnyRoute, value: unknown, build: () => Representation): Representation {
     if (!this.isFrozen(value)) return build();
