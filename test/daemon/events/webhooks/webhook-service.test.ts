@@ -65,7 +65,10 @@ describe('webhook delivery', () => {
     hook.secret = secret;
     const first = await harness.append('player.muted');
     const second = await harness.append('player.unmuted');
-    await eventually(() => hook.processed.length === 2);
+    // The receiver has the request before the worker has its answer: wait for both.
+    await eventually(
+      () => hook.processed.length === 2 && harness.service.outbox(webhookId).position === second,
+    );
     expect(hook.requests.map((r) => r.messageId)).toEqual([
       ...Array(4).fill(`msg_srv_test_${first}`),
       `msg_srv_test_${second}`,
@@ -143,7 +146,9 @@ describe('webhook delivery', () => {
     await harness.restart();
     expect(harness.service.outbox(id).run?.attempts).toBeGreaterThanOrEqual(2);
     failing = false;
-    await eventually(() => hook.processed.length === 1);
+    await eventually(
+      () => hook.processed.length === 1 && harness.service.outbox(id).recent.at(-1)?.outcome === 'delivered',
+    );
     expect(new Set(hook.requests.map((r) => r.messageId))).toEqual(new Set([`msg_srv_test_${event}`]));
     const last = harness.service.outbox(id).recent.at(-1);
     expect(last?.outcome).toBe('delivered');
