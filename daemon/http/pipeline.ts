@@ -199,7 +199,8 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         services,
       });
       response = respond(route, result, req, exchange.headers);
-      if (memoKey !== null && record?.answeredWith(result) && representations.isFrozen(result)) {
+      if (memoKey !== null && record?.answeredWith(result)) {
+        // Kept only for a frozen result: a read-cache value, or a page built from one.
         const representation = representations.kept(route, result);
         if (representation) memos.remember(memoKey, { reads: record.reads, representation });
       }

@@ -63,8 +63,8 @@ export class Representations {
   /** What `route` answers for `value`: kept when the value is frozen, else built every time. */
   represent(route: AnyRoute, value: unknown, build: () => Representation): Representation {
     if (!this.isFrozen(value)) return build();
-    const kept = this.#bodies.get(value as object);
-    if (kept !== undefined && kept.route === route) return kept.representation;
+    const kept = this.kept(route, value);
+    if (kept !== undefined) return kept;
     const representation = build();
     this.#bodies.set(value as object, { route, representation });
     return representation;
