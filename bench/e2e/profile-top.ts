@@ -5,6 +5,8 @@
  *   npx tsx bench/e2e/profile-top.ts <file.cpuprofile> [--top 40] [--skip-ms 8000]
  *
  * `--skip-ms` leaves out the first milliseconds of the profile (start-up, module loading).
+ * `--inclusive` adds each function's total time, its callees' included: where a stage's whole
+ * cost lies when its self time is spread over many small functions.
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -13,10 +15,15 @@ interface Node {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
   hitCount: number;
+  children?: number[];
 }
 
 const { values, positionals } = parseArgs({
-  options: { top: { type: 'string', default: '40' }, 'skip-ms': { type: 'string', default: '0' } },
+  options: {
+    top: { type: 'string', default: '40' },
+    'skip-ms': { type: 'string', default: '0' },
+    inclusive: { type: 'boolean', default: false },
+  },
   allowPositionals: true,
 });
 const profile = JSON.parse(readFileSync(positionals[0] as string, 'utf8')) as {
@@ -37,12 +44,14 @@ samples.forEach((id, i) => {
 const idle = new Set(profile.nodes.filter((n) => n.callFrame.functionName === '(idle)').map((n) => n.id));
 for (const id of idle) self.delete(id);
 const total = [...self.values()].reduce((a, b) => a + b, 0);
+const nameOf = (frame: Node['callFrame']) => {
+  const file = frame.url.replace(/^.*\/(node_modules\/[^/]+|[^/]+\/[^/]+)\//, '$1/') || '(native)';
+  return { file, name: `${frame.functionName || '(anonymous)'}  ${file}:${frame.lineNumber + 1}` };
+};
 const functions = new Map<string, number>();
 const files = new Map<string, number>();
 for (const [id, micros] of self) {
-  const frame = (byId.get(id) as Node).callFrame;
-  const file = frame.url.replace(/^.*\/(node_modules\/[^/]+|[^/]+\/[^/]+)\//, '$1/') || '(native)';
-  const name = `${frame.functionName || '(anonymous)'}  ${file}:${frame.lineNumber + 1}`;
+  const { file, name } = nameOf((byId.get(id) as Node).callFrame);
   functions.set(name, (functions.get(name) ?? 0) + micros);
   files.set(file, (files.get(file) ?? 0) + micros);
 }
@@ -55,3 +64,18 @@ const show = (title: string, map: Map<string, number>) => {
 console.log(`${(total / 1e6).toFixed(1)} s busy (idle left out; percentages are of busy time)`);
 show('self time by function', functions);
 show('self time by file', files);
+if (values.inclusive) {
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const inclusive = new Map<string, number>();
+  for (const [id, micros] of self) {
+    const seen = new Set<string>();
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const { name } = nameOf((byId.get(at) as Node).callFrame);
+      if (seen.has(name)) continue;
+      seen.add(name);
+      inclusive.set(name, (inclusive.get(name) ?? 0) + micros);
+    }
+  }
+  show('total time by function, callees included', inclusive);
+}
