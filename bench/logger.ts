@@ -1,16 +1,22 @@
 /**
  * The request log line, side by side: the hand-rolled logger modgate had (JSON.stringify of the
- * whole object, then process.stdout.write) against pino as daemon/log.ts configures it (its own
- * serializer, sonic-boom on file descriptor 1, asynchronous). Two measurements:
+ * whole object, then process.stdout.write), pino with its own asynchronous destination
+ * (sonic-boom, each write through libuv's thread pool: what daemon/log.ts used until the
+ * log-sink change), and the daemon's logger as daemon/log.ts configures it now (pino's
+ * serializer, lines batched per event-loop turn, daemon/log-sink.ts). Three measurements:
  *
  * 1. format only: each logger hands its finished line to a function that drops it, so what is
  *    measured is building the line;
- * 2. to a pipe, as under systemd: each logger runs in a child process whose stdout is a pipe
- *    this process drains (journald reads the daemon's stdout the same way). pino runs as
- *    daemon/log.ts configures it. (pino's synchronous writer is left out: on a full pipe it
- *    sleeps and retries, tens of times slower.)
+ * 2. burst to a pipe, as under systemd: each logger runs in a child process whose stdout is a
+ *    pipe this process drains (journald reads the daemon's stdout the same way) and logs all its
+ *    lines in one loop: lines/s;
+ * 3. server-like, to a pipe: the child logs `--per-turn` lines per turn of the event loop, as a
+ *    daemon answering that many requests per turn does, and reports the CPU time (user + system,
+ *    all its threads) per line, less the same loop's CPU without logging. This is the figure a
+ *    request pays; (2) hides the cost of handing each write to another thread, because a burst
+ *    makes every write carry thousands of lines.
  *
- *   npx tsx bench/logger.ts [--lines 200000] [--rounds 3]
+ *   npx tsx bench/logger.ts [--lines 200000] [--rounds 3] [--per-turn 1,8]
  *
  * Rounds interleave; each variant's best round counts. Tests never assert on timing.
  */
@@ -18,6 +24,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import pino from 'pino';
 import { createLogger } from '../daemon/log.ts';
 import type { Logger } from '../protocol/log.ts';
 
@@ -25,13 +32,15 @@ const { values } = parseArgs({
   options: {
     lines: { type: 'string', default: '200000' },
     rounds: { type: 'string', default: '3' },
+    'per-turn': { type: 'string', default: '1,8' },
     child: { type: 'string' },
+    mode: { type: 'string', default: 'burst' },
   },
 });
 const LINES = Number(values.lines);
 const ROUNDS = Number(values.rounds);
-const VARIANTS = ['hand-rolled', 'pino'] as const;
-type Variant = (typeof VARIANTS)[number];
+const VARIANTS = ['hand-rolled', 'pino async', 'daemon'] as const;
+type Variant = (typeof VARIANTS)[number] | 'none';
 
 /** The logger daemon/log.ts had before pino, verbatim in what it does per line. */
 function handRolled(write: (line: string) => void): Logger {
@@ -60,27 +69,56 @@ function loggerFor(variant: Variant): { log: Logger; flush(): Promise<void> } {
   if (variant === 'hand-rolled') {
     return { log: handRolled((l) => process.stdout.write(l)), flush: async () => undefined };
   }
+  if (variant === 'none') return { log: handRolled(() => undefined), flush: async () => undefined };
+  if (variant === 'pino async') {
+    const destination = pino.destination({ dest: 1, sync: false, minLength: 0 });
+    const log = pino({ base: null }, destination);
+    return { log: adapt(log), flush: () => new Promise((resolve) => destination.flush(() => resolve())) };
+  }
   const log = createLogger({ format: 'json' });
   return { log, flush: () => new Promise((resolve) => log.flush(() => resolve())) };
 }
 
-/** In the child: log LINES request lines to stdout, report lines/s on stderr once flushed. */
-async function child(variant: Variant): Promise<void> {
-  const { log, flush } = loggerFor(variant);
-  const started = performance.now();
-  for (let i = 0; i < LINES; i++) requestLine(log, i);
-  await flush();
-  process.stderr.write(`${LINES / ((performance.now() - started) / 1000)}\n`);
+function adapt(log: pino.Logger): Logger {
+  const emit = (level: 'debug' | 'info' | 'warn' | 'error') => (msg: string, fields?: object) =>
+    log[level](fields ?? {}, msg);
+  return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') };
 }
 
-async function throughPipe(variant: Variant): Promise<number> {
+/**
+ * In the child: log LINES request lines to stdout, all at once (burst: lines/s) or PER_TURN per
+ * event-loop turn (turns: CPU µs per line), and report on stderr once flushed.
+ */
+async function child(variant: Variant, mode: string, perTurn: number): Promise<void> {
+  const { log, flush } = loggerFor(variant);
+  const started = performance.now();
+  const cpu = process.cpuUsage();
+  if (mode === 'burst') {
+    for (let i = 0; i < LINES; i++) requestLine(log, i);
+  } else {
+    for (let i = 0; i < LINES;) {
+      for (let k = 0; k < perTurn; k++) requestLine(log, i++);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+  await flush();
+  const used = process.cpuUsage(cpu);
+  const report =
+    mode === 'burst' ? LINES / ((performance.now() - started) / 1000) : (used.user + used.system) / LINES;
+  process.stderr.write(`${report}\n`);
+}
+
+async function throughPipe(variant: Variant, mode = 'burst', perTurn = 1): Promise<number> {
   const script = fileURLToPath(import.meta.url);
   const proc = spawn(
     process.execPath,
-    ['--import', 'tsx', script, '--child', variant, '--lines', `${LINES}`],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
+    [
+      '--import',
+      'tsx',
+      script,
+      ...['--child', variant, '--lines', `${LINES}`, '--mode', mode, '--per-turn', `${perTurn}`],
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let report = '';
   proc.stdout.resume();
@@ -97,23 +135,39 @@ function formatOnly(log: Logger): number {
 
 async function main(): Promise<void> {
   const best: Record<string, number> = {};
+  const least: Record<string, number> = {};
   const keep = (name: string, rate: number) => (best[name] = Math.max(best[name] ?? 0, rate));
+  const keepLeast = (name: string, cpu: number) => (least[name] = Math.min(least[name] ?? Infinity, cpu));
   const drop = (): void => undefined;
+  const turns = values['per-turn'].split(',').map(Number);
   for (let round = 0; round < ROUNDS; round++) {
     keep('format: hand-rolled', formatOnly(handRolled(drop)));
     keep('format: pino', formatOnly(createLogger({ write: drop })));
-    for (const variant of VARIANTS) keep(`pipe: ${variant}`, await throughPipe(variant));
+    for (const variant of VARIANTS) keep(`burst: ${variant}`, await throughPipe(variant));
+    for (const perTurn of turns) {
+      for (const variant of [...VARIANTS, 'none'] as const) {
+        keepLeast(`${perTurn}/turn: ${variant}`, await throughPipe(variant, 'turns', perTurn));
+      }
+    }
   }
   const rate = (name: string) => Math.round(best[name] ?? 0);
   const ratio = (name: string, baseline: string) => `(${(rate(name) / rate(baseline)).toFixed(2)}×)`;
   console.log(`request log lines, ${LINES} per round, best of ${ROUNDS} rounds (lines/s)`);
   for (const name of Object.keys(best)) {
-    const baseline = name.startsWith('format') ? 'format: hand-rolled' : 'pipe: hand-rolled';
+    const baseline = name.startsWith('format') ? 'format: hand-rolled' : 'burst: hand-rolled';
     console.log(
-      `${name.padEnd(22)} ${rate(name).toLocaleString('en').padStart(10)}  ${ratio(name, baseline)}`,
+      `${name.padEnd(24)} ${rate(name).toLocaleString('en').padStart(10)}  ${ratio(name, baseline)}`,
     );
+  }
+  console.log('\nserver-like, to a pipe: CPU µs per line, less the same loop without logging (least round)');
+  for (const perTurn of turns) {
+    const none = least[`${perTurn}/turn: none`] ?? 0;
+    for (const variant of VARIANTS) {
+      const name = `${perTurn}/turn: ${variant}`;
+      console.log(`${name.padEnd(24)} ${((least[name] ?? 0) - none).toFixed(1).padStart(10)}`);
+    }
   }
 }
 
-if (values.child) await child(values.child as Variant);
+if (values.child) await child(values.child as Variant, values.mode, Number(values['per-turn']));
 else await main();

@@ -1,0 +1,79 @@
+/**
+ * Where the daemon's JSON log lines go by default: standard output, written once per turn of the
+ * event loop. Every line logged while a turn runs (under load, the request lines of all the
+ * requests answered in it) is appended to one string, handed to `process.stdout` when the turn
+ * ends.
+ *
+ * Why not pino's own asynchronous destination: each of its writes goes through libuv's thread
+ * pool, and handing a write to a pool thread and back costs more CPU than the line itself
+ * (`npx tsx bench/logger.ts`, "server-like"; docs/operations.md, "Logs"). `process.stdout`
+ * writes on the main thread: to a pipe or a socket (journald) it writes what the kernel takes at
+ * once and keeps the rest in memory until the reader catches up, so a slow journald never
+ * blocks a request; to a file it writes synchronously. Lines still held when the process exits
+ * are handed over on its way out. An output that fails (EPIPE: the reader went away) drops the
+ * lines from then on rather than take the daemon down: there is nowhere left to report them.
+ */
+
+export interface LineSink {
+  write(line: string): void;
+  /** Hands everything pending to the output, then calls `done`. */
+  flush(done?: (error?: Error) => void): void;
+}
+
+/** What the sink writes to: process.stdout, or a stream with the same write. */
+export interface LineOutput {
+  write(chunk: string, done?: (error?: Error | null) => void): boolean;
+  once?(event: 'error', listener: (error: Error) => void): unknown;
+}
+
+const stdoutSinks = new Map<LineOutput, TurnBatchedSink>();
+
+/**
+ * The sink on `output` (standard output by default), one per output so that two loggers on it
+ * keep their lines in order.
+ */
+export function turnBatchedSink(output: LineOutput = process.stdout): LineSink {
+  let sink = stdoutSinks.get(output);
+  if (sink) return sink;
+  if (stdoutSinks.size === 0) {
+    process.once('exit', () => {
+      for (const each of stdoutSinks.values()) each.flush();
+    });
+  }
+  sink = new TurnBatchedSink(output);
+  stdoutSinks.set(output, sink);
+  return sink;
+}
+
+class TurnBatchedSink implements LineSink {
+  #pending = '';
+  #scheduled = false;
+  #failed = false;
+
+  constructor(private readonly output: LineOutput) {
+    output.once?.('error', () => {
+      this.#failed = true;
+      this.#pending = '';
+    });
+  }
+
+  write(line: string): void {
+    if (this.#failed) return;
+    this.#pending += line;
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    setImmediate(this.#endOfTurn);
+  }
+
+  flush(done?: (error?: Error) => void): void {
+    const pending = this.#pending;
+    this.#pending = '';
+    if (pending === '' || this.#failed) return done?.();
+    this.output.write(pending, done && ((error) => done(error ?? undefined)));
+  }
+
+  readonly #endOfTurn = (): void => {
+    this.#scheduled = false;
+    this.flush();
+  };
+}
