@@ -23,7 +23,10 @@
  * anchors then run on the Node.js the binary embeds. `--log-level` other than the default info shows what the request log costs.
  * `--cpu-prof` writes V8 CPU profiles of serve and sim to DIR/serve and DIR/sim when they stop (the
  * main thread's file is the one with `.0.` after the pid). Each round also prints the CPU per
- * request of every process, so the proxied read's cost splits into serve's and sim's.
+ * request of every process, so the proxied read's cost splits into serve's and sim's. Besides
+ * the best round of each, it prints the paired ratio: modgate's req/s over the anchor's in the
+ * same round (the anchor runs just before it), the median over the rounds. On a shared machine,
+ * where the best rounds of the two may fall minutes apart, that is the steadier figure.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -70,6 +73,8 @@ interface Target {
   /** The processes doing the server's work, whose CPU time is counted. */
   pids: number[];
   best: LoadResult | null;
+  /** req/s of each round, in order: the paired ratio compares round by round. */
+  rounds: number[];
   /** The least CPU per request of any round. */
   cpuUs: number;
   /** That round's CPU per request, process by process. */
@@ -148,6 +153,15 @@ function report(pairs: Array<[Target, Target, number]>): void {
     t.roles.map((role, i) => `${role} ${fmt(t.cpuUsEach[i] as number)}`).join(' + ');
   for (const [subject, anchor] of pairs)
     console.log(`CPU µs/req by process: ${each(subject)} | ${each(anchor)}`);
+  for (const [subject, anchor] of pairs) {
+    // Each round runs the anchor just before modgate: the two meet the same neighbours.
+    const ratios = subject.rounds.map((rps, i) => rps / (anchor.rounds[i] as number)).sort((a, b) => a - b);
+    const median = ratios[Math.floor((ratios.length - 1) / 2)] as number;
+    console.log(
+      `paired req/s ratio, ${subject.name.split(' ')[0]}: median ${fmt(median, 2)} of ${ratios.length} rounds ` +
+        `(${fmt(ratios[0] as number, 2)} to ${fmt(ratios[ratios.length - 1] as number, 2)})`,
+    );
+  }
   console.log(
     "CPU µs/req: CPU time of the server's processes (serve, + sim when proxied; proxy + mod process)\n" +
       'per request, the least of any round; CPU ratio = anchor/modgate, what req/s would show on a\n' +
@@ -157,7 +171,7 @@ function report(pairs: Array<[Target, Target, number]>): void {
 
 function target(name: string, url: string, children: Child[], roles: string[]): Target {
   const pids = children.map((c) => c.process.pid as number);
-  return { name, url, pids, roles, best: null, cpuUs: Infinity, cpuUsEach: [] };
+  return { name, url, pids, roles, rounds: [], best: null, cpuUs: Infinity, cpuUsEach: [] };
 }
 
 async function main(): Promise<void> {
@@ -260,6 +274,7 @@ async function main(): Promise<void> {
         const r = await autocannon(target, auth, CONNECTIONS, SECONDS);
         if (r.non2xx > 0 || r.errors > 0)
           throw new Error(`${target.name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+        target.rounds.push(r.rps);
         if (!target.best || r.rps > target.best.rps) target.best = r;
         if (r.cpuUs < target.cpuUs) [target.cpuUs, target.cpuUsEach] = [r.cpuUs, r.cpuUsEach];
         line.push(`${target.name.split(' ')[0]} ${fmt(r.rps)}`);
