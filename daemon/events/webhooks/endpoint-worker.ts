@@ -293,7 +293,12 @@ export class EndpointWorker {
     );
   }
 
+  /**
+   * The backoff. Not at all once stopped: a stop that lands while the failed attempt is being
+   * recorded finds no sleep to cancel yet, and must not wait the backoff out (up to an hour).
+   */
   #sleep(ms: number): Promise<void> {
+    if (this.#stopped) return Promise.resolve();
     return new Promise<void>((resolve) => {
       const timer = setTimeout(done, ms);
       function done() {

@@ -5,7 +5,10 @@
 import { FileEventLog } from '../../../../daemon/events/log.ts';
 import type { EventType } from '../../../../daemon/events/types.ts';
 import type { RetryPolicy } from '../../../../daemon/events/webhooks/retry-policy.ts';
-import { WebhookService } from '../../../../daemon/events/webhooks/webhook-service.ts';
+import {
+  WebhookService,
+  type WebhookServiceOptions,
+} from '../../../../daemon/events/webhooks/webhook-service.ts';
 import { type Logger } from '../../../../daemon/log.ts';
 import { makeDataDir, type TestDataDir } from '../../../support/data-dir.ts';
 
@@ -29,7 +32,16 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(policy: Partial<RetryPolicy> = FAST_POLICY): Promise<Harness> {
+/**
+ * The service's clock and jitter (for tests that must not depend on the machine's speed) and
+ * its metrics (which see each attempt's outcome the moment the worker has it).
+ */
+export type HarnessOptions = Pick<WebhookServiceOptions, 'now' | 'random' | 'metrics'>;
+
+export async function startHarness(
+  policy: Partial<RetryPolicy> = FAST_POLICY,
+  extra: HarnessOptions = {},
+): Promise<Harness> {
   const data = await makeDataDir();
   const log = await FileEventLog.open(data.dir);
   const logLines: Harness['logLines'] = [];
@@ -47,6 +59,7 @@ export async function startHarness(policy: Partial<RetryPolicy> = FAST_POLICY): 
       logger,
       policy: p,
       pollIntervalMs: 20,
+      ...extra,
     });
   const harness: Harness = {
     data,

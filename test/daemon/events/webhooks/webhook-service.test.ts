@@ -155,6 +155,35 @@ describe('webhook delivery', () => {
     expect(last?.attempt).toBe(hook.requests.length);
   });
 
+  it('stops at once when closed while it records a failed attempt, not after the backoff', async () => {
+    let closing: Promise<void> | undefined;
+    harness = await startHarness(
+      { baseDelayMs: 600_000, maxDelayMs: 600_000, retryWindowMs: 3_600_000, timeoutMs: 2_000 },
+      {
+        random: () => 1,
+        // Counted before the journal line is written: the worker is not asleep yet.
+        metrics: {
+          webhookDelivery: (outcome) => {
+            if (outcome === 'failed') closing ??= harness.service.close();
+          },
+        },
+      },
+    );
+    const hook = await receiver(() => ({ status: 500 }));
+    const { id } = await harness.add(hook.url);
+    await harness.append('player.banned');
+    await eventually(() => closing !== undefined);
+    await closing;
+    expect(hook.requests).toHaveLength(1);
+    expect(harness.service.outbox(id).run?.attempts).toBe(1);
+    expect(harness.logLines).toContainEqual(
+      expect.objectContaining({
+        msg: 'webhook delivery failed',
+        fields: expect.objectContaining({ retry_in_ms: 600_000 }),
+      }),
+    );
+  });
+
   it('never follows a redirect: the 3xx is a failed attempt and its target is never called', async () => {
     harness = await startHarness({
       baseDelayMs: 1_000,
