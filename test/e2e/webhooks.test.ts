@@ -243,7 +243,8 @@ describe('webhook delivery across failures and restarts', () => {
   });
 
   it('retries a failing receiver, then disables the endpoint and says so in the log, list and doctor', async () => {
-    const s = await setup({ baseDelayMs: 10, maxDelayMs: 30, retryWindowMs: 300, timeoutMs: 2_000 });
+    // Three attempts take milliseconds: a one-second window leaves a loaded machine ample room.
+    const s = await setup({ baseDelayMs: 10, maxDelayMs: 30, retryWindowMs: 1_000, timeoutMs: 2_000 });
     const hook = await receiver(() => ({ status: 500 }));
     const { id } = await addWithCli(s, '--url', hook.url, '--events', 'player.banned');
     await ban(s, unbanned(s)[0] as Player);
@@ -307,7 +308,13 @@ describe('Discord webhooks', () => {
       hook.requests
         .slice(1)
         .flatMap((r) => (r.json as { embeds: { title: string }[] }).embeds.map((e) => e.title));
-    await eventually(() => titles().includes('Player banned') && titles().includes('Player muted'));
+    // The receiver has the last request before the worker has its answer: wait for both.
+    await eventually(
+      () =>
+        titles().includes('Player banned') &&
+        titles().includes('Player muted') &&
+        s.daemon.webhooks.outbox(id).recent.length === hook.requests.length,
+    );
     for (const request of hook.requests) expect(discordViolations(request.json)).toEqual([]);
     const attempts = s.daemon.webhooks.outbox(id).recent;
     expect(attempts[0]).toMatchObject({ outcome: 'failed', status: 429, retry_in_ms: 200 });
