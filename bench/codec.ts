@@ -1,7 +1,8 @@
 /**
  * CPU per call of the mod link's codec (PROTOCOL §2) on the body that dominates the proxied
  * read: a `res` carrying a page of 8 violations (about 2.1 KB of msgpack), and the `req` that asks
- * for it. Each figure is the least of 7 rounds, as CPU time (user + system) per call, which a busy
+ * for it; and the daemon's check of that result against its op schema (PROTOCOL §6.2), by zod's
+ * runtime parser and by the compiled one the daemon uses. Each figure is the least of 7 rounds, as CPU time (user + system) per call, which a busy
  * machine disturbs less than wall time. To compare two checkouts, run it in each.
  *
  *   npm run bench -- codec
@@ -10,6 +11,8 @@
 import { parseArgs } from 'node:util';
 import { decodeWith, DEFAULT_CODEC_LIMITS, encode } from '../protocol/codec.ts';
 import { scanMsgpack } from '../protocol/msgpack-scan.ts';
+import { resultSchema } from '../protocol/ops/compiled.ts';
+import { OPS } from '../protocol/ops/index.ts';
 
 const { values } = parseArgs({ options: { calls: { type: 'string', default: '10000' } } });
 const CALLS = Number(values.calls);
@@ -59,6 +62,8 @@ const cases: Array<[string, () => unknown]> = [
   ['encode the req body', () => encode(req, DEFAULT_CODEC_LIMITS.maxDepth - 1)],
   ['pre-scan the batch', () => scanMsgpack(frame, DEFAULT_CODEC_LIMITS, [])],
   ['decode the batch (scan + unpack)', () => decodeWith(frame, DEFAULT_CODEC_LIMITS, [])],
+  ['check the result, zod runtime', () => OPS['players.violations'].result.safeParse(res.result)],
+  ['check the result, compiled', () => resultSchema('players.violations').safeParse(res.result)],
 ];
 for (const [name, work] of cases)
   console.log(`${name.padEnd(34)} ${cpuPerCall(work).toFixed(2)} µs CPU/call`);

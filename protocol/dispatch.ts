@@ -7,7 +7,8 @@
 import type { z } from 'zod';
 import type { ReqFrame, ResFrame } from './frames.ts';
 import type { Logger } from './log.ts';
-import { isOpName, OP_ERROR_CODES, OpError, OPS, type OpErrorCode, type OpHandlers } from './ops/index.ts';
+import { argsSchema } from './ops/compiled.ts';
+import { isOpName, OP_ERROR_CODES, OpError, type OpErrorCode, type OpHandlers } from './ops/index.ts';
 
 /** What a handler receives besides its arguments. */
 export interface HandlerContext {
@@ -122,7 +123,7 @@ export async function dispatchRequest(
   if (typeof handler !== 'function' || !isOpName(op)) {
     return errorRes(id, 'unsupported', `this mod does not implement ${op.slice(0, 64)}`);
   }
-  const parsed = (OPS[op].args as z.ZodType).safeParse(req.args);
+  const parsed = argsSchema(op).safeParse(req.args);
   if (!parsed.success)
     return errorRes(id, 'invalid', `invalid arguments for ${op}`, issuesToDetails(parsed.error.issues));
   try {

@@ -3,10 +3,10 @@
  * authenticated link. Each call has an id, a deadline and a result schema; a lost link rejects
  * every pending call at once, and a response that arrives after its deadline is dropped quietly.
  */
-import type { z } from 'zod';
 import type { RemoteOpError, ResFrame } from './frames.ts';
 import type { Logger } from './log.ts';
-import { OP_ERROR_CODES, OPS, type OpErrorCode, type OpName } from './ops/index.ts';
+import { resultSchema } from './ops/compiled.ts';
+import { OP_ERROR_CODES, type OpErrorCode, type OpName } from './ops/index.ts';
 
 export type LinkCallErrorKind = 'not_connected' | 'timeout' | 'link_lost' | 'remote' | 'bad_result';
 
@@ -107,8 +107,7 @@ export class PendingCalls {
       );
       return;
     }
-    const schema: z.ZodType = OPS[pending.op].result;
-    const parsed = schema.safeParse(res.result);
+    const parsed = resultSchema(pending.op).safeParse(res.result);
     if (parsed.success) return pending.resolve(parsed.data);
     const issues = parsed.error.issues.map((issue) => ({
       path: issue.path.join('.'),
