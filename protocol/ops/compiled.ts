@@ -18,10 +18,15 @@ import { OPS, type OpName } from './index.ts';
 type Side = 'args' | 'result';
 const compiled: Record<Side, Map<OpName, z.ZodType>> = { args: new Map(), result: new Map() };
 
+// The bridge package accepts any zod 4 from 4.1 on; `z.compile` came later. Without it, the
+// schema parses as it always did.
+const compile: (schema: z.ZodType) => z.ZodType =
+  typeof z.compile === 'function' ? (schema) => z.compile(schema) : (schema) => schema;
+
 function compiledSchema(op: OpName, side: Side): z.ZodType {
   let schema = compiled[side].get(op);
   if (schema === undefined) {
-    schema = z.compile(OPS[op][side] as z.ZodType);
+    schema = compile(OPS[op][side] as z.ZodType);
     compiled[side].set(op, schema);
   }
   return schema;
