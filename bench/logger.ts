@@ -67,7 +67,9 @@ function requestLine(log: Logger, i: number): void {
 
 function loggerFor(variant: Variant): { log: Logger; flush(): Promise<void> } {
   if (variant === 'hand-rolled') {
-    return { log: handRolled((l) => process.stdout.write(l)), flush: async () => undefined };
+    // Flushed once stdout has written everything queued before it, as the others wait for.
+    const flush = () => new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
+    return { log: handRolled((l) => process.stdout.write(l)), flush };
   }
   if (variant === 'none') return { log: handRolled(() => undefined), flush: async () => undefined };
   if (variant === 'pino async') {

@@ -26,6 +26,9 @@ export interface LineOutput {
   once?(event: 'error', listener: (error: Error) => void): unknown;
 }
 
+/** A batch this long is written at once, not held to the end of the turn (a pipe holds 64 KiB). */
+const MAX_BATCH_CHARS = 65_536;
+
 const stdoutSinks = new Map<LineOutput, TurnBatchedSink>();
 
 /**
@@ -60,6 +63,7 @@ class TurnBatchedSink implements LineSink {
   write(line: string): void {
     if (this.#failed) return;
     this.#pending += line;
+    if (this.#pending.length >= MAX_BATCH_CHARS) return this.flush();
     if (this.#scheduled) return;
     this.#scheduled = true;
     setImmediate(this.#endOfTurn);
