@@ -15,11 +15,11 @@ import type { CliIo } from './io.ts';
 import { isVersionQuery, versionText } from './version-text.ts';
 
 export async function runCli(argv: readonly string[], io: Partial<CliIo> = {}): Promise<number> {
-  const [{ runCli: runProgram }, { registerRuntimeCommands }] = await Promise.all([
+  const [{ runCli: runProgram }, { registerRuntimeCommands, RUNTIME_COMMANDS }] = await Promise.all([
     import('./program.ts'),
     import('./runtime-commands.ts'),
   ]);
-  return runProgram(argv, io, { register: registerRuntimeCommands });
+  return runProgram(argv, io, { register: registerRuntimeCommands, registers: RUNTIME_COMMANDS });
 }
 
 /** True when this process was started to run the CLI (not when a test imports this module). */

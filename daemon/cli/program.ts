@@ -4,28 +4,32 @@
  * read the exit code, stdout and stderr.
  */
 import { Command } from 'commander';
-import { registerApiCommands } from './api-commands.ts';
-import { registerDocsCommand } from './docs-command.ts';
-import { registerDoctorCommand } from './doctor-command.ts';
+import { commandModulesFor, type RegisterCommands } from './command-modules.ts';
 import { errorOutcome } from './errors.ts';
-import { registerHealthcheckCommand } from './healthcheck-command.ts';
-import { registerInitCommand } from './init-command.ts';
 import { processIo, type CliIo } from './io.ts';
-import { registerKeysCommands } from './keys-commands.ts';
-import { registerModCommands } from './mod-commands.ts';
-import { registerPlanCommands } from './plan-commands.ts';
-import { registerServiceCommands } from './service-command.ts';
 import { versionText } from './version-text.ts';
-import { registerWebhooksCommands } from './webhooks-commands.ts';
 
 export interface RunCliOptions {
   /** Registers more commands on the program (main.ts passes registerRuntimeCommands). */
-  readonly register?: (program: Command, io: CliIo) => void;
+  readonly register?: RegisterCommands;
+  /**
+   * The top-level commands `register` adds: running one of them loads none of the operator
+   * commands' modules (command-modules.ts).
+   */
+  readonly registers?: readonly string[];
   /** `--json` was given: commander's error text is kept back and printed as a JSON error. */
   readonly json?: boolean;
 }
 
-export function buildProgram(io: CliIo, options: RunCliOptions = {}): Command {
+/**
+ * The program with the operator commands in `commands` (command-modules.ts says which a command
+ * line needs; `await commandModulesFor([])` gives them all) and those of `options.register`.
+ */
+export function buildProgram(
+  io: CliIo,
+  options: RunCliOptions = {},
+  commands: readonly RegisterCommands[] = [],
+): Command {
   const program = new Command('modgate')
     .description('game-server gateway: a signed mod link on one side, the /v1 REST API on the other')
     .version(
@@ -33,16 +37,7 @@ export function buildProgram(io: CliIo, options: RunCliOptions = {}): Command {
       '-V, --version',
       'print the version, the mod-link protocol and the Node.js runtime',
     );
-  registerInitCommand(program, io);
-  registerKeysCommands(program, io);
-  registerApiCommands(program, io);
-  registerPlanCommands(program, io);
-  registerModCommands(program, io);
-  registerServiceCommands(program, io);
-  registerWebhooksCommands(program, io);
-  registerDoctorCommand(program, io);
-  registerHealthcheckCommand(program, io);
-  registerDocsCommand(program, io);
+  for (const register of commands) register(program, io);
   options.register?.(program, io);
   // Applied to every command at the end, so commands built elsewhere and attached with
   // addCommand() write to the same streams and never call process.exit() either. Every command
@@ -77,7 +72,8 @@ export async function runCli(
   const fullIo = processIo(io);
   const json = wantsJson(argv);
   try {
-    await buildProgram(fullIo, { ...options, json }).parseAsync([...argv], { from: 'user' });
+    const commands = await commandModulesFor(argv, options.registers);
+    await buildProgram(fullIo, { ...options, json }, commands).parseAsync([...argv], { from: 'user' });
     return 0;
   } catch (error) {
     const outcome = await errorOutcome(error, { argv });

@@ -64,6 +64,9 @@ interface SimFlags {
   json?: boolean;
 }
 
+/** The top-level commands registerRuntimeCommands adds (program.ts loads no others for them). */
+export const RUNTIME_COMMANDS = ['config', 'serve', 'sim', 'demo'] as const;
+
 export function registerRuntimeCommands(program: Command, io: CliIo): void {
   registerConfigCommand(program, io);
   withDataDirOption(program.command('serve').description('run the daemon: the /v1 API and the mod link'))

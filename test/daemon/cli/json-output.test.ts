@@ -6,6 +6,7 @@
 import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { commandModulesFor } from '../../../daemon/cli/command-modules.ts';
 import { buildProgram } from '../../../daemon/cli/program.ts';
 import { registerRuntimeCommands } from '../../../daemon/cli/runtime-commands.ts';
 import { processIo } from '../../../daemon/cli/io.ts';
@@ -17,8 +18,12 @@ const errorOf = (stderr: string) =>
   (json(stderr.trim()) as { error: { code: string; message: string } }).error;
 
 describe('--json on the operator commands', () => {
-  it('is accepted by every command', () => {
-    const program = buildProgram(processIo(), { register: registerRuntimeCommands });
+  it('is accepted by every command', async () => {
+    const program = buildProgram(
+      processIo(),
+      { register: registerRuntimeCommands },
+      await commandModulesFor([]),
+    );
     const leaves = (command: typeof program): (typeof program)[] =>
       command.commands.length === 0 ? [command] : command.commands.flatMap(leaves);
     for (const command of leaves(program)) {
