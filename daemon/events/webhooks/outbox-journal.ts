@@ -7,7 +7,9 @@
  * an fsync runs are written and synced together by the next one.
  *
  * Opening the journal rewrites it compacted (position markers and the recent attempts of the
- * endpoints still registered) once it holds more than twice what it needs.
+ * endpoints still registered) once it holds more than twice what it needs. An existing empty
+ * journal, the usual one at start-up, is left as it is: rewriting it would write the same nothing,
+ * with two fsyncs on serve's way to ready (docs/performance.md).
  */
 import { open, readFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -24,14 +26,18 @@ interface Pending {
 }
 
 /** Reads the journal without opening it for writing (the CLI's `webhooks deliveries`). */
-export async function readOutbox(dataDir: string): Promise<{ state: OutboxState; lines: number }> {
+export async function readOutbox(
+  dataDir: string,
+): Promise<{ state: OutboxState; lines: number; empty: boolean }> {
   const state = new OutboxState();
-  let text = '';
+  let text: string | undefined;
   try {
     text = await readFile(join(dataDir, OUTBOX_FILE), 'utf8');
   } catch (error) {
     if (errnoCode(error) !== 'ENOENT') throw error;
   }
+  const empty = text === '';
+  text ??= '';
   let lines = 0;
   for (const line of text.split('\n')) {
     if (line.trim() === '') continue;
@@ -39,7 +45,7 @@ export async function readOutbox(dataDir: string): Promise<{ state: OutboxState;
     const record = parseOutboxLine(line);
     if (record) state.apply(record);
   }
-  return { state, lines };
+  return { state, lines, empty };
 }
 
 export class OutboxJournal {
@@ -54,11 +60,11 @@ export class OutboxJournal {
 
   /** Loads the journal; `liveEndpoints` are the ids still registered (others are dropped). */
   static async open(dataDir: string, liveEndpoints: readonly string[]): Promise<OutboxJournal> {
-    const { state, lines } = await readOutbox(dataDir);
+    const { state, lines, empty } = await readOutbox(dataDir);
     for (const id of state.ids()) if (!liveEndpoints.includes(id)) state.forget(id);
     const journal = new OutboxJournal(join(dataDir, OUTBOX_FILE), state);
     const kept = state.compacted();
-    if (lines === 0 || lines > 2 * kept.length) {
+    if ((lines === 0 && !empty) || lines > 2 * kept.length) {
       await writeFileAtomic(journal.path, kept.map((record) => `${JSON.stringify(record)}\n`).join(''));
     }
     journal.#handle = await open(journal.path, 'a', 0o600);
