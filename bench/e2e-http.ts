@@ -48,6 +48,7 @@ const { values } = parseArgs({
     players: { type: 'string', default: '200' },
     binary: { type: 'boolean', default: false },
     modgate: { type: 'string' },
+    against: { type: 'string' },
     'cpu-prof': { type: 'string' },
     only: { type: 'string' },
     'log-level': { type: 'string', default: 'info' },
@@ -73,6 +74,8 @@ interface Target {
   /** The processes doing the server's work, whose CPU time is counted. */
   pids: number[];
   best: LoadResult | null;
+  /** The Authorization header its requests carry (each daemon has its own data dir and key). */
+  auth: Record<string, string>;
   /** req/s of each round, in order: the paired ratio compares round by round. */
   rounds: number[];
   /** The least CPU per request of any round. */
@@ -126,6 +129,8 @@ async function playerWithViolations(api: string, key: string): Promise<string> {
   throw new Error('no player with violations');
 }
 
+const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+
 const nodeVersion = (node: string) => execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
 
 const fmt = (n: number, digits = 0) =>
@@ -158,7 +163,7 @@ function report(pairs: Array<[Target, Target, number]>): void {
     const ratios = subject.rounds.map((rps, i) => rps / (anchor.rounds[i] as number)).sort((a, b) => a - b);
     const median = ratios[Math.floor((ratios.length - 1) / 2)] as number;
     console.log(
-      `paired req/s ratio, ${subject.name.split(' ')[0]}: median ${fmt(median, 2)} of ${ratios.length} rounds ` +
+      `paired req/s ratio, ${subject.name}: median ${fmt(median, 2)} of ${ratios.length} rounds ` +
         `(${fmt(ratios[0] as number, 2)} to ${fmt(ratios[ratios.length - 1] as number, 2)})`,
     );
   }
@@ -169,50 +174,74 @@ function report(pairs: Array<[Target, Target, number]>): void {
   );
 }
 
-function target(name: string, url: string, children: Child[], roles: string[]): Target {
+function target(
+  name: string,
+  url: string,
+  children: Child[],
+  roles: string[],
+  auth: Record<string, string> = {},
+): Target {
   const pids = children.map((c) => c.process.pid as number);
-  return { name, url, pids, roles, rounds: [], best: null, cpuUs: Infinity, cpuUsEach: [] };
+  return { name, url, pids, roles, auth, rounds: [], best: null, cpuUs: Infinity, cpuUsEach: [] };
 }
 
-async function main(): Promise<void> {
-  const work = await mkdtemp(join(tmpdir(), 'modgate-bench-'));
+interface Daemon {
+  api: string;
+  key: string;
+  serve: Child;
+  sim: Child;
+  remove(): Promise<void>;
+}
+
+/** serve and sim from `command`, on a data dir, key and ports of their own. */
+async function startDaemon(
+  command: (role: 'serve' | 'sim') => string[],
+  work: string,
+  children: Child[],
+): Promise<Daemon> {
   const data = await makeDataDir();
   const { key } = await data.createKey('--scopes', 'all');
   const [apiPort, modPort] = [await freePort(), await freePort()];
-  const config = join(work, 'modgate.toml');
+  const config = join(work, `modgate-${apiPort}.toml`);
   await writeFile(
     config,
     `[rate_limit]\nper_key = { limit = ${RATE_LIMIT}, window_sec = 60 }\n` +
       `per_address = { limit = ${RATE_LIMIT}, window_sec = 60 }\n` +
       `[log]\nlevel = "${values['log-level']}"\n`,
   );
+  const log = join(work, `modgate-${apiPort}.log`);
+  const serve = startModgate(
+    command('serve'),
+    [
+      'serve',
+      ...['--data-dir', data.dir, '--config', config],
+      ...['--listen', `127.0.0.1:${apiPort}`, '--mod-listen', `127.0.0.1:${modPort}`],
+    ],
+    log,
+  );
+  children.push(serve);
+  const sim = startModgate(
+    command('sim'),
+    ['sim', '--data-dir', data.dir, '--connect', `ws://127.0.0.1:${modPort}`, '--players', values.players],
+    log,
+  );
+  children.push(sim);
+  const api = `http://127.0.0.1:${apiPort}`;
+  await waitFor(`${api}/healthz?mod=required`);
+  return { api, key, serve, sim, remove: () => data.remove() };
+}
+
+async function main(): Promise<void> {
+  const work = await mkdtemp(join(tmpdir(), 'modgate-bench-'));
   const children: Child[] = [];
-  const log = join(work, 'modgate.log');
+  const daemons: Daemon[] = [];
   try {
-    const serve = startModgate(
-      modgateCommand('serve'),
-      [
-        'serve',
-        '--data-dir',
-        data.dir,
-        '--config',
-        config,
-        '--listen',
-        `127.0.0.1:${apiPort}`,
-        '--mod-listen',
-        `127.0.0.1:${modPort}`,
-      ],
-      log,
-    );
-    children.push(serve);
-    const sim = startModgate(
-      modgateCommand('sim'),
-      ['sim', '--data-dir', data.dir, '--connect', `ws://127.0.0.1:${modPort}`, '--players', values.players],
-      log,
-    );
-    children.push(sim);
-    const api = `http://127.0.0.1:${apiPort}`;
-    await waitFor(`${api}/healthz?mod=required`);
+    const mine = await startDaemon(modgateCommand, work, children);
+    daemons.push(mine);
+    const { api, key, serve, sim } = mine;
+    // The other build runs beside this one, in the same rounds, against the same anchors.
+    const other = values.against ? await startDaemon(() => [values.against as string], work, children) : null;
+    if (other) daemons.push(other);
 
     const cachedPath = '/v1/players?limit=50';
     const cached = await getJson(`${api}${cachedPath}`, key);
@@ -252,26 +281,67 @@ async function main(): Promise<void> {
 
     const targets = {
       raw: target('raw node:http', `http://127.0.0.1:${rawPort}${cachedPath}`, [raw], ['raw node:http']),
-      cached: target(`cached ${cachedPath}`, `${api}${cachedPath}`, [serve], ['serve']),
+      cached: target(`cached ${cachedPath}`, `${api}${cachedPath}`, [serve], ['serve'], bearer(key)),
       proxy: target(
         'minimal proxy',
         `http://127.0.0.1:${proxyPort}${proxiedPath}`,
         [proxy, mod],
         ['proxy', 'mod'],
       ),
-      proxied: target('proxied …/violations', `${api}${proxiedPath}`, [serve, sim], ['serve', 'sim']),
+      proxied: target(
+        'proxied …/violations',
+        `${api}${proxiedPath}`,
+        [serve, sim],
+        ['serve', 'sim'],
+        bearer(key),
+      ),
     };
-    const auth = { authorization: `Bearer ${key}` };
     const pairs: Array<[Target, Target, number]> = [
       [targets.cached, targets.raw, 0.7],
       [targets.proxied, targets.proxy, 0.8],
     ].filter(([subject]) => !values.only || (subject as Target).name.startsWith(values.only)) as never;
-    const run = pairs.flatMap(([subject, anchor]) => [anchor, subject]);
-    for (const target of run) await autocannon(target, auth, CONNECTIONS, 1); // warm-up
+    if (other) {
+      // Same world (the simulator's default seed), so the same player and the same data.
+      const [againstCached, againstProxied] = [
+        target(`against cached`, `${other.api}${cachedPath}`, [other.serve], ['serve'], bearer(other.key)),
+        target(
+          `against proxied`,
+          `${other.api}${proxiedPath}`,
+          [other.serve, other.sim],
+          ['serve', 'sim'],
+          bearer(other.key),
+        ),
+      ];
+      for (const [subject, again] of [
+        [targets.cached, againstCached],
+        [targets.proxied, againstProxied],
+      ] as const) {
+        // The same length: the bytes differ only in the cursor, bound to each daemon's own secret.
+        const [mineBody, otherBody] = [
+          (await getJson(subject.url, key)).body,
+          (await getJson(again.url, other.key)).body,
+        ];
+        if (mineBody.length !== otherBody.length)
+          throw new Error(
+            `${again.url}: ${otherBody.length} bytes, not ${mineBody.length} as ${subject.url}`,
+          );
+      }
+      const pairOf = (subject: Target) => pairs.find(([s]) => s === subject);
+      for (const [subject, again] of [
+        [targets.cached, againstCached],
+        [targets.proxied, againstProxied],
+      ] as const) {
+        const pair = pairOf(subject);
+        if (pair) pairs.splice(pairs.indexOf(pair) + 1, 0, [again, pair[1], pair[2]]);
+      }
+    }
+    // Each anchor once per round, just before the builds measured against it.
+    const run = [...new Set(pairs.flatMap(([subject, anchor]) => [anchor, subject]))];
+    for (const target of run) await autocannon(target, target.auth, CONNECTIONS, 1); // warm-up
     for (let round = 1; round <= ROUNDS; round++) {
       const line: string[] = [];
       for (const target of run) {
-        const r = await autocannon(target, auth, CONNECTIONS, SECONDS);
+        const r = await autocannon(target, target.auth, CONNECTIONS, SECONDS);
         if (r.non2xx > 0 || r.errors > 0)
           throw new Error(`${target.name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
         target.rounds.push(r.rps);
@@ -284,7 +354,7 @@ async function main(): Promise<void> {
     report(pairs);
   } finally {
     for (const child of children.reverse()) await child.stop();
-    await data.remove();
+    for (const daemon of daemons) await daemon.remove();
     await rm(work, { recursive: true, force: true });
   }
 }
