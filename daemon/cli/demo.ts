@@ -34,8 +34,12 @@ export async function runDemo(options: DemoOptions): Promise<void> {
   try {
     const key = await prepareDataDir(dataDir, io);
     const log = createLogger({ level: 'warn', write: (line) => io.stderr.write(line) });
-    const daemon = await startOnFreePort(dataDir, options.listen, log);
     const credentials = await readFromDataDir(dataDir, modCredentialsFile);
+    // The mod link listens where init told the mod to dial (127.0.0.1:8788, or
+    // MODGATE_MOD_LISTEN), so the daemon has no mismatch to warn about.
+    const modUrl = new URL(credentials.url);
+    const modListen = { host: modUrl.hostname, port: Number(modUrl.port) };
+    const daemon = await startOnFreePort(dataDir, { api: options.listen, mod: modListen }, log);
     const simulator = startSimulator({
       url: `ws://${formatHostPort(daemon.modLink)}`,
       identity: { publicKey: credentials.modPublicKey, secretKey: credentials.modSecretKey },
@@ -95,19 +99,22 @@ async function prepareDataDir(dataDir: string, io: CliIo): Promise<string> {
   return (JSON.parse(output) as { key: string }).key;
 }
 
-/** The requested port if free, else any free port: the demo should start on a busy machine too. */
+/**
+ * The requested ports if free, else any free ports: the demo should start on a busy machine too
+ * (the daemon then warns that mod-credentials.json names another port; the demo's own simulator
+ * dials the port the link got).
+ */
 async function startOnFreePort(
   dataDir: string,
-  listen: HostPort,
+  listen: { api: HostPort; mod: HostPort },
   log: ReturnType<typeof createLogger>,
 ): Promise<Daemon> {
-  const start = (api: HostPort) =>
-    startDaemon({ dataDir, listen: api, modListen: { host: '127.0.0.1', port: 0 }, log });
+  const start = (api: HostPort, mod: HostPort) => startDaemon({ dataDir, listen: api, modListen: mod, log });
   try {
-    return await start(listen);
+    return await start(listen.api, listen.mod);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
-    return start({ host: listen.host, port: 0 });
+    return start({ host: listen.api.host, port: 0 }, { host: listen.mod.host, port: 0 });
   }
 }
 

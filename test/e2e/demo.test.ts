@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDemo } from '../../daemon/cli/demo.ts';
 import { processIo } from '../../daemon/cli/io.ts';
+import { freePort } from '../support/ports.ts';
 
 const sh = promisify(execFile);
 
@@ -26,18 +27,24 @@ function hasShell(name: string): boolean {
 
 describe('modgate demo', () => {
   let output = '';
+  let errors = '';
+  let modPort = 0;
   let ready: { baseUrl: string; key: string; dataDir: string };
   let stop: () => void;
   let finished: Promise<void>;
 
   beforeAll(async () => {
     const stopped = new Promise<void>((resolve) => (stop = resolve));
+    // What `init` writes into mod-credentials.json when MODGATE_MOD_LISTEN is set (a free port,
+    // so files running beside this one cannot hold the default 8788).
+    modPort = await freePort();
     await new Promise<void>((resolve, reject) => {
       finished = runDemo({
         listen: { host: '127.0.0.1', port: 0 },
         io: processIo({
           stdout: { write: (text: string) => (output += text) },
-          stderr: { write: () => true },
+          stderr: { write: (text: string) => ((errors += text), true) },
+          env: { ...process.env, MODGATE_MOD_LISTEN: `127.0.0.1:${modPort}` },
         }),
         stop: stopped,
         onReady: (info) => {
@@ -52,6 +59,11 @@ describe('modgate demo', () => {
   afterAll(async () => {
     stop();
     await finished;
+  });
+
+  it('starts its mod link where mod-credentials.json tells the mod to dial, with nothing to warn about', () => {
+    expect(output).toContain(`ws://127.0.0.1:${modPort}`);
+    expect(errors).toBe('');
   });
 
   it('prints the key once and the base URL', () => {
