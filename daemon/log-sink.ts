@@ -16,14 +16,14 @@
 
 export interface LineSink {
   write(line: string): void;
-  /** Hands everything pending to the output, then calls `done`. */
+  /** Hands everything pending to the output; `done` once the output has written all of it. */
   flush(done?: (error?: Error) => void): void;
 }
 
 /** What the sink writes to: process.stdout, or a stream with the same write. */
 export interface LineOutput {
   write(chunk: string, done?: (error?: Error | null) => void): boolean;
-  once?(event: 'error', listener: (error: Error) => void): unknown;
+  on?(event: 'error', listener: (error: Error) => void): unknown;
 }
 
 /** A batch this long is written at once, not held to the end of the turn (a pipe holds 64 KiB). */
@@ -54,7 +54,8 @@ class TurnBatchedSink implements LineSink {
   #failed = false;
 
   constructor(private readonly output: LineOutput) {
-    output.once?.('error', () => {
+    // Every error, not only the first: an unhandled 'error' on stdout would end the process.
+    output.on?.('error', () => {
       this.#failed = true;
       this.#pending = '';
     });
@@ -72,7 +73,9 @@ class TurnBatchedSink implements LineSink {
   flush(done?: (error?: Error) => void): void {
     const pending = this.#pending;
     this.#pending = '';
-    if (pending === '' || this.#failed) return done?.();
+    if (this.#failed) return done?.();
+    if (pending === '' && !done) return;
+    // An empty write still calls back in order: after everything written before it is out.
     this.output.write(pending, done && ((error) => done(error ?? undefined)));
   }
 

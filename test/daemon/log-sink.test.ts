@@ -10,6 +10,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../support/stack.ts';
 
 const LOG_MODULE = new URL('../../daemon/log.ts', import.meta.url).href;
 
@@ -110,6 +111,33 @@ describe('the default log output', () => {
     const { code, stderr } = await done;
     expect(code).toBe(0);
     expect(Number(/ticks (\d+)/.exec(stderr)?.[1])).toBeGreaterThan(10);
+  });
+
+  it('calls back from flush only once its reader has taken every line', async () => {
+    const file = await script(
+      dir,
+      'flush.ts',
+      `const log = createLogger({ format: 'json' });
+       for (let i = 0; i < 2048; i++) log.info('x'.repeat(4096));
+       process.stderr.write('logged\\n');
+       // A later turn: the end of the first has handed every line over, so nothing is pending.
+       setTimeout(() => log.flush(() => { process.stderr.write('flushed\\n'); process.exit(0); }), 50);`,
+    );
+    const child = spawn(process.execPath, ['--import', 'tsx', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.pause();
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    await eventually(() => stderr.includes('logged'));
+    // 8 MiB cannot pass a pipe nobody reads: a flush that called back now would be early.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(stderr).not.toContain('flushed');
+    let lines = 0;
+    child.stdout.on('data', (chunk: Buffer) => (lines += chunk.toString().split('\n').length - 1));
+    child.stdout.resume();
+    const [code] = (await once(child, 'exit')) as [number];
+    expect(code).toBe(0);
+    expect(stderr).toContain('flushed');
+    await eventually(() => lines === 2048);
   });
 
   it('keeps running when the reader of its output goes away', async () => {
