@@ -20,32 +20,22 @@ export interface LineSink {
   flush(done?: (error?: Error) => void): void;
 }
 
-/** What the sink writes to: process.stdout, or a stream with the same write. */
-export interface LineOutput {
-  write(chunk: string, done?: (error?: Error | null) => void): boolean;
-  on?(event: 'error', listener: (error: Error) => void): unknown;
-}
-
 /** A batch this long is written at once, not held to the end of the turn (a pipe holds 64 KiB). */
 const MAX_BATCH_CHARS = 65_536;
 
-const stdoutSinks = new Map<LineOutput, TurnBatchedSink>();
+let stdoutSink: TurnBatchedSink | undefined;
 
 /**
- * The sink on `output` (standard output by default), one per output so that two loggers on it
- * keep their lines in order.
+ * The sink on standard output: one per process, so that two loggers on it keep their lines in
+ * order; whatever it holds is written when the process exits.
  */
-export function turnBatchedSink(output: LineOutput = process.stdout): LineSink {
-  let sink = stdoutSinks.get(output);
-  if (sink) return sink;
-  if (stdoutSinks.size === 0) {
-    process.once('exit', () => {
-      for (const each of stdoutSinks.values()) each.flush();
-    });
+export function stdoutLineSink(): LineSink {
+  if (stdoutSink === undefined) {
+    const sink = new TurnBatchedSink(process.stdout);
+    process.once('exit', () => sink.flush());
+    stdoutSink = sink;
   }
-  sink = new TurnBatchedSink(output);
-  stdoutSinks.set(output, sink);
-  return sink;
+  return stdoutSink;
 }
 
 class TurnBatchedSink implements LineSink {
@@ -53,9 +43,9 @@ class TurnBatchedSink implements LineSink {
   #scheduled = false;
   #failed = false;
 
-  constructor(private readonly output: LineOutput) {
+  constructor(private readonly output: NodeJS.WriteStream) {
     // Every error, not only the first: an unhandled 'error' on stdout would end the process.
-    output.on?.('error', () => {
+    output.on('error', () => {
       this.#failed = true;
       this.#pending = '';
     });

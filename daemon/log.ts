@@ -10,7 +10,7 @@ import { Writable } from 'node:stream';
 import pino, { type DestinationStream, type Logger as PinoLogger } from 'pino';
 import pretty from 'pino-pretty';
 import type { LogFields, Logger } from '../protocol/log.ts';
-import { turnBatchedSink } from './log-sink.ts';
+import { stdoutLineSink } from './log-sink.ts';
 
 export { silentLogger, type LogFields, type Logger } from '../protocol/log.ts';
 
@@ -30,7 +30,7 @@ export interface LoggerOptions {
   level?: LogLevel;
   /** `json` (the default) or `pretty`; resolveLogFormat picks one for a command. */
   format?: LogFormat;
-  /** Where finished lines go; default: file descriptor 1, written once per event-loop turn (log-sink.ts). */
+  /** Where finished lines go; default: standard output, written once per event-loop turn (log-sink.ts). */
   write?: (line: string) => void;
   /** Colours in the pretty form; default: when stdout is a terminal. */
   colorize?: boolean;
@@ -97,7 +97,7 @@ function destinationOf(options: LoggerOptions, format: LogFormat): DestinationSt
     });
   }
   if (custom) return { write: (line: string) => void custom(line) };
-  return turnBatchedSink();
+  return stdoutLineSink();
 }
 
 /** A Writable that hands each finished line to `write` (pino-pretty wants a stream). */
