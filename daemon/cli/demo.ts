@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDaemon, type Daemon } from '../daemon.ts';
-import { formatHostPort, type HostPort } from '../host-port.ts';
+import { formatHostPort, parseHostPort, type HostPort } from '../host-port.ts';
 import { createLogger } from '../log.ts';
 import { readFromDataDir } from '../store/data-dir-access.ts';
 import { modCredentialsFile } from '../store/mod-credentials.ts';
@@ -37,8 +37,7 @@ export async function runDemo(options: DemoOptions): Promise<void> {
     const credentials = await readFromDataDir(dataDir, modCredentialsFile);
     // The mod link listens where init told the mod to dial (127.0.0.1:8788, or
     // MODGATE_MOD_LISTEN), so the daemon has no mismatch to warn about.
-    const modUrl = new URL(credentials.url);
-    const modListen = { host: modUrl.hostname, port: Number(modUrl.port) };
+    const modListen = parseHostPort(new URL(credentials.url).host);
     const daemon = await startOnFreePort(dataDir, { api: options.listen, mod: modListen }, log);
     const simulator = startSimulator({
       url: `ws://${formatHostPort(daemon.modLink)}`,
