@@ -238,10 +238,10 @@ async function main(): Promise<void> {
   try {
     const mine = await startDaemon(modgateCommand, work, children);
     daemons.push(mine);
-    const { api, key, serve, sim } = mine;
     // The other build runs beside this one, in the same rounds, against the same anchors.
     const other = values.against ? await startDaemon(() => [values.against as string], work, children) : null;
     if (other) daemons.push(other);
+    const { api, key } = mine;
 
     const cachedPath = '/v1/players?limit=50';
     const cached = await getJson(`${api}${cachedPath}`, key);
@@ -279,61 +279,54 @@ async function main(): Promise<void> {
         `proxied read ${proxied.body.length} bytes`,
     );
 
-    const targets = {
-      raw: target('raw node:http', `http://127.0.0.1:${rawPort}${cachedPath}`, [raw], ['raw node:http']),
-      cached: target(`cached ${cachedPath}`, `${api}${cachedPath}`, [serve], ['serve'], bearer(key)),
-      proxy: target(
-        'minimal proxy',
-        `http://127.0.0.1:${proxyPort}${proxiedPath}`,
-        [proxy, mod],
-        ['proxy', 'mod'],
+    const rawTarget = target(
+      'raw node:http',
+      `http://127.0.0.1:${rawPort}${cachedPath}`,
+      [raw],
+      ['raw node:http'],
+    );
+    const proxyTarget = target(
+      'minimal proxy',
+      `http://127.0.0.1:${proxyPort}${proxiedPath}`,
+      [proxy, mod],
+      ['proxy', 'mod'],
+    );
+    const anchors = { cached: [rawTarget, 0.7], proxied: [proxyTarget, 0.8] } as const;
+    /** A daemon's two reads; `prefix` names the other build's. */
+    const reads = (daemon: Daemon, prefix: string) => ({
+      cached: target(
+        `${prefix}cached ${cachedPath}`,
+        `${daemon.api}${cachedPath}`,
+        [daemon.serve],
+        ['serve'],
+        bearer(daemon.key),
       ),
       proxied: target(
-        'proxied …/violations',
-        `${api}${proxiedPath}`,
-        [serve, sim],
+        `${prefix}proxied …/violations`,
+        `${daemon.api}${proxiedPath}`,
+        [daemon.serve, daemon.sim],
         ['serve', 'sim'],
-        bearer(key),
+        bearer(daemon.key),
       ),
-    };
-    const pairs: Array<[Target, Target, number]> = [
-      [targets.cached, targets.raw, 0.7],
-      [targets.proxied, targets.proxy, 0.8],
-    ].filter(([subject]) => !values.only || (subject as Target).name.startsWith(values.only)) as never;
-    if (other) {
-      // Same world (the simulator's default seed), so the same player and the same data.
-      const [againstCached, againstProxied] = [
-        target(`against cached`, `${other.api}${cachedPath}`, [other.serve], ['serve'], bearer(other.key)),
-        target(
-          `against proxied`,
-          `${other.api}${proxiedPath}`,
-          [other.serve, other.sim],
-          ['serve', 'sim'],
-          bearer(other.key),
-        ),
+    });
+    const mineReads = reads(mine, '');
+    const otherReads = other ? reads(other, 'against ') : null;
+    const pairs: Array<[Target, Target, number]> = [];
+    for (const read of ['cached', 'proxied'] as const) {
+      if (values.only && !read.startsWith(values.only)) continue;
+      const [anchor, ratio] = anchors[read];
+      pairs.push([mineReads[read], anchor, ratio]);
+      if (!other || !otherReads) continue;
+      // Same world (the simulator's default seed), so the same player and the same data; the
+      // same length, since the bytes differ only in the cursor, bound to each daemon's secret.
+      const [mineBody, otherBody] = [
+        (await getJson(mineReads[read].url, mine.key)).body,
+        (await getJson(otherReads[read].url, other.key)).body,
       ];
-      for (const [subject, again] of [
-        [targets.cached, againstCached],
-        [targets.proxied, againstProxied],
-      ] as const) {
-        // The same length: the bytes differ only in the cursor, bound to each daemon's own secret.
-        const [mineBody, otherBody] = [
-          (await getJson(subject.url, key)).body,
-          (await getJson(again.url, other.key)).body,
-        ];
-        if (mineBody.length !== otherBody.length)
-          throw new Error(
-            `${again.url}: ${otherBody.length} bytes, not ${mineBody.length} as ${subject.url}`,
-          );
+      if (mineBody.length !== otherBody.length) {
+        throw new Error(`${otherReads[read].url}: ${otherBody.length} bytes, not ${mineBody.length}`);
       }
-      const pairOf = (subject: Target) => pairs.find(([s]) => s === subject);
-      for (const [subject, again] of [
-        [targets.cached, againstCached],
-        [targets.proxied, againstProxied],
-      ] as const) {
-        const pair = pairOf(subject);
-        if (pair) pairs.splice(pairs.indexOf(pair) + 1, 0, [again, pair[1], pair[2]]);
-      }
+      pairs.push([otherReads[read], anchor, ratio]);
     }
     // Each anchor once per round, just before the builds measured against it.
     const run = [...new Set(pairs.flatMap(([subject, anchor]) => [anchor, subject]))];
