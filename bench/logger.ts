@@ -1,9 +1,9 @@
 /**
  * The request log line, side by side: the hand-rolled logger modgate had (JSON.stringify of the
- * whole object, then process.stdout.write), pino with its own asynchronous destination
- * (sonic-boom, each write through libuv's thread pool: what daemon/log.ts used until the
- * log-sink change), and the daemon's logger as daemon/log.ts configures it now (pino's
- * serializer, lines batched per event-loop turn, daemon/log-sink.ts). Three measurements:
+ * whole object, then process.stdout.write), and the daemon's logger (createLogger, the same line
+ * byte for byte) with two writers: pino's own asynchronous destination (sonic-boom, each write
+ * through libuv's thread pool: what daemon/log.ts used until the log-sink change) and the one
+ * daemon/log.ts uses now (lines batched per event-loop turn, daemon/log-sink.ts). Three measurements:
  *
  * 1. format only: each logger hands its finished line to a function that drops it, so what is
  *    measured is building the line;
@@ -73,18 +73,13 @@ function loggerFor(variant: Variant): { log: Logger; flush(): Promise<void> } {
   }
   if (variant === 'none') return { log: handRolled(() => undefined), flush: async () => undefined };
   if (variant === 'pino async') {
+    // The daemon's logger, lines and all, with the writer it had before log-sink.ts.
     const destination = pino.destination({ dest: 1, sync: false, minLength: 0 });
-    const log = pino({ base: null }, destination);
-    return { log: adapt(log), flush: () => new Promise((resolve) => destination.flush(() => resolve())) };
+    const log = createLogger({ format: 'json', write: (line) => destination.write(line) });
+    return { log, flush: () => new Promise((resolve) => destination.flush(() => resolve())) };
   }
   const log = createLogger({ format: 'json' });
   return { log, flush: () => new Promise((resolve) => log.flush(() => resolve())) };
-}
-
-function adapt(log: pino.Logger): Logger {
-  const emit = (level: 'debug' | 'info' | 'warn' | 'error') => (msg: string, fields?: object) =>
-    log[level](fields ?? {}, msg);
-  return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') };
 }
 
 /**
