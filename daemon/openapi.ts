@@ -6,7 +6,7 @@
  * daemon/routes/params.ts); statuses, error codes and headers come from daemon/openapi-responses.ts,
  * prose from daemon/openapi-text.ts. Decisions: docs/openapi.md.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ERROR_CATALOGUE, type ErrorCode } from './http/error-catalogue.ts';
 import {
   errorResponse,

@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { parse as parseToml } from 'smol-toml';
-import { z } from 'zod';
+import * as z from 'zod';
 import { isOpName } from '../../protocol/ops/index.ts';
 import { parseHostPort, type HostPort } from '../host-port.ts';
 import { normaliseAllowIp } from '../store/allow-ip.ts';

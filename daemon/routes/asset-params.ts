@@ -4,7 +4,7 @@
  * in their exact text form, and read-cache tags.
  * Every id stays a decimal string: none of these converts an id to a JS number.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   asParam,
   integerParam,

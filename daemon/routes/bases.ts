@@ -3,7 +3,7 @@
  * by flag id. Declarations; each handler is one read or one keyset page through the read cache.
  * max-age 15 s, as the spec fixes it for bases.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { Base } from '../../protocol/ops/schemas.ts';
 import {
   ASSET_READ_TAGS,

@@ -4,7 +4,7 @@
  * delivery_status move on the game side (redemptions, expiry, the direct-message queue).
  * Decisions where the spec is silent are in docs/packs.md.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   CLAIM_SOURCES,
   CLAIM_STATUSES,

@@ -1,5 +1,5 @@
 /** The collection envelope's schema (api-v1.md general rule 6), with `total` where the endpoint has one. */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export function collection<T extends z.ZodType>(row: T, withTotal: boolean, id: string) {
   const base = {

@@ -3,7 +3,7 @@
  * the command history. Decisions where the spec is silent are in docs/commands.md: the returned
  * subject's shape, the catalogue's max-age, bounds on verbs and arguments.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { CommandCatalog, CommandHistoryEntry, CommandResult } from '../../protocol/ops/commands.ts';
 import { ASSET_TAG, SQUAD_TAG } from './asset-params.ts';
 import { collection } from './collection.ts';

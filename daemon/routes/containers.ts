@@ -7,7 +7,7 @@
  * max-age 15 s, the long end of the spec's 10 to 15: containers stay where they are built or
  * buried and change only when someone opens them.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { Inventory, TypeCounts } from '../../protocol/ops/assets.ts';
 import { Container } from '../../protocol/ops/schemas.ts';
 import { ASSET_READ_TAGS, entityIdParams, ownerQuery } from './asset-params.ts';

@@ -3,7 +3,7 @@
  * ops the game applies once per op id, so a retry with the same Idempotency-Key never pays twice
  * (docs/economy.md). Both drop the cached reads that show balances.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { BulkCoinChange, CoinChange } from '../../protocol/ops/economy.ts';
 import { ApiError } from '../http/api-error.ts';
 import { defineRoute } from './define-route.ts';

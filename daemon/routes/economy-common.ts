@@ -3,7 +3,7 @@
  * amount and reason fields, the read-cache tags a balance change drops, the lenient `{ref}` of
  * the currency route, and the mod-version gate of bulk coins with `target: online`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { AMOUNT_MAX, AMOUNT_MIN } from '../../protocol/ops/economy.ts';
 import { ApiError } from '../http/api-error.ts';
 import { SQUAD_TAG } from './asset-params.ts';

@@ -4,7 +4,7 @@
  * source `api`. `mode` says how `amount` reads: `delta` (default) any non-zero integer, `set` any
  * integer >= 0. Decisions where the spec is silent are in docs/economy.md.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { BulkCurrencyChange, CURRENCIES, CurrencyChange } from '../../protocol/ops/economy.ts';
 import { defineRoute } from './define-route.ts';
 import {

@@ -4,7 +4,7 @@
  * every request reaches the game. Keyset pages through authenticated cursors bound to the
  * filters; no total.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { LEDGER_ASSETS, LEDGER_SCOPES, LEDGER_SOURCES, LedgerEntry } from '../../protocol/ops/economy.ts';
 import { historyBound } from './commands.ts';
 import { collection } from './collection.ts';

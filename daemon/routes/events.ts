@@ -9,7 +9,7 @@
  * that was reset) is 400 too; `next_cursor` is the last id of the page, so it can be passed back
  * as `after` or `cursor`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { EventStream } from '../events/sse-stream.ts';
 import { eventView } from '../events/payloads.ts';
 import { EVENT_TYPES, isEventType, type EventType, type StoredEvent } from '../events/types.ts';

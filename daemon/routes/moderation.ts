@@ -2,7 +2,7 @@
  * Moderation writes (api-v1.md "Moderation"): ban, unban, mute, unmute. All four are idempotent,
  * attributed to the key, and accept If-Match against GET /v1/players/{ref}/moderation.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ModerationState, MUTE_CHANNELS } from '../../protocol/ops/players.ts';
 import { defineRoute } from './define-route.ts';
 import { playerRefParam } from './params.ts';

@@ -4,7 +4,7 @@
  * history changes from the game side (shop purchases, redemptions, relinks) without the daemon
  * seeing it. Decisions where the spec is silent are in docs/packs.md.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { LinkCallError } from '../../protocol/link-calls.ts';
 import {
   DELIVERY_STATUSES,

@@ -7,7 +7,7 @@
  * `asParam`, from the same numbers the check uses: /openapi.json shows that type, so a generated
  * client sends `limit: 10` and `online: true`, while the daemon keeps checking the text.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The JSON Schema a parameter is documented with, in place of its text form. */
 export type ParamSchema = Record<string, unknown>;

@@ -4,7 +4,7 @@
  * through the read cache for a short private max-age; violations and IP history are sensitive
  * and always reach the game server (no-store).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   IpHistory,
   ModerationState,

@@ -1,5 +1,5 @@
 /** GET /v1/server (api-v1.md "Server"): identity from the daemon, live facts from the mod. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineRoute } from './define-route.ts';
 
 export const ServerStatus = z

@@ -1,5 +1,5 @@
 /** Social links (api-v1.md "Social link"): link by platform id, unlink by either ref. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { Identity } from '../../protocol/ops/schemas.ts';
 import { defineRoute } from './define-route.ts';
 import { asParam, PLATFORM_ID, playerRefParam, socialIdParam } from './params.ts';

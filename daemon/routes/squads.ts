@@ -6,7 +6,7 @@
  * max-age 10 s, the short end of the spec's 10 to 15: member rows and summaries carry presence
  * and balances, which move faster than the assets do.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { SquadMember, SquadRow, SquadSummary } from '../../protocol/ops/assets.ts';
 import { Base, Container, Vehicle } from '../../protocol/ops/schemas.ts';
 import {

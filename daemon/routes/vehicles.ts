@@ -7,7 +7,7 @@
  * max-age 10 s, the short end of the spec's 10 to 15 (vehicles move, lose health and change
  * locks while driven); 15 s on the type counts, an aggregate over every vehicle.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { Inventory, TypeCounts } from '../../protocol/ops/assets.ts';
 import { Vehicle } from '../../protocol/ops/schemas.ts';
 import { ASSET_READ_TAGS, boundedText, entityIdParams, ownerQuery } from './asset-params.ts';

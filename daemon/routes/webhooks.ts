@@ -5,7 +5,7 @@
  * re-enabling a disabled endpoint. The secret is in the 201 answer of the create call only.
  * None of these calls reach the game server. Decisions are in docs/events.md, "Webhooks".
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   ALL_EVENTS,
   MAX_ENDPOINTS,

@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { decodeKey } from '../../protocol/keys.ts';
 import { writeJsonAtomic } from './atomic-file.ts';
 import { errnoCode, StoreError } from './errors.ts';

@@ -2,7 +2,7 @@
  * identity.json: who this daemon is. The server id names the server in logs and the API; the
  * daemon's Ed25519 key pair is what the mod pins in the handshake (PROTOCOL §3.1).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { encodeKey, generateIdentity } from '../../protocol/keys.ts';
 import { DATA_FILES } from './data-dir.ts';
 import { dateField, defineDataFile, keyField } from './data-file.ts';

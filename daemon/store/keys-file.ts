@@ -2,7 +2,7 @@
  * keys.json: the API keys. Only the SHA-256 of a key is stored, never the key
  * (docs/data-dir.md); the key text is shown once, by `modgate keys create`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { SCOPES, type Scope } from '../scopes.ts';
 import { normaliseAllowIp } from './allow-ip.ts';
 import { DATA_FILES } from './data-dir.ts';

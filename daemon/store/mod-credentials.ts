@@ -3,7 +3,7 @@
  * daemon's public key to pin, and the mod-link URL. `modgate init` writes it and trusts its key;
  * the operator copies it to the game server's mod config (docs/data-dir.md).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { encodeKey, generateIdentity } from '../../protocol/keys.ts';
 import { formatHostPort, type HostPort } from '../host-port.ts';
 import { DATA_FILES } from './data-dir.ts';

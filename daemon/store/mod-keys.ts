@@ -2,7 +2,7 @@
  * mod-keys.json: the mod identities the daemon pins. A mod whose handshake proves a key not in
  * this list is refused (PROTOCOL §3.1).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { encodeKey, keysEqual } from '../../protocol/keys.ts';
 import { DATA_FILES } from './data-dir.ts';
 import { dateField, defineDataFile, keyField } from './data-file.ts';

@@ -3,7 +3,7 @@
  * "General rules" 3) and the server's plan (premium, its end date, its features; rules 2 and
  * "Errors": premium_required).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { DATA_FILES } from './data-dir.ts';
 import { defineDataFile, nullableDateField } from './data-file.ts';
 

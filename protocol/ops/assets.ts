@@ -7,7 +7,7 @@
  * id from a path reaches the mod exactly as the client wrote it. Lists are keyset pages
  * (PROTOCOL §6.5): `after` is the mod's own position text from the previous page's `next`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineOp } from './define.ts';
 import {
   Base,

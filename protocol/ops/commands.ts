@@ -3,7 +3,7 @@
  * command history. Shapes are the spec's ("Command catalog entry", "Command history entry"); the
  * returned subject of a command is our shape (the spec leaves it open, docs/commands.md).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineOp } from './define.ts';
 import { PlayerRef, WriteActor } from './players.ts';
 import { Identity, Position, opPage, pageArgs, platformId, socialId } from './schemas.ts';

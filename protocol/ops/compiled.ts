@@ -12,7 +12,7 @@
  *
  * Each op's schemas are compiled on the first call of that op, so start-up pays for none.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { OPS, type OpName } from './index.ts';
 
 type Side = 'args' | 'result';

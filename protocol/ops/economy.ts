@@ -4,7 +4,7 @@
  * "In-game currency", "Economy ledger entry"); the four writes mutate and carry an op id, so a
  * retry never pays twice (PROTOCOL §6.4).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineOp } from './define.ts';
 import { PlayerRef, WriteActor } from './players.ts';
 import { DECIMAL_ID, Identity, opPage, pageArgs, platformId, sqlDateTime } from './schemas.ts';

@@ -6,7 +6,7 @@
  * Pack ids cross the link as decimal strings, as the client wrote them (like asset ids): the mod
  * answers `not_found` for one it does not know, however long. Lists are keyset pages (§6.5).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineOp } from './define.ts';
 import { PlayerRef, WriteActor } from './players.ts';
 import { Identity, opPage, pageArgs, platformId, socialId, sqlDateTime } from './schemas.ts';

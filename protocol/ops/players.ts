@@ -2,7 +2,7 @@
  * Player ops (PROTOCOL §6): reads of the roster, live snapshot, profile, inventory, moderation
  * state and sensitive history; moderation and social-link writes. Shapes are the spec's.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineOp } from './define.ts';
 import {
   Base,

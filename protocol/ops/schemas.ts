@@ -4,7 +4,7 @@
  * so a mod's answer passes through to the API unchanged. The daemon's routes reuse them as their
  * response schemas.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const PLATFORM_ID = /^[0-9]{17}$/;
 export const SOCIAL_ID = /^[0-9]{17,20}$/;

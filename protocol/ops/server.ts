@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineOp } from './define.ts';
 
 /** Live server facts only the game knows. Identity (server id, name) is the daemon's own. */

@@ -1,5 +1,5 @@
 /** Routes that exist only in tests, to exercise pipeline mechanics no real route shows yet. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineRoute } from '../../daemon/routes/define-route.ts';
 import { ROUTES } from '../../daemon/routes/index.ts';
 

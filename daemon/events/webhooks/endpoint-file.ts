@@ -8,7 +8,7 @@
  * It is shown once, when the endpoint is created; neither `webhooks list` nor the API show it.
  */
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { readFromDataDir, updateInDataDir, type Update } from '../../store/data-dir-access.ts';
 import { formatMode, statOrNull } from '../../store/data-dir.ts';
 import { dateField, defineDataFile, nullableDateField } from '../../store/data-file.ts';

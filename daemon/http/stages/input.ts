@@ -3,7 +3,7 @@
  * body, the one place validation happens. zod issues become `details.errors`, never leaked raw;
  * text that is not valid Unicode (well-formed.ts) is refused there too, naming the field.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { AnyRoute } from '../../routes/define-route.ts';
 import { ApiError } from '../api-error.ts';
 import { type ApiRequest, PayloadTooLarge } from '../types.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ROUTES } from '../../../daemon/routes/index.ts';
 import { type AnyRoute, defineRoute } from '../../../daemon/routes/define-route.ts';
 import { eventually, startStack, type Stack } from '../../support/stack.ts';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { argsSchema, resultSchema } from '../../../protocol/ops/compiled.ts';
 import { OPS, type OpName } from '../../../protocol/ops/index.ts';
 
