@@ -31,6 +31,8 @@ function run(file: string, options: { readStdout?: boolean } = {}) {
   child.stderr.on('data', (chunk) => (stderr += chunk));
   return {
     child,
+    /** What the child has written to stderr so far. */
+    stderr: () => stderr,
     done: once(child, 'exit').then(([code]) => ({ code: code as number | null, stdout, stderr })),
   };
 }
@@ -123,20 +125,18 @@ describe('the default log output', () => {
        // A later turn: the end of the first has handed every line over, so nothing is pending.
        setTimeout(() => log.flush(() => { process.stderr.write('flushed\\n'); process.exit(0); }), 50);`,
     );
-    const child = spawn(process.execPath, ['--import', 'tsx', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const { child, stderr, done } = run(file, { readStdout: false });
     child.stdout.pause();
-    let stderr = '';
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    await eventually(() => stderr.includes('logged'));
+    await eventually(() => stderr().includes('logged'));
     // 8 MiB cannot pass a pipe nobody reads: a flush that called back now would be early.
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(stderr).not.toContain('flushed');
+    expect(stderr()).not.toContain('flushed');
     let lines = 0;
     child.stdout.on('data', (chunk: Buffer) => (lines += chunk.toString().split('\n').length - 1));
     child.stdout.resume();
-    const [code] = (await once(child, 'exit')) as [number];
+    const { code } = await done;
     expect(code).toBe(0);
-    expect(stderr).toContain('flushed');
+    expect(stderr()).toContain('flushed');
     await eventually(() => lines === 2048);
   });
 
