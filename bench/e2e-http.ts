@@ -161,7 +161,8 @@ function report(pairs: Array<[Target, Target, number]>): void {
   for (const [subject, anchor] of pairs) {
     // Each round runs the anchor just before modgate: the two meet the same neighbours.
     const ratios = subject.rounds.map((rps, i) => rps / (anchor.rounds[i] as number)).sort((a, b) => a - b);
-    const median = ratios[Math.floor((ratios.length - 1) / 2)] as number;
+    const middle = (ratios.length - 1) / 2;
+    const median = ((ratios[Math.floor(middle)] as number) + (ratios[Math.ceil(middle)] as number)) / 2;
     console.log(
       `paired req/s ratio, ${subject.name}: median ${fmt(median, 2)} of ${ratios.length} rounds ` +
         `(${fmt(ratios[0] as number, 2)} to ${fmt(ratios[ratios.length - 1] as number, 2)})`,
