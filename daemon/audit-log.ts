@@ -7,9 +7,10 @@
  * line starts on a fresh line whatever the file ends with; a failed write is reported to
  * StorageHealth (logged at error, /healthz degraded).
  */
-import { open, type FileHandle } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { StorageHealth } from './storage-health.ts';
+import { openDataFile } from './store/data-dir-fs.ts';
 import { RECORD_FILES } from './store/data-dir.ts';
 
 export const AUDIT_FILE = RECORD_FILES.audit;
@@ -71,7 +72,7 @@ export class AuditLog {
   reopen(): Promise<void> {
     const swap = this.#writes.then(async () => {
       const previous = this.#handle;
-      this.#handle = await open(this.path, 'a+', 0o600);
+      this.#handle = await openDataFile(this.path, 'appendAndRead');
       this.#atLineStart = await endsWithNewline(this.#handle);
       await previous?.close();
     });

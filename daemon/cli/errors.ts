@@ -7,14 +7,15 @@
  * | 0 | success (also help and --version) |
  * | 1 | operational error: the data dir, the lock, a missing key, an address in use |
  * | 2 | usage or configuration error, which a retry cannot fix: a bad flag, a bad config file or
- * |   | environment variable, plain HTTP on a public address, files owned by another user.
+ * |   | environment variable, plain HTTP on a public address, files owned by another user, a
+ * |   | data dir modgate does not trust (another owner, a link inside, loose permissions).
  * |   | The systemd units do not restart on it (RestartPreventExitStatus=2). |
  * | 3 | premium required: the server has no active premium plan (spec: 403 premium_required) |
  */
 import { CommanderError } from 'commander';
 import { ConfigError } from '../config/config.ts';
 import { ListenError } from '../listen-error.ts';
-import { errnoCode, StoreError } from '../store/errors.ts';
+import { errnoCode, StoreError, type StoreErrorCode } from '../store/errors.ts';
 import { listenFailureMessage } from './listen-failure.ts';
 import { permissionMessage } from './permission-hint.ts';
 
@@ -59,6 +60,14 @@ export interface ErrorOutcome {
   readonly printed: boolean;
 }
 
+/** Store errors only the operator can fix (a retry, or a restart by systemd, cannot): exit 2. */
+const SET_UP_ERRORS: ReadonlySet<StoreErrorCode> = new Set([
+  'data_dir_required',
+  'insecure_permissions',
+  'untrusted_owner',
+  'symlink',
+]);
+
 /** What the failed command was: its argv (for the `sudo -u` line) and the environment. */
 export interface FailureContext {
   readonly argv: readonly string[];
@@ -84,7 +93,7 @@ export async function errorOutcome(error: unknown, context: FailureContext): Pro
     return outcome(failure.exitCode, failure.code, failure.message);
   }
   if (error instanceof StoreError) {
-    const exitCode = error.code === 'data_dir_required' ? EXIT_USAGE : EXIT_OPERATIONAL;
+    const exitCode = SET_UP_ERRORS.has(error.code) ? EXIT_USAGE : EXIT_OPERATIONAL;
     return outcome(exitCode, error.code, error.message);
   }
   const errno = errnoCode(error);

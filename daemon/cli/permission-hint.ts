@@ -4,9 +4,9 @@
  * The usual cause is running the CLI as yourself against the daemon's data dir.
  */
 import { statSync } from 'node:fs';
-import { readFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { dirname } from 'node:path';
+import { userName } from '../store/user-name.ts';
 
 /** The message for an EACCES/EPERM on a path, or null when the error names no path. */
 export function permissionMessage(error: NodeJS.ErrnoException, argv: readonly string[]): string | null {
@@ -32,19 +32,6 @@ function ownerOf(path: string): { name: string; uid: number } | null {
       if (dirname(current) === current) return null;
     }
   }
-}
-
-/** The name /etc/passwd gives `uid`, if any. */
-export function userName(uid: number): string | null {
-  try {
-    for (const line of readFileSync('/etc/passwd', 'utf8').split('\n')) {
-      const [name, , id] = line.split(':');
-      if (name && Number(id) === uid) return name;
-    }
-  } catch {
-    // No /etc/passwd (a container without one): the uid alone is all there is.
-  }
-  return null;
 }
 
 function currentUser(): string {

@@ -10,11 +10,12 @@
  * or outside the newest `maxEvents`; a read that starts before what is still held gets
  * `EventsGone`. Memory holds only a byte offset per event; events are read back from the files.
  */
-import { closeSync, openSync, readSync } from 'node:fs';
-import { open, rm, type FileHandle } from 'node:fs/promises';
+import { closeSync, readSync } from 'node:fs';
+import { rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { silentLogger, type Logger } from '../log.ts';
 import { ensureFolder, FILE_MODE, syncFolder } from '../store/atomic-file.ts';
+import { openDataFile, openDataFileSyncForReading } from '../store/data-dir-fs.ts';
 import {
   EVENTS_FOLDER,
   eventLine,
@@ -99,7 +100,7 @@ export class FileEventLog implements EventLog {
     eventLog.#streams = loaded.streams;
     const active = eventLog.#active();
     if (active && segmentLastId(active) === eventLog.#durableId) {
-      eventLog.#handle = await open(join(eventLog.folder, active.name), 'a', FILE_MODE);
+      eventLog.#handle = await openDataFile(join(eventLog.folder, active.name), 'append');
     } else {
       await eventLog.#startSegment();
     }
@@ -248,7 +249,7 @@ export class FileEventLog implements EventLog {
     await this.#handle?.close();
     const firstId = this.#durableId + 1;
     const name = segmentName(firstId);
-    const handle = await open(join(this.folder, name), 'w', FILE_MODE);
+    const handle = await openDataFile(join(this.folder, name), 'replace');
     await handle.chmod(FILE_MODE);
     const header = headerLine(firstId, this.#streams);
     await handle.writeFile(header);
@@ -317,7 +318,7 @@ export class FileEventLog implements EventLog {
     const start = segment.offsets[from - segment.firstId] as number;
     const end = segment.offsets[to - segment.firstId + 1] as number;
     const buffer = Buffer.allocUnsafe(end - start);
-    const fd = openSync(join(this.folder, segment.name), 'r');
+    const fd = openDataFileSyncForReading(join(this.folder, segment.name));
     try {
       let read = 0;
       while (read < buffer.length) {

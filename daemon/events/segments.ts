@@ -12,10 +12,11 @@
  * overwritten, together with every older segment, so what remains is one gap-free run of ids; ids
  * continue above anything the set-aside file could have held.
  */
-import { readdir, readFile, rename, truncate } from 'node:fs/promises';
+import { readdir, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../log.ts';
 import { syncFolder } from '../store/atomic-file.ts';
+import { openDataFile, readDataBytes } from '../store/data-dir-fs.ts';
 import { isEventType, type StoredEvent } from './types.ts';
 
 export const EVENTS_FOLDER = 'events';
@@ -183,7 +184,7 @@ export async function loadSegments(folder: string, log: Logger): Promise<LoadedL
   for (let i = names.length - 1; i >= 0; i -= 1) {
     const { name, firstId } = names[i] as { name: string; firstId: number };
     const newest = i === names.length - 1;
-    const bytes = await readFile(join(folder, name));
+    const bytes = await readDataBytes(join(folder, name));
     try {
       const oldestKept = kept[0];
       const scanned = scanSegment(name, firstId, bytes, newest);
@@ -192,7 +193,7 @@ export async function loadSegments(folder: string, log: Logger): Promise<LoadedL
       }
       if (scanned.tornAt !== null) {
         log.warn('event log: cut a torn last line', { file: name, bytes: bytes.length - scanned.tornAt });
-        await truncate(join(folder, name), scanned.tornAt);
+        await cutAt(join(folder, name), scanned.tornAt);
       }
       if (newest) {
         streams = scanned.streams;
@@ -223,4 +224,14 @@ async function setAside(
     reason: why,
     files: entries.map((entry) => entry.name + suffix),
   });
+}
+
+/** Cuts a segment to `length` bytes through a handle, so a link at its name is not followed. */
+async function cutAt(path: string, length: number): Promise<void> {
+  const handle = await openDataFile(path, 'write');
+  try {
+    await handle.truncate(length);
+  } finally {
+    await handle.close();
+  }
 }

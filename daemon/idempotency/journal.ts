@@ -13,12 +13,13 @@
  * - a journal holding lines that are not records is kept aside (renamed, never overwritten), its
  *   good records are kept, and the error names the copy.
  */
-import { open, readFile, rename, type FileHandle } from 'node:fs/promises';
+import { rename, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { silentLogger, type Logger } from '../log.ts';
 import type { StorageHealth } from '../storage-health.ts';
 import { writeFileAtomic } from '../store/atomic-file.ts';
-import { RECORD_FILES, statOrNull } from '../store/data-dir.ts';
+import { openDataFile, readDataText } from '../store/data-dir-fs.ts';
+import { lstatOrNull, RECORD_FILES } from '../store/data-dir.ts';
 
 export const JOURNAL_FILE = RECORD_FILES.journal;
 export const DEFAULT_RETENTION_MS = 24 * 60 * 60 * 1000;
@@ -163,7 +164,7 @@ export class IdempotencyJournal {
     let text = '';
     let exists = true;
     try {
-      text = await readFile(this.path, 'utf8');
+      text = await readDataText(this.path);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       exists = false;
@@ -193,14 +194,14 @@ export class IdempotencyJournal {
     } else {
       this.#atLineStart = text === '' || text.endsWith('\n');
     }
-    this.#handle = await open(this.path, 'a', 0o600);
+    this.#handle = await openDataFile(this.path, 'append');
   }
 
   /** Renames the journal to a free `<name>.corrupt-<time>` and says so; the caller rewrites it. */
   async #keepAside(badLines: number): Promise<void> {
     const stamp = new Date(this.now()).toISOString().replaceAll(':', '-');
     let aside = `${this.path}.corrupt-${stamp}`;
-    for (let n = 1; (await statOrNull(aside)) !== null; n++) aside = `${this.path}.corrupt-${stamp}-${n}`;
+    for (let n = 1; (await lstatOrNull(aside)) !== null; n++) aside = `${this.path}.corrupt-${stamp}-${n}`;
     await rename(this.path, aside);
     this.log.error('idempotency journal is corrupt: kept aside, its readable records kept', {
       file: JOURNAL_FILE,

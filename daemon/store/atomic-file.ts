@@ -4,14 +4,12 @@
  * the new one, never a torn write, and after a power cut the rename itself is durable.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { lstat, mkdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { errnoCode } from './errors.ts';
+import { DIR_MODE, FILE_MODE, openDataFile, openFolder, symlinkMessage } from './data-dir-fs.ts';
+import { errnoCode, StoreError } from './errors.ts';
 
-/** Mode of every file in the data dir: owner read/write only. */
-export const FILE_MODE = 0o600;
-/** Mode of the data dir itself: owner only. */
-export const DIR_MODE = 0o700;
+export { DIR_MODE, FILE_MODE };
 
 /** The temp files this module creates start with this marker, so they are easy to recognise. */
 export function tempFileName(target: string): string {
@@ -22,7 +20,7 @@ export async function writeFileAtomic(target: string, contents: string): Promise
   const folder = dirname(target);
   const temp = join(folder, tempFileName(target));
   try {
-    const handle = await open(temp, 'wx', FILE_MODE);
+    const handle = await openDataFile(temp, 'createNew');
     try {
       await handle.writeFile(contents, 'utf8');
       // The mode given to open() is filtered by the umask; set it explicitly all the same.
@@ -44,16 +42,20 @@ export async function writeJsonAtomic(target: string, value: unknown): Promise<v
   await writeFileAtomic(target, `${JSON.stringify(value, null, 2)}\n`);
 }
 
-/** Creates the folder (and missing parents) with mode 0700. */
+/**
+ * Creates the folder (and missing parents) with mode 0700. One that exists already must be a
+ * folder, not a link to one: files opened inside it would land wherever the link points.
+ */
 export async function ensureFolder(folder: string): Promise<void> {
   await mkdir(folder, { recursive: true, mode: DIR_MODE });
+  if ((await lstat(folder)).isSymbolicLink()) throw new StoreError('symlink', symlinkMessage(folder));
 }
 
 /** Makes a rename in `folder` durable. Platforms that cannot fsync a folder are skipped. */
 export async function syncFolder(folder: string): Promise<void> {
   let handle;
   try {
-    handle = await open(folder, 'r');
+    handle = await openFolder(folder);
     await handle.sync();
   } catch (error) {
     const code = errnoCode(error);

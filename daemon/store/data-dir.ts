@@ -1,12 +1,16 @@
 /**
  * Where the data dir is and whether it may be used: resolution from --data-dir or
- * MODGATE_DATA_DIR, the "was it initialised" check, and the permission check (folder 0700,
- * files 0600, docs/data-dir.md). Every error names the fix.
+ * MODGATE_DATA_DIR, the "was it initialised" check, and the trust check (owner, links, folder
+ * 0700, files 0600: data-dir-trust.ts, docs/data-dir.md). Every error names the fix.
  */
-import type { Stats } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { errnoCode, StoreError } from './errors.ts';
+import { lstatOrNull, statOrNull, symlinkMessage } from './data-dir-fs.ts';
+import { findUntrusted, formatMode, type TrustProblem } from './data-dir-trust.ts';
+import { errnoCode, StoreError, type StoreErrorCode } from './errors.ts';
+
+export { formatMode, lstatOrNull, statOrNull };
 
 /** The files of an initialised data dir. */
 export const DATA_FILES = {
@@ -32,7 +36,12 @@ export const LOCK_FILE = '.lock';
 
 export const DATA_DIR_ENV = 'MODGATE_DATA_DIR';
 
-/** The data dir from the flag, else from MODGATE_DATA_DIR, as an absolute path. */
+/**
+ * The data dir from the flag, else from MODGATE_DATA_DIR, as an absolute path with its links
+ * resolved, once: /var/lib/modgate → /srv/modgate is a fine way to place it, and from here on
+ * every file is opened inside the real folder, which is the one checked (data-dir-trust.ts).
+ * A path that does not exist yet (before `init`) stays as given.
+ */
 export function resolveDataDir(
   flag: string | undefined,
   env: Readonly<Record<string, string | undefined>>,
@@ -44,7 +53,16 @@ export function resolveDataDir(
       `no data dir given: pass --data-dir DIR or set ${DATA_DIR_ENV} (create one with \`modgate init --data-dir DIR\`)`,
     );
   }
-  return resolve(chosen);
+  return realPathOrAsIs(resolve(chosen));
+}
+
+function realPathOrAsIs(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT' || errnoCode(error) === 'ENOTDIR') return path;
+    throw error;
+  }
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
@@ -52,8 +70,8 @@ function nonEmpty(value: string | undefined): string | undefined {
 }
 
 /**
- * Checks that `dir` is an initialised data dir that only its owner can read: the folder exists,
- * identity.json and every other file are there, and no permission is looser than 0700 / 0600.
+ * Checks that `dir` is an initialised data dir that modgate may trust: the folder exists,
+ * identity.json and every other file are there, and data-dir-trust.ts finds nothing amiss.
  */
 export async function assertDataDirReady(dir: string): Promise<void> {
   await assertInitialised(dir);
@@ -64,11 +82,11 @@ export async function assertInitialised(dir: string): Promise<void> {
   const notInitialised = `${dir} is not an initialised modgate data dir; run \`modgate init --data-dir ${dir}\` first`;
   const folder = await statOrNull(dir);
   if (folder === null || !folder.isDirectory()) throw new StoreError('not_initialised', notInitialised);
-  if ((await statOrNull(join(dir, DATA_FILES.identity))) === null) {
+  if ((await lstatOrNull(join(dir, DATA_FILES.identity))) === null) {
     throw new StoreError('not_initialised', notInitialised);
   }
   for (const name of DATA_FILE_NAMES) {
-    if ((await statOrNull(join(dir, name))) === null) {
+    if ((await lstatOrNull(join(dir, name))) === null) {
       throw new StoreError(
         'missing_file',
         `${join(dir, name)} is missing; run \`modgate init --data-dir ${dir}\` to recreate it`,
@@ -78,40 +96,42 @@ export async function assertInitialised(dir: string): Promise<void> {
 }
 
 /**
- * Refuses a folder looser than 0700 or a file looser than 0600 (any group or other bit), the
- * journal and the audit log included.
+ * Refuses a data dir that data-dir-trust.ts finds a problem with: another owner, a link inside,
+ * a folder looser than 0700 or a state file looser than 0600 (the journal and the audit log
+ * included). All problems in one message, each with its fix; the code is the first one's.
  */
 export async function assertPermissions(dir: string): Promise<void> {
-  const folder = await stat(dir);
-  if ((folder.mode & 0o077) !== 0) {
-    throw new StoreError(
-      'insecure_permissions',
-      `${dir} is accessible to other users (mode ${formatMode(folder.mode)}); fix it with: chmod 700 ${dir}`,
+  const uid = process.getuid?.();
+  const problems = await findUntrusted(dir, {
+    uid: uid ?? (await stat(dir)).uid, // no uids (Windows): the owner check has nothing to go on
+    privateFiles: [...DATA_FILE_NAMES, ...RECORD_FILE_NAMES],
+  });
+  const first = problems[0];
+  if (first === undefined) return;
+  throw new StoreError(ERROR_CODES[first.kind], describeProblems(problems));
+}
+
+const ERROR_CODES: Record<TrustProblem['kind'], StoreErrorCode> = {
+  folder_mode: 'insecure_permissions',
+  private_mode: 'insecure_permissions',
+  writable: 'insecure_permissions',
+  owner: 'untrusted_owner',
+  symlink: 'symlink',
+};
+
+/** One line per problem; state files looser than 0600 share one `chmod 600` line, as before. */
+function describeProblems(problems: readonly TrustProblem[]): string {
+  const loose = problems.filter((problem) => problem.kind === 'private_mode').map((problem) => problem.path);
+  const lines = problems
+    .filter((problem) => problem.kind !== 'private_mode')
+    .map((problem) =>
+      problem.kind === 'symlink'
+        ? symlinkMessage(problem.path)
+        : `${problem.path} is ${problem.what}; fix it with: ${problem.fix}`,
     );
-  }
-  const loose: string[] = [];
-  for (const name of [...DATA_FILE_NAMES, ...RECORD_FILE_NAMES]) {
-    const file = await statOrNull(join(dir, name));
-    if (file !== null && (file.mode & 0o077) !== 0) loose.push(join(dir, name));
-  }
   if (loose.length > 0) {
     const which = loose.length === 1 ? `${loose[0]} is` : `${loose.join(', ')} are`;
-    throw new StoreError(
-      'insecure_permissions',
-      `${which} accessible to other users; fix it with: chmod 600 ${loose.join(' ')}`,
-    );
+    lines.push(`${which} accessible to other users; fix it with: chmod 600 ${loose.join(' ')}`);
   }
-}
-
-export function formatMode(mode: number): string {
-  return `0${(mode & 0o777).toString(8).padStart(3, '0')}`;
-}
-
-export async function statOrNull(path: string): Promise<Stats | null> {
-  try {
-    return await stat(path);
-  } catch (error) {
-    if (errnoCode(error) === 'ENOENT' || errnoCode(error) === 'ENOTDIR') return null;
-    throw error;
-  }
+  return lines.join('\n');
 }

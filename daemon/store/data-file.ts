@@ -4,11 +4,11 @@
  * and writing go through the two functions below, so every file gets the same error messages and
  * the same atomic write.
  */
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod';
 import { decodeKey } from '../../protocol/keys.ts';
 import { writeJsonAtomic } from './atomic-file.ts';
+import { readDataText } from './data-dir-fs.ts';
 import { errnoCode, StoreError } from './errors.ts';
 
 export interface DataFile<T> {
@@ -33,7 +33,7 @@ export async function readDataFile<T>(dir: string, file: DataFile<T>): Promise<T
   const path = join(dir, file.name);
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readDataText(path);
   } catch (error) {
     if (errnoCode(error) === 'ENOENT') {
       if (file.whenMissing !== undefined) return file.whenMissing;
@@ -42,6 +42,7 @@ export async function readDataFile<T>(dir: string, file: DataFile<T>): Promise<T
         `${path} is missing; run \`modgate init --data-dir ${dir}\` to recreate it`,
       );
     }
+    if (error instanceof StoreError) throw error;
     throw new StoreError('invalid_file', `cannot read ${path}: ${describe(error)}`, { cause: error });
   }
   return parseDataFile(path, text, file);

@@ -14,6 +14,10 @@ export type StoreErrorCode =
   | 'invalid_file'
   /** The folder or a file is readable or writable by other users. */
   | 'insecure_permissions'
+  /** The folder or something in it belongs to a user other than the one running modgate or root. */
+  | 'untrusted_owner'
+  /** Something inside the data dir is a symbolic link. */
+  | 'symlink'
   /** Another modgate command holds the data dir lock for too long. */
   | 'locked';
 

@@ -8,7 +8,7 @@ import { chmod, readdir } from 'node:fs/promises';
 import { keysEqual } from '../../protocol/keys.ts';
 import { join } from 'node:path';
 import { DIR_MODE, ensureFolder } from './atomic-file.ts';
-import { assertPermissions, formatMode, statOrNull } from './data-dir.ts';
+import { assertPermissions, formatMode, lstatOrNull, statOrNull } from './data-dir.ts';
 import { readDataFile, writeDataFile, type DataFile } from './data-file.ts';
 import { StoreError } from './errors.ts';
 import { createIdentity, identityFile, type Identity } from './identity.ts';
@@ -149,6 +149,6 @@ async function ensureCredentials(
 }
 
 async function readIfPresent<T>(dir: string, file: DataFile<T>): Promise<T | null> {
-  if ((await statOrNull(join(dir, file.name))) === null) return null;
+  if ((await lstatOrNull(join(dir, file.name))) === null) return null;
   return readDataFile(dir, file);
 }

@@ -9,11 +9,11 @@
  * moved is the stale one, so a fresh lock taken meanwhile by a third command is put back.
  */
 import { randomBytes } from 'node:crypto';
-import { link, open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { link, lstat, rename, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { FILE_MODE } from './atomic-file.ts';
+import { openDataFile, readDataText } from './data-dir-fs.ts';
 import { LOCK_FILE } from './data-dir.ts';
 import { errnoCode, StoreError } from './errors.ts';
 
@@ -74,7 +74,7 @@ async function acquire(path: string, owner: LockOwner, settings: typeof DEFAULTS
 async function tryCreate(path: string, owner: LockOwner): Promise<boolean> {
   let handle;
   try {
-    handle = await open(path, 'wx', FILE_MODE);
+    handle = await openDataFile(path, 'createNew');
   } catch (error) {
     if (errnoCode(error) === 'EEXIST') return false;
     throw error;
@@ -96,7 +96,7 @@ interface Holder {
 async function inspect(path: string, staleMs: number): Promise<Holder> {
   let info;
   try {
-    info = await stat(path);
+    info = await lstat(path);
   } catch (error) {
     // Released between our attempt and this look: not stale, just try again.
     if (errnoCode(error) === 'ENOENT') return { stale: false, ino: -1, owner: null };
@@ -116,7 +116,7 @@ async function breakStaleLock(path: string, staleIno: number): Promise<void> {
     if (errnoCode(error) === 'ENOENT') return; // someone else broke it first
     throw error;
   }
-  const moved = await stat(aside);
+  const moved = await lstat(aside);
   if (moved.ino !== staleIno) {
     // We moved a lock that was taken after our look: give it back (link fails if the name is
     // taken again, in which case its owner's release check keeps it from deleting a stranger's).
@@ -132,7 +132,7 @@ async function release(path: string, owner: LockOwner): Promise<void> {
 
 async function readOwner(path: string): Promise<LockOwner | null> {
   try {
-    const parsed: unknown = JSON.parse(await readFile(path, 'utf8'));
+    const parsed: unknown = JSON.parse(await readDataText(path));
     if (typeof parsed !== 'object' || parsed === null) return null;
     const { token, pid, host } = parsed as Record<string, unknown>;
     if (typeof token !== 'string' || typeof pid !== 'number' || typeof host !== 'string') return null;

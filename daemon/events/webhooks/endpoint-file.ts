@@ -10,7 +10,7 @@
 import { join } from 'node:path';
 import * as z from 'zod';
 import { readFromDataDir, updateInDataDir, type Update } from '../../store/data-dir-access.ts';
-import { formatMode, statOrNull } from '../../store/data-dir.ts';
+import { formatMode, lstatOrNull } from '../../store/data-dir.ts';
 import { dateField, defineDataFile, nullableDateField } from '../../store/data-file.ts';
 import { StoreError } from '../../store/errors.ts';
 import { LOWER_ALPHANUMERIC, randomText } from '../../store/random-text.ts';
@@ -113,7 +113,7 @@ function serializeEndpoint(endpoint: WebhookEndpoint): Record<string, unknown> {
 /** The endpoints; refuses a webhooks.json other users can read (it holds the secrets). */
 export async function readEndpoints(dir: string): Promise<readonly WebhookEndpoint[]> {
   const path = join(dir, WEBHOOKS_FILE);
-  const info = await statOrNull(path);
+  const info = await lstatOrNull(path);
   if (info !== null && (info.mode & 0o077) !== 0) {
     throw new StoreError(
       'insecure_permissions',

@@ -11,9 +11,10 @@
  * journal, the usual one at start-up, is left as it is: rewriting it would write the same nothing,
  * with two fsyncs on serve's way to ready (docs/performance.md).
  */
-import { open, readFile, type FileHandle } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../store/atomic-file.ts';
+import { openDataFile, readDataText } from '../../store/data-dir-fs.ts';
 import { errnoCode } from '../../store/errors.ts';
 import { OutboxState, parseOutboxLine, type OutboxRecord } from './outbox-state.ts';
 
@@ -32,7 +33,7 @@ export async function readOutbox(
   const state = new OutboxState();
   let text: string | undefined;
   try {
-    text = await readFile(join(dataDir, OUTBOX_FILE), 'utf8');
+    text = await readDataText(join(dataDir, OUTBOX_FILE));
   } catch (error) {
     if (errnoCode(error) !== 'ENOENT') throw error;
   }
@@ -67,7 +68,7 @@ export class OutboxJournal {
     if ((lines === 0 && !empty) || lines > 2 * kept.length) {
       await writeFileAtomic(journal.path, kept.map((record) => `${JSON.stringify(record)}\n`).join(''));
     }
-    journal.#handle = await open(journal.path, 'a', 0o600);
+    journal.#handle = await openDataFile(journal.path, 'append');
     return journal;
   }
 

@@ -2,7 +2,7 @@
  * What `modgate doctor` reports: one result per check, ok, warn or fail, with the fix for
  * anything that is not ok. Warnings leave the exit code at 0; a single failure makes it 1.
  */
-import { readFileSync } from 'node:fs';
+import { userName } from '../../store/user-name.ts';
 
 export type CheckLevel = 'ok' | 'warn' | 'fail';
 
@@ -54,15 +54,8 @@ export function formatResults(results: readonly CheckResult[]): string[] {
 
 /** `modgate (uid 998)`, or `uid 998` when /etc/passwd does not name it. */
 export function describeUid(uid: number): string {
-  try {
-    for (const line of readFileSync('/etc/passwd', 'utf8').split('\n')) {
-      const [name, , id] = line.split(':');
-      if (name && Number(id) === uid) return `${name} (uid ${uid})`;
-    }
-  } catch {
-    // no /etc/passwd: the number alone
-  }
-  return `uid ${uid}`;
+  const name = userName(uid);
+  return name === null ? `uid ${uid}` : `${name} (uid ${uid})`;
 }
 
 export function errorText(error: unknown): string {

@@ -1,17 +1,28 @@
 /**
  * Doctor, data dir: the folder and its files as the daemon needs them (docs/data-dir.md): there,
- * owned by one user, private (0700 / 0600), each file valid; then what the operator has switched
- * (API, plan, keys, trusted mods) and whether the mod's URL matches the mod-link listener.
+ * owned by one user, private (0700 / 0600), no link inside, nothing a stranger owns (the same
+ * problems serve refuses, from store/data-dir-trust.ts), each file valid; then what the operator
+ * has switched (API, plan, keys, trusted mods) and whether the mod's URL matches the mod-link
+ * listener.
  */
 import type { Stats } from 'node:fs';
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { formatHostPort, type HostPort } from '../../host-port.ts';
 import { OUTBOX_FILE } from '../../events/webhooks/outbox-journal.ts';
 import { WEBHOOKS_FILE } from '../../events/webhooks/endpoint-file.ts';
 import { apiKeyStatus } from '../../store/api-keys.ts';
-import { DATA_FILES, formatMode, LOCK_FILE, RECORD_FILE_NAMES, statOrNull } from '../../store/data-dir.ts';
+import {
+  DATA_FILE_NAMES,
+  DATA_FILES,
+  formatMode,
+  LOCK_FILE,
+  lstatOrNull,
+  RECORD_FILE_NAMES,
+  statOrNull,
+} from '../../store/data-dir.ts';
+import { findUntrusted, type TrustProblem } from '../../store/data-dir-trust.ts';
 import { readDataFile, type DataFile } from '../../store/data-file.ts';
 import { identityFile } from '../../store/identity.ts';
 import { keysFile } from '../../store/keys-file.ts';
@@ -37,9 +48,17 @@ export async function checkDataDir(dir: string, options: DataDirCheckOptions): P
     return [fail('data dir', `${dir} does not exist`, `modgate init --data-dir ${dir}`)];
   }
   const results = [folderResult(dir, folder, options.uid)];
-  for (const name of Object.values(DATA_FILES)) results.push(await fileMode(dir, name, folder, true));
+  const problems = await untrustedInside(dir, folder);
+  results.push(...problems.map((problem) => fail(relative(dir, problem.path), problem.what, problem.fix)));
+  const judged = new Set(problems.map((problem) => problem.path));
+  for (const name of Object.values(DATA_FILES)) {
+    if (!judged.has(join(dir, name))) results.push(await fileMode(dir, name, folder, true));
+  }
   for (const name of [...RECORD_FILE_NAMES, WEBHOOKS_FILE, OUTBOX_FILE]) {
-    if ((await statOrNull(join(dir, name))) !== null) results.push(await fileMode(dir, name, folder, false));
+    const path = join(dir, name);
+    if (!judged.has(path) && (await lstatOrNull(path)) !== null) {
+      results.push(await fileMode(dir, name, folder, false));
+    }
   }
   if (folder.uid === options.uid) {
     const writable = await access(dir, constants.W_OK).then(
@@ -51,6 +70,16 @@ export async function checkDataDir(dir: string, options: DataDirCheckOptions): P
   results.push(...(await staleLock(dir, options.now)));
   if (results.some((result) => result.level === 'fail')) return results;
   return replacing(results, await contents(dir, options));
+}
+
+/**
+ * What serve would refuse inside the folder, judged for the folder's owner (the daemon's user,
+ * whoever runs doctor); the folder's own mode and owner are folderResult's.
+ */
+async function untrustedInside(dir: string, folder: Stats): Promise<TrustProblem[]> {
+  const privateFiles = [...DATA_FILE_NAMES, ...RECORD_FILE_NAMES, WEBHOOKS_FILE, OUTBOX_FILE];
+  const problems = await findUntrusted(dir, { uid: folder.uid, privateFiles });
+  return problems.filter((problem) => problem.path !== dir);
 }
 
 /** A file that fails to parse replaces its `mode 0600` line: one line per file. */
@@ -80,17 +109,17 @@ function folderResult(dir: string, folder: Stats, uid: number): CheckResult {
   return ok('data dir', `${dir}: mode ${mode}, owned by ${owner}`);
 }
 
-/** A file the daemon reads must be 0600 and owned by the folder's owner (the daemon's user). */
+/**
+ * A file the daemon reads must be there and owned by the folder's owner (the daemon's user):
+ * a root-owned one is trusted but cannot be read by it. Modes and links are untrustedInside's.
+ */
 async function fileMode(dir: string, name: string, folder: Stats, required: boolean): Promise<CheckResult> {
   const path = join(dir, name);
-  const file = await statOrNull(path);
+  const file = await lstatOrNull(path);
   if (file === null) {
     return required
       ? fail(name, `${path} is missing`, `modgate init --data-dir ${dir} (creates only what is missing)`)
       : ok(name, 'not created yet');
-  }
-  if ((file.mode & 0o077) !== 0) {
-    return fail(name, `accessible to other users (mode ${formatMode(file.mode)})`, `chmod 600 ${path}`);
   }
   if (file.uid !== folder.uid) {
     return fail(

@@ -90,12 +90,12 @@ describe('keys commands on a broken data dir', () => {
     );
   });
 
-  it('refuses looser permissions with the chmod that fixes them', async () => {
+  it('refuses looser permissions with the chmod that fixes them, with exit code 2', async () => {
     const dir = await premiumDataDir(await dataDirPath());
     await chmod(join(dir, 'keys.json'), 0o644);
     const result = await run(['keys', 'create', '--data-dir', dir, '--name', 'bot', '--scopes', 'all']);
     expect(result).toMatchObject({
-      code: 1,
+      code: 2,
       stderr: `error: ${join(dir, 'keys.json')} is accessible to other users; fix it with: chmod 600 ${join(dir, 'keys.json')}\n`,
     });
   });

@@ -155,7 +155,7 @@ describe('modgate webhooks', () => {
     await add('--url', 'https://a.example/', '--events', 'all');
     await chmod(join(dir, 'webhooks.json'), 0o644);
     const result = await run(['webhooks', 'list', '--data-dir', dir]);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(2);
     expect(result.stderr).toContain('chmod 600');
     expect(await readFile(join(dir, 'webhooks.json'), 'utf8')).toContain('whsec_');
   });

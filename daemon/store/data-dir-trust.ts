@@ -1,0 +1,124 @@
+/**
+ * What the data dir must be before modgate reads a byte of it (docs/data-dir.md, "What the data
+ * dir trusts"), the rule OpenSSH's StrictModes applies to ~/.ssh:
+ *
+ * - the folder, and everything in it, belongs to the user running modgate or to root: a file
+ *   another user owns could say anything, and a folder another user owns could be changed under
+ *   the daemon at any time;
+ * - nothing in it is a symbolic link: the daemon, perhaps root, would read or write wherever the
+ *   link points (audit.jsonl → /etc/shadow);
+ * - the folder and `events/` are 0700 and the state files 0600; anything else in it (a folder the
+ *   operator adds) at least not writable by group or others.
+ *
+ * The data dir path itself may be a link (/var/lib/modgate → /srv/modgate): resolveDataDir()
+ * resolves it once, and the folder checked is the real one. Doctor reports the same problems
+ * (service/doctor/data-dir-checks.ts); serve and every command refuse them (data-dir.ts).
+ */
+import type { Stats } from 'node:fs';
+import { lstat, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { lstatOrNull, SYMLINK_WHAT } from './data-dir-fs.ts';
+import { userName } from './user-name.ts';
+
+/** The daemon's own folder inside the data dir (daemon/events/segments.ts writes it). */
+export const EVENTS_FOLDER = 'events';
+
+export type TrustProblemKind = 'folder_mode' | 'private_mode' | 'writable' | 'owner' | 'symlink';
+
+export interface TrustProblem {
+  readonly kind: TrustProblemKind;
+  readonly path: string;
+  /** What is wrong, to follow `<path> is `: `accessible to other users (mode 0644)`. */
+  readonly what: string;
+  /** The command that fixes it. */
+  readonly fix: string;
+}
+
+export interface TrustRules {
+  /** The user modgate runs as; root (0) is trusted besides. */
+  readonly uid: number;
+  /** Files that hold secrets or request data: 0600, not just "not writable by others". */
+  readonly privateFiles: readonly string[];
+}
+
+/** Every problem of the folder `dir` (already resolved) and of what it holds, folder first. */
+export async function findUntrusted(dir: string, rules: TrustRules): Promise<TrustProblem[]> {
+  const folder = await lstat(dir);
+  const problems = judge(dir, folder, rules, 'folder');
+  if (problems.some((problem) => problem.kind === 'owner')) return problems;
+  for (const name of await readdir(dir)) {
+    const path = join(dir, name);
+    const entry = await lstatOrNull(path);
+    if (entry === null) continue; // a temp file or lock that went away meanwhile
+    const kind = name === EVENTS_FOLDER ? 'folder' : rules.privateFiles.includes(name) ? 'private' : 'other';
+    const found = judge(path, entry, rules, kind);
+    problems.push(...found);
+    if (found.length === 0 && kind === 'folder' && entry.isDirectory()) {
+      problems.push(...(await judgeContents(path, rules)));
+    }
+  }
+  return problems;
+}
+
+/** The entries of the daemon's own subfolder: links, owners and writable modes. */
+async function judgeContents(folder: string, rules: TrustRules): Promise<TrustProblem[]> {
+  const problems: TrustProblem[] = [];
+  for (const name of await readdir(folder)) {
+    const entry = await lstatOrNull(join(folder, name));
+    if (entry !== null) problems.push(...judge(join(folder, name), entry, rules, 'other'));
+  }
+  return problems;
+}
+
+type EntryKind = 'folder' | 'private' | 'other';
+
+/** The mode bits each kind of entry must not have, and the chmod that clears them. */
+const MODE_RULES = {
+  folder: { forbidden: 0o077, kind: 'folder_mode', what: 'accessible to other users', chmod: 'chmod 700' },
+  private: { forbidden: 0o077, kind: 'private_mode', what: 'accessible to other users', chmod: 'chmod 600' },
+  other: { forbidden: 0o022, kind: 'writable', what: 'writable by other users', chmod: 'chmod go-w' },
+} as const;
+
+function judge(path: string, info: Stats, rules: TrustRules, kind: EntryKind): TrustProblem[] {
+  if (info.isSymbolicLink()) {
+    return [{ kind: 'symlink', path, what: SYMLINK_WHAT, fix: `rm ${path}` }];
+  }
+  const problems: TrustProblem[] = [];
+  if (info.uid !== rules.uid && info.uid !== 0)
+    problems.push(ownerProblem(path, info.uid, rules.uid, kind === 'folder'));
+  const rule = MODE_RULES[kind];
+  if ((info.mode & rule.forbidden) !== 0) {
+    problems.push({
+      kind: rule.kind,
+      path,
+      what: `${rule.what} (mode ${formatMode(info.mode)})`,
+      fix: `${rule.chmod} ${path}`,
+    });
+  }
+  return problems;
+}
+
+/**
+ * For the folder itself the usual cause is running modgate as the wrong user (root, on the
+ * service user's data dir): run it as the owner. For a file inside, someone put it there.
+ */
+function ownerProblem(path: string, owner: number, me: number, isFolder: boolean): TrustProblem {
+  const runAsOwner = `run modgate as its owner: sudo -u ${userName(owner) ?? `'#${owner}'`} modgate …`;
+  const takeBack = `chown ${isFolder ? '-R ' : ''}${userName(me) ?? me} ${path}`;
+  return {
+    kind: 'owner',
+    path,
+    what: `owned by ${nameOf(owner)}, but modgate runs as ${nameOf(me)} and trusts only what belongs to that user or to root`,
+    fix: isFolder
+      ? `${runAsOwner}, or take it over: ${takeBack}`
+      : `${takeBack} (and find out who put it there)`,
+  };
+}
+
+function nameOf(uid: number): string {
+  return userName(uid) ?? `uid ${uid}`;
+}
+
+export function formatMode(mode: number): string {
+  return `0${(mode & 0o777).toString(8).padStart(3, '0')}`;
+}
