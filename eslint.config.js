@@ -2,6 +2,44 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// Built-ins by their node: names, so a reader never wonders whether `crypto` is a package.
+const NODE_NAMES = [
+  'fs',
+  'fs/promises',
+  'path',
+  'crypto',
+  'http',
+  'https',
+  'net',
+  'os',
+  'util',
+  'events',
+  'url',
+].map((name) => ({ name, message: `import from 'node:${name}'` }));
+
+// Files in the data dir are opened through daemon/store/data-dir-fs.ts only (O_NOFOLLOW: a link
+// planted there must not aim the daemon's writes elsewhere; docs/data-dir.md).
+const DATA_DIR_OPENS = ['node:fs', 'node:fs/promises'].map((name) => ({
+  name,
+  importNames: [
+    ...['open', 'openSync', 'readFile', 'readFileSync', 'writeFile', 'writeFileSync', 'appendFile'],
+    ...['appendFileSync', 'createReadStream', 'createWriteStream', 'truncate', 'truncateSync'],
+  ],
+  message: 'open data-dir files through daemon/store/data-dir-fs.ts (O_NOFOLLOW)',
+}));
+
+/** The daemon files that open files outside the data dir, each for the reason given. */
+const OPENS_OUTSIDE_DATA_DIR = [
+  'daemon/store/data-dir-fs.ts', // the helper itself
+  'daemon/store/user-name.ts', // /etc/passwd
+  'daemon/config/config.ts', // the operator's config file
+  'daemon/daemon.ts', // the TLS certificate and key
+  'daemon/service/doctor/tls-checks.ts', // the same
+  'daemon/service/install.ts', // systemd units, the env file, logrotate
+  'daemon/cli/port-holder.ts', // /proc
+  'daemon/cli/docs-command.ts', // docs/*.md
+];
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', 'pkg/', 'bin/', 'client/schema.ts'] },
   js.configs.recommended,
@@ -13,25 +51,7 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
-      // Built-ins by their node: names, so a reader never wonders whether `crypto` is a package.
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: [
-            'fs',
-            'fs/promises',
-            'path',
-            'crypto',
-            'http',
-            'https',
-            'net',
-            'os',
-            'util',
-            'events',
-            'url',
-          ].map((name) => ({ name, message: `import from 'node:${name}'` })),
-        },
-      ],
+      'no-restricted-imports': ['error', { paths: NODE_NAMES }],
       // esbuild keeps a re-exported namespace object whole: zod's `z` brings its 40-odd locales
       // into the binary (550 KB, a tenth of serve's start-up; docs/performance.md).
       'no-restricted-syntax': [
@@ -43,5 +63,10 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    files: ['daemon/**/*.ts'],
+    ignores: OPENS_OUTSIDE_DATA_DIR,
+    rules: { 'no-restricted-imports': ['error', { paths: [...NODE_NAMES, ...DATA_DIR_OPENS] }] },
   },
 );
