@@ -11,6 +11,10 @@
  *   `missingok` makes it harmless without one).
  * - `delaycompress`: the newest rotated file stays plain until the next run, as the daemon may
  *   still be finishing lines in it when logrotate returns.
+ * - `su USER USER`: logrotate runs as root, and the data dir belongs to the daemon's user, who
+ *   could plant a link at audit.jsonl.1 for root's rename, gzip and unlink to follow. With `su`
+ *   logrotate does its work in the data dir as that user, so whatever it creates belongs to the
+ *   user the daemon trusts (docs/data-dir.md).
  * - `create 0600 USER USER`: the new file as the daemon would create it (the data dir refuses
  *   audit.jsonl looser than 0600); the group is the user's own (`useradd --user-group`).
  * - `systemctl try-reload-or-restart`: reloads the units that are running and no others, so a
@@ -38,6 +42,7 @@ export function renderLogrotate(options: { user: string; dataRoot: string }): st
     '    delaycompress',
     '    missingok',
     '    notifempty',
+    `    su ${options.user} ${options.user}`,
     `    create 0600 ${options.user} ${options.user}`,
     '    sharedscripts',
     '    postrotate',

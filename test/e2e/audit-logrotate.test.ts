@@ -53,13 +53,14 @@ describe.runIf(LOGROTATE !== undefined || required)('the shipped logrotate file,
     key = (await createKey(dir, '--name', 'writer', '--scopes', 'all')).key;
     ({ serve, apiPort } = await startServe(dir));
 
-    // Changed only where the test must: the data dir, the owner (this user, not `modgate`), and
-    // the postrotate command. The shipped file reloads the units through systemctl, whose
+    // Changed only where the test must: the data dir, the owner (this user, not `modgate`, in
+    // `su` and `create`), and the postrotate command. The shipped file reloads the units through systemctl, whose
     // ExecReload is `kill -HUP $MAINPID`; here that is the same signal sent to the test's serve.
     const group = (await run('id', ['-gn'])).stdout.trim();
     const source = `service install's ${SHIPPED}`;
     let text = await shippedLogrotate();
     text = swap(text, '/var/lib/modgate/', `${dir}/`, source);
+    text = swap(text, 'su modgate modgate', `su ${userInfo().username} ${group}`, source);
     text = swap(text, 'create 0600 modgate modgate', `create 0600 ${userInfo().username} ${group}`, source);
     text = swap(
       text,

@@ -116,6 +116,7 @@ describe('service install', () => {
     const written = await readFile(file, 'utf8');
     expect(written).toContain(`${DATA_ROOT}/audit.jsonl ${DATA_ROOT}/*/audit.jsonl {`);
     expect(written).toContain('create 0600 gate gate');
+    expect(written).toContain('\n    su gate gate\n'); // logrotate acts in the data dir as its owner
     expect(written).not.toContain('copytruncate');
     expect((await stat(file)).mode & 0o777).toBe(0o644);
     await writeFile(file, written.replace('rotate 12', 'rotate 52'));
