@@ -7,10 +7,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { bundleCli } from '../../support/cli-bundle.ts';
 import { makeDataDir, type TestDataDir } from '../../support/data-dir.ts';
 import { freePort } from '../../support/ports.ts';
-import { BIN, startModgate } from '../../support/processes.ts';
+import { startModgate } from '../../support/processes.ts';
 import { eventually } from '../../support/stack.ts';
 
 interface Ended {
@@ -129,7 +130,10 @@ describe('modgate serve refusing to start', () => {
     'names the owner of files another user cannot read, with the sudo -u line',
     async () => {
       await chmod(data.dir, 0o700);
-      const child = spawn(process.execPath, [BIN, 'keys', 'list', '--data-dir', data.dir], {
+      // The checkout may sit where nobody cannot enter: the child runs a bundle in /tmp instead.
+      const cli = await bundleCli();
+      onTestFinished(() => cli.remove());
+      const child = spawn(process.execPath, [cli.file, 'keys', 'list', '--data-dir', data.dir], {
         uid: 65534,
         gid: 65534,
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -143,5 +147,6 @@ describe('modgate serve refusing to start', () => {
       expect(stderr).toContain(`sudo -u root modgate keys list --data-dir ${data.dir}`);
       expect(code).toBe(2);
     },
+    60_000,
   );
 });
