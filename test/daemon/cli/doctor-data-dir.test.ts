@@ -1,4 +1,4 @@
-import { chmod, chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -54,6 +54,27 @@ describe('modgate doctor: the data dir', () => {
     expect(result.code).toBe(1);
     expect(result.line('keys.json')).toMatch(/^fail +keys\.json +accessible to other users \(mode 0644\)$/);
     expect(result.fix('keys.json')).toBe(`chmod 600 ${join(dir, 'keys.json')}`);
+  });
+
+  it('fails on a symbolic link in the data dir, even to a private file, and names rm', async () => {
+    const outside = join(dirname(dir), 'elsewhere.jsonl');
+    await writeFile(outside, '', { mode: 0o600 });
+    await symlink(outside, join(dir, 'audit.jsonl'));
+    const result = await doctor(dir, ports);
+    expect(result.code).toBe(1);
+    expect(result.line('audit.jsonl')).toMatch(
+      /^fail +audit\.jsonl +a symbolic link, and modgate follows no link/,
+    );
+    expect(result.fix('audit.jsonl')).toBe(`rm ${join(dir, 'audit.jsonl')}`);
+  });
+
+  it('fails on a folder in the data dir that others may write', async () => {
+    await mkdir(join(dir, 'drop'));
+    await chmod(join(dir, 'drop'), 0o777);
+    const result = await doctor(dir, ports);
+    expect(result.code).toBe(1);
+    expect(result.line('drop')).toMatch(/^fail +drop +writable by other users \(mode 0777\)$/);
+    expect(result.fix('drop')).toBe(`chmod go-w ${join(dir, 'drop')}`);
   });
 
   it('fails on a missing file and names init', async () => {
