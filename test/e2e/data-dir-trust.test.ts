@@ -21,12 +21,20 @@ import {
 } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { AUDIT_FILE } from '../../daemon/audit-log.ts';
 import { auditedWrite, requestIdsOf } from '../support/audit-load.ts';
 import { createKey, premiumDataDir, runOk } from '../support/cli.ts';
 import { freePort } from '../support/ports.ts';
-import { BIN, startModgate, startProgram, startServe, stop, type Running } from '../support/processes.ts';
+import {
+  BIN,
+  startModgate,
+  startProgram,
+  startServe,
+  stop,
+  stopModgate,
+  type Running,
+} from '../support/processes.ts';
 import { eventually } from '../support/stack.ts';
 
 const NOBODY = 65534;
@@ -60,6 +68,9 @@ async function writableSetup(): Promise<{ dir: string; key: string; outside: str
 /** `modgate serve` that must refuse to start: its exit code and stderr. */
 async function serveRefuses(dir: string): Promise<{ code: number | null; stderr: string }> {
   const child = startModgate(await serveArgs(dir));
+  onTestFinished(async () => {
+    await stopModgate(child); // a serve that started after all
+  });
   const code = await child.exited();
   return { code, stderr: child.stderr_() };
 }
