@@ -31,6 +31,20 @@ export const RECORD_FILES = { journal: 'idempotency.jsonl', audit: 'audit.jsonl'
 
 export const RECORD_FILE_NAMES: readonly string[] = Object.values(RECORD_FILES);
 
+/**
+ * The webhooks' files (daemon/events/webhooks/): the endpoints and their secrets, created by the
+ * first `webhooks add`, and the daemon's delivery journal. Named here so the data dir check holds
+ * them to 0600 like the rest.
+ */
+export const WEBHOOK_FILES = { endpoints: 'webhooks.json', outbox: 'webhook-outbox.jsonl' } as const;
+
+/** Every file the data dir check holds to 0600 (anything else in the folder: not writable by others). */
+export const PRIVATE_FILE_NAMES: readonly string[] = [
+  ...DATA_FILE_NAMES,
+  ...RECORD_FILE_NAMES,
+  ...Object.values(WEBHOOK_FILES),
+];
+
 /** The exclusive lock the CLI takes for a read-modify-write (see lock.ts). */
 export const LOCK_FILE = '.lock';
 
@@ -97,14 +111,14 @@ export async function assertInitialised(dir: string): Promise<void> {
 
 /**
  * Refuses a data dir that data-dir-trust.ts finds a problem with: another owner, a link inside,
- * a folder looser than 0700 or a state file looser than 0600 (the journal and the audit log
- * included). All problems in one message, each with its fix; the code is the first one's.
+ * a folder looser than 0700 or a state file looser than 0600 (the journal, the audit log and the
+ * webhooks' files included). All problems in one message, each with its fix; the code is the first one's.
  */
 export async function assertPermissions(dir: string): Promise<void> {
   const uid = process.getuid?.();
   const problems = await findUntrusted(dir, {
     uid: uid ?? (await stat(dir)).uid, // no uids (Windows): the owner check has nothing to go on
-    privateFiles: [...DATA_FILE_NAMES, ...RECORD_FILE_NAMES],
+    privateFiles: PRIVATE_FILE_NAMES,
   });
   const first = problems[0];
   if (first === undefined) return;

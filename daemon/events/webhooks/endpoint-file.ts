@@ -7,17 +7,15 @@
  * The secret is stored as is, unlike an API key: the daemon needs it to sign every delivery.
  * It is shown once, when the endpoint is created; neither `webhooks list` nor the API show it.
  */
-import { join } from 'node:path';
 import * as z from 'zod';
 import { readFromDataDir, updateInDataDir, type Update } from '../../store/data-dir-access.ts';
-import { formatMode, lstatOrNull } from '../../store/data-dir.ts';
+import { WEBHOOK_FILES } from '../../store/data-dir.ts';
 import { dateField, defineDataFile, nullableDateField } from '../../store/data-file.ts';
-import { StoreError } from '../../store/errors.ts';
 import { LOWER_ALPHANUMERIC, randomText } from '../../store/random-text.ts';
 import { EVENT_TYPES, type EventType } from '../types.ts';
 import { generateSecret, SECRET_PATTERN } from './signing.ts';
 
-export const WEBHOOKS_FILE = 'webhooks.json';
+export const WEBHOOKS_FILE = WEBHOOK_FILES.endpoints;
 /** How many endpoints one server may register: each is a delivery worker. */
 export const MAX_ENDPOINTS = 50;
 export const WEBHOOK_ID_PATTERN = /^wh_[a-z0-9]{16}$/;
@@ -110,16 +108,11 @@ function serializeEndpoint(endpoint: WebhookEndpoint): Record<string, unknown> {
   };
 }
 
-/** The endpoints; refuses a webhooks.json other users can read (it holds the secrets). */
-export async function readEndpoints(dir: string): Promise<readonly WebhookEndpoint[]> {
-  const path = join(dir, WEBHOOKS_FILE);
-  const info = await lstatOrNull(path);
-  if (info !== null && (info.mode & 0o077) !== 0) {
-    throw new StoreError(
-      'insecure_permissions',
-      `${path} is accessible to other users (mode ${formatMode(info.mode)}); fix it with: chmod 600 ${path}`,
-    );
-  }
+/**
+ * The endpoints; refuses a webhooks.json other users can read (it holds the secrets), as the data
+ * dir check refuses every private file looser than 0600.
+ */
+export function readEndpoints(dir: string): Promise<readonly WebhookEndpoint[]> {
   return readFromDataDir(dir, webhooksFile);
 }
 

@@ -15,10 +15,11 @@ import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../store/atomic-file.ts';
 import { openDataFile, readDataText } from '../../store/data-dir-fs.ts';
+import { WEBHOOK_FILES } from '../../store/data-dir.ts';
 import { errnoCode } from '../../store/errors.ts';
 import { OutboxState, parseOutboxLine, type OutboxRecord } from './outbox-state.ts';
 
-export const OUTBOX_FILE = 'webhook-outbox.jsonl';
+export const OUTBOX_FILE = WEBHOOK_FILES.outbox;
 
 interface Pending {
   line: string;

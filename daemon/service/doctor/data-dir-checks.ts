@@ -10,17 +10,16 @@ import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { formatHostPort, type HostPort } from '../../host-port.ts';
-import { OUTBOX_FILE } from '../../events/webhooks/outbox-journal.ts';
-import { WEBHOOKS_FILE } from '../../events/webhooks/endpoint-file.ts';
 import { apiKeyStatus } from '../../store/api-keys.ts';
 import {
-  DATA_FILE_NAMES,
   DATA_FILES,
   formatMode,
   LOCK_FILE,
   lstatOrNull,
+  PRIVATE_FILE_NAMES,
   RECORD_FILE_NAMES,
   statOrNull,
+  WEBHOOK_FILES,
 } from '../../store/data-dir.ts';
 import { findUntrusted, type TrustProblem } from '../../store/data-dir-trust.ts';
 import { readDataFile, type DataFile } from '../../store/data-file.ts';
@@ -54,7 +53,7 @@ export async function checkDataDir(dir: string, options: DataDirCheckOptions): P
   for (const name of Object.values(DATA_FILES)) {
     if (!judged.has(join(dir, name))) results.push(await fileMode(dir, name, folder, true));
   }
-  for (const name of [...RECORD_FILE_NAMES, WEBHOOKS_FILE, OUTBOX_FILE]) {
+  for (const name of [...RECORD_FILE_NAMES, ...Object.values(WEBHOOK_FILES)]) {
     const path = join(dir, name);
     if (!judged.has(path) && (await lstatOrNull(path)) !== null) {
       results.push(await fileMode(dir, name, folder, false));
@@ -77,8 +76,7 @@ export async function checkDataDir(dir: string, options: DataDirCheckOptions): P
  * whoever runs doctor); the folder's own mode and owner are folderResult's.
  */
 async function untrustedInside(dir: string, folder: Stats): Promise<TrustProblem[]> {
-  const privateFiles = [...DATA_FILE_NAMES, ...RECORD_FILE_NAMES, WEBHOOKS_FILE, OUTBOX_FILE];
-  const problems = await findUntrusted(dir, { uid: folder.uid, privateFiles });
+  const problems = await findUntrusted(dir, { uid: folder.uid, privateFiles: PRIVATE_FILE_NAMES });
   return problems.filter((problem) => problem.path !== dir);
 }
 

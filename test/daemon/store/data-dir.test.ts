@@ -68,7 +68,7 @@ describe('assertDataDirReady', () => {
     expect((error as Error).message).toContain(join(dir, 'identity.json'));
   });
 
-  it.each(['idempotency.jsonl', 'audit.jsonl'])(
+  it.each(['idempotency.jsonl', 'audit.jsonl', 'webhook-outbox.jsonl'])(
     'refuses %s readable by other users, as it refuses state.json',
     async (name) => {
       const dir = await dataDirPath();
