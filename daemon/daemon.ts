@@ -25,7 +25,7 @@ import { recordLinkEvents } from './events/ingest.ts';
 import { FileEventLog, type EventLogOptions } from './events/log.ts';
 import type { StreamSettings } from './events/sse-stream.ts';
 import type { RetryPolicy } from './events/webhooks/retry-policy.ts';
-import { WebhookService } from './events/webhooks/webhook-service.ts';
+import { WebhookService, type WebhookNetworkOptions } from './events/webhooks/webhook-service.ts';
 import { Idempotency } from './idempotency/idempotency.ts';
 import { IdempotencyJournal } from './idempotency/journal.ts';
 import { listening } from './listen-error.ts';
@@ -87,11 +87,18 @@ export interface DaemonOptions {
   stream?: Partial<StreamSettings>;
   /** Webhook retry timing and limits (docs/events.md, "Webhooks"); tests shrink them. */
   webhooks?: Partial<RetryPolicy>;
+  /**
+   * Where webhooks may connect: `[webhooks] allow_networks` for the operator's endpoints; tests
+   * also inject the resolver. The daemon adds its own listeners, which no webhook may reach.
+   */
+  webhookNetwork?: Omit<WebhookNetworkOptions, 'ownListeners'>;
 }
 
 /** What a reload (SIGHUP) may change without a restart. */
 export interface ReloadSettings extends PipelineSettings {
   trustedProxies?: readonly string[];
+  /** `[webhooks] allow_networks`. */
+  webhookAllowNetworks?: readonly string[];
 }
 
 export interface Daemon {
@@ -141,6 +148,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const audit = await AuditLog.open(options.dataDir, storage);
   const events = await FileEventLog.open(options.dataDir, { ...options.events, log });
   const unwireEvents = recordLinkEvents(link, events, log);
+  // As configured until they listen, then as bound (a port 0 becomes the real one).
+  let ownListeners: HostPort[] = [options.listen, options.modListen];
+  if (options.metrics) ownListeners.push(options.metrics.listen);
   const webhooks = await WebhookService.start({
     dataDir: options.dataDir,
     log: events,
@@ -148,7 +158,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     logger: log,
     metrics,
     ...(options.webhooks ? { policy: options.webhooks } : {}),
+    network: { ...options.webhookNetwork, ownListeners: () => ownListeners },
+    keys: () => watcher.current().keysById,
   });
+  // A revoked key's endpoints stop within a poll of keys.json, not at their next event.
+  watcher.on('change', () => void webhooks.enforceKeys());
   const startedAt = new Date();
   let http: HttpServerHandle | undefined;
   let metricsServer: MetricsServer | undefined;
@@ -193,6 +207,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       startHttpServer(handle, { listen: options.listen, tls, log, ...options.http }),
     );
     http = server;
+    ownListeners = [server.address, modLink, ...(metricsServer ? [metricsServer.address] : [])];
     const reloadTls = async () => {
       if (!options.tls) return;
       try {
@@ -224,6 +239,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         await reloadTls();
         handle.reconfigure(settings);
         if (settings.trustedProxies) server.setTrustedProxies(settings.trustedProxies);
+        if (settings.webhookAllowNetworks) webhooks.setAllowNetworks(settings.webhookAllowNetworks);
       },
       close: async () => {
         for (const file of tlsFiles) unwatchFile(file);

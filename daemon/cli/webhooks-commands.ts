@@ -16,6 +16,7 @@ import {
   type WebhookEndpoint,
   type WebhookFormat,
 } from '../events/webhooks/endpoint-file.ts';
+import { lastStoredEventId } from '../events/webhooks/log-end.ts';
 import { readOutbox } from '../events/webhooks/outbox-journal.ts';
 import { checkWebhookUrl } from '../events/webhooks/url-policy.ts';
 import { createdView, endpointView, recentAttempts, type EndpointView } from '../events/webhooks/views.ts';
@@ -72,11 +73,20 @@ export function registerWebhooksCommands(program: Command, io: CliIo): void {
       const dir = dataDirOf(flags, io);
       const now = io.now();
       const update = await updateEndpoints(dir, (current) =>
-        withEndpoint(current, id, dir).map((endpoint) =>
-          endpoint.id === id && endpoint.disabledAt !== null
-            ? { ...endpoint, disabledAt: null, disabledReason: null, enabledAt: now }
-            : endpoint,
-        ),
+        withEndpoint(current, id, dir)
+          .map((endpoint) => {
+            if (endpoint.id === id && endpoint.disabledReason?.startsWith('key_')) {
+              throw new CliError(
+                `webhook ${id} was disabled because the API key that registered it no longer works (${endpoint.disabledReason}); remove it with \`modgate webhooks remove ${id}\``,
+              );
+            }
+            return endpoint;
+          })
+          .map((endpoint) =>
+            endpoint.id === id && endpoint.disabledAt !== null
+              ? { ...endpoint, disabledAt: null, disabledReason: null, enabledAt: now }
+              : endpoint,
+          ),
       );
       printLines(io, update.changed ? `Enabled webhook ${id}.` : `Webhook ${id} is already enabled.`);
     });
@@ -114,6 +124,8 @@ async function add(flags: AddFlags, io: CliIo): Promise<void> {
       allowHttp,
       description,
       createdBy: null,
+      // It receives what happens from now on, not the log's backlog (docs/events.md).
+      startAfter: await lastStoredEventId(dir),
     },
     io.now(),
   );

@@ -82,6 +82,11 @@ export const ConfigSchema = z
       })
       .strict()
       .default({}),
+    /** Where webhooks registered by the operator may point besides public and loopback addresses. */
+    webhooks: z
+      .object({ allow_networks: z.array(cidr).max(1_000).default([]) })
+      .strict()
+      .default({ allow_networks: [] }),
     log: z
       .object({
         level: z.enum(['debug', 'info', 'warn', 'error']).default('info'),

@@ -75,6 +75,7 @@ export function daemonOptions(
       heartbeatMs: config.events.stream_heartbeat_ms,
       maxBufferedBytes: config.events.stream_max_buffered_bytes,
     }),
+    webhookNetwork: { allowNetworks: webhookAllowNetworks(config) },
   };
 }
 
@@ -95,7 +96,13 @@ export function reloadSettings(config: Config): ReloadSettings {
     edgeRateLimit: policy(config.rate_limit.per_address),
     opDeadlines: config.mod_link.op_deadlines_ms as Partial<Record<OpName, number>>,
     trustedProxies: config.api.trusted_proxies,
+    webhookAllowNetworks: webhookAllowNetworks(config),
   });
+}
+
+/** `[webhooks] allow_networks` in canonical form (`10.1.2.3/8` is `10.0.0.0/8`). */
+function webhookAllowNetworks(config: Config): string[] {
+  return config.webhooks.allow_networks.map((entry) => normaliseAllowIp(entry) ?? entry);
 }
 
 /** Drops undefined values, so they never override a default. */

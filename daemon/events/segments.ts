@@ -21,7 +21,7 @@ import { isEventType, type StoredEvent } from './types.ts';
 
 export const EVENTS_FOLDER = 'events';
 export const HEADER_MARK = 'modgate_events';
-const SEGMENT_NAME = /^events-(\d{12})\.jsonl$/;
+export const SEGMENT_NAME = /^events-(\d{12})\.jsonl$/;
 
 /** Which mod stream an event came from and its sequence there (PROTOCOL §9). */
 export interface EventSource {

@@ -1,18 +1,21 @@
 /**
  * /v1/webhooks (scope `webhooks:manage`): register, list, read and remove webhook endpoints and
  * read their recent delivery attempts. The same registry as `modgate webhooks` (webhooks.json);
- * what the API cannot do is the operator's: `--allow-http` to a non-loopback host, and
- * re-enabling a disabled endpoint. The secret is in the 201 answer of the create call only.
- * None of these calls reach the game server. Decisions are in docs/events.md, "Webhooks".
+ * what the API cannot do is the operator's: `--allow-http` to a non-loopback host, any address
+ * that is not public (address-policy.ts), and re-enabling a disabled endpoint. A key sees and
+ * removes only the endpoints it registered (another key's is 404, as if it did not exist), and
+ * registers at most MAX_ENDPOINTS_PER_KEY. The secret is in the 201 answer of the create call
+ * only. None of these calls reach the game server. Decisions are in docs/events.md, "Webhooks".
  */
 import * as z from 'zod';
 import {
   ALL_EVENTS,
-  MAX_ENDPOINTS,
+  MAX_ENDPOINTS_PER_KEY,
   WEBHOOK_FORMATS,
   WEBHOOK_ID_PATTERN,
   type EventSelector,
 } from '../events/webhooks/endpoint-file.ts';
+import { DELIVERY_FAILURES } from '../events/webhooks/delivery-failure.ts';
 import { RECENT_ATTEMPTS } from '../events/webhooks/outbox-state.ts';
 import { checkWebhookUrl, WEBHOOK_URL_MAX_LENGTH } from '../events/webhooks/url-policy.ts';
 import { createdView, endpointView, recentAttempts } from '../events/webhooks/views.ts';
@@ -63,14 +66,20 @@ const DeliveryAttemptSchema = z
     attempt: z.number().int().nullable(),
     status: z.number().int().nullable().describe('HTTP status of the answer; null when none'),
     latency_ms: z.number().nullable(),
-    error: z.string().nullable(),
+    error: z
+      .enum(DELIVERY_FAILURES)
+      .nullable()
+      .describe("Why it failed, as a fixed class; never the receiver's own text. Null when delivered"),
     retry_in_ms: z.number().int().nullable(),
   })
   .meta({ id: 'WebhookDeliveryAttempt' });
 
 const CreateBody = z
   .object({
-    url: z.string().max(WEBHOOK_URL_MAX_LENGTH).describe('https, or http to a loopback address'),
+    url: z
+      .string()
+      .max(WEBHOOK_URL_MAX_LENGTH)
+      .describe('https to a public address; the name must resolve to public addresses only'),
     events: z.array(eventSelector).min(1).describe('Event types, or ["*"] for all'),
     format: z.enum(WEBHOOK_FORMATS).optional().describe('Default: standard'),
     description: z.string().max(200).optional(),
@@ -93,10 +102,21 @@ function registry(services: RouteServices): WebhookService {
   return services.webhooks;
 }
 
-function found(webhooks: WebhookService, id: string) {
+/** The endpoint, if this key registered it; another key's is as absent as an unknown one. */
+function found(webhooks: WebhookService, id: string, keyId: string) {
   const endpoint = webhooks.get(id);
-  if (!endpoint) throw new ApiError('not_found', `No webhook ${id}.`);
+  if (!endpoint || endpoint.createdBy !== keyId) throw new ApiError('not_found', `No webhook ${id}.`);
   return endpoint;
+}
+
+/** The address check, which needs a lookup: refused like any other invalid field. */
+async function checkAddress(webhooks: WebhookService, url: URL, keyId: string): Promise<void> {
+  const refused = await webhooks.checkTarget(url, keyId);
+  if (refused === null) return;
+  const message = `a webhook registered through the API must reach a public address: ${refused}`;
+  throw new ApiError('validation_error', `Invalid body.url: ${message}`, {
+    details: { errors: [{ in: 'body', path: 'url', message }] },
+  });
 }
 
 export const createWebhook = defineRoute({
@@ -112,9 +132,12 @@ export const createWebhook = defineRoute({
     const events: EventSelector[] = body.events.includes(ALL_EVENTS)
       ? [ALL_EVENTS]
       : EVENT_TYPES.filter((type) => body.events.includes(type));
+    const webhooks = registry(services);
+    const url = new URL(body.url);
+    await checkAddress(webhooks, url, key.id);
     try {
-      const endpoint = await registry(services).create({
-        url: new URL(body.url).href,
+      const endpoint = await webhooks.create({
+        url: url.href,
         events,
         format: body.format ?? 'standard',
         allowHttp: false,
@@ -124,9 +147,7 @@ export const createWebhook = defineRoute({
       });
       return createdView(endpoint);
     } catch (error) {
-      if (error instanceof RegistryFullError) {
-        throw new ApiError('conflict', `This server already has ${MAX_ENDPOINTS} webhooks.`);
-      }
+      if (error instanceof RegistryFullError) throw new ApiError('conflict', error.message);
       throw error;
     }
   },
@@ -137,12 +158,14 @@ export const listWebhooks = defineRoute({
   method: 'GET',
   path: '/v1/webhooks',
   operationId: 'listWebhooks',
-  summary: `Every registered endpoint with its status (at most ${MAX_ENDPOINTS}, one page)`,
+  summary: `The endpoints this key registered, with their status (at most ${MAX_ENDPOINTS_PER_KEY}, one page)`,
   response: { status: 200, schema: collection(WebhookEndpointSchema, false, 'WebhookEndpointPage') },
   errors: [],
-  handler: async ({ services }) => {
+  handler: async ({ key, services }) => {
     const webhooks = registry(services);
-    const data = webhooks.list().map((endpoint) => endpointView(endpoint, webhooks.outbox(endpoint.id)));
+    const data = webhooks
+      .ownedBy(key.id)
+      .map((endpoint) => endpointView(endpoint, webhooks.outbox(endpoint.id)));
     return { data, has_more: false, next_cursor: null };
   },
 });
@@ -156,9 +179,9 @@ export const getWebhook = defineRoute({
   params: idParams,
   response: { status: 200, schema: WebhookEndpointSchema },
   errors: ['not_found'],
-  handler: async ({ params, services }) => {
+  handler: async ({ params, key, services }) => {
     const webhooks = registry(services);
-    return endpointView(found(webhooks, params.id), webhooks.outbox(params.id));
+    return endpointView(found(webhooks, params.id, key.id), webhooks.outbox(params.id));
   },
 });
 
@@ -171,9 +194,10 @@ export const deleteWebhook = defineRoute({
   params: idParams,
   response: { status: 204, schema: z.null() },
   errors: ['not_found'],
-  handler: async ({ params, services }) => {
-    if (!(await registry(services).remove(params.id)))
-      throw new ApiError('not_found', `No webhook ${params.id}.`);
+  handler: async ({ params, key, services }) => {
+    const webhooks = registry(services);
+    found(webhooks, params.id, key.id);
+    if (!(await webhooks.remove(params.id))) throw new ApiError('not_found', `No webhook ${params.id}.`);
     return null;
   },
 });
@@ -191,9 +215,9 @@ export const listWebhookDeliveries = defineRoute({
     schema: collection(DeliveryAttemptSchema, false, 'WebhookDeliveryAttemptPage'),
   },
   errors: ['not_found'],
-  handler: async ({ params, query, services }) => {
+  handler: async ({ params, query, key, services }) => {
     const webhooks = registry(services);
-    found(webhooks, params.id);
+    found(webhooks, params.id, key.id);
     return {
       data: recentAttempts(webhooks.outbox(params.id), query.limit),
       has_more: false,

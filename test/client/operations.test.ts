@@ -22,7 +22,11 @@ const seen = new Map<string, Set<number>>();
 beforeAll(async () => {
   stack = await startStack({
     sim: { catalogDelayMs: 0 },
-    daemon: { pipeline: { keyRateLimit: { limit: 10_000, windowSec: 60 } } },
+    daemon: {
+      pipeline: { keyRateLimit: { limit: 10_000, windowSec: 60 } },
+      // A key's webhook reaches public addresses only; this one points at loopback (never sent).
+      webhookNetwork: { keyNetworksForTests: ['127.0.0.0/8'] },
+    },
   });
   client = createModgateClient({ baseUrl: stack.baseUrl, apiKey: stack.key });
   client.use({

@@ -19,7 +19,11 @@ export interface HttpResult {
   json: unknown;
 }
 
-export async function http(stack: Stack, path: string, init: HttpInit = {}): Promise<HttpResult> {
+export async function http(
+  stack: Pick<Stack, 'baseUrl' | 'key'>,
+  path: string,
+  init: HttpInit = {},
+): Promise<HttpResult> {
   const key = init.key === undefined ? stack.key : init.key;
   const headers: Record<string, string> = {
     ...(key === null ? {} : { authorization: `Bearer ${key}` }),

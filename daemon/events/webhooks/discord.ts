@@ -4,6 +4,11 @@
  * why, up to ten events per message. Every text is cut to Discord's limits (title 256,
  * description 4096, field name 256, value 1024, 25 fields, 6000 characters per message), so a
  * long reason never turns a delivery into a 400.
+ *
+ * Everything taken from an event (player names, reasons, commands, messages) is chosen by players
+ * or by whoever holds a key, and Discord renders Markdown in embed descriptions and field values:
+ * it is escaped (escapeMarkdown), so a name cannot forge a masked link `[text](url)`, a heading or
+ * a mention, and every message says `allowed_mentions: {"parse": []}`, so nobody is pinged.
  */
 import type { EventType, StoredEvent } from '../types.ts';
 
@@ -81,7 +86,9 @@ export function discordEmbed(event: StoredEvent): DiscordEmbed {
   const who = subjectOf(event.data);
   const by = actorOf(event.data);
   const why = reasonOf(event.data);
-  const sentence = [who ? `**${who}**` : null, by ? `by ${by}` : null].filter(Boolean).join(' ');
+  const sentence = [who ? `**${escapeMarkdown(who)}**` : null, by ? `by ${escapeMarkdown(by)}` : null]
+    .filter(Boolean)
+    .join(' ');
   const fields: DiscordField[] = [];
   if (who) fields.push(field('Player', who, true));
   if (by) fields.push(field('By', by, true));
@@ -165,8 +172,25 @@ function detailFields(data: Data): DiscordField[] {
   return fields;
 }
 
+/** `value` comes from the event: escaped. `name` is one of this file's labels. */
 function field(name: string, value: string, inline: boolean): DiscordField {
-  return { name: cut(name, DISCORD_LIMITS.fieldName), value: cut(value, 300), inline };
+  return { name: cut(name, DISCORD_LIMITS.fieldName), value: cut(escapeMarkdown(value), 300), inline };
+}
+
+/**
+ * Discord's Markdown, neutralised with backslashes (Discord shows an escaped character as is):
+ * anywhere, the characters of emphasis, code, spoilers, masked links `[text](url)`, mentions and emoji `<…>`,
+ * `@everyone` and autolinks `https:`; at the start of a line, headings, lists and quotes.
+ */
+const INLINE = /[\\*_~`|[\]<>@:]/g;
+const LINE_MARKER = /^(\s*)([#+-])/gm;
+const ORDERED_LIST = /^(\s*\d+)\./gm;
+
+export function escapeMarkdown(text: string): string {
+  return text
+    .replace(INLINE, (char) => `\\${char}`)
+    .replace(LINE_MARKER, '$1\\$2')
+    .replace(ORDERED_LIST, '$1\\.');
 }
 
 /** Cuts to `max` characters (code points kept whole), marking the cut with an ellipsis. */

@@ -18,6 +18,8 @@ import { generateSecret, SECRET_PATTERN } from './signing.ts';
 export const WEBHOOKS_FILE = WEBHOOK_FILES.endpoints;
 /** How many endpoints one server may register: each is a delivery worker. */
 export const MAX_ENDPOINTS = 50;
+/** How many of them one API key may register, so one key cannot take the whole server's room. */
+export const MAX_ENDPOINTS_PER_KEY = 10;
 export const WEBHOOK_ID_PATTERN = /^wh_[a-z0-9]{16}$/;
 /** `*` subscribes to every event type, including types added later. */
 export const ALL_EVENTS = '*';
@@ -43,6 +45,11 @@ export interface WebhookEndpoint {
   /** The API key that registered it; null when the operator did, with the CLI. */
   readonly createdBy: string | null;
   readonly createdAt: Date;
+  /**
+   * The event log's last id when it was registered: it receives only later events. 0 for
+   * endpoints registered before this was recorded.
+   */
+  readonly startAfter: number;
   /** Creation or the last re-enable: a run of failures counts from here at the earliest. */
   readonly enabledAt: Date;
   readonly disabledAt: Date | null;
@@ -61,6 +68,7 @@ const recordSchema = z
     description: z.string().max(200).nullable(),
     created_by: z.string().nullable(),
     created_at: dateField,
+    start_after: z.number().int().min(0).default(0),
     enabled_at: dateField,
     disabled_at: nullableDateField,
     disabled_reason: z.string().nullable(),
@@ -76,6 +84,7 @@ const recordSchema = z
     description: file.description,
     createdBy: file.created_by,
     createdAt: file.created_at,
+    startAfter: file.start_after,
     enabledAt: file.enabled_at,
     disabledAt: file.disabled_at,
     disabledReason: file.disabled_reason,
@@ -102,6 +111,7 @@ function serializeEndpoint(endpoint: WebhookEndpoint): Record<string, unknown> {
     description: endpoint.description,
     created_by: endpoint.createdBy,
     created_at: endpoint.createdAt.toISOString(),
+    start_after: endpoint.startAfter,
     enabled_at: endpoint.enabledAt.toISOString(),
     disabled_at: endpoint.disabledAt?.toISOString() ?? null,
     disabled_reason: endpoint.disabledReason,
@@ -132,6 +142,8 @@ export interface NewEndpoint {
   sensitiveFields: boolean;
   description: string | null;
   createdBy: string | null;
+  /** The event log's last id now (EventLog.lastId(), or lastEventId() without a daemon). */
+  startAfter: number;
 }
 
 export function newEndpoint(input: NewEndpoint, now: Date): WebhookEndpoint {

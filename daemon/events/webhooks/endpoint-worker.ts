@@ -9,6 +9,7 @@
 import type { Logger } from '../../log.ts';
 import type { DaemonMetrics } from '../../metrics/metrics.ts';
 import { eventView } from '../payloads.ts';
+import type { AddressRule } from './address-policy.ts';
 import type { EventLog, StoredEvent } from '../types.ts';
 import { discordMessage, discordRetryAfterMs } from './discord.ts';
 import { wantsEvent, type WebhookEndpoint } from './endpoint-file.ts';
@@ -33,6 +34,10 @@ export interface WorkerDeps {
   readonly random: () => number;
   /** Marks the endpoint disabled in webhooks.json (and logs it). */
   disable(endpoint: WebhookEndpoint, reason: string): Promise<void>;
+  /** Where this endpoint may connect (address-policy.ts), asked at every attempt. */
+  ruleFor(endpoint: WebhookEndpoint): AddressRule;
+  /** `key_revoked` or `key_expired` when the key that registered it no longer works; else null. */
+  ownerProblem(endpoint: WebhookEndpoint): string | null;
 }
 
 const READ_BATCH = 256;
@@ -57,7 +62,8 @@ export class EndpointWorker {
     private readonly deps: WorkerDeps,
   ) {
     this.#endpoint = endpoint;
-    this.#cursor = deps.journal.state.get(endpoint.id).position;
+    // A new endpoint starts at the log's end as it was at registration (docs/events.md).
+    this.#cursor = Math.max(deps.journal.state.get(endpoint.id).position, endpoint.startAfter);
     this.#done = this.#run().catch((error: unknown) =>
       deps.logger.error('webhook worker stopped on an unexpected error', { webhook_id: endpoint.id, error }),
     );
@@ -135,7 +141,7 @@ export class EndpointWorker {
       ...positionMarker(this.#endpoint.id, to, at),
       outcome: 'gap',
       first_event: this.#cursor + 1,
-      error: `events ${this.#cursor + 1} to ${to} were dropped by retention before delivery`,
+      error: 'events_dropped',
     });
     this.#cursor = to;
   }
@@ -165,6 +171,11 @@ export class EndpointWorker {
     for (;;) {
       if (this.#stopped) return false;
       const endpoint = this.#endpoint;
+      const ownerProblem = this.deps.ownerProblem(endpoint);
+      if (ownerProblem !== null) {
+        await this.deps.disable(endpoint, ownerProblem);
+        return false;
+      }
       const { body, carried } = this.#body(events);
       const last = carried[carried.length - 1] as StoredEvent;
       const attempt = (run?.attempts ?? 0) + 1;
@@ -207,7 +218,7 @@ export class EndpointWorker {
         ...answer,
         outcome: 'failed',
         run_started_at: runStartedAt.toISOString(),
-        error: result.error,
+        error: result.failure,
         retry_in_ms: wait,
       };
       await this.deps.journal.append(record);
@@ -216,8 +227,14 @@ export class EndpointWorker {
         message_id: messageId,
         attempt,
         status: result.status,
-        error: result.error,
+        failure: result.failure,
         retry_in_ms: wait,
+      });
+      // The underlying error's text, never the URL (a Discord URL carries its token).
+      this.deps.logger.debug('webhook delivery failure detail', {
+        webhook_id: endpoint.id,
+        message_id: messageId,
+        detail: result.detail,
       });
       if (reason !== null) {
         await this.deps.disable(endpoint, reason);
@@ -264,7 +281,8 @@ export class EndpointWorker {
         ok: false,
         status: null,
         latencyMs: 0,
-        error: checked.error,
+        failure: 'invalid_url',
+        detail: checked.error,
         retryAfterMs: undefined,
         body: '',
       };
@@ -276,6 +294,8 @@ export class EndpointWorker {
     };
     return this.deps.sender.send({
       url: checked.url,
+      rule: this.deps.ruleFor(endpoint),
+      byKey: endpoint.createdBy !== null,
       headers,
       body,
       timeoutMs: this.deps.policy.timeoutMs,

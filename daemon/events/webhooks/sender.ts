@@ -1,13 +1,21 @@
 /**
  * One delivery attempt: a POST with a timeout, read back bounded, redirects never followed.
- * node:http does not follow redirects at all, so a 3xx is simply a failed attempt (the message
- * says where it pointed). Never throws: every outcome is a SendResult.
+ * node:http does not follow redirects at all, so a 3xx is simply a failed attempt (`redirect`).
+ * The connect goes only to an address the endpoint's AddressRule allows (address-policy.ts).
+ * Never throws: every outcome is a SendResult whose failure is one of a fixed set of classes;
+ * the remote's words (body, error text, headers such as Location) never leave this file except
+ * as `detail`, which only the operator's debug log sees.
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { checkLiteral, guardedLookup, portOf, type AddressRule, type Resolver } from './address-policy.ts';
+import { failureOf, type DeliveryFailure } from './delivery-failure.ts';
 
 export interface SendRequest {
   readonly url: URL;
+  /** Where this endpoint may connect; `byKey` endpoints get their own connection pool. */
+  readonly rule: AddressRule;
+  readonly byKey: boolean;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: Buffer;
   readonly timeoutMs: number;
@@ -19,23 +27,57 @@ export interface SendResult {
   readonly ok: boolean;
   readonly status: number | null;
   readonly latencyMs: number;
-  /** Why it failed, for the journal and the log; null on success. */
-  readonly error: string | null;
+  /** Why it failed, for the journal and the API; null on success. */
+  readonly failure: DeliveryFailure | null;
+  /** The underlying error's text, for the operator's debug log only; never the URL. */
+  readonly detail: string | null;
   /** The `Retry-After` header in ms, when present. */
   readonly retryAfterMs: number | undefined;
   /** The first maxResponseBytes of the answer, as text. */
   readonly body: string;
 }
 
-/** Keep-alive connections per sender; destroy() closes them. */
+interface Agents {
+  http: HttpAgent;
+  https: HttpsAgent;
+}
+
+function agents(): Agents {
+  return {
+    http: new HttpAgent({ keepAlive: true, maxSockets: 2 }),
+    https: new HttpsAgent({ keepAlive: true, maxSockets: 2 }),
+  };
+}
+
+/**
+ * Keep-alive connections per sender; destroy() closes them. A kept socket was connected to a
+ * checked address; endpoints registered by keys and by the operator never share one (their rules
+ * differ), and resetConnections() drops idle ones when the operator's rule changes.
+ */
 export class WebhookSender {
-  readonly #http = new HttpAgent({ keepAlive: true, maxSockets: 2 });
-  readonly #https = new HttpsAgent({ keepAlive: true, maxSockets: 2 });
+  #operator = agents();
+  #keys = agents();
   readonly #inFlight = new Set<() => void>();
+
+  constructor(private readonly resolve: Resolver) {}
 
   send(request: SendRequest): Promise<SendResult> {
     const started = performance.now();
     const latency = () => Math.round((performance.now() - started) * 10) / 10;
+    const port = portOf(request.url);
+    // An IP literal skips `lookup` in node:net: checked here, before any socket exists.
+    const refused = checkLiteral(request.url.hostname, port, request.rule);
+    if (refused !== null) {
+      return Promise.resolve({
+        ok: false,
+        status: null,
+        failure: 'blocked_address',
+        detail: refused,
+        retryAfterMs: undefined,
+        body: '',
+        latencyMs: latency(),
+      });
+    }
     return new Promise<SendResult>((resolve) => {
       let settled = false;
       const finish = (result: Omit<SendResult, 'latencyMs'>) => {
@@ -45,52 +87,63 @@ export class WebhookSender {
         this.#inFlight.delete(abort);
         resolve({ ...result, latencyMs: latency() });
       };
-      const failure = (error: string, status: number | null = null) =>
-        finish({ ok: false, status, error, retryAfterMs: undefined, body: '' });
+      const failure = (kind: DeliveryFailure, detail: string, status: number | null = null) =>
+        finish({ ok: false, status, failure: kind, detail, retryAfterMs: undefined, body: '' });
       const secure = request.url.protocol === 'https:';
+      const pool = request.byKey ? this.#keys : this.#operator;
       const req = (secure ? httpsRequest : httpRequest)(request.url, {
         method: 'POST',
-        agent: secure ? this.#https : this.#http,
+        agent: secure ? pool.https : pool.http,
+        lookup: guardedLookup(request.rule, port, this.resolve),
         headers: { ...request.headers, 'content-length': String(request.body.length) },
       });
       const abort = () => {
         req.destroy();
-        failure('cancelled: the daemon is stopping');
+        failure('cancelled', 'the daemon is stopping');
       };
       this.#inFlight.add(abort);
       const timer = setTimeout(() => {
         req.destroy();
-        failure(`no complete answer within ${request.timeoutMs} ms`);
+        failure('timeout', `no complete answer within ${request.timeoutMs} ms`);
       }, request.timeoutMs);
-      req.on('error', (error) => failure(error.message));
+      req.on('error', (error) => failure(failureOf(error), error.message));
       req.on('response', (response) =>
         readBounded(response, request.maxResponseBytes).then(
           (body) => finish(answer(response, body)),
-          (error: Error) => failure(`reading the answer: ${error.message}`, response.statusCode ?? null),
+          (error: Error) =>
+            failure('reset', `reading the answer: ${error.message}`, response.statusCode ?? null),
         ),
       );
       req.end(request.body);
     });
   }
 
+  /** Closes the operator's kept connections: the next attempts connect (and check) afresh. */
+  resetConnections(): void {
+    const old = this.#operator;
+    this.#operator = agents();
+    old.http.destroy();
+    old.https.destroy();
+  }
+
   /** Cancels attempts in flight and closes idle connections. */
   destroy(): void {
     for (const abort of [...this.#inFlight]) abort();
-    this.#http.destroy();
-    this.#https.destroy();
+    for (const pool of [this.#operator, this.#keys]) {
+      pool.http.destroy();
+      pool.https.destroy();
+    }
   }
 }
 
 function answer(response: IncomingMessage, body: string): Omit<SendResult, 'latencyMs'> {
   const status = response.statusCode ?? 0;
   const ok = status >= 200 && status < 300;
-  let error: string | null = null;
-  if (status >= 300 && status < 400) {
-    error = `answered ${status} (redirects are not followed; register the final URL), location: ${response.headers.location ?? 'none'}`;
-  } else if (!ok) {
-    error = `answered ${status}`;
-  }
-  return { ok, status, error, retryAfterMs: retryAfterMs(response.headers['retry-after']), body };
+  let failure: DeliveryFailure | null = null;
+  if (status >= 300 && status < 400) failure = 'redirect';
+  else if (!ok) failure = 'http_status';
+  const detail = failure === null ? null : `answered ${status}`;
+  return { ok, status, failure, detail, retryAfterMs: retryAfterMs(response.headers['retry-after']), body };
 }
 
 /** `Retry-After: <seconds>` (possibly fractional) or an HTTP-date. */

@@ -23,7 +23,8 @@ export function checkWebhookUrl(text: string, policy: UrlPolicy): { url: URL } |
   try {
     url = new URL(text);
   } catch {
-    return { error: `${JSON.stringify(text)} is not an absolute URL` };
+    // Not the text itself: this may reach a log, and a Discord URL carries its token.
+    return { error: 'not an absolute URL' };
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     return { error: 'a webhook URL must start with https:// (or http:// to a loopback address)' };

@@ -3,6 +3,7 @@
  * /v1/webhooks routes: snake_case, every field present, never the secret (that is shown once,
  * by the creating call, through createdView()).
  */
+import { shownFailure } from './delivery-failure.ts';
 import type { WebhookEndpoint } from './endpoint-file.ts';
 import type { EndpointOutbox, OutboxRecord } from './outbox-state.ts';
 
@@ -54,7 +55,7 @@ export function attemptView(record: OutboxRecord) {
     attempt: record.attempt,
     status: record.status,
     latency_ms: record.latency_ms,
-    error: record.error,
+    error: shownFailure(record.error, record.outcome),
     retry_in_ms: record.retry_in_ms,
   };
 }

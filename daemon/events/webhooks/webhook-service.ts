@@ -3,17 +3,26 @@
  * webhooks.json (polled like the other data dir files, so `modgate webhooks add|remove|enable`
  * reaches the daemon within a second), wakes the workers when the event log grows, and serves
  * the registry to the /v1/webhooks routes. Disabling an endpoint that keeps failing is written to
- * webhooks.json under the data dir lock and logged at error level.
+ * webhooks.json under the data dir lock and logged at error level. So is disabling the endpoints
+ * of an API key that was revoked or expired (`key_revoked`, `key_expired`): checked whenever the
+ * keys change and before every attempt. Which addresses an endpoint may reach depends on who
+ * registered it (address-policy.ts): the service holds the operator's allowed networks and the
+ * daemon's own listeners, and answers the registration check of the /v1 routes.
  */
 import { stat } from 'node:fs/promises';
 import packageJson from '../../../package.json' with { type: 'json' };
 import { join } from 'node:path';
+import type { HostPort } from '../../host-port.ts';
 import type { Logger } from '../../log.ts';
+import { apiKeyStatus } from '../../store/api-keys.ts';
+import type { ApiKeyRecord } from '../../store/keys-file.ts';
 import { noopMetrics, type DaemonMetrics } from '../../metrics/metrics.ts';
 import { errnoCode } from '../../store/errors.ts';
 import type { EventLog } from '../types.ts';
+import { checkTarget, systemResolver, type AddressRule, type Resolver } from './address-policy.ts';
 import {
   MAX_ENDPOINTS,
+  MAX_ENDPOINTS_PER_KEY,
   newEndpoint,
   readEndpoints,
   updateEndpoints,
@@ -39,7 +48,29 @@ export interface WebhookServiceOptions {
   readonly pollIntervalMs?: number;
   readonly now?: () => Date;
   readonly random?: () => number;
+  /** Where endpoints may connect; by default public addresses, and loopback for the operator. */
+  readonly network?: WebhookNetworkOptions;
+  /** The API keys as loaded (the data dir snapshot), to disable the endpoints of dead keys. */
+  readonly keys?: () => ReadonlyMap<string, ApiKeyRecord>;
 }
+
+export interface WebhookNetworkOptions {
+  /** `[webhooks] allow_networks`: canonical CIDRs the operator's endpoints may also reach. */
+  readonly allowNetworks?: readonly string[];
+  /** The daemon's own listeners (API, mod link, metrics), known once they listen. */
+  readonly ownListeners?: () => readonly HostPort[];
+  /** Name resolution; tests inject one (a name that turns private after registration). */
+  readonly resolve?: Resolver;
+  /**
+   * Networks a key's endpoints may reach besides public addresses. Not in the config file: the
+   * API can never reach a private network. In-process tests use it to aim a key's endpoint at a
+   * receiver on loopback.
+   */
+  readonly keyNetworksForTests?: readonly string[];
+}
+
+/** How long registration waits for a name to resolve before refusing it. */
+export const REGISTRATION_LOOKUP_TIMEOUT_MS = 5_000;
 
 export class RegistryFullError extends Error {}
 
@@ -50,6 +81,7 @@ export class WebhookService {
   #timer: NodeJS.Timeout | undefined;
   #closed = false;
   #reloading: Promise<void> = Promise.resolve();
+  #allowNetworks: readonly string[];
   readonly #unsubscribe: () => void;
   readonly #deps: WorkerDeps;
 
@@ -71,7 +103,10 @@ export class WebhookService {
       now,
       random: options.random ?? Math.random,
       disable: (endpoint, reason) => this.#disable(endpoint, reason),
+      ruleFor: (endpoint) => this.ruleFor(endpoint.createdBy),
+      ownerProblem: (endpoint) => this.#ownerProblem(endpoint),
     };
+    this.#allowNetworks = options.network?.allowNetworks ?? [];
     this.#unsubscribe = options.log.subscribe(() => {
       for (const worker of this.#workers.values()) worker.notify();
     });
@@ -83,7 +118,8 @@ export class WebhookService {
       options.dataDir,
       endpoints.map((endpoint) => endpoint.id),
     );
-    const service = new WebhookService(options, journal, new WebhookSender());
+    const sender = new WebhookSender(options.network?.resolve ?? systemResolver);
+    const service = new WebhookService(options, journal, sender);
     await service.reload();
     service.#schedule();
     return service;
@@ -91,6 +127,51 @@ export class WebhookService {
 
   list(): readonly WebhookEndpoint[] {
     return this.#endpoints;
+  }
+
+  /** The endpoints one API key registered: all a key may see. */
+  ownedBy(keyId: string): readonly WebhookEndpoint[] {
+    return this.#endpoints.filter((endpoint) => endpoint.createdBy === keyId);
+  }
+
+  /**
+   * Where an endpoint registered by `createdBy` (an API key id; null: the operator) may connect:
+   * a key's, public addresses only; the operator's, loopback and its allowed networks too.
+   */
+  ruleFor(createdBy: string | null): AddressRule {
+    const ownListeners = this.options.network?.ownListeners?.() ?? [];
+    if (createdBy !== null) {
+      return { loopback: false, networks: this.options.network?.keyNetworksForTests ?? [], ownListeners };
+    }
+    return { loopback: true, networks: this.#allowNetworks, ownListeners };
+  }
+
+  /** The registration check: null when `url` may be registered by `createdBy`, else why not. */
+  checkTarget(url: URL, createdBy: string | null): Promise<string | null> {
+    return checkTarget(
+      url,
+      this.ruleFor(createdBy),
+      this.options.network?.resolve ?? systemResolver,
+      REGISTRATION_LOOKUP_TIMEOUT_MS,
+    );
+  }
+
+  /** A SIGHUP's `[webhooks] allow_networks`; kept connections are dropped so they are rechecked. */
+  setAllowNetworks(networks: readonly string[]): void {
+    const same =
+      networks.length === this.#allowNetworks.length &&
+      networks.every((n, i) => n === this.#allowNetworks[i]);
+    if (same) return;
+    this.#allowNetworks = [...networks];
+    this.sender.resetConnections();
+  }
+
+  /** Disables every enabled endpoint whose key was revoked or has expired (the keys changed). */
+  async enforceKeys(): Promise<void> {
+    for (const endpoint of this.#endpoints) {
+      const problem = endpoint.disabledAt === null ? this.#ownerProblem(endpoint) : null;
+      if (problem !== null) await this.#disable(endpoint, problem);
+    }
   }
 
   get(id: string): WebhookEndpoint | undefined {
@@ -102,10 +183,17 @@ export class WebhookService {
     return this.journal.state.get(id);
   }
 
-  async create(input: NewEndpoint): Promise<WebhookEndpoint> {
-    const created = newEndpoint(input, this.#deps.now());
+  /** Registers an endpoint that receives the events logged from now on. */
+  async create(input: Omit<NewEndpoint, 'startAfter'>): Promise<WebhookEndpoint> {
+    const created = newEndpoint({ ...input, startAfter: this.options.log.lastId() }, this.#deps.now());
     await updateEndpoints(this.options.dataDir, (current) => {
-      if (current.length >= MAX_ENDPOINTS) throw new RegistryFullError(`at most ${MAX_ENDPOINTS} endpoints`);
+      if (current.length >= MAX_ENDPOINTS) {
+        throw new RegistryFullError(`This server already has ${MAX_ENDPOINTS} webhooks.`);
+      }
+      const byKey = current.filter((endpoint) => endpoint.createdBy === input.createdBy);
+      if (input.createdBy !== null && byKey.length >= MAX_ENDPOINTS_PER_KEY) {
+        throw new RegistryFullError(`This key already has ${MAX_ENDPOINTS_PER_KEY} webhooks.`);
+      }
       return [...current, created];
     });
     await this.reload();
@@ -165,19 +253,33 @@ export class WebhookService {
     for (const [id, endpoint] of active) {
       if (!this.#workers.has(id)) this.#workers.set(id, new EndpointWorker(endpoint, this.#deps));
     }
+    void this.enforceKeys();
+  }
+
+  #ownerProblem(endpoint: WebhookEndpoint): string | null {
+    if (endpoint.createdBy === null || !this.options.keys) return null;
+    const key = this.options.keys().get(endpoint.createdBy);
+    // A key that is gone from keys.json cannot be used any more: as good as revoked.
+    if (key === undefined) return 'key_revoked';
+    const status = apiKeyStatus(key, this.#deps.now());
+    return status === 'active' ? null : `key_${status}`;
   }
 
   async #disable(endpoint: WebhookEndpoint, reason: string): Promise<void> {
     const at = this.#deps.now();
+    // Not the URL: a Discord webhook URL carries its token.
     this.options.logger.error('webhook endpoint disabled', {
       webhook_id: endpoint.id,
-      url: endpoint.url,
       reason,
-      fix: `modgate webhooks enable ${endpoint.id}`,
+      fix: reason.startsWith('key_')
+        ? `the key that registered it no longer works; remove it: modgate webhooks remove ${endpoint.id}`
+        : `modgate webhooks enable ${endpoint.id}`,
     });
     await updateEndpoints(this.options.dataDir, (current) =>
       current.map((candidate) =>
-        candidate.id === endpoint.id && candidate.enabledAt.getTime() === endpoint.enabledAt.getTime()
+        candidate.id === endpoint.id &&
+        candidate.disabledAt === null &&
+        candidate.enabledAt.getTime() === endpoint.enabledAt.getTime()
           ? { ...candidate, disabledAt: at, disabledReason: reason }
           : candidate,
       ),

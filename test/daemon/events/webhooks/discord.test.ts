@@ -50,4 +50,27 @@ describe('Discord messages', () => {
     const { message } = discordMessage([{ ...ban, data: { reason: '@everyone look' } }]);
     expect(message.allowed_mentions).toEqual({ parse: [] });
   });
+
+  it('escapes Markdown, masked links and mentions in names, reasons and messages', () => {
+    const hostile: StoredEvent = {
+      ...ban,
+      data: {
+        player: { platform_id: '76561198000000001', name: '[Free Nitro](https://evil.example/x)' },
+        actor: { platform_id: '76561198000000002', name: '**Admin** <@123> @everyone' },
+        reason: '# Verified\n> quoted\n- listed\n1. ordered ||spoiler|| `code` ~~gone~~ __u__',
+        command: 'say <https://evil.example> :skull:',
+      },
+    };
+    const embed = discordEmbed(hostile);
+    const values = Object.fromEntries(embed.fields.map((f) => [f.name, f.value]));
+    expect(values['Player']).toBe('\\[Free Nitro\\](https\\://evil.example/x) (76561198000000001)');
+    expect(values['By']).toBe('\\*\\*Admin\\*\\* \\<\\@123\\> \\@everyone (76561198000000002)');
+    expect(values['Reason']).toBe(
+      '\\# Verified\n\\> quoted\n\\- listed\n1\\. ordered \\|\\|spoiler\\|\\| \\`code\\` \\~\\~gone\\~\\~ \\_\\_u\\_\\_',
+    );
+    expect(values['Command']).toBe('say \\<https\\://evil.example\\> \\:skull\\:');
+    expect(embed.description).toContain('**\\[Free Nitro\\](https\\://evil.example/x)');
+    expect(embed.description).toContain('by \\*\\*Admin\\*\\* \\<\\@123\\>');
+    expect(discordMessage([hostile]).message.allowed_mentions).toEqual({ parse: [] });
+  });
 });
