@@ -1174,8 +1174,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Every registered endpoint with its status (at most 50, one page)
-         * @description Every registered endpoint with its status (at most 50, one page).
+         * The endpoints this key registered, with their status (at most 10, one page)
+         * @description The endpoints this key registered, with their status (at most 10, one page).
          *
          *     Scope `webhooks:manage`.
          *
@@ -2439,7 +2439,7 @@ export interface components {
             secret: string;
         };
         WebhookCreateRequest: {
-            /** @description https, or http to a loopback address */
+            /** @description https to a public address; the name must resolve to public addresses only */
             url: string;
             /** @description Event types, or ["*"] for all */
             events: ("*" | "player.joined" | "player.left" | "player.banned" | "player.unbanned" | "player.muted" | "player.unmuted" | "player.linked" | "player.unlinked" | "economy.changed" | "pack.delivered" | "claim_code.redeemed" | "command.executed" | "mod.connected" | "mod.disconnected")[];
@@ -2501,7 +2501,8 @@ export interface components {
             /** @description HTTP status of the answer; null when none */
             status: number | null;
             latency_ms: number | null;
-            error: string | null;
+            /** @description Why it failed, as a fixed class; never the receiver's own text. Null when delivered */
+            error: ("timeout" | "refused" | "dns_error" | "tls_error" | "blocked_address" | "http_status" | "redirect" | "reset" | "unreachable" | "network_error" | "invalid_url" | "cancelled" | "events_dropped" | "other") | null;
             retry_in_ms: number | null;
         };
     };

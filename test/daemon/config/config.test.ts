@@ -120,6 +120,19 @@ level = "warn"
       await problems('[api]\nmax_connections_per_address = 0\nfirst_byte_timeout_ms = 0\n'),
     ).toHaveLength(2);
   });
+
+  it('takes [webhooks] allow_networks as CIDRs, canonical, for the start and for a SIGHUP', async () => {
+    const config = await loadConfig(
+      await configFile('[webhooks]\nallow_networks = ["10.1.2.3/8", "fd00::/8", "192.168.5.7"]\n'),
+    );
+    const networks = ['10.0.0.0/8', 'fd00::/8', '192.168.5.7/32'];
+    expect(daemonOptions(config, {}, {}).webhookNetwork).toEqual({ allowNetworks: networks });
+    expect(reloadSettings(config).webhookAllowNetworks).toEqual(networks);
+    expect(await problems('[webhooks]\nallow_networks = ["intranet", "10.0.0.0/33"]\n')).toEqual([
+      'webhooks.allow_networks.0: an IP address or CIDR range',
+      'webhooks.allow_networks.1: an IP address or CIDR range',
+    ]);
+  });
 });
 
 describe('modgate config check', () => {
