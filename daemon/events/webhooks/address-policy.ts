@@ -81,7 +81,9 @@ export function checkLiteral(hostname: string, port: number, rule: AddressRule):
 
 /**
  * The whole check, for registration: a literal directly, a name by resolving it and checking
- * every address. Null when allowed; else a sentence for the API's `details`.
+ * every address. Null when allowed; else a sentence for the API's `details`. For a name the
+ * sentence is the same whether it failed to resolve or resolved to a forbidden address, and
+ * names no address: registration must not become a way to read the host's internal DNS.
  */
 export async function checkTarget(
   url: URL,
@@ -92,18 +94,15 @@ export async function checkTarget(
   const port = portOf(url);
   const host = unbracket(url.hostname);
   if (isIP(host) !== 0) return addressVerdict(host, port, rule);
+  const refused = `${host} does not resolve to reachable addresses only`;
   let addresses: readonly ResolvedAddress[];
   try {
     addresses = await withTimeout(resolve(host), timeoutMs);
   } catch {
-    return `${host} does not resolve`;
+    return refused;
   }
-  if (addresses.length === 0) return `${host} does not resolve`;
-  for (const { address } of addresses) {
-    const verdict = addressVerdict(address, port, rule);
-    if (verdict !== null) return `${host} resolves to ${verdict}`;
-  }
-  return null;
+  if (addresses.length === 0) return refused;
+  return addresses.every(({ address }) => addressVerdict(address, port, rule) === null) ? null : refused;
 }
 
 /**

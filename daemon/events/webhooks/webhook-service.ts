@@ -82,6 +82,8 @@ export class WebhookService {
   #closed = false;
   #reloading: Promise<void> = Promise.resolve();
   #allowNetworks: readonly string[];
+  /** `id@enabledAt` of the endpoints disabled so far: the worker and a keys change may both try. */
+  readonly #disabled = new Set<string>();
   readonly #unsubscribe: () => void;
   readonly #deps: WorkerDeps;
 
@@ -266,6 +268,9 @@ export class WebhookService {
   }
 
   async #disable(endpoint: WebhookEndpoint, reason: string): Promise<void> {
+    const once = `${endpoint.id}@${endpoint.enabledAt.getTime()}`;
+    if (this.#disabled.has(once)) return;
+    this.#disabled.add(once);
     const at = this.#deps.now();
     // Not the URL: a Discord webhook URL carries its token.
     this.options.logger.error('webhook endpoint disabled', {

@@ -113,7 +113,7 @@ describe('the webhook address policy', () => {
     }
   });
 
-  it('refuses a name when any one of its addresses is private, and one that does not resolve', async () => {
+  it('refuses a name when any one of its addresses is private, and one that does not resolve, alike', async () => {
     const resolve: Resolver = async (host) => {
       if (host === 'mixed.test')
         return [
@@ -124,10 +124,10 @@ describe('the webhook address policy', () => {
       throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
     };
     expect(await checkTarget(new URL('https://mixed.test/'), KEY, resolve, 1_000)).toMatch(
-      /mixed\.test resolves to 10\.0\.0\.1/,
+      'mixed.test does not resolve to reachable addresses only',
     );
     expect(await checkTarget(new URL('https://nowhere.test/'), KEY, resolve, 1_000)).toMatch(
-      /does not resolve/,
+      'nowhere.test does not resolve to reachable addresses only',
     );
     expect(await checkTarget(new URL('https://public.test/'), KEY, resolve, 1_000)).toBeNull();
   });
