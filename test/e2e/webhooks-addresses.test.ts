@@ -363,6 +363,35 @@ describe('whose endpoints a key sees', () => {
     });
     expect((await register(second.key)).status).toBe(201);
   });
+
+  it('caps the server at 50 endpoints, whoever registered them', async () => {
+    const s = await setup(KEYS_REACH_LOOPBACK);
+    const { key } = await hooksKey(s, 'hooks');
+    const operators = Array.from({ length: 49 }, () =>
+      newEndpoint(
+        {
+          url: 'http://127.0.0.1:9/op',
+          events: ['claim_code.redeemed'],
+          format: 'standard',
+          allowHttp: false,
+          sensitiveFields: true,
+          description: null,
+          createdBy: null,
+          startAfter: 0,
+        },
+        new Date(),
+      ),
+    );
+    await updateEndpoints(s.data.dir, (current) => [...current, ...operators]);
+    await eventually(() => s.daemon.webhooks.list().length === 49);
+    expect((await registerQuiet(s, key)).status).toBe(201);
+    const full = await registerQuiet(s, key);
+    expect(full.status).toBe(409);
+    expect(full.json.error).toMatchObject({
+      code: 'conflict',
+      message: 'This server already has 50 webhooks.',
+    });
+  });
 });
 
 describe('endpoints of a key that no longer works', () => {
