@@ -1,9 +1,10 @@
 /**
- * Which URLs a webhook may point at: https anywhere, plain http only to a loopback address
- * (localhost, 127.0.0.0/8, ::1) unless the operator registered the endpoint with `--allow-http`.
- * No user name or password in the URL (the secret signs the request; credentials in a URL end up
- * in logs). Checked when an endpoint is registered and again before every delivery, so a
- * hand-edited webhooks.json cannot send events somewhere the rules forbid.
+ * The form of a webhook URL: https, or plain http only to a loopback address (localhost,
+ * 127.0.0.0/8, ::1) unless the operator registered the endpoint with `--allow-http`. No user name
+ * or password in the URL (the secret signs the request; credentials in a URL end up in logs).
+ * Checked when an endpoint is registered and again before every delivery, so a hand-edited
+ * webhooks.json cannot send events somewhere the rules forbid. Which addresses the host may
+ * resolve to is the other half of the rule: address-policy.ts.
  */
 import { isLoopbackHost } from '../../host-port.ts';
 
