@@ -4,8 +4,9 @@
  * it is safe beside a running daemon: the newest segment's last complete line gives the id
  * (segments.ts: ids are consecutive, a torn last line has no newline and does not count).
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { readDataText } from '../../store/data-dir-fs.ts';
 import { errnoCode } from '../../store/errors.ts';
 import { EVENTS_FOLDER, parseEventLine, SEGMENT_NAME, segmentName } from '../segments.ts';
 
@@ -26,7 +27,7 @@ export async function lastStoredEventId(dataDir: string): Promise<number> {
     .sort((a, b) => b - a);
   const newest = firstIds[0];
   if (newest === undefined) return 0;
-  const text = await readFile(join(folder, segmentName(newest)), 'utf8');
+  const text = await readDataText(join(folder, segmentName(newest)));
   const complete = text.slice(0, text.lastIndexOf('\n') + 1).split('\n');
   for (let i = complete.length - 1; i >= 0; i -= 1) {
     const line = parseEventLine(complete[i] as string);
