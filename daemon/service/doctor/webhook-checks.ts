@@ -1,7 +1,9 @@
 /**
  * Doctor, webhooks: webhooks.json loads, and no endpoint is disabled or stuck retrying. A
  * disabled endpoint is a warning with the command that re-enables it; the daemon has logged it
- * at error level when it happened.
+ * at error level when it happened. An endpoint is named by its id and its URL's origin only: the
+ * path may hold a secret (a Discord webhook URL carries its token there), and doctor's output is
+ * what operators paste into support threads.
  */
 import { readEndpoints } from '../../events/webhooks/endpoint-file.ts';
 import { readOutbox } from '../../events/webhooks/outbox-journal.ts';
@@ -24,7 +26,7 @@ export async function checkWebhooks(dir: string): Promise<CheckResult[]> {
       results.push(
         warn(
           'webhooks',
-          `${view.id} (${view.url}) is disabled since ${view.disabled_at}: ${view.disabled_reason}`,
+          `${view.id} (${originOf(view.url)}) is disabled since ${view.disabled_at}: ${view.disabled_reason}`,
           `fix the receiver, then: modgate webhooks enable --data-dir ${dir} ${view.id}`,
         ),
       );
@@ -32,7 +34,7 @@ export async function checkWebhooks(dir: string): Promise<CheckResult[]> {
       results.push(
         warn(
           'webhooks',
-          `${view.id} (${view.url}) is retrying: ${view.failing_attempts} failed attempts so far`,
+          `${view.id} (${originOf(view.url)}) is retrying: ${view.failing_attempts} failed attempts so far`,
           `see why: modgate webhooks deliveries --data-dir ${dir} ${view.id}`,
         ),
       );
@@ -42,4 +44,13 @@ export async function checkWebhooks(dir: string): Promise<CheckResult[]> {
   if (results.length === 0)
     results.push(ok('webhooks', `${active} endpoint${active === 1 ? '' : 's'} delivering`));
   return results;
+}
+
+/** Scheme, host and port: never the path or query, where a receiver's secret may sit. */
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return 'an unparseable URL';
+  }
 }

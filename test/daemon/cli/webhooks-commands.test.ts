@@ -129,7 +129,7 @@ describe('modgate webhooks', () => {
     expect(text).toContain('DISABLED since 2030-01-01T00:00:00.000Z (the receiver answered 410 Gone)');
     const report = await doctor(dir, { api: await freePort(), mod: await freePort() });
     expect(report.line('webhooks')).toMatch(
-      new RegExp(`^warn +webhooks +${id} \\(https://a.example/\\) is disabled since`),
+      new RegExp(`^warn +webhooks +${id} \\(https://a.example\\) is disabled since`),
     );
     expect(report.fix('webhooks')).toBe(
       `fix the receiver, then: modgate webhooks enable --data-dir ${dir} ${id}`,
@@ -139,6 +139,17 @@ describe('modgate webhooks', () => {
       webhooks: { status: string; disabled_at: string | null }[];
     };
     expect(listed.webhooks[0]).toMatchObject({ status: 'active', disabled_at: null });
+  });
+
+  it('names a failing endpoint in doctor by its origin, never by the path that holds a Discord token', async () => {
+    const url = 'https://discord.com/api/webhooks/123/TOKEN-SECRET-abc';
+    const { id } = await add('--url', url, '--events', 'all', '--format', 'discord');
+    await updateEndpoints(dir, (all) =>
+      all.map((e) => ({ ...e, disabledAt: new Date('2030-01-01T00:00:00Z'), disabledReason: 'http_status' })),
+    );
+    const report = await doctor(dir, { api: await freePort(), mod: await freePort() });
+    expect(report.line('webhooks')).toContain(`${id} (https://discord.com) is disabled since`);
+    expect(report.stdout + report.stderr).not.toContain('TOKEN-SECRET');
   });
 
   it('shows no deliveries for a new endpoint', async () => {
