@@ -5,55 +5,114 @@
  *   limit counts) holds at most `maxPerAddress` open connections; one more is answered 429
  *   `rate_limited` and closed. Trusted proxies are exempt: every client behind them shares their
  *   address.
+ * - a global cap with fair admission: at most `maxConnections` connections are held in all
+ *   (trusted proxies' included). When full, a newcomer takes the place of an idle connection of
+ *   the address holding the most (admission-policy.ts); only when there is none is it answered
+ *   429 and closed. (node:http's own `maxConnections` would drop it without a word, first come
+ *   first served, so one reconnecting address could hold every slot.)
  * - a first-byte timeout: a connection that has sent nothing `firstByteTimeoutMs` after it opened
  *   is closed. (node:http's header timeout starts only at the first byte; after it, that timeout
  *   and the request timeout take over.) Over TLS the handshake timeout does the same job.
  *
- * So a flood of idle sockets from one address costs the daemon `maxPerAddress` sockets at most,
- * and a flood from many addresses lasts `firstByteTimeoutMs` per socket.
+ * So a flood of idle sockets from one address costs the daemon `maxPerAddress` sockets at most
+ * and never keeps another address out, and a flood from many addresses lasts
+ * `firstByteTimeoutMs` per socket.
  */
-import type { Server } from 'node:net';
-import type { Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Server, Socket } from 'node:net';
+import { type Admitted, chooseVictim, type ConnectionActivity } from './admission-policy.ts';
 import { ApiError } from './api-error.ts';
 import { edgeSubject } from './client-address.ts';
 
 export interface ConnectionGuardOptions {
+  /** Connections held at once, from every address. */
+  maxConnections: number;
   maxPerAddress: number;
   /** Plain HTTP only; 0 turns it off (the TLS listener uses its handshake timeout). */
   firstByteTimeoutMs: number;
-  /** Addresses not capped (trusted proxies). */
+  /** Addresses not capped per address (trusted proxies); they still count toward the total. */
   exempt(address: string): boolean;
-  /** Answers and closes a connection over the cap. */
+  /** Answers and closes a connection over a cap. */
   refuse(socket: Socket, error: ApiError): void;
 }
 
 export interface ConnectionGuard {
   /** Open connections per counted address (for tests and diagnostics). */
   openFrom(address: string): number;
+  /** Open connections in all. */
+  open(): number;
+}
+
+/** One admitted connection: what the policy needs to know about it. */
+class Connection implements Admitted {
+  inFlight = 0;
+  served = 0;
+  /** bytesRead when the last response ended: more since means a next request has begun. */
+  readAtRest = 0;
+  released = false;
+
+  constructor(
+    readonly socket: Socket,
+    readonly subject: string,
+  ) {}
+
+  activity(): ConnectionActivity {
+    if (this.socket.bytesRead === 0) return 'silent';
+    const resting = this.inFlight === 0 && this.served > 0 && this.socket.bytesRead === this.readAtRest;
+    return resting ? 'idle' : 'busy';
+  }
 }
 
 export function guardConnections(server: Server, options: ConnectionGuardOptions): ConnectionGuard {
-  const open = new Map<string, number>();
-  const release = (subject: string) => {
-    const left = (open.get(subject) ?? 1) - 1;
-    if (left === 0) open.delete(subject);
-    else open.set(subject, left);
+  const holders = new Map<string, Set<Connection>>();
+  /** By remote address and port: a TLS request's socket is not the TCP socket 'connection' saw. */
+  const byPeer = new Map<string, Connection>();
+  let total = 0;
+  const release = (connection: Connection) => {
+    if (connection.released) return;
+    connection.released = true;
+    total -= 1;
+    byPeer.delete(peerOf(connection.socket));
+    const held = holders.get(connection.subject);
+    held?.delete(connection);
+    if (held?.size === 0) holders.delete(connection.subject);
   };
   server.on('connection', (socket: Socket) => {
     const address = socket.remoteAddress ?? '';
-    if (!options.exempt(address)) {
-      const subject = edgeSubject(address);
-      const count = (open.get(subject) ?? 0) + 1;
-      if (count > options.maxPerAddress) {
-        options.refuse(socket, overCap(options.maxPerAddress));
-        return;
-      }
-      open.set(subject, count);
-      socket.once('close', () => release(subject));
+    const subject = edgeSubject(address);
+    const held = holders.get(subject)?.size ?? 0;
+    if (!options.exempt(address) && held >= options.maxPerAddress) {
+      return options.refuse(socket, overAddressCap(options.maxPerAddress));
     }
+    if (total >= options.maxConnections) {
+      const victim = chooseVictim(holders, subject);
+      if (!victim) return options.refuse(socket, full());
+      release(victim);
+      victim.socket.destroy();
+    }
+    const connection = new Connection(socket, subject);
+    total += 1;
+    byPeer.set(peerOf(socket), connection);
+    if (!holders.has(subject)) holders.set(subject, new Set());
+    holders.get(subject)?.add(connection);
+    socket.once('close', () => release(connection));
     if (options.firstByteTimeoutMs > 0) closeIfSilent(socket, options.firstByteTimeoutMs);
   });
-  return { openFrom: (address) => open.get(edgeSubject(address)) ?? 0 };
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const connection = byPeer.get(peerOf(req.socket));
+    if (!connection) return;
+    connection.inFlight += 1;
+    res.once('close', () => {
+      connection.inFlight -= 1;
+      connection.served += 1;
+      connection.readAtRest = connection.socket.bytesRead;
+    });
+  });
+  return { openFrom: (address) => holders.get(edgeSubject(address))?.size ?? 0, open: () => total };
+}
+
+function peerOf(socket: Socket): string {
+  return `${socket.remoteAddress}|${socket.remotePort}`;
 }
 
 function closeIfSilent(socket: Socket, timeoutMs: number): void {
@@ -64,8 +123,22 @@ function closeIfSilent(socket: Socket, timeoutMs: number): void {
   socket.once('close', () => clearTimeout(timer));
 }
 
-function overCap(max: number): ApiError {
+function overAddressCap(max: number): ApiError {
   return new ApiError('rate_limited', `Too many open connections from this address (at most ${max}).`, {
     headers: { 'retry-after': '1' },
   });
+}
+
+/**
+ * Every connection is busy serving someone: a 429 (back off and retry), not a 503, which the
+ * API keeps for a game server that is not available.
+ */
+function full(): ApiError {
+  return new ApiError(
+    'rate_limited',
+    'The daemon is serving as many connections as it holds; retry shortly.',
+    {
+      headers: { 'retry-after': '1' },
+    },
+  );
 }

@@ -34,6 +34,7 @@ export interface HttpServerOptions {
   /** Time to receive the whole request. */
   requestTimeoutMs?: number;
   keepAliveTimeoutMs?: number;
+  /** Open connections in all; when full, an idle one of the address holding most makes room. */
   maxConnections?: number;
   /** Open connections per client address (IPv6: per /64); trusted proxies are exempt. */
   maxConnectionsPerAddress?: number;
@@ -93,8 +94,10 @@ export async function startHttpServer(handle: Handle, options: HttpServerOptions
         listener,
       )
     : createHttpServer(serverOptions, listener);
-  server.maxConnections = options.maxConnections ?? HTTP_DEFAULTS.maxConnections;
+  // Not server.maxConnections: node drops sockets over it, first come first served; the guard
+  // admits fairly instead (connection-guard.ts).
   guardConnections(server, {
+    maxConnections: options.maxConnections ?? HTTP_DEFAULTS.maxConnections,
     maxPerAddress: options.maxConnectionsPerAddress ?? HTTP_DEFAULTS.maxConnectionsPerAddress,
     firstByteTimeoutMs: options.tls ? 0 : firstByteTimeoutMs,
     exempt: (address) => trust !== null && trust(address, 0),

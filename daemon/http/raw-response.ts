@@ -32,12 +32,23 @@ export function clientErrorAnswer(code: string | undefined): { error: ApiError; 
   return { error: new ApiError('validation_error', message), reason: 'malformed' };
 }
 
+/**
+ * How long a refused peer has to take its answer before the socket is destroyed: the listener
+ * keeps half-open sockets (node:http), so a peer that never closes its side would otherwise
+ * hold the socket for ever.
+ */
+export const REFUSAL_GRACE_MS = 2_000;
+
 /** Writes the envelope for `error` and closes the socket; nothing when the peer is gone. */
 export function refuseRaw(socket: Duplex, error: ApiError): RawRefusal {
   const requestId = newRequestId();
   const response = errorResponse(error, requestId, { ...baseHeaders(requestId), connection: 'close' });
-  if (socket.writable) socket.end(serialize(response));
-  else socket.destroy();
+  if (socket.writable) {
+    socket.end(serialize(response));
+    const grace = setTimeout(() => socket.destroy(), REFUSAL_GRACE_MS);
+    grace.unref();
+    socket.once('close', () => clearTimeout(grace));
+  } else socket.destroy();
   return { requestId, status: error.status, code: error.code };
 }
 

@@ -41,8 +41,14 @@ export function startProgram(command: string, args: string[], env: NodeJS.Proces
   return Object.assign(child, { output: () => output });
 }
 
-/** `modgate serve` on free loopback ports, returned once it answers `GET /healthz`. */
-export async function startServe(dataDir: string): Promise<{ serve: Running; apiPort: number }> {
+/**
+ * `modgate serve` on free loopback ports, returned once it answers `GET /healthz`; `extra` flags
+ * (`--config FILE`, `--log-level warn`) are passed on.
+ */
+export async function startServe(
+  dataDir: string,
+  extra: readonly string[] = [],
+): Promise<{ serve: Running; apiPort: number }> {
   const [apiPort, modPort] = [await freePort(), await freePort()];
   const serve = start([
     'serve',
@@ -52,6 +58,7 @@ export async function startServe(dataDir: string): Promise<{ serve: Running; api
     `127.0.0.1:${apiPort}`,
     '--mod-listen',
     `127.0.0.1:${modPort}`,
+    ...extra,
   ]);
   await eventually(
     async () => (await fetch(`http://127.0.0.1:${apiPort}/healthz`).catch(() => null)) !== null,

@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseReply, raw, silent } from '../../support/raw-http.ts';
+import { openSse } from '../../support/sse-client.ts';
 import { eventually, startStack, type Stack } from '../../support/stack.ts';
 
 const ATTACKER = '127.0.0.2';
@@ -51,6 +52,50 @@ describe('the per-address connection cap', () => {
     } finally {
       await proxied.close();
     }
+  });
+});
+
+describe('the global connection cap', () => {
+  const get = 'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n';
+  const PROXY = '127.0.0.3';
+  let stack: Stack;
+  // A daemon each: what one test leaves open would otherwise count in the next.
+  beforeEach(async () => {
+    stack = await startStack({
+      sim: false,
+      daemon: { http: { maxConnections: 3, maxConnectionsPerAddress: 10, trustedProxies: [PROXY] } },
+    });
+  });
+  afterEach(() => stack.close());
+
+  it('closes the oldest silent connection of the address holding the most to admit another address', async () => {
+    const held = [];
+    for (let i = 0; i < 3; i++) held.push(await silent(stack.daemon.api.port, ATTACKER));
+    const reply = await raw(stack.daemon.api.port, (socket) => socket.write(get));
+    expect(parseReply(reply).status).toBe(200);
+    expect(await held[0]!.reply).toBe('');
+    for (const { socket } of held) socket.destroy();
+  });
+
+  it('answers 429 rate_limited in the envelope when it is full and no connection is idle', async () => {
+    // Event streams are requests in flight: never evicted.
+    const headers = { authorization: `Bearer ${stack.key}` };
+    const busy = await Promise.all([1, 2, 3].map(() => openSse(`${stack.baseUrl}/v1/events`, headers)));
+    expect(busy.map((client) => client.status)).toEqual([200, 200, 200]);
+    const reply = parseReply(
+      await raw(stack.daemon.api.port, (socket) => socket.write(get), { localAddress: ATTACKER }),
+    );
+    expect(reply.status).toBe(429);
+    expect(reply.headers['retry-after']).toBe('1');
+    expect((reply.json as { error: { code: string } }).error.code).toBe('rate_limited');
+    for (const client of busy) client.close();
+  });
+
+  it('counts a trusted proxy toward the total, though not toward the per-address cap', async () => {
+    const held = await Promise.all([1, 2, 3].map(() => silent(stack.daemon.api.port, PROXY)));
+    const over = parseReply(await (await silent(stack.daemon.api.port, PROXY)).reply);
+    expect(over.status).toBe(429);
+    for (const { socket } of held) socket.destroy();
   });
 });
 

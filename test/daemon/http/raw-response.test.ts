@@ -1,4 +1,8 @@
+import { once } from 'node:events';
+import { connect, createServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiError } from '../../../daemon/http/api-error.ts';
+import { refuseRaw } from '../../../daemon/http/raw-response.ts';
 import { API_VERSION } from '../../../daemon/version.ts';
 import { parseReply, raw } from '../../support/raw-http.ts';
 import { startStack, type Stack } from '../../support/stack.ts';
@@ -70,5 +74,25 @@ describe('answers to what node:http refuses before the pipeline', () => {
     const first = await send('NOT HTTP\r\n\r\n');
     const second = await send('NOT HTTP\r\n\r\n');
     expect(first.headers['x-request-id']).not.toBe(second.headers['x-request-id']);
+  });
+});
+
+describe('refuseRaw', () => {
+  it('destroys the socket of a peer that takes its answer and never closes its own side', async () => {
+    // allowHalfOpen on both ends, as node:http's listener has it.
+    const server = createServer({ allowHalfOpen: true }).listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const accepted = once(server, 'connection') as Promise<[Socket]>;
+    const { port } = server.address() as { port: number };
+    const peer = connect({ port, host: '127.0.0.1', allowHalfOpen: true });
+    peer.on('error', () => undefined);
+    peer.resume();
+    const [socket] = await accepted;
+    refuseRaw(socket, new ApiError('rate_limited'));
+    await once(peer, 'end');
+    await once(socket, 'close');
+    expect(socket.destroyed).toBe(true);
+    peer.destroy();
+    server.close();
   });
 });
