@@ -51,7 +51,13 @@ export interface DaemonOptions {
   pipeline?: Partial<
     Pick<
       PipelineOptions,
-      'keyRateLimit' | 'edgeRateLimit' | 'bodyLimitBytes' | 'now' | 'opDeadlines' | 'checkResponses'
+      | 'keyRateLimit'
+      | 'edgeRateLimit'
+      | 'bodyLimitBytes'
+      | 'now'
+      | 'opDeadlines'
+      | 'checkResponses'
+      | 'streamLimits'
     >
   >;
   /** HTTP timeouts, the connection cap and trusted proxies; defaults in HTTP_DEFAULTS. */
@@ -200,6 +206,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       log,
       metrics,
       services: { events, webhooks, eventStream: options.stream ?? {}, metrics },
+      // Open event streams are re-authorized on every change of keys and state (SIGHUP too).
+      onSnapshotChange: (listener) => void watcher.on('change', listener),
       ...options.pipeline,
     });
     const tls = options.tls ? await readTls(options.tls) : undefined;

@@ -79,6 +79,9 @@ export const ConfigSchema = z
         max_age_hours: z.number().int().min(1).max(87_600).optional(),
         stream_heartbeat_ms: ms(600_000).optional(),
         stream_max_buffered_bytes: z.number().int().min(1_024).max(1_073_741_824).optional(),
+        /** Open event streams per API key and per client address (docs/events.md, "Limits"). */
+        stream_max_per_key: z.number().int().min(1).max(100_000).optional(),
+        stream_max_per_address: z.number().int().min(1).max(100_000).optional(),
       })
       .strict()
       .default({}),

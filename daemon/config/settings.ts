@@ -5,6 +5,7 @@
  */
 import type { DaemonOptions, ReloadSettings } from '../daemon.ts';
 import { parseHostPort, type HostPort } from '../host-port.ts';
+import { STREAM_LIMIT_DEFAULTS } from '../http/stream-slots.ts';
 import type { OpName } from '../../protocol/ops/index.ts';
 import { normaliseAllowIp } from '../store/allow-ip.ts';
 import { ConfigError, type Config } from './config.ts';
@@ -48,6 +49,13 @@ export function daemonOptions(
     pipeline: {
       ...reloadSettings(config),
       ...(api.body_limit_bytes !== undefined ? { bodyLimitBytes: api.body_limit_bytes } : {}),
+      streamLimits: {
+        ...STREAM_LIMIT_DEFAULTS,
+        ...defined({
+          maxPerKey: config.events.stream_max_per_key,
+          maxPerAddress: config.events.stream_max_per_address,
+        }),
+      },
     },
     http: defined({
       headersTimeoutMs: api.headers_timeout_ms,

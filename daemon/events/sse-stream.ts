@@ -5,7 +5,9 @@
  * `event:` its type, `data:` the JSON `{id, type, at, data}`); comments keep idle connections
  * alive. A client that reads too slowly is never buffered without bound: once more than
  * `maxBufferedBytes` wait in its socket, it gets a final `stream.closed` message saying why and
- * the stream ends; a daemon shutdown ends every stream the same way.
+ * the stream ends; a daemon shutdown ends every stream the same way. A stream whose access lapses
+ * (a revoked or expired key, the API switched off: the pipeline re-checks, docs/events.md) ends
+ * with a final `event: error` message carrying the error envelope a new request would get.
  */
 import type { ResponseStream, StreamSink } from '../http/types.ts';
 import type { FileEventLog } from './log.ts';
@@ -14,7 +16,11 @@ import type { EventType, StoredEvent } from './types.ts';
 
 export const STREAM_DEFAULTS = Object.freeze({
   heartbeatMs: 15_000,
-  maxBufferedBytes: 1_048_576,
+  /**
+   * 256 KiB: four times the catch-up high-water mark, a few hundred events behind; 1,024 streams
+   * (every connection) at the bound hold 256 MiB.
+   */
+  maxBufferedBytes: 262_144,
   /** How long a cut stream may take to drain its final message before its socket is destroyed. */
   closeGraceMs: 5_000,
 });
@@ -33,10 +39,14 @@ export interface EventStreamOptions extends Partial<StreamSettings> {
   view: EventView;
   /** Told +1 when the stream starts and -1 once when it ends (the subscribers gauge). */
   subscribers?: (delta: 1 | -1) => void;
+  /** Told once when the daemon cuts the stream for a reason other than shutdown (a metric). */
+  cut?: (reason: StreamCutReason) => void;
 }
 
 /** Why a stream ended, as the final message's `reason`. */
 export type CloseReason = 'slow_reader' | 'shutdown' | 'gone';
+/** Why the daemon cut a stream: a `stream.closed` reason, or access that no longer holds. */
+export type StreamCutReason = Exclude<CloseReason, 'shutdown'> | 'access_revoked';
 
 const CATCH_UP_PAGE = 256;
 /**
@@ -103,13 +113,29 @@ export class EventStream implements ResponseStream {
     this.#catchUp();
   }
 
+  /** Never started: nothing to release (the subscription begins with start). */
+  abandon(): void {
+    this.#ended = true;
+  }
+
   /** Ends the stream with a final `stream.closed` message (shutdown, or a reader left behind). */
   close(reason: CloseReason): void {
+    const final = { reason, message: MESSAGES[reason], last_id: this.#position };
+    this.#finish(`event: stream.closed\ndata: ${JSON.stringify(final)}\n\n`, reason);
+  }
+
+  /** Ends the stream with a final `event: error` message: its access no longer holds. */
+  revoke(envelope: string): void {
+    this.#finish(`event: error\ndata: ${envelope}\n\n`, 'access_revoked');
+  }
+
+  #finish(message: string, reason: CloseReason | StreamCutReason): void {
     const sink = this.#sink;
     if (this.#ended || !sink) return;
-    const final = { reason, message: MESSAGES[reason], last_id: this.#position };
-    sink.write(`event: stream.closed\ndata: ${JSON.stringify(final)}\n\n`);
+    // Written past the slow-reader bound if need be: one message, then the end.
+    sink.write(message);
     this.#stop();
+    if (reason !== 'shutdown') this.options.cut?.(reason);
     sink.end(STREAM_DEFAULTS.closeGraceMs);
   }
 

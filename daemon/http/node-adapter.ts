@@ -169,7 +169,10 @@ async function serve(handle: Handle, req: IncomingMessage, res: ServerResponse, 
   try {
     const response = await handle(request.api);
     // Gone (aborted, or answered 408 by the listener): nobody to write to.
-    if (!socket.writable) return void res.destroy();
+    if (!socket.writable) {
+      response.stream?.abandon();
+      return void res.destroy();
+    }
     // A body we never read (refused before the body stage, or over the cap) would have to be
     // drained to reuse the connection; closing it is cheaper and safe.
     if (request.api.hasBody && !request.consumed()) response.headers['connection'] = 'close';

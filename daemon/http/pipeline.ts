@@ -44,19 +44,16 @@ import {
 import { type Representation, Representations } from './representations.ts';
 import { ReadRecord, ResponseMemo } from './response-memo.ts';
 import { Router } from './router.ts';
-import {
-  authenticate,
-  checkIpAllowlist,
-  requireApiEnabled,
-  requirePremium,
-  requireScope,
-} from './stages/access.ts';
+import { accessLapsesAt, authorizeKey, type Credentials, requireApiEnabled } from './stages/access.ts';
 import { cacheControl, ifNoneMatchHits, strongEtag } from './stages/caching.ts';
 import { readJsonBody, ValidatedInputs } from './stages/input.ts';
 import { VerifiedKeys } from './stages/verified-keys.ts';
 import { toApiError } from './stages/link-errors.ts';
 import { requestTarget, type RequestTarget } from './stages/target.ts';
-import { type ApiRequest, type ApiResponse, ClientGone } from './types.ts';
+import { holdStream } from './held-stream.ts';
+import { StreamAccess } from './stream-access.ts';
+import { type StreamLimits, StreamSlots } from './stream-slots.ts';
+import { type ApiRequest, type ApiResponse, ClientGone, type ResponseStream } from './types.ts';
 
 export type ModLink = Pick<ModLinkServer, 'call' | 'peer'>;
 
@@ -97,6 +94,13 @@ export interface PipelineOptions {
   metrics?: DaemonMetrics;
   /** The event log, the webhook registry: what handlers use besides the mod. */
   services?: RouteServices;
+  /** Open event streams per key and per client address (defaults in STREAM_LIMIT_DEFAULTS). */
+  streamLimits?: StreamLimits;
+  /**
+   * Subscribes to data dir changes (the watcher's 'change' event), after which open streams
+   * are re-authorized; without it they are checked only when a time-bound grant runs out.
+   */
+  onSnapshotChange?: (listener: () => void) => void;
 }
 
 /** What a SIGHUP may change in a running pipeline. */
@@ -139,6 +143,12 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   const cursors = new CursorCodec(options.snapshot().identity.daemonSecretKey);
   const services = options.services ?? {};
   const memos = new ResponseMemo();
+  const streamSlots = new StreamSlots(options.streamLimits);
+  const streamAccess = new StreamAccess({
+    snapshot: options.snapshot,
+    now: clock,
+    ...(options.onSnapshotChange ? { onChange: options.onSnapshotChange } : {}),
+  });
 
   async function run(req: ApiRequest, exchange: Exchange): Promise<ApiResponse> {
     const url = requestTarget(req.url);
@@ -157,12 +167,10 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     exchange.route = route;
     if (route.deprecated) Object.assign(exchange.headers, deprecationHeaders(route.deprecated));
     const now = new Date(clock());
-    const key = authenticate(snapshot, req.headers['authorization'], now, verifiedKeys);
-    exchange.keyId = key.id;
-    showLimit(keyLimiter, key.id, exchange);
-    requirePremium(snapshot, route, now);
-    checkIpAllowlist(key, req.remoteAddress);
-    requireScope(key, route);
+    const key = authorizeKey(snapshot, route, credentialsOf(req), now, verifiedKeys, (known) => {
+      exchange.keyId = known.id;
+      showLimit(keyLimiter, known.id, exchange);
+    });
     limit(keyLimiter, key.id, exchange, () => metrics.rateLimited('key'));
     // Most requests have no body and their route takes none: no await for them.
     const rawBody = route.body || req.hasBody ? await readJsonBody(req, route, bodyLimit) : undefined;
@@ -222,7 +230,8 @@ export function createPipeline(options: PipelineOptions): Pipeline {
    * The streaming stage (docs/pipeline.md): a route that declares a stream and a request that
    * accepts it get a long-lived response instead of the handler's JSON. Everything before it
    * (auth, scope, limits, validation) has run; the node adapter writes the head, hands the stream
-   * its sink and ends it on shutdown.
+   * its sink and ends it on shutdown. The stream holds a slot of its key's and address's stream
+   * caps while open, and its access is re-checked as long as it lasts (docs/pipeline.md, "Streams").
    */
   function openStream(
     route: AnyRoute,
@@ -231,7 +240,31 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     req: ApiRequest,
     exchange: Exchange,
   ): ApiResponse {
-    const stream = (route.stream as StreamSpec<unknown>).open({ query, key, headers: req.headers, services });
+    let release: () => void;
+    try {
+      release = streamSlots.take(key.id, req.remoteAddress);
+    } catch (error) {
+      metrics.rateLimited('stream');
+      throw error;
+    }
+    let opened: ResponseStream;
+    try {
+      opened = (route.stream as StreamSpec<unknown>).open({ query, key, headers: req.headers, services });
+    } catch (error) {
+      release();
+      throw error;
+    }
+    const credentials = credentialsOf(req);
+    const stream = holdStream(opened, {
+      release,
+      access: streamAccess,
+      requestId: exchange.requestId,
+      // The same checks as a new request: the switch, then the key stages (stages/access.ts).
+      recheck: (snapshot, now) => {
+        requireApiEnabled(snapshot);
+        return accessLapsesAt(snapshot, authorizeKey(snapshot, route, credentials, now, verifiedKeys));
+      },
+    });
     const headers = {
       ...exchange.headers,
       'content-type': 'text/event-stream; charset=utf-8',
@@ -509,6 +542,10 @@ function openapiDocument(source: unknown): unknown {
 function memoKeyOf(route: AnyRoute, keyId: string, url: RequestTarget): string | null {
   if (route.method !== 'GET' || route.cache.kind !== 'private') return null;
   return `${keyId} ${route.operationId} ${url.pathname}?${url.search}`;
+}
+
+function credentialsOf(req: ApiRequest): Credentials {
+  return { authorization: req.headers['authorization'], remoteAddress: req.remoteAddress };
 }
 
 /** True when the route can stream and the client asked for its stream's media type. */

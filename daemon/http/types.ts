@@ -27,10 +27,17 @@ export interface ApiResponse {
   stream?: ResponseStream;
 }
 
-/** A body produced over time. `start` is called once; `close` asks it to end (shutdown). */
+/**
+ * A body produced over time. Either `start` is called once, or `abandon` when the response is
+ * never sent (the client left first); `close` asks it to end (shutdown); `revoke` ends it with a
+ * final `event: error` message carrying `envelope`, the error envelope's JSON (the key or access
+ * it was opened with no longer holds).
+ */
 export interface ResponseStream {
   start(sink: StreamSink): void;
+  abandon(): void;
   close(reason: 'shutdown'): void;
+  revoke(envelope: string): void;
 }
 
 /** Where a ResponseStream writes: the socket, or a buffer in in-process tests. */

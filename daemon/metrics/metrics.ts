@@ -8,11 +8,15 @@
  * path), an HTTP method from METHODS, an op name from the catalogue, a layer, an outcome. No
  * key, key id, player id or client address is ever a label (docs/metrics.md).
  */
+import type { StreamCutReason } from '../events/sse-stream.ts';
 
 /** How a read was answered: from the cache, by joining an identical read in flight, or by the mod. */
 export type ReadCacheOutcome = 'hit' | 'coalesced' | 'miss';
-/** Which rate limit refused a request: per client address (edge) or per API key. */
-export type RateLimitLayer = 'edge' | 'key';
+/**
+ * Which rate limit refused a request: per client address (edge), per API key, or the caps on
+ * open event streams (per key and per address).
+ */
+export type RateLimitLayer = 'edge' | 'key' | 'stream';
 /** The data dir files the daemon appends to. */
 export type WriteStore = 'audit' | 'journal';
 /**
@@ -38,6 +42,8 @@ export interface DaemonMetrics {
    * (no long-poll), counted by httpRequest like any other.
    */
   eventSubscribers(delta: 1 | -1, transport: 'sse'): void;
+  /** The daemon cut an event stream: a slow reader, events gone by retention, access revoked. */
+  eventStreamCut(reason: StreamCutReason): void;
   /** One webhook delivery attempt (the endpoint worker) and how long it took. */
   webhookDelivery(outcome: WebhookOutcome, seconds: number): void;
 }
@@ -53,6 +59,7 @@ export const noopMetrics: DaemonMetrics = Object.freeze({
   rateLimited: ignore,
   writeFailed: ignore,
   eventSubscribers: ignore,
+  eventStreamCut: ignore,
   webhookDelivery: ignore,
 });
 

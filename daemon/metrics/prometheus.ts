@@ -56,15 +56,17 @@ export function createPrometheusMetrics(version: string): PrometheusMetrics {
     'store',
   ]);
   const subscribers = gauge('modgate_event_subscribers', 'Open event-stream subscriptions.', ['transport']);
+  const streamCuts = counter('modgate_event_stream_cuts_total', 'Event streams the daemon cut.', ['reason']);
   const deliveries = counter('modgate_webhook_deliveries_total', 'Webhook delivery attempts.', ['outcome']);
   const deliverySeconds = histogram('modgate_webhook_delivery_duration_seconds', 'Webhook attempt time.');
 
   linkUp.set(0);
   for (const outcome of ['hit', 'coalesced', 'miss']) cache.inc({ outcome }, 0);
   for (const outcome of ['replay', 'conflict']) idempotency.inc({ outcome }, 0);
-  for (const layer of ['edge', 'key']) limited.inc({ layer }, 0);
+  for (const layer of ['edge', 'key', 'stream']) limited.inc({ layer }, 0);
   for (const store of ['audit', 'journal']) writeFailures.inc({ store }, 0);
   subscribers.set({ transport: 'sse' }, 0);
+  for (const reason of ['slow_reader', 'gone', 'access_revoked']) streamCuts.inc({ reason }, 0);
   for (const outcome of ['delivered', 'failed', 'gave_up']) deliveries.inc({ outcome }, 0);
 
   return {
@@ -86,6 +88,7 @@ export function createPrometheusMetrics(version: string): PrometheusMetrics {
     rateLimited: (layer) => limited.inc({ layer }),
     writeFailed: (store) => writeFailures.inc({ store }),
     eventSubscribers: (delta, transport) => subscribers.inc({ transport }, delta),
+    eventStreamCut: (reason) => streamCuts.inc({ reason }),
     webhookDelivery(outcome, seconds) {
       deliveries.inc({ outcome });
       deliverySeconds.observe(seconds);

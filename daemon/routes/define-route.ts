@@ -65,7 +65,7 @@ export interface RouteServices {
   /** Heartbeat and slow-reader limit of the SSE stream (defaults in STREAM_DEFAULTS). */
   eventStream?: Partial<StreamSettings>;
   /** Where the SSE stream reports its subscribers (docs/metrics.md); nothing when absent. */
-  metrics?: Pick<DaemonMetrics, 'eventSubscribers'>;
+  metrics?: Pick<DaemonMetrics, 'eventSubscribers' | 'eventStreamCut'>;
 }
 
 /** What a handler is given; everything before it (auth, scope, validation) has already passed. */

@@ -132,6 +132,7 @@ export const listEvents = defineRoute({
         types: query.types ?? null,
         view: eventView(key.scopes),
         subscribers: (delta) => services.metrics?.eventSubscribers(delta, 'sse'),
+        cut: (reason) => services.metrics?.eventStreamCut(reason),
         ...services.eventStream,
       }),
   },

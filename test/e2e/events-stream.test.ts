@@ -175,8 +175,13 @@ describe('GET /v1/events over real sockets', () => {
 });
 
 describe('the event stream under pressure', () => {
-  it('cuts a reader that falls behind with a final stream.closed saying why', async () => {
-    const stack = await startStack({ daemon: { stream: { maxBufferedBytes: 64 * 1024 } } });
+  it('cuts a reader that falls behind with a final stream.closed saying why, and counts the cut', async () => {
+    const stack = await startStack({
+      daemon: {
+        stream: { maxBufferedBytes: 64 * 1024 },
+        metrics: { listen: { host: '127.0.0.1', port: 0 }, allow: [] },
+      },
+    });
     try {
       const client = await openSse(`${stack.baseUrl}/v1/events`, { authorization: `Bearer ${stack.key}` });
       client.pause();
@@ -190,6 +195,10 @@ describe('the event stream under pressure', () => {
       expect(JSON.parse(final.data).last_id).toBe(Number(lastDelivered?.id));
       expect(Number(lastDelivered?.id)).toBeLessThan(stack.daemon.events.lastId());
       await client.ended;
+      const metrics = await (
+        await fetch(`http://${formatHostPort(stack.daemon.metricsAddress!)}/metrics`)
+      ).text();
+      expect(metrics).toMatch(/^modgate_event_stream_cuts_total\{reason="slow_reader"\} 1$/m);
     } finally {
       await stack.close();
     }

@@ -1,6 +1,8 @@
 /**
  * Access stages, in pipeline order (docs/pipeline.md): API enabled → key → premium (and plan
  * feature) → IP allowlist → scope. Each takes what it needs and throws an ApiError or returns.
+ * `authorizeKey` runs the four after the switch in that order, for a new request and for an open
+ * stream checked again (stream-access.ts) alike.
  */
 import type { AnyRoute } from '../../routes/define-route.ts';
 import { isIpAllowed } from '../../store/allow-ip.ts';
@@ -9,6 +11,39 @@ import { hasFeature, isPremiumActive } from '../../store/state.ts';
 import type { Snapshot } from '../../store/snapshot.ts';
 import { ApiError } from '../api-error.ts';
 import type { VerifiedKeys } from './verified-keys.ts';
+
+/** What the key stages read from a request. */
+export interface Credentials {
+  authorization: string | undefined;
+  /** The client address, after trusted proxies. */
+  remoteAddress: string;
+}
+
+/**
+ * Key → premium (and plan feature) → IP allowlist → scope; `onKey` runs as soon as the key is
+ * known (the pipeline shows the key's own rate limit on a 403 after it).
+ */
+export function authorizeKey(
+  snapshot: Snapshot,
+  route: AnyRoute,
+  credentials: Credentials,
+  now: Date,
+  keys: VerifiedKeys,
+  onKey: (key: ApiKeyRecord) => void = () => undefined,
+): ApiKeyRecord {
+  const key = authenticate(snapshot, credentials.authorization, now, keys);
+  onKey(key);
+  requirePremium(snapshot, route, now);
+  checkIpAllowlist(key, credentials.remoteAddress);
+  requireScope(key, route);
+  return key;
+}
+
+/** The instant a grant that holds now lapses by time alone (the key's expiry, the plan's end). */
+export function accessLapsesAt(snapshot: Snapshot, key: ApiKeyRecord): number | null {
+  const instants = [key.expiresAt, snapshot.state.plan.until].filter((at): at is Date => at !== null);
+  return instants.length === 0 ? null : Math.min(...instants.map((at) => at.getTime()));
+}
 
 /** api-v1.md general rule 3: a disabled API answers 404 on every /v1 path, existing or not. */
 export function requireApiEnabled(snapshot: Snapshot): void {

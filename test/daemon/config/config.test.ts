@@ -72,6 +72,21 @@ level = "warn"
     });
   });
 
+  it('reads the event stream caps, each defaulting on its own', async () => {
+    const both = await loadConfig(
+      await configFile(
+        '[events]\nstream_max_per_key = 2\nstream_max_per_address = 5\nstream_max_buffered_bytes = 65536\n',
+      ),
+    );
+    expect(daemonOptions(both, {}, {}).pipeline?.streamLimits).toEqual({ maxPerKey: 2, maxPerAddress: 5 });
+    expect(daemonOptions(both, {}, {}).stream).toEqual({ maxBufferedBytes: 65_536 });
+    const one = await loadConfig(await configFile('[events]\nstream_max_per_key = 1\n'));
+    expect(daemonOptions(one, {}, {}).pipeline?.streamLimits).toEqual({ maxPerKey: 1, maxPerAddress: 16 });
+    await expect(loadConfig(await configFile('[events]\nstream_max_per_key = 0\n'))).rejects.toThrow(
+      ConfigError,
+    );
+  });
+
   it('lets a flag win over the environment, and the environment over the file', async () => {
     const config = await loadConfig(await configFile('[api]\nlisten = "127.0.0.1:1111"\n'));
     expect(daemonOptions(config, {}, {}).listen.port).toBe(1111);
