@@ -42,7 +42,13 @@ async function withStack<T>(maxBufferedBytes: number, run: (stack: Stack) => Pro
   const generous = { limit: 1_000_000, windowSec: 60 };
   const stack = await startStack({
     daemon: {
-      pipeline: { keyRateLimit: generous, edgeRateLimit: generous, checkResponses: false },
+      pipeline: {
+        keyRateLimit: generous,
+        edgeRateLimit: generous,
+        checkResponses: false,
+        // One key from one address holds every stream: lift the stream caps as far.
+        streamLimits: { maxPerKey: 10_000, maxPerAddress: 10_000 },
+      },
       // Every subscriber connects from 127.0.0.1: lift the per-address cap with the total one.
       http: { maxConnections: 10_000, maxConnectionsPerAddress: 10_000 },
       stream: { maxBufferedBytes },

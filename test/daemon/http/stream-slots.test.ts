@@ -66,6 +66,19 @@ describe('the caps on open event streams', () => {
     await expectRefused(await stream(b));
   });
 
+  it('gives the address’s slot back when a stream is ended by its key’s revocation', async () => {
+    await start();
+    const revoked = await stack.data.createKey('--name', 'revoked');
+    const kept = await key();
+    await loaded(revoked.key, kept);
+    const held = [await stream(stack.key), await stream(revoked.key), await stream(kept)];
+    expect(held.map((client) => client.status)).toEqual([200, 200, 200]);
+    await expectRefused(await stream(kept));
+    await stack.data.cli('keys', 'revoke', revoked.id, '--data-dir', stack.data.dir);
+    await held[1]!.ended;
+    await eventually(async () => (await stream(kept)).status === 200);
+  });
+
   it('caps a key behind a trusted proxy, where every client shares the proxy’s connection cap', async () => {
     await start({ trustedProxies: ['127.0.0.1'] });
     const from = (n: number) => ({ 'x-forwarded-for': `198.51.100.${n}` });
