@@ -65,7 +65,9 @@ class Connection implements Admitted {
 
 export function guardConnections(server: Server, options: ConnectionGuardOptions): ConnectionGuard {
   const holders = new Map<string, Set<Connection>>();
-  /** By remote address and port: a TLS request's socket is not the TCP socket 'connection' saw. */
+  /** The sockets requests arrive on: the TCP socket, or over TLS the TLS socket around it. */
+  const bySocket = new WeakMap<object, Connection>();
+  /** By remote address and port, to find a TLS socket's connection on its first request. */
   const byPeer = new Map<string, Connection>();
   let total = 0;
   const release = (connection: Connection) => {
@@ -92,6 +94,7 @@ export function guardConnections(server: Server, options: ConnectionGuardOptions
     }
     const connection = new Connection(socket, subject);
     total += 1;
+    bySocket.set(socket, connection);
     byPeer.set(peerOf(socket), connection);
     if (!holders.has(subject)) holders.set(subject, new Set());
     holders.get(subject)?.add(connection);
@@ -99,8 +102,12 @@ export function guardConnections(server: Server, options: ConnectionGuardOptions
     if (options.firstByteTimeoutMs > 0) closeIfSilent(socket, options.firstByteTimeoutMs);
   });
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    const connection = byPeer.get(peerOf(req.socket));
-    if (!connection) return;
+    let connection = bySocket.get(req.socket);
+    if (!connection) {
+      connection = byPeer.get(peerOf(req.socket));
+      if (!connection) return;
+      bySocket.set(req.socket, connection);
+    }
     connection.inFlight += 1;
     res.once('close', () => {
       connection.inFlight -= 1;

@@ -5,7 +5,7 @@ import { generate } from 'selfsigned';
 import { mkdtemp, writeFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { request as httpsRequest } from 'node:https';
+import { Agent, request as httpsRequest } from 'node:https';
 import { startHttpServer } from '../../../daemon/http/node-adapter.ts';
 import { silentLogger } from '../../../daemon/log.ts';
 import { eventually, startStack, type Stack } from '../../support/stack.ts';
@@ -162,5 +162,44 @@ describe('HTTPS listener', () => {
 
   it('refuses TLS older than 1.2', async () => {
     await expect(get({ minVersion: 'TLSv1', maxVersion: 'TLSv1.1' })).rejects.toThrow();
+  });
+
+  it('makes room at the global cap by closing an idle keep-alive TLS connection of the busiest address', async () => {
+    const full = await startStack({
+      sim: false,
+      daemon: {
+        tls: { certFile: join(dir, 'cert.pem'), keyFile: join(dir, 'key.pem') },
+        http: { maxConnections: 2 },
+      },
+    });
+    const ask = (agent: Agent | false, localAddress: string) =>
+      new Promise<number>((resolve) => {
+        const req = httpsRequest(
+          {
+            host: '127.0.0.1',
+            port: full.daemon.api.port,
+            path: '/healthz',
+            ca: cert,
+            servername: 'localhost',
+            agent,
+            localAddress,
+          },
+          (res) => {
+            res.resume();
+            res.once('end', () => resolve(res.statusCode ?? 0));
+          },
+        );
+        req.on('error', () => resolve(0));
+        req.end();
+      });
+    // Two keep-alive connections from 127.0.0.2, each idle after one request.
+    const agents = [1, 2].map(() => new Agent({ keepAlive: true, maxSockets: 1, ca: cert }));
+    try {
+      expect(await Promise.all(agents.map((agent) => ask(agent, '127.0.0.2')))).toEqual([200, 200]);
+      expect(await ask(false, '127.0.0.1')).toBe(200);
+    } finally {
+      for (const agent of agents) agent.destroy();
+      await full.close();
+    }
   });
 });
