@@ -16,6 +16,8 @@ export interface HeldStreamOptions {
   recheck: WatchedStream['recheck'];
   /** The request's id, which the final error envelope carries as a new request's would. */
   requestId: string;
+  /** Told when the stream's access is revoked (the log line). */
+  revoked?: (error: ApiError) => void;
 }
 
 export function holdStream(inner: ResponseStream, options: HeldStreamOptions): ResponseStream {
@@ -36,7 +38,10 @@ export function holdStream(inner: ResponseStream, options: HeldStreamOptions): R
   };
   unwatch = options.access.watch({
     recheck: options.recheck,
-    revoke: (error: ApiError) => revoke(envelopeOf(error, options.requestId)),
+    revoke: (error: ApiError) => {
+      options.revoked?.(error);
+      revoke(envelopeOf(error, options.requestId));
+    },
   });
   return {
     start(sink: StreamSink) {

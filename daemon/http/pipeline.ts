@@ -259,6 +259,12 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       release,
       access: streamAccess,
       requestId: exchange.requestId,
+      revoked: (error) =>
+        log.info('stream revoked', {
+          request_id: exchange.requestId,
+          key_id: key.id,
+          error_code: error.code,
+        }),
       // The same checks as a new request: the switch, then the key stages (stages/access.ts).
       recheck: (snapshot, now) => {
         requireApiEnabled(snapshot);

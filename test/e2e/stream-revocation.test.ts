@@ -11,7 +11,7 @@ import { updateInDataDir } from '../../daemon/store/data-dir-access.ts';
 import { keysFile } from '../../daemon/store/keys-file.ts';
 import { makeDataDir, type TestDataDir } from '../support/data-dir.ts';
 import { freePort } from '../support/ports.ts';
-import { startServe, stop, type Running } from '../support/processes.ts';
+import { logLines, startServe, stop, type Running } from '../support/processes.ts';
 import { openSse, type SseClient } from '../support/sse-client.ts';
 import { eventually } from '../support/stack.ts';
 
@@ -87,6 +87,14 @@ describe('an open event stream whose access ends', () => {
     expect(bystanderEnded).toBe(false);
     const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
     expect(metrics).toMatch(/^modgate_event_stream_cuts_total\{reason="access_revoked"\} 1$/m);
+    const logged = logLines(serve).filter((line) => line['msg'] === 'stream revoked');
+    expect(logged).toEqual([
+      expect.objectContaining({
+        key_id: revoked.id,
+        error_code: 'unauthorized',
+        request_id: envelope.error.request_id,
+      }),
+    ]);
   });
 
   it('ends with 401 unauthorized when its key expires, with no file changing', async () => {
