@@ -169,6 +169,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   });
   // A revoked key's endpoints stop within a poll of keys.json, not at their next event.
   watcher.on('change', () => void webhooks.enforceKeys());
+  // A mod key removed from mod-keys.json ends the link it holds, not only its next handshake.
+  watcher.on('change', () => {
+    if (link.revokeUntrusted())
+      log.warn('mod link closed: its key is no longer trusted', { event: 'mod_key_revoked' });
+  });
   const startedAt = new Date();
   let http: HttpServerHandle | undefined;
   let metricsServer: MetricsServer | undefined;

@@ -11,7 +11,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { CodecLimits } from './codec.ts';
 import { ProtocolError, type ProtocolErrorCode } from './errors.ts';
 import { DaemonHandshake, type Established } from './handshake.ts';
-import type { Identity } from './keys.ts';
+import { keysEqual, type Identity } from './keys.ts';
 import { LinkAdmission } from './link-admission.ts';
 import { LinkCallError, PendingCalls } from './link-calls.ts';
 import { EvictionLog, logPeerClose, logRejected } from './link-server-log.ts';
@@ -139,6 +139,22 @@ export class ModLinkServer extends EventEmitter<ServerEvents> {
 
   get peer(): ModPeer | null {
     return this.active ? { ...this.active.peer } : null;
+  }
+
+  /**
+   * Ends the authenticated link when its mod key is no longer among `trustedModKeys()`
+   * (PROTOCOL §5.3 `unknown_identity`): removing a key from the trusted set reaches the link that
+   * key already holds, not only the next handshake. The daemon calls this whenever the set may
+   * have changed. True when a link was closed.
+   */
+  revokeUntrusted(): boolean {
+    const link = this.active;
+    if (!link) return false;
+    const trusted = this.options.trustedModKeys().some((key) => keysEqual(key, link.peer.publicKey));
+    if (trusted) return false;
+    this.dropActive(new ProtocolError('unknown_identity').closeCode, 'unknown_identity');
+    link.connection.close('unknown_identity');
+    return true;
   }
 
   async listen(host: string, port: number): Promise<{ host: string; port: number }> {

@@ -1,0 +1,53 @@
+/**
+ * Revoking a mod key reaches the link it already holds (docs/security.md, "Credentials"): the
+ * operator removes the mod's entry from mod-keys.json while `serve` and `sim` run as their own
+ * processes; the daemon closes the live link with `unknown_identity` (PROTOCOL §5.3) and refuses
+ * the simulator's redials, instead of serving that mod until it happens to reconnect.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { updateInDataDir } from '../../daemon/store/data-dir-access.ts';
+import { modKeysFile } from '../../daemon/store/mod-keys.ts';
+import { makeDataDir, type TestDataDir } from '../support/data-dir.ts';
+import { freePort } from '../support/ports.ts';
+import { logLines, start, stop, type Running } from '../support/processes.ts';
+import { eventually } from '../support/stack.ts';
+
+describe('a mod key removed from mod-keys.json', () => {
+  let data: TestDataDir;
+  let serve: Running;
+  let sim: Running;
+  let apiPort: number;
+
+  const health = async () =>
+    (await (await fetch(`http://127.0.0.1:${apiPort}/healthz`)).json()) as { mod_connected: boolean };
+
+  beforeAll(async () => {
+    data = await makeDataDir();
+    [apiPort] = [await freePort()];
+    const mod = `127.0.0.1:${await freePort()}`;
+    serve = start(['serve', '--data-dir', data.dir, '--listen', `127.0.0.1:${apiPort}`, '--mod-listen', mod]);
+    await eventually(() => serve.output().includes('"msg":"listening"'), 20_000);
+    sim = start(['sim', '--data-dir', data.dir, '--connect', `ws://${mod}`, '--players', '5']);
+    await eventually(async () => (await health()).mod_connected, 20_000);
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all([sim && stop(sim), serve && stop(serve)]);
+    await data?.remove();
+  });
+
+  it('closes the link that key holds with unknown_identity and refuses its redials', async () => {
+    await updateInDataDir(data.dir, modKeysFile, () => ({ trusted: [] }));
+    await eventually(async () => !(await health()).mod_connected, 10_000);
+    const lines = logLines(serve);
+    expect(lines.some((line) => line['event'] === 'mod_key_revoked')).toBe(true);
+    expect(
+      lines.some((line) => line['event'] === 'mod_disconnected' && line['reason'] === 'unknown_identity'),
+    ).toBe(true);
+    // The simulator redials with backoff; every handshake is refused, so the link stays down.
+    const refused = (line: Record<string, unknown>) =>
+      line['event'] === 'mod_link_rejected' && line['code'] === 'unknown_identity';
+    await eventually(() => logLines(serve).some(refused), 20_000);
+    expect((await health()).mod_connected).toBe(false);
+  }, 60_000);
+});
