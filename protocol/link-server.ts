@@ -58,6 +58,12 @@ export interface ModEventBatch {
    * that were refused rather than stored (§9.5).
    */
   ack(seq: number, refused?: readonly EventRefusal[]): void;
+  /**
+   * The events could not be stored: closes the link the batch came from with `internal_error`,
+   * so the mod redials and sends again everything unacknowledged (§9.3). A later ack on the same
+   * link would otherwise cover the events that were lost.
+   */
+  abort(): void;
 }
 
 export interface ModPeer {
@@ -282,7 +288,8 @@ export class ModLinkServer extends EventEmitter<ServerEvents> {
       const body = { t: 'events_ack', stream: frame.stream, seq } as const;
       connection.send(refused.length > 0 ? { ...body, refused: [...refused] } : body);
     };
-    this.emit('events', { stream: frame.stream, events: frame.events, ack });
+    const abort = () => connection.close('internal_error');
+    this.emit('events', { stream: frame.stream, events: frame.events, ack, abort });
   }
 
   /** PROTOCOL §5.2: the newest authenticated mod wins; the old one is closed `superseded`. */

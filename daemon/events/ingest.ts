@@ -95,7 +95,8 @@ async function storeBatch(batch: ModEventBatch, ingest: Ingest): Promise<void> {
     await Promise.all(writes);
     await events.flushed();
   } catch (error) {
-    log.error('mod events not stored; not acknowledged, the mod will resend them', { stream, error });
+    log.error('mod events not stored; closing the link so the mod sends them again', { stream, error });
+    batch.abort();
     return;
   }
   const last = batch.events.at(-1)?.seq ?? 0;

@@ -14,11 +14,12 @@
  * catch-up, polling, the webhook outbox) reads line by line with a maximum line length: a line
  * past it, or one that is not an event, is skipped, counted and logged, never fatal.
  *
- * A write that fails (a full disk) loses the events of that write, says how many, and cuts the
- * segment back to its last complete line; the log then retries with a backoff (from 1 s to a
- * minute) on the next append, and once a write succeeds it says so and how many were lost in
- * between (docs/events.md, "When the disk is full"). A mod's events that were not stored are
- * not acknowledged, so the mod sends them again.
+ * A write that fails (a full disk) is not given up: the segment is cut back to its last complete
+ * line and the same events are written again after a backoff (1 s doubling to a minute), held in
+ * memory meanwhile, so they are only late (a mod gets its ack once they are durable). While it
+ * fails, at most `maxPendingBytes` wait; an append past that is refused at once and counted as
+ * lost. Once a write succeeds the log says so and how many were lost (docs/events.md, "When the
+ * disk is full"); what still waits at shutdown is lost and said too.
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import { open, rm, type FileHandle } from 'node:fs/promises';
@@ -58,6 +59,8 @@ const READ_CHUNK_BYTES = 1024 * 1024;
 /** After a failed write, the next attempt waits 1 s, doubling to a minute. */
 const RETRY_MIN_MS = 1_000;
 const RETRY_MAX_MS = 60_000;
+/** While writes fail, at most this many bytes of events wait in memory for the disk. */
+export const DEFAULT_MAX_PENDING_BYTES = 16 * 1024 * 1024;
 /** Unreadable ids remembered so each is counted once (a bound, not an expectation). */
 const MAX_UNREADABLE_REMEMBERED = 100_000;
 /** The name under which a failing event log shows in /healthz `storage_faults`. */
@@ -75,6 +78,8 @@ export interface EventLogOptions {
   segmentBytes?: number;
   /** The longest line a reader reads; default 1 MiB. */
   maxLineBytes?: number;
+  /** While writes fail, the most bytes of events held for the retry; default 16 MiB. */
+  maxPendingBytes?: number;
   now?: () => number;
   log?: Logger;
   metrics?: Pick<DaemonMetrics, 'eventLineSkipped' | 'eventsNotStored'>;
@@ -97,8 +102,8 @@ type Listener = (event: StoredEvent) => void;
 interface PendingLine {
   line: EventLine;
   text: string;
-  /** The stream's sequence before this line, to roll back if it is not stored. */
-  previousSeq: number | null;
+  /** Settles with the append: resolved once durable, rejected if it never will be. */
+  done: Promise<StoredEvent>;
   resolve: (event: StoredEvent) => void;
   reject: (error: Error) => void;
 }
@@ -120,8 +125,10 @@ export class FileEventLog implements EventLog {
   #flushing: Promise<void> = Promise.resolve();
   #scheduled = false;
   #timer: NodeJS.Timeout | null = null;
-  /** Set while writes fail: when the next may be tried, and what was lost since. */
-  #failure: { error: Error; retryAt: number; delayMs: number; lost: number; since: number } | null = null;
+  /** Set while writes fail: the next attempt's delay, and what was lost since the first. */
+  #failure: { error: Error; delayMs: number; lost: number; since: number } | null = null;
+  #retryTimer: NodeJS.Timeout | null = null;
+  #pendingBytes = 0;
   /** The active segment may end in part of a line: cut it before the next write. */
   #dirtyTail = false;
   /** Ids whose lines cannot be read; each is counted and logged once. */
@@ -133,6 +140,7 @@ export class FileEventLog implements EventLog {
   readonly #segmentEvents: number;
   readonly #segmentBytes: number;
   readonly #maxLineBytes: number;
+  readonly #maxPendingBytes: number;
   readonly #now: () => number;
   readonly #log: Logger;
   readonly #metrics: EventLogOptions['metrics'];
@@ -149,6 +157,7 @@ export class FileEventLog implements EventLog {
     );
     this.#segmentBytes = positive(options.segmentBytes ?? DEFAULT_SEGMENT_BYTES, 'segmentBytes');
     this.#maxLineBytes = positive(options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES, 'maxLineBytes');
+    this.#maxPendingBytes = positive(options.maxPendingBytes ?? DEFAULT_MAX_PENDING_BYTES, 'maxPendingBytes');
     this.#now = options.now ?? Date.now;
     this.#log = options.log ?? silentLogger;
     this.#metrics = options.metrics;
@@ -234,47 +243,60 @@ export class FileEventLog implements EventLog {
 
   /**
    * Assigns the next id and queues the event; resolves with it once it is durable. An event whose
-   * source sequence was already stored resolves with null and is not stored again. While writes
-   * fail and the next attempt is not due yet, it is refused at once (and counted as lost).
+   * source sequence was already stored (or is waiting to be) resolves with null once that one is
+   * durable, and is not stored again. While writes fail and `maxPendingBytes` already wait, it
+   * is refused at once and counted as lost.
    */
   append(input: AppendInput): Promise<StoredEvent | null> {
-    const failure = this.#failure;
-    if (failure && this.#now() < failure.retryAt) {
-      failure.lost += 1;
-      this.#metrics?.eventsNotStored(1);
-      return Promise.reject(failure.error);
-    }
     const { source } = input;
-    let previousSeq: number | null = null;
-    if (source) {
-      if (source.seq <= this.streamSeq(source.stream)) return this.flushed().then(() => null);
-      previousSeq = this.streamSeq(source.stream);
-      touchStream(this.#streams, source.stream, source.seq);
-      while (this.#streams.size > MAX_STREAMS)
-        this.#streams.delete(this.#streams.keys().next().value as string);
+    if (source && source.seq <= this.streamSeq(source.stream)) {
+      return (this.#pending.at(-1)?.done ?? this.flushed()).then(() => null);
     }
     const line: EventLine = {
-      id: this.#nextId++,
+      id: this.#nextId,
       type: input.type,
       at: input.at ?? new Date(this.#now()).toISOString(),
       data: input.data,
       stored: this.#now(),
       ...(source ? { src: { stream: source.stream, seq: source.seq } } : {}),
     };
-    const stored = new Promise<StoredEvent>((resolve, reject) => {
-      this.#pending.push({ line, text: eventLine(line), previousSeq, resolve, reject });
-    });
-    if (!this.#scheduled) {
-      this.#scheduled = true;
-      setImmediate(() => {
-        this.#scheduled = false;
-        this.#flushing = this.#flushing.then(() => this.#flush());
-      });
+    const text = eventLine(line);
+    const failure = this.#failure;
+    if (failure && this.#pendingBytes + Buffer.byteLength(text) > this.#maxPendingBytes) {
+      failure.lost += 1;
+      this.#metrics?.eventsNotStored(1);
+      return Promise.reject(failure.error);
     }
-    return stored;
+    this.#nextId += 1;
+    if (source) {
+      touchStream(this.#streams, source.stream, source.seq);
+      while (this.#streams.size > MAX_STREAMS)
+        this.#streams.delete(this.#streams.keys().next().value as string);
+    }
+    this.#queue(line, text);
+    return (this.#pending.at(-1) as PendingLine).done;
   }
 
-  /** Resolves once everything appended so far is durable (or failed). */
+  #queue(line: EventLine, text: string): void {
+    let settle: Pick<PendingLine, 'resolve' | 'reject'> | null = null;
+    const done = new Promise<StoredEvent>((resolve, reject) => (settle = { resolve, reject }));
+    done.catch(() => {}); // a repeat's wait may be the only other listener
+    this.#pending.push({
+      line,
+      text,
+      done,
+      ...(settle as unknown as Pick<PendingLine, 'resolve' | 'reject'>),
+    });
+    this.#pendingBytes += Buffer.byteLength(text);
+    if (this.#scheduled || this.#failure) return; // a failing log flushes on its retry timer
+    this.#scheduled = true;
+    setImmediate(() => {
+      this.#scheduled = false;
+      this.#flushing = this.#flushing.then(() => this.#flush());
+    });
+  }
+
+  /** Resolves once everything appended so far is durable (or the log is failing). */
   flushed(): Promise<void> {
     return this.#flushing;
   }
@@ -284,6 +306,9 @@ export class FileEventLog implements EventLog {
     this.#timer = null;
     await new Promise<void>((resolve) => setImmediate(resolve));
     await this.#flushing;
+    if (this.#retryTimer) clearTimeout(this.#retryTimer);
+    this.#retryTimer = null;
+    this.#lostAtShutdown();
     await this.#handle?.close();
     this.#handle = null;
     this.#listeners.clear();
@@ -292,7 +317,7 @@ export class FileEventLog implements EventLog {
 
   /**
    * One write and one fsync for everything queued, rolling to a new segment when one is full (by
-   * count or by bytes). A failure settles what was queued as not stored and never rejects: the
+   * count or by bytes). A failure keeps the events queued for the retry and never rejects: the
    * chain of flushes goes on.
    */
   async #flush(): Promise<void> {
@@ -300,11 +325,13 @@ export class FileEventLog implements EventLog {
       const batch = this.#nextBatch();
       try {
         const active = await this.#writable();
-        await this.#handle?.appendFile(batch.map((entry) => entry.text).join(''));
+        const text = Buffer.from(batch.map((entry) => entry.text).join(''));
+        await writeAt(this.#handle as FileHandle, text, active.offsets.at(-1) as number);
         await this.#handle?.sync();
+        this.#pending.splice(0, batch.length);
         this.#recorded(active, batch);
       } catch (error) {
-        await this.#failed(error as Error, [...batch, ...this.#pending.splice(0)]);
+        this.#failed(error as Error);
         return;
       }
     }
@@ -322,7 +349,7 @@ export class FileEventLog implements EventLog {
       if (count > 0 && bytes > this.#segmentBytes) break;
       count += 1;
     }
-    return this.#pending.splice(0, count);
+    return this.#pending.slice(0, count);
   }
 
   /** The active segment, cut back to its last line after a failed write, or a new one when full. */
@@ -354,7 +381,8 @@ export class FileEventLog implements EventLog {
     active.offsets.push(end);
     active.lastStored = (batch.at(-1) as PendingLine).line.stored;
     if (this.#failure) this.#resumed();
-    for (const { line, resolve } of batch) {
+    for (const { line, text, resolve } of batch) {
+      this.#pendingBytes -= Buffer.byteLength(text);
       this.#durableId = line.id;
       const event = served(line);
       resolve(event);
@@ -363,39 +391,45 @@ export class FileEventLog implements EventLog {
   }
 
   /**
-   * A write failed (a full disk): the lines queued are not stored. Their ids are given back (no
-   * reader ever saw them), their streams' sequences rolled back (so the mod's resend is stored),
-   * the segment is cut back to its last complete line before the next write, and the next write
-   * is tried after a backoff.
+   * A write failed (a full disk): the events stay queued, the segment is cut back to its last
+   * complete line before the next write, and the next write is tried after a backoff.
    */
-  async #failed(error: Error, lost: PendingLine[]): Promise<void> {
-    const first = lost[0] as PendingLine;
-    this.#nextId = first.line.id;
-    for (const entry of [...lost].reverse()) {
-      const src = entry.line.src;
-      if (src && entry.previousSeq !== null) {
-        if (entry.previousSeq === 0) this.#streams.delete(src.stream);
-        else this.#streams.set(src.stream, entry.previousSeq);
-      }
-    }
+  #failed(error: Error): void {
     this.#dirtyTail = true;
-    const delayMs = Math.min(RETRY_MAX_MS, this.#failure ? this.#failure.delayMs * 2 : RETRY_MIN_MS);
-    const failure = this.#failure ?? { error, lost: 0, since: this.#now(), delayMs, retryAt: 0 };
+    const delayMs = this.#failure ? Math.min(RETRY_MAX_MS, this.#failure.delayMs * 2) : RETRY_MIN_MS;
+    const first = this.#failure === null;
     this.#failure = {
-      ...failure,
       error,
       delayMs,
-      retryAt: this.#now() + delayMs,
-      lost: failure.lost + lost.length,
+      lost: this.#failure?.lost ?? 0,
+      since: this.#failure?.since ?? this.#now(),
     };
+    const waiting = { events_waiting: this.#pending.length, retry_in_ms: delayMs };
+    if (first) {
+      this.#health?.fault(EVENTS_STORE, error, waiting);
+      this.#log.error('event log: append failed; the events wait in memory and the write is retried', {
+        error: error.message,
+        ...waiting,
+      });
+    }
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = null;
+      this.#flushing = this.#flushing.then(() => this.#flush());
+    }, delayMs);
+  }
+
+  /** Shutdown while writes fail: what still waits is lost, and said. */
+  #lostAtShutdown(): void {
+    const lost = this.#pending.splice(0);
+    if (lost.length === 0) return;
+    const error = this.#failure?.error ?? new Error('event log closed');
     this.#metrics?.eventsNotStored(lost.length);
-    this.#health?.fault(EVENTS_STORE, error, { events_lost: lost.length, retry_in_ms: delayMs });
-    this.#log.error('event log: append failed; these events are not stored, retrying on a later append', {
-      error: error.message,
+    this.#log.error('event log: events not stored, lost at shutdown', {
       events_lost: lost.length,
-      retry_in_ms: delayMs,
+      error: error.message,
     });
     for (const entry of lost) entry.reject(error);
+    this.#pendingBytes = 0;
   }
 
   /** A write succeeded after failures: say so, and what was lost meanwhile. */
@@ -549,6 +583,18 @@ export class FileEventLog implements EventLog {
     if (this.#unreadable.size < MAX_UNREADABLE_REMEMBERED) this.#unreadable.add(id);
     this.#metrics?.eventLineSkipped();
     this.#skipReport.add('unreadable', 1, { file, last_id: id });
+  }
+}
+
+/**
+ * Writes all of `bytes` at `position`: the end of the last complete line, which after a failed
+ * write is where the segment was cut back to (a new segment's handle is not in append mode).
+ */
+async function writeAt(handle: FileHandle, bytes: Buffer, position: number): Promise<void> {
+  let written = 0;
+  while (written < bytes.length) {
+    const { bytesWritten } = await handle.write(bytes, written, bytes.length - written, position + written);
+    written += bytesWritten;
   }
 }
 

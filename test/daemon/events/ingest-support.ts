@@ -43,6 +43,7 @@ export async function ingest(options: IngestOptions = {}) {
         ...event,
       }));
       const batch: ModEventBatch = {
+        abort: () => resolve({ seq: -1, refused: [] }),
         stream,
         events: body,
         ack: (last, refused = []) => resolve({ seq: last, refused }),
