@@ -77,7 +77,8 @@ function record(
 /**
  * PROTOCOL §9.3, §9.5: checks the batch, appends each accepted event in order (a sequence already
  * stored is skipped by the log), waits for the fsync, then acknowledges the highest sequence of
- * the batch with the refused ones listed. Nothing is acknowledged when the log cannot store.
+ * the batch with the refused ones listed. When the log refuses an append (writes failing and its
+ * memory bound reached), nothing is acknowledged and the link is closed, so the mod resends.
  */
 async function storeBatch(batch: ModEventBatch, ingest: Ingest): Promise<void> {
   const { stream } = batch;

@@ -7,10 +7,12 @@
  *
  * Loading rules (the same fault rules as the idempotency journal): a torn last line of the newest
  * segment (a crash mid-append: it has no newline) is cut off; it was never acknowledged to anyone.
- * A segment that is corrupt in any other way (a bad header, an unparseable complete line, ids that
- * do not follow each other) is set aside, renamed `<name>.corrupt-<epoch ms>` and never
- * overwritten, together with every older segment, so what remains is one gap-free run of ids; ids
- * continue above anything the set-aside file could have held.
+ * A complete line that is not an event, or longer than the line limit, is unreadable: it keeps
+ * its id and readers skip it (the file is read as a stream of lines, segment-lines.ts, so no line
+ * is ever one huge string). A segment whose lines no longer match its ids (a bad header, a line
+ * that parses with the wrong id: lines lost or merged) is set aside, renamed
+ * `<name>.corrupt-<epoch ms>` and never overwritten, together with every older segment, so what
+ * remains is one gap-free run of ids; ids continue above anything the set-aside file could hold.
  */
 import { readdir, rename, stat, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
