@@ -134,7 +134,7 @@ export class EventOutbox {
     if (!send) return;
     const start = this.#buffer.findIndex((event) => event.seq > this.#sentThrough);
     if (start === -1) return;
-    for (let i = start; i < this.#buffer.length; ) {
+    for (let i = start; i < this.#buffer.length;) {
       const events = this.#buffer.slice(i, i + this.#bodyLength(i));
       i += events.length;
       try {
