@@ -247,15 +247,16 @@ function parseRes(value: Record<string, unknown>): Outcome<FrameBody> {
 
 /** PROTOCOL §9.2: a stream id is 1 to 64 bytes of str; events hold 1 to `MAX_EVENTS_PER_BODY`. */
 export const MAX_EVENTS_PER_BODY = 1024;
-const MAX_STREAM_LENGTH = 64;
+const MAX_STREAM_BYTES = 64;
 
 function isStreamId(value: unknown): value is string {
-  return typeof value === 'string' && value.length >= 1 && value.length <= MAX_STREAM_LENGTH;
+  // Bytes of UTF-8, as every length on the wire (PROTOCOL §10), not UTF-16 code units.
+  return typeof value === 'string' && value.length >= 1 && Buffer.byteLength(value) <= MAX_STREAM_BYTES;
 }
 
 function parseEvents(value: Record<string, unknown>): Outcome<FrameBody> {
   const { stream, events } = value;
-  if (!isStreamId(stream)) return fail('invalid_message', 'events.stream must be a str of 1 to 64 chars');
+  if (!isStreamId(stream)) return fail('invalid_message', 'events.stream must be a str of 1 to 64 bytes');
   if (!Array.isArray(events) || events.length === 0 || events.length > MAX_EVENTS_PER_BODY) {
     return fail('invalid_message', `events.events must be an array of 1 to ${MAX_EVENTS_PER_BODY} events`);
   }
@@ -278,7 +279,7 @@ function parseEvents(value: Record<string, unknown>): Outcome<FrameBody> {
 
 function parseEventsAck(value: Record<string, unknown>): Outcome<FrameBody> {
   const { stream, seq, refused } = value;
-  if (!isStreamId(stream)) return fail('invalid_message', 'events_ack.stream must be a str of 1 to 64 chars');
+  if (!isStreamId(stream)) return fail('invalid_message', 'events_ack.stream must be a str of 1 to 64 bytes');
   if (!isUint32(seq)) return fail('invalid_message', 'events_ack.seq must be a u32');
   if (refused === undefined || refused === null) return { ok: true, value: { t: 'events_ack', stream, seq } };
   const list = parseRefusals(refused);

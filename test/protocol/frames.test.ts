@@ -121,3 +121,15 @@ describe('events_ack refusals (PROTOCOL §9.5)', () => {
     expectRejected(parseFrameBatch([body], 'mod', new Set(['0/events/0/seq'])), 'invalid_message');
   });
 });
+
+describe('events stream ids', () => {
+  it('counts a stream id in UTF-8 bytes, not UTF-16 code units', () => {
+    const body = (stream: string) => ({
+      t: 'events',
+      stream,
+      events: [{ seq: 1, type: 'x', at: 'x', data: {} }],
+    });
+    expect(parseFrameBody(body('s'.repeat(64)), 'mod').ok).toBe(true);
+    expectRejected(parseFrameBody(body('é'.repeat(33)), 'mod'), 'invalid_message'); // 33 chars, 66 bytes
+  });
+});
