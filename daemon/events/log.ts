@@ -278,15 +278,14 @@ export class FileEventLog implements EventLog {
   }
 
   #queue(line: EventLine, text: string): void {
-    let settle: Pick<PendingLine, 'resolve' | 'reject'> | null = null;
-    const done = new Promise<StoredEvent>((resolve, reject) => (settle = { resolve, reject }));
-    done.catch(() => {}); // a repeat's wait may be the only other listener
-    this.#pending.push({
-      line,
-      text,
-      done,
-      ...(settle as unknown as Pick<PendingLine, 'resolve' | 'reject'>),
+    let resolve!: PendingLine['resolve'];
+    let reject!: PendingLine['reject'];
+    const done = new Promise<StoredEvent>((onStored, onLost) => {
+      resolve = onStored;
+      reject = onLost;
     });
+    done.catch(() => {}); // the appender handles it; a repeat waiting on it may be the only other
+    this.#pending.push({ line, text, done, resolve, reject });
     this.#pendingBytes += Buffer.byteLength(text);
     if (this.#scheduled || this.#failure) return; // a failing log flushes on its retry timer
     this.#scheduled = true;
