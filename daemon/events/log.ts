@@ -11,8 +11,9 @@
  * `EventsGone`. Memory holds only a byte offset per event; events are read back from the files.
  *
  * A segment also rolls over once it holds `segmentBytes`, and every reader (start-up, the SSE
- * catch-up, polling, the webhook outbox) reads line by line with a maximum line length: a line
- * past it, or one that is not an event, is skipped, counted and logged, never fatal.
+ * catch-up, polling, the webhook outbox) reads line by line with a maximum line length
+ * (segment-reader.ts, segment-lines.ts): a line past it, or one that is not an event, is
+ * skipped, counted and logged, never fatal.
  *
  * A write that fails (a full disk) is not given up: the segment is cut back to its last complete
  * line and the same events are written again after a backoff (1 s doubling to a minute), held in
@@ -21,20 +22,18 @@
  * lost. Once a write succeeds the log says so and how many were lost (docs/events.md, "When the
  * disk is full"); what still waits at shutdown is lost and said too.
  */
-import { closeSync, openSync, readSync } from 'node:fs';
 import { open, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { silentLogger, type Logger } from '../log.ts';
 import type { DaemonMetrics } from '../metrics/metrics.ts';
 import { ensureFolder, FILE_MODE, syncFolder } from '../store/atomic-file.ts';
 import type { StorageHealth } from '../storage-health.ts';
-import { IntervalReport } from './interval-report.ts';
+import { SegmentReader } from './segment-reader.ts';
 import {
   EVENTS_FOLDER,
   eventLine,
   headerLine,
   loadSegments,
-  parseEventLine,
   segmentLastId,
   segmentName,
   touchStream,
@@ -54,15 +53,11 @@ export const DEFAULT_SEGMENT_BYTES = 64 * 1024 * 1024;
  * most 64 KiB of msgpack (PROTOCOL §9.5), at most six times that as JSON: well within.
  */
 export const DEFAULT_MAX_LINE_BYTES = 1024 * 1024;
-/** One positioned read takes at most this many bytes of consecutive lines. */
-const READ_CHUNK_BYTES = 1024 * 1024;
 /** After a failed write, the next attempt waits 1 s, doubling to a minute. */
 const RETRY_MIN_MS = 1_000;
 const RETRY_MAX_MS = 60_000;
 /** While writes fail, at most this many bytes of events wait in memory for the disk. */
 export const DEFAULT_MAX_PENDING_BYTES = 16 * 1024 * 1024;
-/** Unreadable ids remembered so each is counted once (a bound, not an expectation). */
-const MAX_UNREADABLE_REMEMBERED = 100_000;
 /** The name under which a failing event log shows in /healthz `storage_faults`. */
 export const EVENTS_STORE = 'events';
 /** How many mod streams' sequences are remembered (a stream is one run of a mod process). */
@@ -131,9 +126,7 @@ export class FileEventLog implements EventLog {
   #pendingBytes = 0;
   /** The active segment may end in part of a line: cut it before the next write. */
   #dirtyTail = false;
-  /** Ids whose lines cannot be read; each is counted and logged once. */
-  readonly #unreadable = new Set<number>();
-  readonly #skipReport: IntervalReport;
+  readonly #reader: SegmentReader;
   readonly #listeners = new Set<Listener>();
   readonly #maxEvents: number;
   readonly #maxAgeMs: number;
@@ -162,14 +155,14 @@ export class FileEventLog implements EventLog {
     this.#log = options.log ?? silentLogger;
     this.#metrics = options.metrics;
     this.#health = options.health;
-    this.#skipReport = new IntervalReport(this.#log, 'event log: unreadable lines skipped');
+    this.#reader = new SegmentReader(this.folder, this.#maxLineBytes, this.#log, this.#metrics);
   }
 
   static async open(dataDir: string, options: EventLogOptions = {}): Promise<FileEventLog> {
     const eventLog = new FileEventLog(dataDir, options);
     await ensureFolder(eventLog.folder);
     const loaded = await loadSegments(eventLog.folder, eventLog.#log, eventLog.#maxLineBytes);
-    for (const id of loaded.unreadable) eventLog.#skipped(id, 'start-up');
+    for (const id of loaded.unreadable) eventLog.#reader.skipped(id, 'start-up');
     eventLog.#segments = loaded.segments;
     eventLog.#nextId = loaded.nextId;
     eventLog.#durableId = loaded.nextId - 1;
@@ -229,7 +222,7 @@ export class FileEventLog implements EventLog {
       const segment = this.#segmentOf(from);
       if (!segment) break;
       const last = Math.min(to, segmentLastId(segment));
-      for (const line of this.#readLines(segment, from, last)) events.push(served(line));
+      for (const line of this.#reader.read(segment, from, last)) events.push(served(line));
       through = last;
       from = last + 1;
     }
@@ -311,7 +304,7 @@ export class FileEventLog implements EventLog {
     await this.#handle?.close();
     this.#handle = null;
     this.#listeners.clear();
-    this.#skipReport.close();
+    this.#reader.close();
   }
 
   /**
@@ -524,65 +517,16 @@ export class FileEventLog implements EventLog {
     }
     return undefined;
   }
+}
 
-  /**
-   * Reads events `from`..`to` of one segment by their byte offsets, at most READ_CHUNK_BYTES of
-   * consecutive lines per positioned read. A line longer than the limit is never read; it and any
-   * line that is not an event are skipped (`#skipped`).
-   */
-  #readLines(segment: Segment, from: number, to: number): EventLine[] {
-    const lines: EventLine[] = [];
-    const fd = openSync(join(this.folder, segment.name), 'r');
-    try {
-      let id = from;
-      while (id <= to) {
-        const start = this.#offset(segment, id);
-        if (this.#offset(segment, id + 1) - start - 1 > this.#maxLineBytes || this.#unreadable.has(id)) {
-          this.#skipped(id, segment.name);
-          id += 1;
-          continue;
-        }
-        let last = id;
-        while (last < to && this.#fits(segment, start, last + 1)) last += 1;
-        const buffer = readAt(fd, start, this.#offset(segment, last + 1) - start);
-        for (const [index, text] of buffer
-          .toString('utf8')
-          .split('\n')
-          .slice(0, last - id + 1)
-          .entries()) {
-          const line = parseEventLine(text);
-          if (line && line.id === id + index) lines.push(line);
-          else this.#skipped(id + index, segment.name);
-        }
-        id = last + 1;
-      }
-    } finally {
-      closeSync(fd);
-    }
-    return lines;
-  }
+/** The event as served: `{id, type, at, data}` only. */
+function served(line: EventLine): StoredEvent {
+  return { id: line.id, type: line.type, at: line.at, data: line.data };
+}
 
-  #offset(segment: Segment, id: number): number {
-    return segment.offsets[id - segment.firstId] as number;
-  }
-
-  /** Whether line `id` is readable and ends within one chunk read from `start`. */
-  #fits(segment: Segment, start: number, id: number): boolean {
-    const end = this.#offset(segment, id + 1);
-    return (
-      end - this.#offset(segment, id) - 1 <= this.#maxLineBytes &&
-      end - start <= READ_CHUNK_BYTES &&
-      !this.#unreadable.has(id)
-    );
-  }
-
-  /** A line that cannot be read: counted and logged the first time a reader meets it. */
-  #skipped(id: number, file: string): void {
-    if (this.#unreadable.has(id)) return;
-    if (this.#unreadable.size < MAX_UNREADABLE_REMEMBERED) this.#unreadable.add(id);
-    this.#metrics?.eventLineSkipped();
-    this.#skipReport.add('unreadable', 1, { file, last_id: id });
-  }
+function positive(value: number, name: string): number {
+  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer`);
+  return value;
 }
 
 /**
@@ -595,26 +539,4 @@ async function writeAt(handle: FileHandle, bytes: Buffer, position: number): Pro
     const { bytesWritten } = await handle.write(bytes, written, bytes.length - written, position + written);
     written += bytesWritten;
   }
-}
-
-/** Reads `length` bytes at `position`. */
-function readAt(fd: number, position: number, length: number): Buffer {
-  const buffer = Buffer.allocUnsafe(length);
-  let read = 0;
-  while (read < length) {
-    const n = readSync(fd, buffer, read, length - read, position + read);
-    if (n === 0) break;
-    read += n;
-  }
-  return buffer.subarray(0, read);
-}
-
-/** The event as served: `{id, type, at, data}` only. */
-function served(line: EventLine): StoredEvent {
-  return { id: line.id, type: line.type, at: line.at, data: line.data };
-}
-
-function positive(value: number, name: string): number {
-  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer`);
-  return value;
 }
