@@ -5,7 +5,8 @@
  * truncates it. Rotate it by moving it away and sending SIGHUP (logrotate without copytruncate,
  * which loses the lines written between its copy and its truncate; docs/configuration.md). Each
  * line starts on a fresh line whatever the file ends with; a failed write is reported to
- * StorageHealth (logged at error, /healthz degraded).
+ * StorageHealth (logged at error, /healthz degraded) and counted (`modgate_write_failures_total`),
+ * and the first write that succeeds again logs how many lines were lost in between.
  */
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -35,6 +36,8 @@ export class AuditLog {
   #writes: Promise<void> = Promise.resolve();
   /** False when the file may end mid-line: the next line starts with a newline. */
   #atLineStart = true;
+  /** Lines not written since the last write that succeeded (a full disk); said when writes resume. */
+  #lost = 0;
 
   private constructor(
     readonly path: string,
@@ -55,11 +58,13 @@ export class AuditLog {
         await this.#handle?.appendFile(this.#atLineStart ? line : `\n${line}`);
       } catch (error) {
         this.#atLineStart = false;
-        this.health?.fault(AUDIT_FILE, error, { request_id: entry.request_id });
+        this.#lost += 1;
+        this.health?.fault(AUDIT_FILE, error, { request_id: entry.request_id, lines_lost: this.#lost });
         throw error;
       }
       this.#atLineStart = true;
-      this.health?.recovered(AUDIT_FILE);
+      this.health?.recovered(AUDIT_FILE, { lines_lost: this.#lost });
+      this.#lost = 0;
     });
     this.#writes = write.catch(() => undefined);
     return write;

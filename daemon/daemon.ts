@@ -21,6 +21,7 @@ import {
   type PipelineOptions,
   type PipelineSettings,
 } from './http/pipeline.ts';
+import type { EventLimits } from './events/event-limits.ts';
 import { recordLinkEvents } from './events/ingest.ts';
 import { FileEventLog, type EventLogOptions } from './events/log.ts';
 import type { StreamSettings } from './events/sse-stream.ts';
@@ -33,6 +34,7 @@ import type { Logger } from './log.ts';
 import { startMetricsServer, type MetricsListenOptions, type MetricsServer } from './metrics/listener.ts';
 import { noopMetrics, type DaemonMetrics } from './metrics/metrics.ts';
 import { StorageHealth } from './storage-health.ts';
+import { WorkerHealth } from './worker-health.ts';
 import { buildOpenApi } from './openapi.ts';
 import type { AnyRoute } from './routes/define-route.ts';
 import { ROUTES } from './routes/index.ts';
@@ -88,7 +90,12 @@ export interface DaemonOptions {
   /** The metrics listener (docs/metrics.md); without it nothing is counted. */
   metrics?: MetricsListenOptions;
   /** Event log retention (docs/events.md); defaults 1,000,000 events / 7 days. */
-  events?: Pick<EventLogOptions, 'maxEvents' | 'maxAgeMs' | 'segmentEvents'>;
+  events?: Pick<
+    EventLogOptions,
+    'maxEvents' | 'maxAgeMs' | 'segmentEvents' | 'segmentBytes' | 'maxLineBytes'
+  >;
+  /** What the mod may send into the log (PROTOCOL §9.5, docs/events.md "Limits"). */
+  eventLimits?: Partial<EventLimits>;
   /** The SSE stream's heartbeat and slow-reader limit (docs/events.md). */
   stream?: Partial<StreamSettings>;
   /** Webhook retry timing and limits (docs/events.md, "Webhooks"); tests shrink them. */
@@ -150,10 +157,16 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   link.on('connect', () => metrics.modLink(true));
   link.on('disconnect', () => metrics.modLink(false));
   const storage = new StorageHealth(log);
+  const workers = new WorkerHealth();
   const journal = await IdempotencyJournal.open(options.dataDir, { log, health: storage });
   const audit = await AuditLog.open(options.dataDir, storage);
-  const events = await FileEventLog.open(options.dataDir, { ...options.events, log });
-  const unwireEvents = recordLinkEvents(link, events, log);
+  const events = await FileEventLog.open(options.dataDir, {
+    ...options.events,
+    log,
+    metrics,
+    health: storage,
+  });
+  const unwireEvents = recordLinkEvents(link, events, log, { limits: options.eventLimits, metrics });
   // As configured until they listen, then as bound (a port 0 becomes the real one).
   let ownListeners: HostPort[] = [options.listen, options.modListen];
   if (options.metrics) ownListeners.push(options.metrics.listen);
@@ -163,6 +176,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     serverId: identity.serverId,
     logger: log,
     metrics,
+    workerHealth: workers,
     ...(options.webhooks ? { policy: options.webhooks } : {}),
     network: { ...options.webhookNetwork, ownListeners: () => ownListeners },
     keys: () => watcher.current().keysById,
@@ -208,6 +222,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       audit,
       startedAt,
       storageFaults: () => storage.faults,
+      workerFaults: () => workers.faults,
       log,
       metrics,
       services: { events, webhooks, eventStream: options.stream ?? {}, metrics },

@@ -211,6 +211,11 @@ const HEALTH = {
       items: { type: 'string' },
       description: 'Data files the daemon could not write (docs/operations.md)',
     },
+    worker_faults: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'Background loops (webhook delivery) that failed and restarted in the last 5 minutes',
+    },
   },
   required: [
     'status',
@@ -221,6 +226,7 @@ const HEALTH = {
     'started_at',
     'uptime_sec',
     'storage_faults',
+    'worker_faults',
   ],
 };
 

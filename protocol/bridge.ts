@@ -161,7 +161,7 @@ export class ModBridge extends EventEmitter<BridgeEvents> {
     connection.on('open', (established) => this.onOpen(connection, established));
     connection.on('frame', (frame) => {
       if (frame.t === 'req') this.onRequest(connection, frame);
-      else if (frame.t === 'events_ack') this.events.ack(frame.stream, frame.seq);
+      else if (frame.t === 'events_ack') this.events.ack(frame.stream, frame.seq, frame.refused);
     });
     connection.on('close', (code, reason) => this.onClose(connection, code, reason));
   }

@@ -87,7 +87,7 @@ export function decode(bytes: Uint8Array, limits?: Partial<CodecLimits>): Outcom
 
 /**
  * `decode` with limits already resolved, for the hot path. `floats`, when given, collects the
- * paths of floats at depth 1–2, so message parsers can refuse a float where an int belongs.
+ * paths of floats at depth 1–4, so message parsers can refuse a float where an int belongs.
  */
 export function decodeWith(
   bytes: Uint8Array,

@@ -8,14 +8,22 @@
  * The buffer holds at most `capacity` events (default 10,000). When the daemon is away long
  * enough to fill it, the oldest events are dropped, counted in `dropped` and logged: a game
  * server must never run out of memory because its daemon is down.
+ *
+ * A body holds at most `EVENTS_PER_BODY` events and `MAX_BODY_BYTES` of their msgpack, the
+ * daemon's default per-body limit (§9.5). An event the daemon refused (§9.5: too large, over the
+ * rate, a malformed `data`, …) is covered by the ack like a stored one: it is forgotten, counted
+ * in `refused` and logged once per ack with its reasons.
  */
 import { randomBytes } from 'node:crypto';
-import type { EventsFrame, ModEvent } from './frames.ts';
+import { encode } from './codec.ts';
+import type { EventRefusal, EventsFrame, ModEvent } from './frames.ts';
 import { silentLogger, type Logger } from './log.ts';
 
 export const DEFAULT_OUTBOX_CAPACITY = 10_000;
 /** Events per `events` body the outbox sends (the wire allows up to 1,024, §9.2). */
 export const EVENTS_PER_BODY = 64;
+/** Bytes of events' msgpack per body: the daemon's default `events` body limit (§9.5). */
+export const MAX_BODY_BYTES = 512 * 1024;
 
 export interface EventOutboxOptions {
   /** Most unacknowledged events kept; older ones are dropped first. */
@@ -32,6 +40,8 @@ export class EventOutbox {
   #seq = 0;
   #sentThrough = 0;
   #dropped = 0;
+  #refused = 0;
+  readonly #sizes = new WeakMap<ModEvent, number>();
   #send: ((body: EventsFrame) => void) | null = null;
   #scheduled = false;
   readonly #log: Logger;
@@ -53,6 +63,11 @@ export class EventOutbox {
   /** Events dropped because the buffer was full. */
   get dropped(): number {
     return this.#dropped;
+  }
+
+  /** Events the daemon acknowledged without storing them (§9.5). */
+  get refused(): number {
+    return this.#refused;
   }
 
   /** The sequence number of the last event emitted (0 before the first). */
@@ -91,9 +106,15 @@ export class EventOutbox {
     this.#send = null;
   }
 
-  /** `events_ack` (§9.3): the daemon stored everything up to `seq`. */
-  ack(stream: string, seq: number): void {
+  /** `events_ack` (§9.3): the daemon handled everything up to `seq`, storing all but `refused`. */
+  ack(stream: string, seq: number, refused: readonly EventRefusal[] = []): void {
     if (stream !== this.stream) return;
+    if (refused.length > 0) {
+      this.#refused += refused.length;
+      const reasons: Record<string, number> = {};
+      for (const { reason } of refused) reasons[reason] = (reasons[reason] ?? 0) + 1;
+      this.#log.warn('the daemon refused events (not stored)', { reasons, first_seq: refused[0]?.seq });
+    }
     let count = 0;
     while (count < this.#buffer.length && (this.#buffer[count] as ModEvent).seq <= seq) count += 1;
     if (count > 0) this.#buffer.splice(0, count);
@@ -113,8 +134,9 @@ export class EventOutbox {
     if (!send) return;
     const start = this.#buffer.findIndex((event) => event.seq > this.#sentThrough);
     if (start === -1) return;
-    for (let i = start; i < this.#buffer.length; i += EVENTS_PER_BODY) {
-      const events = this.#buffer.slice(i, i + EVENTS_PER_BODY);
+    for (let i = start; i < this.#buffer.length;) {
+      const events = this.#buffer.slice(i, i + this.#bodyLength(i));
+      i += events.length;
       try {
         send({ t: 'events', stream: this.stream, events });
       } catch (error) {
@@ -125,10 +147,35 @@ export class EventOutbox {
         this.#log.error('events could not be sent; dropped', { error: (error as Error).message });
         this.#buffer = this.#buffer.filter((event) => !events.includes(event));
         this.#dropped += events.length;
-        i -= EVENTS_PER_BODY;
+        i -= events.length;
         continue;
       }
       this.#sentThrough = (events.at(-1) as ModEvent).seq;
     }
+  }
+
+  /** How many events from `start` make one body: up to EVENTS_PER_BODY and MAX_BODY_BYTES. */
+  #bodyLength(start: number): number {
+    let bytes = 0;
+    let count = 0;
+    while (count < EVENTS_PER_BODY && start + count < this.#buffer.length) {
+      bytes += this.#sizeOf(this.#buffer[start + count] as ModEvent);
+      if (count > 0 && bytes > MAX_BODY_BYTES) break;
+      count += 1;
+    }
+    return count;
+  }
+
+  #sizeOf(event: ModEvent): number {
+    let size = this.#sizes.get(event);
+    if (size === undefined) {
+      try {
+        size = encode(event).length;
+      } catch {
+        size = MAX_BODY_BYTES; // unsendable: goes alone, and the send drops it
+      }
+      this.#sizes.set(event, size);
+    }
+    return size;
   }
 }

@@ -51,11 +51,34 @@ export interface EventsFrame {
   stream: string;
   events: ModEvent[];
 }
-/** PROTOCOL §9.3: every event of `stream` up to `seq` is durably stored. */
+/**
+ * Why the daemon refused an event (PROTOCOL §9.5). A refused event is covered by the ack like a
+ * stored one: the mod forgets it and never sends it again.
+ */
+export const EVENT_REFUSALS = [
+  'unknown_type',
+  'reserved_type',
+  'invalid_at',
+  'invalid_data',
+  'event_too_large',
+  'batch_too_large',
+  'rate_limited',
+] as const;
+export type EventRefusalReason = (typeof EVENT_REFUSALS)[number];
+/** PROTOCOL §9.5: one refused event of an acknowledged body. */
+export interface EventRefusal {
+  seq: number;
+  reason: string;
+}
+/**
+ * PROTOCOL §9.3: every event of `stream` up to `seq` is handled: durably stored, or refused and
+ * listed in `refused` (§9.5, optional, absent when none was).
+ */
 export interface EventsAckFrame {
   t: 'events_ack';
   stream: string;
   seq: number;
+  refused?: EventRefusal[];
 }
 export type FrameBody =
   ReadyFrame | PingFrame | ReqFrame | ResFrame | AppliedFrame | EventsFrame | EventsAckFrame;
@@ -124,7 +147,7 @@ export function parseFrameBatch(
   const bodies: FrameBody[] = [];
   for (let i = 0; i < count; i += 1) {
     const body: unknown = value[i];
-    const parsed = parseFrameBody(isPlainObject(body) ? withoutFloats(body, floats, `${i}/`) : body, sender);
+    const parsed = parseFrameBody(isPlainObject(body) ? withoutFloatFields(body, floats, i) : body, sender);
     if (!parsed.ok) {
       const where = count === 1 ? '' : `body ${i + 1} of ${count}: `;
       return { ok: false, error: new ProtocolError(parsed.error.code, where + parsed.error.message) };
@@ -132,6 +155,23 @@ export function parseFrameBatch(
     bodies.push(parsed.value);
   }
   return { ok: true, value: bodies };
+}
+
+/** `withoutFloats` for body `index` of a batch, and for the `seq` of each of its events (§9.2). */
+function withoutFloatFields(
+  body: Record<string, unknown>,
+  floats: ReadonlySet<string> | undefined,
+  index: number,
+): Record<string, unknown> {
+  const fields = withoutFloats(body, floats, `${index}/`);
+  const events = fields['events'];
+  if (floats === undefined || !Array.isArray(events)) return fields;
+  const prefix = `${index}/events/`;
+  if (![...floats].some((path) => path.startsWith(prefix))) return fields;
+  const checked = events.map((event: unknown, k) =>
+    isPlainObject(event) ? withoutFloats(event, floats, `${prefix}${k}/`) : event,
+  );
+  return { ...fields, events: checked };
 }
 
 function kindOf(value: unknown): string {
@@ -207,15 +247,16 @@ function parseRes(value: Record<string, unknown>): Outcome<FrameBody> {
 
 /** PROTOCOL §9.2: a stream id is 1 to 64 bytes of str; events hold 1 to `MAX_EVENTS_PER_BODY`. */
 export const MAX_EVENTS_PER_BODY = 1024;
-const MAX_STREAM_LENGTH = 64;
+const MAX_STREAM_BYTES = 64;
 
 function isStreamId(value: unknown): value is string {
-  return typeof value === 'string' && value.length >= 1 && value.length <= MAX_STREAM_LENGTH;
+  // Bytes of UTF-8, as every length on the wire (PROTOCOL §10), not UTF-16 code units.
+  return typeof value === 'string' && value.length >= 1 && Buffer.byteLength(value) <= MAX_STREAM_BYTES;
 }
 
 function parseEvents(value: Record<string, unknown>): Outcome<FrameBody> {
   const { stream, events } = value;
-  if (!isStreamId(stream)) return fail('invalid_message', 'events.stream must be a str of 1 to 64 chars');
+  if (!isStreamId(stream)) return fail('invalid_message', 'events.stream must be a str of 1 to 64 bytes');
   if (!Array.isArray(events) || events.length === 0 || events.length > MAX_EVENTS_PER_BODY) {
     return fail('invalid_message', `events.events must be an array of 1 to ${MAX_EVENTS_PER_BODY} events`);
   }
@@ -237,8 +278,29 @@ function parseEvents(value: Record<string, unknown>): Outcome<FrameBody> {
 }
 
 function parseEventsAck(value: Record<string, unknown>): Outcome<FrameBody> {
-  const { stream, seq } = value;
-  if (!isStreamId(stream)) return fail('invalid_message', 'events_ack.stream must be a str of 1 to 64 chars');
+  const { stream, seq, refused } = value;
+  if (!isStreamId(stream)) return fail('invalid_message', 'events_ack.stream must be a str of 1 to 64 bytes');
   if (!isUint32(seq)) return fail('invalid_message', 'events_ack.seq must be a u32');
-  return { ok: true, value: { t: 'events_ack', stream, seq } };
+  if (refused === undefined || refused === null) return { ok: true, value: { t: 'events_ack', stream, seq } };
+  const list = parseRefusals(refused);
+  if (list === null) {
+    return fail(
+      'invalid_message',
+      `events_ack.refused must be an array of up to ${MAX_EVENTS_PER_BODY} {seq, reason}`,
+    );
+  }
+  return { ok: true, value: { t: 'events_ack', stream, seq, refused: list } };
+}
+
+/** PROTOCOL §9.5: `refused` lists {seq u32, reason str}; a reason this side does not know is kept. */
+function parseRefusals(value: unknown): EventRefusal[] | null {
+  if (!Array.isArray(value) || value.length > MAX_EVENTS_PER_BODY) return null;
+  const list: EventRefusal[] = [];
+  for (const entry of value) {
+    if (!isPlainObject(entry)) return null;
+    const { seq, reason } = entry;
+    if (!isUint32(seq) || typeof reason !== 'string') return null;
+    list.push({ seq, reason });
+  }
+  return list;
 }

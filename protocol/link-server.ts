@@ -15,7 +15,7 @@ import { keysEqual, type Identity } from './keys.ts';
 import { LinkAdmission } from './link-admission.ts';
 import { LinkCallError, PendingCalls } from './link-calls.ts';
 import { EvictionLog, logPeerClose, logRejected } from './link-server-log.ts';
-import type { EventsFrame, ModEvent } from './frames.ts';
+import type { EventRefusal, EventsFrame, ModEvent } from './frames.ts';
 import { LinkConnection, type LinkTimers } from './link-connection.ts';
 import { silentLogger, type Logger } from './log.ts';
 import { OPS, type OpArgs, type OpName, type OpResult } from './ops/index.ts';
@@ -53,8 +53,17 @@ export interface ModLinkServerOptions extends Partial<LinkTimers> {
 export interface ModEventBatch {
   stream: string;
   events: ModEvent[];
-  /** Sends `events_ack` on the link the batch came from, if it is still open. */
-  ack(seq: number): void;
+  /**
+   * Sends `events_ack` on the link the batch came from, if it is still open, listing the events
+   * that were refused rather than stored (§9.5).
+   */
+  ack(seq: number, refused?: readonly EventRefusal[]): void;
+  /**
+   * The events could not be stored: closes the link the batch came from with `internal_error`,
+   * so the mod redials and sends again everything unacknowledged (§9.3). A later ack on the same
+   * link would otherwise cover the events that were lost.
+   */
+  abort(): void;
 }
 
 export interface ModPeer {
@@ -290,10 +299,13 @@ export class ModLinkServer extends EventEmitter<ServerEvents> {
       this.log.warn('mod sent events this daemon did not announce; dropped', { stream: frame.stream });
       return;
     }
-    const ack = (seq: number) => {
-      if (connection.state === 'open') connection.send({ t: 'events_ack', stream: frame.stream, seq });
+    const ack = (seq: number, refused: readonly EventRefusal[] = []) => {
+      if (connection.state !== 'open') return;
+      const body = { t: 'events_ack', stream: frame.stream, seq } as const;
+      connection.send(refused.length > 0 ? { ...body, refused: [...refused] } : body);
     };
-    this.emit('events', { stream: frame.stream, events: frame.events, ack });
+    const abort = () => connection.close('internal_error');
+    this.emit('events', { stream: frame.stream, events: frame.events, ack, abort });
   }
 
   /** PROTOCOL §5.2: the newest authenticated mod wins; the old one is closed `superseded`. */

@@ -71,7 +71,7 @@ class Scanner {
   constructor(
     readonly bytes: Uint8Array,
     readonly limits: CodecLimits,
-    /** Collects the paths of floats at depth 1–2 when given (see `FloatPaths`). */
+    /** Collects the paths of floats at depth 1–4 when given (see `FloatPaths`). */
     readonly floats: string[] | null = null,
   ) {}
 }
@@ -82,11 +82,13 @@ function truncated(): ProtocolError {
 
 /**
  * Where floats sit near the top of a value, as `/`-joined paths of map keys and array indexes:
- * `0/id` is the `id` field of the first body of a batch, `versions/1` the second offered version.
- * Only depths 1 and 2 are recorded: enough for the integer fields of frame bodies and handshake
- * messages, which must be msgpack ints, never floats (PROTOCOL §2.1).
+ * `0/id` is the `id` field of the first body of a batch, `versions/1` the second offered version,
+ * `0/events/2/seq` the sequence of the third event of an `events` body. Only depths 1 to 4 are
+ * recorded: enough for the integer fields of frame bodies, their events and handshake messages,
+ * which must be msgpack ints, never floats (PROTOCOL §2.1).
  */
 export type FloatPaths = string[];
+const FLOAT_PATH_DEPTH = 4;
 
 export function scanMsgpack(
   bytes: Uint8Array,
@@ -154,7 +156,8 @@ function walk(s: Scanner): ProtocolError | null {
       if (error) return error;
       continue;
     }
-    if (s.floats !== null && (b === 0xca || b === 0xcb) && depth > 0 && depth <= 2) noteFloat(s, depth);
+    if (s.floats !== null && (b === 0xca || b === 0xcb) && depth > 0 && depth <= FLOAT_PATH_DEPTH)
+      noteFloat(s, depth);
     s.pos += 1;
     if (b <= 0x7f || b >= 0xe0 || b === 0xc0 || b === 0xc2 || b === 0xc3) continue;
     const error = scanValue(s, b);
@@ -166,7 +169,7 @@ function walk(s: Scanner): ProtocolError | null {
   return null;
 }
 
-/** Records the path of a float about to be read at depth 1 or 2 (see `FloatPaths`). */
+/** Records the path of a float about to be read at depth 1 to 4 (see `FloatPaths`). */
 function noteFloat(s: Scanner, depth: number): void {
   const parts: string[] = [];
   for (let level = 0; level < depth; level += 1) {

@@ -8,10 +8,14 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { buildEventRefusalVectors } from '../daemon/events/refusal-vectors.ts';
 import { buildGoldenVectors } from '../protocol/vectors/generate.ts';
 
 const target = fileURLToPath(new URL('../protocol/vectors/golden.json', import.meta.url));
-const text = JSON.stringify(buildGoldenVectors(), null, 2) + '\n';
+// The protocol layer's sections, then what the reference daemon refuses (PROTOCOL §8.4), which
+// runs the daemon's checks and so is built here rather than inside protocol/.
+const vectors = { ...buildGoldenVectors(), event_refusals: buildEventRefusalVectors() };
+const text = JSON.stringify(vectors, null, 2) + '\n';
 
 if (process.argv.includes('--check')) {
   const current = readFileSync(target, 'utf8');

@@ -82,6 +82,15 @@ export const ConfigSchema = z
         /** Open event streams per API key and per client address (docs/events.md, "Limits"). */
         stream_max_per_key: z.number().int().min(1).max(100_000).optional(),
         stream_max_per_address: z.number().int().min(1).max(100_000).optional(),
+        /** What a mod may send (PROTOCOL §9.5); bytes are msgpack bytes. */
+        mod_max_event_bytes: z.number().int().min(1_024).max(1_048_576).optional(),
+        mod_max_batch_bytes: z.number().int().min(1_024).max(1_048_576).optional(),
+        mod_events_per_second: z.number().int().min(1).max(1_000_000).optional(),
+        mod_events_burst: z.number().int().min(1).max(10_000_000).optional(),
+        mod_bytes_per_second: z.number().int().min(1_024).max(1_073_741_824).optional(),
+        mod_bytes_burst: z.number().int().min(1_024).max(1_073_741_824).optional(),
+        /** A segment file rolls over at this size as well as at its count of events. */
+        segment_max_bytes: z.number().int().min(65_536).max(1_073_741_824).optional(),
       })
       .strict()
       .default({}),

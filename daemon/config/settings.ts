@@ -78,6 +78,15 @@ export function daemonOptions(
       maxEvents: config.events.max_events,
       maxAgeMs:
         config.events.max_age_hours === undefined ? undefined : config.events.max_age_hours * 3_600_000,
+      segmentBytes: config.events.segment_max_bytes,
+    }),
+    eventLimits: defined({
+      maxEventBytes: config.events.mod_max_event_bytes,
+      maxBatchBytes: config.events.mod_max_batch_bytes,
+      eventsPerSecond: config.events.mod_events_per_second,
+      eventsBurst: config.events.mod_events_burst,
+      bytesPerSecond: config.events.mod_bytes_per_second,
+      bytesBurst: config.events.mod_bytes_burst,
     }),
     stream: defined({
       heartbeatMs: config.events.stream_heartbeat_ms,

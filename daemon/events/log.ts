@@ -9,19 +9,32 @@
  * Retention drops whole segments (`segments.ts`) once all their events are older than `maxAgeMs`
  * or outside the newest `maxEvents`; a read that starts before what is still held gets
  * `EventsGone`. Memory holds only a byte offset per event; events are read back from the files.
+ *
+ * A segment also rolls over once it holds `segmentBytes`, and every reader (start-up, the SSE
+ * catch-up, polling, the webhook outbox) reads line by line with a maximum line length
+ * (segment-reader.ts, segment-lines.ts): a line past it, or one that is not an event, is
+ * skipped, counted and logged, never fatal.
+ *
+ * A write that fails (a full disk) is not given up: the segment is cut back to its last complete
+ * line and the same events are written again after a backoff (1 s doubling to a minute), held in
+ * memory meanwhile, so they are only late (a mod gets its ack once they are durable). While it
+ * fails, at most `maxPendingBytes` wait; an append past that is refused at once and counted as
+ * lost. Once a write succeeds the log says so and how many were lost (docs/events.md, "When the
+ * disk is full"); what still waits at shutdown is lost and said too.
  */
-import { closeSync, readSync } from 'node:fs';
 import { rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { silentLogger, type Logger } from '../log.ts';
+import type { DaemonMetrics } from '../metrics/metrics.ts';
 import { ensureFolder, FILE_MODE, syncFolder } from '../store/atomic-file.ts';
-import { openDataFile, openDataFileSyncForReading } from '../store/data-dir-fs.ts';
+import { openDataFile } from '../store/data-dir-fs.ts';
+import type { StorageHealth } from '../storage-health.ts';
+import { SegmentReader } from './segment-reader.ts';
 import {
   EVENTS_FOLDER,
   eventLine,
   headerLine,
   loadSegments,
-  parseEventLine,
   segmentLastId,
   segmentName,
   touchStream,
@@ -34,6 +47,20 @@ import type { EventLog, EventsGone, EventType, StoredEvent } from './types.ts';
 export const DEFAULT_RETENTION = Object.freeze({ maxEvents: 1_000_000, maxAgeMs: 7 * 24 * 60 * 60 * 1000 });
 /** Events per segment file; retention granularity. */
 export const DEFAULT_SEGMENT_EVENTS = 10_000;
+/** A segment rolls over at this many bytes too, whatever its count. */
+export const DEFAULT_SEGMENT_BYTES = 64 * 1024 * 1024;
+/**
+ * The longest line any reader reads; longer ones are skipped. An event the daemon accepts is at
+ * most 64 KiB of msgpack (PROTOCOL §9.5), at most six times that as JSON: well within.
+ */
+export const DEFAULT_MAX_LINE_BYTES = 1024 * 1024;
+/** After a failed write, the next attempt waits 1 s, doubling to a minute. */
+const RETRY_MIN_MS = 1_000;
+const RETRY_MAX_MS = 60_000;
+/** While writes fail, at most this many bytes of events wait in memory for the disk. */
+export const DEFAULT_MAX_PENDING_BYTES = 16 * 1024 * 1024;
+/** The name under which a failing event log shows in /healthz `storage_faults`. */
+export const EVENTS_STORE = 'events';
 /** How many mod streams' sequences are remembered (a stream is one run of a mod process). */
 export const MAX_STREAMS = 64;
 const RETENTION_CHECK_MS = 60_000;
@@ -43,8 +70,17 @@ export interface EventLogOptions {
   maxAgeMs?: number;
   /** Events per segment; defaults to min(10,000, a tenth of maxEvents). */
   segmentEvents?: number;
+  /** Bytes per segment before it rolls over; default 64 MiB. */
+  segmentBytes?: number;
+  /** The longest line a reader reads; default 1 MiB. */
+  maxLineBytes?: number;
+  /** While writes fail, the most bytes of events held for the retry; default 16 MiB. */
+  maxPendingBytes?: number;
   now?: () => number;
   log?: Logger;
+  metrics?: Pick<DaemonMetrics, 'eventLineSkipped' | 'eventsNotStored'>;
+  /** Told when writes fail and when they succeed again (/healthz, doctor). */
+  health?: StorageHealth;
 }
 
 export interface AppendInput {
@@ -58,6 +94,22 @@ export interface AppendInput {
 
 type Listener = (event: StoredEvent) => void;
 
+/** One queued append and how to settle its promise. */
+interface PendingLine {
+  line: EventLine;
+  text: string;
+  /** Settles with the append: resolved once durable, rejected if it never will be. */
+  done: Promise<StoredEvent>;
+  resolve: (event: StoredEvent) => void;
+  reject: (error: Error) => void;
+}
+
+/** A page of the log: the readable events, and the last id looked at (skipped lines included). */
+export interface LogPage {
+  events: StoredEvent[];
+  through: number;
+}
+
 export class FileEventLog implements EventLog {
   readonly folder: string;
   #segments: Segment[] = [];
@@ -65,17 +117,28 @@ export class FileEventLog implements EventLog {
   #durableId = 0;
   #streams = new Map<string, number>();
   #handle: FileHandle | null = null;
-  #pending: { line: EventLine; text: string }[] = [];
+  #pending: PendingLine[] = [];
   #flushing: Promise<void> = Promise.resolve();
   #scheduled = false;
   #timer: NodeJS.Timeout | null = null;
-  #failed: Error | null = null;
+  /** Set while writes fail: the next attempt's delay, and what was lost since the first. */
+  #failure: { error: Error; delayMs: number; lost: number; since: number } | null = null;
+  #retryTimer: NodeJS.Timeout | null = null;
+  #pendingBytes = 0;
+  /** The active segment may end in part of a line: cut it before the next write. */
+  #dirtyTail = false;
+  readonly #reader: SegmentReader;
   readonly #listeners = new Set<Listener>();
   readonly #maxEvents: number;
   readonly #maxAgeMs: number;
   readonly #segmentEvents: number;
+  readonly #segmentBytes: number;
+  readonly #maxLineBytes: number;
+  readonly #maxPendingBytes: number;
   readonly #now: () => number;
   readonly #log: Logger;
+  readonly #metrics: EventLogOptions['metrics'];
+  readonly #health: StorageHealth | undefined;
 
   private constructor(dataDir: string, options: EventLogOptions) {
     this.folder = join(dataDir, EVENTS_FOLDER);
@@ -86,14 +149,21 @@ export class FileEventLog implements EventLog {
         Math.max(1, Math.min(DEFAULT_SEGMENT_EVENTS, Math.floor(this.#maxEvents / 10))),
       'segmentEvents',
     );
+    this.#segmentBytes = positive(options.segmentBytes ?? DEFAULT_SEGMENT_BYTES, 'segmentBytes');
+    this.#maxLineBytes = positive(options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES, 'maxLineBytes');
+    this.#maxPendingBytes = positive(options.maxPendingBytes ?? DEFAULT_MAX_PENDING_BYTES, 'maxPendingBytes');
     this.#now = options.now ?? Date.now;
     this.#log = options.log ?? silentLogger;
+    this.#metrics = options.metrics;
+    this.#health = options.health;
+    this.#reader = new SegmentReader(this.folder, this.#maxLineBytes, this.#log, this.#metrics);
   }
 
   static async open(dataDir: string, options: EventLogOptions = {}): Promise<FileEventLog> {
     const eventLog = new FileEventLog(dataDir, options);
     await ensureFolder(eventLog.folder);
-    const loaded = await loadSegments(eventLog.folder, eventLog.#log);
+    const loaded = await loadSegments(eventLog.folder, eventLog.#log, eventLog.#maxLineBytes);
+    for (const id of loaded.unreadable) eventLog.#reader.skipped(id, 'start-up');
     eventLog.#segments = loaded.segments;
     eventLog.#nextId = loaded.nextId;
     eventLog.#durableId = loaded.nextId - 1;
@@ -123,20 +193,41 @@ export class FileEventLog implements EventLog {
     return this.#streams.get(stream) ?? 0;
   }
 
+  /**
+   * Readable events after `after`, at most `limit`. Unreadable lines are skipped: a page is empty
+   * only when nothing readable is left, so a reader never stalls on one.
+   */
   readAfter(after: number, limit: number): StoredEvent[] | EventsGone {
+    let from = after;
+    for (;;) {
+      const page = this.readPage(from, limit);
+      if (!('events' in page)) return page;
+      if (page.events.length > 0 || page.through >= this.#durableId || page.through === from)
+        return page.events;
+      from = page.through;
+    }
+  }
+
+  /**
+   * The events of ids `after + 1` to `after + limit` that can be read, and the last id looked at:
+   * a reader that keeps its position moves it to `through`, past lines that were skipped.
+   */
+  readPage(after: number, limit: number): LogPage | EventsGone {
     const oldest = this.oldestId();
     if (after < oldest - 1) return { gone: true, oldestId: oldest };
-    const out: StoredEvent[] = [];
+    const events: StoredEvent[] = [];
     let from = Math.max(after + 1, oldest);
     const to = Math.min(this.#durableId, from + Math.max(0, limit) - 1);
+    let through = Math.max(after, Math.min(from - 1, this.#durableId));
     while (from <= to) {
       const segment = this.#segmentOf(from);
       if (!segment) break;
       const last = Math.min(to, segmentLastId(segment));
-      for (const line of this.#readLines(segment, from, last)) out.push(served(line));
+      for (const line of this.#reader.read(segment, from, last)) events.push(served(line));
+      through = last;
       from = last + 1;
     }
-    return out;
+    return { events, through };
   }
 
   subscribe(listener: Listener): () => void {
@@ -146,43 +237,59 @@ export class FileEventLog implements EventLog {
 
   /**
    * Assigns the next id and queues the event; resolves with it once it is durable. An event whose
-   * source sequence was already stored resolves with null and is not stored again.
+   * source sequence was already stored (or is waiting to be) resolves with null once that one is
+   * durable, and is not stored again. While writes fail and `maxPendingBytes` already wait, it
+   * is refused at once and counted as lost.
    */
   append(input: AppendInput): Promise<StoredEvent | null> {
-    if (this.#failed) return Promise.reject(this.#failed);
     const { source } = input;
-    if (source) {
-      if (source.seq <= this.streamSeq(source.stream)) return this.flushed().then(() => null);
-      touchStream(this.#streams, source.stream, source.seq);
-      while (this.#streams.size > MAX_STREAMS)
-        this.#streams.delete(this.#streams.keys().next().value as string);
+    if (source && source.seq <= this.streamSeq(source.stream)) {
+      return (this.#pending.at(-1)?.done ?? this.flushed()).then(() => null);
     }
     const line: EventLine = {
-      id: this.#nextId++,
+      id: this.#nextId,
       type: input.type,
       at: input.at ?? new Date(this.#now()).toISOString(),
       data: input.data,
       stored: this.#now(),
       ...(source ? { src: { stream: source.stream, seq: source.seq } } : {}),
     };
-    this.#pending.push({ line, text: eventLine(line) });
-    if (!this.#scheduled) {
-      this.#scheduled = true;
-      setImmediate(() => {
-        this.#scheduled = false;
-        this.#flushing = this.#flushing.then(() => this.#flush());
-      });
+    const text = eventLine(line);
+    const failure = this.#failure;
+    if (failure && this.#pendingBytes + Buffer.byteLength(text) > this.#maxPendingBytes) {
+      failure.lost += 1;
+      this.#metrics?.eventsNotStored(1);
+      return Promise.reject(failure.error);
     }
-    const id = line.id;
-    return new Promise<void>((resolve) => setImmediate(resolve))
-      .then(() => this.flushed())
-      .then(() => {
-        if (this.#durableId < id) throw new Error('event log write failed');
-        return served(line);
-      });
+    this.#nextId += 1;
+    if (source) {
+      touchStream(this.#streams, source.stream, source.seq);
+      while (this.#streams.size > MAX_STREAMS)
+        this.#streams.delete(this.#streams.keys().next().value as string);
+    }
+    this.#queue(line, text);
+    return (this.#pending.at(-1) as PendingLine).done;
   }
 
-  /** Resolves once everything appended so far is durable (or failed). */
+  #queue(line: EventLine, text: string): void {
+    let resolve!: PendingLine['resolve'];
+    let reject!: PendingLine['reject'];
+    const done = new Promise<StoredEvent>((onStored, onLost) => {
+      resolve = onStored;
+      reject = onLost;
+    });
+    done.catch(() => {}); // the appender handles it; a repeat waiting on it may be the only other
+    this.#pending.push({ line, text, done, resolve, reject });
+    this.#pendingBytes += Buffer.byteLength(text);
+    if (this.#scheduled || this.#failure) return; // a failing log flushes on its retry timer
+    this.#scheduled = true;
+    setImmediate(() => {
+      this.#scheduled = false;
+      this.#flushing = this.#flushing.then(() => this.#flush());
+    });
+  }
+
+  /** Resolves once everything appended so far is durable (or the log is failing). */
   flushed(): Promise<void> {
     return this.#flushing;
   }
@@ -192,47 +299,140 @@ export class FileEventLog implements EventLog {
     this.#timer = null;
     await new Promise<void>((resolve) => setImmediate(resolve));
     await this.#flushing;
+    if (this.#retryTimer) clearTimeout(this.#retryTimer);
+    this.#retryTimer = null;
+    this.#lostAtShutdown();
     await this.#handle?.close();
     this.#handle = null;
     this.#listeners.clear();
+    this.#reader.close();
   }
 
-  /** One write and one fsync for everything queued, rolling to a new segment when one fills. */
+  /**
+   * One write and one fsync for everything queued, rolling to a new segment when one is full (by
+   * count or by bytes). A failure keeps the events queued for the retry and never rejects: the
+   * chain of flushes goes on.
+   */
   async #flush(): Promise<void> {
     while (this.#pending.length > 0) {
-      let active = this.#active();
-      if (!active || active.offsets.length - 1 >= this.#segmentEvents) {
-        await this.#startSegment();
-        await this.#applyRetention();
-        active = this.#active() as Segment;
-      }
-      const room = this.#segmentEvents - (active.offsets.length - 1);
-      const batch = this.#pending.splice(0, room);
-      const text = batch.map((entry) => entry.text).join('');
+      const batch = this.#nextBatch();
       try {
-        await this.#handle?.appendFile(text);
+        const active = await this.#writable();
+        const text = Buffer.from(batch.map((entry) => entry.text).join(''));
+        await writeAt(this.#handle as FileHandle, text, active.offsets.at(-1) as number);
         await this.#handle?.sync();
+        this.#pending.splice(0, batch.length);
+        this.#recorded(active, batch);
       } catch (error) {
-        // A write that failed may have left part of a line: stop appending; a restart cuts it.
-        this.#failed = error as Error;
-        this.#log.error('event log: append failed; no more events are stored until a restart', {
-          error: this.#failed.message,
-        });
-        this.#pending = [];
+        this.#failed(error as Error);
         return;
       }
-      let end = active.offsets.pop() as number;
-      for (const entry of batch) {
-        active.offsets.push(end);
-        end += Buffer.byteLength(entry.text);
-      }
-      active.offsets.push(end);
-      active.lastStored = (batch.at(-1) as { line: EventLine }).line.stored;
-      for (const { line } of batch) {
-        this.#durableId = line.id;
-        this.#notify(served(line));
-      }
     }
+  }
+
+  /** The queued lines that fit the active segment (by count and bytes); at least one. */
+  #nextBatch(): PendingLine[] {
+    const active = this.#active();
+    const used = active ? active.offsets.length - 1 : this.#segmentEvents;
+    const room = Math.max(1, this.#segmentEvents - used);
+    let bytes = active ? (active.offsets.at(-1) as number) : 0;
+    let count = 0;
+    while (count < Math.min(room, this.#pending.length)) {
+      bytes += Buffer.byteLength((this.#pending[count] as PendingLine).text);
+      if (count > 0 && bytes > this.#segmentBytes) break;
+      count += 1;
+    }
+    return this.#pending.slice(0, count);
+  }
+
+  /** The active segment, cut back to its last line after a failed write, or a new one when full. */
+  async #writable(): Promise<Segment> {
+    let active = this.#active();
+    if (active && this.#dirtyTail) {
+      await this.#handle?.truncate(active.offsets.at(-1) as number);
+      this.#dirtyTail = false;
+    }
+    const full =
+      !active ||
+      active.offsets.length - 1 >= this.#segmentEvents ||
+      (active.offsets.length > 1 && (active.offsets.at(-1) as number) >= this.#segmentBytes);
+    if (full) {
+      await this.#startSegment();
+      await this.#applyRetention();
+      active = this.#active() as Segment;
+    }
+    return active as Segment;
+  }
+
+  /** A batch is durable: index it, tell its appenders and subscribers, end a failure. */
+  #recorded(active: Segment, batch: PendingLine[]): void {
+    let end = active.offsets.pop() as number;
+    for (const entry of batch) {
+      active.offsets.push(end);
+      end += Buffer.byteLength(entry.text);
+    }
+    active.offsets.push(end);
+    active.lastStored = (batch.at(-1) as PendingLine).line.stored;
+    if (this.#failure) this.#resumed();
+    for (const { line, text, resolve } of batch) {
+      this.#pendingBytes -= Buffer.byteLength(text);
+      this.#durableId = line.id;
+      const event = served(line);
+      resolve(event);
+      this.#notify(event);
+    }
+  }
+
+  /**
+   * A write failed (a full disk): the events stay queued, the segment is cut back to its last
+   * complete line before the next write, and the next write is tried after a backoff.
+   */
+  #failed(error: Error): void {
+    this.#dirtyTail = true;
+    const delayMs = this.#failure ? Math.min(RETRY_MAX_MS, this.#failure.delayMs * 2) : RETRY_MIN_MS;
+    const first = this.#failure === null;
+    this.#failure = {
+      error,
+      delayMs,
+      lost: this.#failure?.lost ?? 0,
+      since: this.#failure?.since ?? this.#now(),
+    };
+    const waiting = { events_waiting: this.#pending.length, retry_in_ms: delayMs };
+    if (first) {
+      this.#health?.fault(EVENTS_STORE, error, waiting);
+      this.#log.error('event log: append failed; the events wait in memory and the write is retried', {
+        error: error.message,
+        ...waiting,
+      });
+    }
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = null;
+      this.#flushing = this.#flushing.then(() => this.#flush());
+    }, delayMs);
+  }
+
+  /** Shutdown while writes fail: what still waits is lost, and said. */
+  #lostAtShutdown(): void {
+    const lost = this.#pending.splice(0);
+    if (lost.length === 0) return;
+    const error = this.#failure?.error ?? new Error('event log closed');
+    this.#metrics?.eventsNotStored(lost.length);
+    this.#log.error('event log: events not stored, lost at shutdown', {
+      events_lost: lost.length,
+      error: error.message,
+    });
+    for (const entry of lost) entry.reject(error);
+    this.#pendingBytes = 0;
+  }
+
+  /** A write succeeded after failures: say so, and what was lost meanwhile. */
+  #resumed(): void {
+    const failure = this.#failure;
+    if (!failure) return;
+    this.#failure = null;
+    const fields = { events_lost: failure.lost, failing_since: new Date(failure.since).toISOString() };
+    this.#log.warn('event log: appends resumed', fields);
+    this.#health?.recovered(EVENTS_STORE, fields);
   }
 
   #notify(event: StoredEvent): void {
@@ -261,7 +461,13 @@ export class FileEventLog implements EventLog {
   }
 
   async #retentionTick(): Promise<void> {
-    this.#flushing = this.#flushing.then(() => this.#applyRetention());
+    this.#flushing = this.#flushing.then(() =>
+      this.#applyRetention().catch((error: unknown) =>
+        this.#log.error('event log: retention failed; retried in a minute', {
+          error: (error as Error).message,
+        }),
+      ),
+    );
     await this.#flushing;
   }
 
@@ -312,32 +518,6 @@ export class FileEventLog implements EventLog {
     }
     return undefined;
   }
-
-  /** Reads events `from`..`to` of one segment with one positioned read. */
-  #readLines(segment: Segment, from: number, to: number): EventLine[] {
-    const start = segment.offsets[from - segment.firstId] as number;
-    const end = segment.offsets[to - segment.firstId + 1] as number;
-    const buffer = Buffer.allocUnsafe(end - start);
-    const fd = openDataFileSyncForReading(join(this.folder, segment.name));
-    try {
-      let read = 0;
-      while (read < buffer.length) {
-        const n = readSync(fd, buffer, read, buffer.length - read, start + read);
-        if (n === 0) break;
-        read += n;
-      }
-    } finally {
-      closeSync(fd);
-    }
-    const lines: EventLine[] = [];
-    for (const text of buffer.toString('utf8').split('\n')) {
-      if (text === '') continue;
-      const line = parseEventLine(text);
-      if (line) lines.push(line);
-      else this.#log.error('event log: an unreadable line was skipped', { file: segment.name });
-    }
-    return lines;
-  }
 }
 
 /** The event as served: `{id, type, at, data}` only. */
@@ -348,4 +528,16 @@ function served(line: EventLine): StoredEvent {
 function positive(value: number, name: string): number {
   if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer`);
   return value;
+}
+
+/**
+ * Writes all of `bytes` at `position`: the end of the last complete line, which after a failed
+ * write is where the segment was cut back to (a new segment's handle is not in append mode).
+ */
+async function writeAt(handle: FileHandle, bytes: Buffer, position: number): Promise<void> {
+  let written = 0;
+  while (written < bytes.length) {
+    const { bytesWritten } = await handle.write(bytes, written, bytes.length - written, position + written);
+    written += bytesWritten;
+  }
 }

@@ -7,16 +7,19 @@
  *
  * Loading rules (the same fault rules as the idempotency journal): a torn last line of the newest
  * segment (a crash mid-append: it has no newline) is cut off; it was never acknowledged to anyone.
- * A segment that is corrupt in any other way (a bad header, an unparseable complete line, ids that
- * do not follow each other) is set aside, renamed `<name>.corrupt-<epoch ms>` and never
- * overwritten, together with every older segment, so what remains is one gap-free run of ids; ids
- * continue above anything the set-aside file could have held.
+ * A complete line that is not an event, or longer than the line limit, is unreadable: it keeps
+ * its id and readers skip it (the file is read as a stream of lines, segment-lines.ts, so no line
+ * is ever one huge string). A segment whose lines no longer match its ids (a bad header, a line
+ * that parses with the wrong id: lines lost or merged) is set aside, renamed
+ * `<name>.corrupt-<epoch ms>` and never overwritten, together with every older segment, so what
+ * remains is one gap-free run of ids; ids continue above anything the set-aside file could hold.
  */
-import { readdir, rename } from 'node:fs/promises';
+import { readdir, rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../log.ts';
 import { syncFolder } from '../store/atomic-file.ts';
-import { openDataFile, readDataBytes } from '../store/data-dir-fs.ts';
+import { openDataFile } from '../store/data-dir-fs.ts';
+import { countLines, readLines } from './segment-lines.ts';
 import { isEventType, type StoredEvent } from './types.ts';
 
 export const EVENTS_FOLDER = 'events';
@@ -51,6 +54,8 @@ export interface LoadedLog {
   nextId: number;
   /** Highest acknowledged sequence per mod stream, oldest use first. */
   streams: Map<string, number>;
+  /** Ids whose lines were found unreadable while loading (readers skip them). */
+  unreadable: number[];
 }
 
 export function segmentName(firstId: number): string {
@@ -113,20 +118,6 @@ function parseHeader(text: string, firstId: number): Map<string, number> | null 
   }
 }
 
-/** Byte offsets of each line start, plus the end of the last complete line. */
-function lineOffsets(bytes: Buffer): { starts: number[]; complete: number } {
-  const starts: number[] = [];
-  let at = 0;
-  let end = bytes.indexOf(10, at);
-  while (end !== -1) {
-    starts.push(at);
-    at = end + 1;
-    end = bytes.indexOf(10, at);
-  }
-  starts.push(at);
-  return { starts, complete: at };
-}
-
 class CorruptSegment extends Error {}
 
 interface Scanned {
@@ -134,34 +125,64 @@ interface Scanned {
   streams: Map<string, number>;
   /** Bytes past the last complete line (a torn append), newest segment only. */
   tornAt: number | null;
+  /** Ids of event lines that cannot be read (longer than the limit, or not an event). */
+  unreadable: number[];
 }
 
-function lineText(bytes: Buffer, starts: number[], index: number): string {
-  return bytes.toString('utf8', starts[index], (starts[index + 1] ?? bytes.length) - 1);
-}
-
-/** Checks one segment; `full` parses every line (the newest segment), otherwise the first and last. */
-function scanSegment(name: string, firstId: number, bytes: Buffer, full: boolean): Scanned {
-  const { starts, complete } = lineOffsets(bytes);
-  const torn = complete < bytes.length;
-  if (torn && !full) throw new CorruptSegment(`${name} ends in an incomplete line`);
-  const lines = starts.length - 1; // complete lines, header included
-  if (lines < 1) throw new CorruptSegment(`${name} has no header`);
-  const streams = parseHeader(lineText(bytes, starts, 0), firstId);
-  if (!streams) throw new CorruptSegment(`${name} has an invalid header`);
-  const offsets = starts.slice(1); // event line starts, then the end of the last complete line
-  const segment: Segment = { name, firstId, offsets, lastStored: 0 };
-  const count = offsets.length - 1;
-  const check = full ? [...Array(count).keys()] : count > 0 ? [0, count - 1] : [];
-  for (const index of check) {
-    const event = parseEventLine(lineText(bytes, starts, index + 1));
-    if (!event || event.id !== firstId + index) {
-      throw new CorruptSegment(`${name} line ${index + 2} is not event ${firstId + index}`);
+/**
+ * Checks one segment, reading it as a stream of lines (never the whole file as one string):
+ * `full` parses every line (the newest segment), otherwise the header, the first and the last.
+ * A line longer than `maxLineBytes`, or a complete line that is not an event, is unreadable:
+ * its id is kept (ids stay consecutive) and readers skip it. A parseable line with the wrong id
+ * means lines were lost or merged: the segment is corrupt.
+ */
+async function scanSegment(
+  path: string,
+  name: string,
+  firstId: number,
+  full: boolean,
+  maxLineBytes: number,
+): Promise<Scanned> {
+  const offsets: number[] = [];
+  const unreadable: number[] = [];
+  let streams: Map<string, number> | null = null;
+  let last: { id: number; text: string | null } | null = null;
+  let newest: EventLine | null = null;
+  const check = (id: number, text: string | null): EventLine | null => {
+    const event = text === null ? null : parseEventLine(text);
+    if (!event) unreadable.push(id);
+    else if (event.id !== id) throw new CorruptSegment(`${name} line ${id - firstId + 2} is not event ${id}`);
+    return event;
+  };
+  const lines = readLines(path, maxLineBytes);
+  let step = await lines.next();
+  for (; !step.done; step = await lines.next()) {
+    const { start, text } = step.value;
+    if (streams === null) {
+      streams = text === null ? null : parseHeader(text, firstId);
+      if (!streams) throw new CorruptSegment(`${name} has an invalid header`);
+      continue;
     }
-    if (index === count - 1) segment.lastStored = event.stored;
-    if (full && event.src) touchStream(streams, event.src.stream, event.src.seq);
+    const id = firstId + offsets.length;
+    offsets.push(start);
+    if (!full && id !== firstId) {
+      last = { id, text };
+      continue;
+    }
+    newest = check(id, text);
+    if (newest?.src) touchStream(streams, newest.src.stream, newest.src.seq);
   }
-  return { segment, streams, tornAt: torn ? complete : null };
+  const { complete, size } = step.value;
+  if (!streams) throw new CorruptSegment(`${name} has no header`);
+  if (complete < size && !full) throw new CorruptSegment(`${name} ends in an incomplete line`);
+  if (last) newest = check(last.id, last.text);
+  offsets.push(complete);
+  const segment: Segment = { name, firstId, offsets, lastStored: 0 };
+  if (offsets.length > 1) {
+    const lastIsReadable = newest !== null && newest.id === segmentLastId(segment);
+    segment.lastStored = lastIsReadable ? (newest as EventLine).stored : (await stat(path)).mtimeMs;
+  }
+  return { segment, streams, tornAt: complete < size ? complete : null, unreadable };
 }
 
 /** Records a stream's sequence and marks it most recently used. */
@@ -172,7 +193,7 @@ export function touchStream(streams: Map<string, number>, stream: string, seq: n
 }
 
 /** Loads the folder (created by the caller), applying the fault rules above. */
-export async function loadSegments(folder: string, log: Logger): Promise<LoadedLog> {
+export async function loadSegments(folder: string, log: Logger, maxLineBytes: number): Promise<LoadedLog> {
   const names = (await readdir(folder))
     .map((name) => ({ name, match: SEGMENT_NAME.exec(name) }))
     .filter((entry) => entry.match !== null)
@@ -181,20 +202,22 @@ export async function loadSegments(folder: string, log: Logger): Promise<LoadedL
   const kept: Segment[] = [];
   let streams = new Map<string, number>();
   let nextId = 1;
+  const unreadable: number[] = [];
   for (let i = names.length - 1; i >= 0; i -= 1) {
     const { name, firstId } = names[i] as { name: string; firstId: number };
     const newest = i === names.length - 1;
-    const bytes = await readDataBytes(join(folder, name));
+    const path = join(folder, name);
     try {
       const oldestKept = kept[0];
-      const scanned = scanSegment(name, firstId, bytes, newest);
+      const scanned = await scanSegment(path, name, firstId, newest, maxLineBytes);
       if (oldestKept && segmentLastId(scanned.segment) + 1 !== oldestKept.firstId) {
         throw new CorruptSegment(`${name} does not end where ${oldestKept.name} begins`);
       }
       if (scanned.tornAt !== null) {
-        log.warn('event log: cut a torn last line', { file: name, bytes: bytes.length - scanned.tornAt });
-        await cutAt(join(folder, name), scanned.tornAt);
+        log.warn('event log: cut a torn last line', { file: name, at: scanned.tornAt });
+        await cutAt(path, scanned.tornAt);
       }
+      unreadable.push(...scanned.unreadable);
       if (newest) {
         streams = scanned.streams;
         nextId = segmentLastId(scanned.segment) + 1;
@@ -203,12 +226,12 @@ export async function loadSegments(folder: string, log: Logger): Promise<LoadedL
     } catch (error) {
       if (!(error instanceof CorruptSegment)) throw error;
       // Ids continue above anything this file could hold: one id per line it has.
-      if (newest) nextId = firstId + bytes.toString('utf8').split('\n').length;
+      if (newest) nextId = firstId + (await countLines(path));
       await setAside(folder, names.slice(0, i + 1), error.message, log);
       break;
     }
   }
-  return { segments: kept, nextId, streams };
+  return { segments: kept, nextId, streams, unreadable };
 }
 
 async function setAside(

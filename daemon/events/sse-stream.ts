@@ -155,14 +155,16 @@ export class EventStream implements ResponseStream {
   #catchUp(): void {
     while (!this.#ended && this.#position < this.options.log.lastId()) {
       if ((this.#sink?.bufferedBytes() ?? 0) > CATCH_UP_HIGH_WATER) return; // onDrain resumes
-      const page = this.options.log.readAfter(this.#position, CATCH_UP_PAGE);
-      if (!Array.isArray(page)) return this.close('gone');
-      if (page.length === 0) return;
-      for (const event of page) {
+      const page = this.options.log.readPage(this.#position, CATCH_UP_PAGE);
+      if (!('events' in page)) return this.close('gone');
+      if (page.through <= this.#position) return;
+      for (const event of page.events) {
         if (this.#ended) return;
         this.#deliver(event);
         if ((this.#sink?.bufferedBytes() ?? 0) > CATCH_UP_HIGH_WATER) return;
       }
+      // Past the page's unreadable lines too (the log skipped and counted them).
+      this.#position = Math.max(this.#position, page.through);
     }
   }
 

@@ -19,6 +19,8 @@ export interface HealthState {
   apiEnabled: boolean;
   /** Record files the daemon cannot write now (storage-health.ts); empty when all is well. */
   storageFaults?: readonly string[];
+  /** Background loops that failed and were restarted lately (worker-health.ts). */
+  workerFaults?: readonly string[];
 }
 
 export interface HealthOptions {
@@ -38,8 +40,10 @@ export interface HealthBody {
   api_enabled: boolean;
   started_at: string;
   uptime_sec: number;
-  /** `file: error` for each record file (journal, audit log) the daemon cannot write now. */
+  /** `file: error` for each record file (journal, audit log, event log) the daemon cannot write now. */
   storage_faults: string[];
+  /** Each background loop (a webhook's delivery) that failed and was restarted in the last 5 minutes. */
+  worker_faults: string[];
 }
 
 export interface HealthResponse {
@@ -58,8 +62,10 @@ export function healthzRequiresMod(searchParams: URLSearchParams): boolean {
 export function healthz(state: HealthState, options: HealthOptions = {}): HealthResponse {
   const now = options.now ?? new Date();
   const storageFaults = [...(state.storageFaults ?? [])];
+  const workerFaults = [...(state.workerFaults ?? [])];
+  const healthy = state.modConnected && storageFaults.length === 0 && workerFaults.length === 0;
   const body: HealthBody = {
-    status: state.modConnected && storageFaults.length === 0 ? 'ok' : 'degraded',
+    status: healthy ? 'ok' : 'degraded',
     service: 'modgate',
     mod_connected: state.modConnected,
     mod_version: state.modConnected ? state.modVersion : null,
@@ -67,6 +73,7 @@ export function healthz(state: HealthState, options: HealthOptions = {}): Health
     started_at: state.startedAt.toISOString(),
     uptime_sec: Math.max(0, Math.floor((now.getTime() - state.startedAt.getTime()) / 1000)),
     storage_faults: storageFaults,
+    worker_faults: workerFaults,
   };
   const status = options.requireMod === true && !state.modConnected ? 503 : 200;
   const headers: Record<string, string> = {
@@ -90,10 +97,14 @@ export function parseHealthBody(value: unknown): HealthBody | null {
     api_enabled: body['api_enabled'] === true,
     started_at: typeof body['started_at'] === 'string' ? body['started_at'] : '',
     uptime_sec: typeof body['uptime_sec'] === 'number' ? body['uptime_sec'] : 0,
-    storage_faults: Array.isArray(body['storage_faults'])
-      ? body['storage_faults'].filter((fault): fault is string => typeof fault === 'string')
-      : [],
+    storage_faults: strings(body['storage_faults']),
+    worker_faults: strings(body['worker_faults']),
   };
+}
+
+/** The strings of a list field; none when it is absent (an older daemon) or not a list. */
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
 }
 
 /** parseHealthBody of a response's text; null when it is not JSON or not a modgate's body. */

@@ -90,6 +90,8 @@ export interface PipelineOptions {
   startedAt?: Date;
   /** Record files the daemon cannot write now, for GET /healthz (storage-health.ts). */
   storageFaults?: () => readonly string[];
+  /** Background loops that failed and restarted lately, for GET /healthz (worker-health.ts). */
+  workerFaults?: () => readonly string[];
   /** What the pipeline counts (docs/metrics.md); nothing by default. */
   metrics?: DaemonMetrics;
   /** The event log, the webhook registry: what handlers use besides the mod. */
@@ -412,6 +414,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         startedAt,
         apiEnabled: options.snapshot().state.apiEnabled,
         storageFaults: options.storageFaults?.() ?? [],
+        workerFaults: options.workerFaults?.() ?? [],
       },
       { now: new Date(clock()), requireMod: healthzRequiresMod(url.searchParams) },
     );

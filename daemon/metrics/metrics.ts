@@ -9,6 +9,7 @@
  * key, key id, player id or client address is ever a label (docs/metrics.md).
  */
 import type { StreamCutReason } from '../events/sse-stream.ts';
+import type { EventRefusalReason } from '../../protocol/frames.ts';
 
 /** How a read was answered: from the cache, by joining an identical read in flight, or by the mod. */
 export type ReadCacheOutcome = 'hit' | 'coalesced' | 'miss';
@@ -25,6 +26,10 @@ export type WriteStore = 'audit' | 'journal';
  * attempt cancelled by shutdown is not counted: it is sent again after the restart.
  */
 export type WebhookOutcome = 'delivered' | 'failed' | 'gave_up';
+/** Why a mod's event was refused (PROTOCOL §9.5); the same fixed set as the ack's `refused`. */
+export type EventRefusalLabel = EventRefusalReason;
+/** A background loop that is restarted when it fails (docs/metrics.md). */
+export type WorkerLabel = 'webhook';
 
 export interface DaemonMetrics {
   /** One finished HTTP request: its route template (or a fixed label), method, status, duration. */
@@ -46,6 +51,14 @@ export interface DaemonMetrics {
   eventStreamCut(reason: StreamCutReason): void;
   /** One webhook delivery attempt (the endpoint worker) and how long it took. */
   webhookDelivery(outcome: WebhookOutcome, seconds: number): void;
+  /** A game event from the mod was refused, not stored (PROTOCOL §9.5). */
+  eventsRefused(reason: EventRefusalLabel): void;
+  /** A reader of the event log skipped a line it could not read (too long, or not an event). */
+  eventLineSkipped(): void;
+  /** Events the log could not store (a failed write, a full disk): `count` more lost. */
+  eventsNotStored(count: number): void;
+  /** A background loop failed and is restarted after a backoff. */
+  workerRestarted(worker: WorkerLabel): void;
 }
 
 const ignore = (): void => {};
@@ -61,6 +74,10 @@ export const noopMetrics: DaemonMetrics = Object.freeze({
   eventSubscribers: ignore,
   eventStreamCut: ignore,
   webhookDelivery: ignore,
+  eventsRefused: ignore,
+  eventLineSkipped: ignore,
+  eventsNotStored: ignore,
+  workerRestarted: ignore,
 });
 
 /** Methods that keep their own label; anything else a client sends is counted as `other`. */

@@ -6,6 +6,7 @@
  * documented, with example alerts, in docs/metrics.md.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { EVENT_REFUSALS } from '../../protocol/frames.ts';
 import { methodLabel, type DaemonMetrics } from './metrics.ts';
 
 export interface PrometheusMetrics extends DaemonMetrics {
@@ -59,6 +60,10 @@ export function createPrometheusMetrics(version: string): PrometheusMetrics {
   const streamCuts = counter('modgate_event_stream_cuts_total', 'Event streams the daemon cut.', ['reason']);
   const deliveries = counter('modgate_webhook_deliveries_total', 'Webhook delivery attempts.', ['outcome']);
   const deliverySeconds = histogram('modgate_webhook_delivery_duration_seconds', 'Webhook attempt time.');
+  const refused = counter('modgate_mod_events_refused_total', 'Mod events refused, not stored.', ['reason']);
+  const skipped = counter('modgate_event_log_lines_skipped_total', 'Event log lines a reader skipped.');
+  const notStored = counter('modgate_event_log_events_lost_total', 'Events the log could not store.');
+  const restarts = counter('modgate_worker_restarts_total', 'Background loops restarted.', ['worker']);
 
   linkUp.set(0);
   for (const outcome of ['hit', 'coalesced', 'miss']) cache.inc({ outcome }, 0);
@@ -68,6 +73,8 @@ export function createPrometheusMetrics(version: string): PrometheusMetrics {
   subscribers.set({ transport: 'sse' }, 0);
   for (const reason of ['slow_reader', 'gone', 'access_revoked']) streamCuts.inc({ reason }, 0);
   for (const outcome of ['delivered', 'failed', 'gave_up']) deliveries.inc({ outcome }, 0);
+  for (const reason of EVENT_REFUSALS) refused.inc({ reason }, 0);
+  restarts.inc({ worker: 'webhook' }, 0);
 
   return {
     registry,
@@ -93,5 +100,9 @@ export function createPrometheusMetrics(version: string): PrometheusMetrics {
       deliveries.inc({ outcome });
       deliverySeconds.observe(seconds);
     },
+    eventsRefused: (reason) => refused.inc({ reason }),
+    eventLineSkipped: () => skipped.inc(),
+    eventsNotStored: (count) => notStored.inc(count),
+    workerRestarted: (worker) => restarts.inc({ worker }),
   };
 }

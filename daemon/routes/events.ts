@@ -145,13 +145,13 @@ export const listEvents = defineRoute({
     // never holds more than `limit` events.
     const stop = after + SCAN_LIMIT;
     while (data.length < query.limit && after < log.lastId() && after < stop) {
-      const read = log.readAfter(after, query.limit - data.length);
-      if (!Array.isArray(read)) throw invalid('after', 'Events were dropped by retention while reading.');
-      for (const event of read) {
-        after = event.id;
+      const read = log.readPage(after, query.limit - data.length);
+      if (!('events' in read)) throw invalid('after', 'Events were dropped by retention while reading.');
+      for (const event of read.events) {
         if (!query.types || query.types.has(event.type)) data.push(view(event));
       }
-      if (!query.types) break;
+      // The position moves past unreadable lines too (the log skipped and counted them).
+      after = read.through;
     }
     const hasMore = after < log.lastId();
     return { data, has_more: hasMore, next_cursor: hasMore ? String(after) : null };

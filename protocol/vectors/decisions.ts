@@ -143,6 +143,17 @@ export function decisionSessionCases(h: GoldenHandshake): Array<Record<string, u
       batch(body(READY), swap(body(REQ), deadline, deadline.slice(0, -6) + 'cb40b3880000000000')),
       'invalid_message',
     ],
+    [
+      'events[0].seq as float64 1.0',
+      'mod->daemon',
+      batch(
+        floated(
+          { t: 'events', stream: 's', events: [{ seq: 1, type: 'player.left', at: 'x', data: {} }] },
+          'seq',
+        ),
+      ),
+      'invalid_message',
+    ],
     ['a body with a duplicate key', 'mod->daemon', batch('83a174a4706f6e67a16e01a16e02'), 'duplicate_key'],
     [
       'a result str that is not UTF-8',
@@ -206,6 +217,22 @@ export function sessionAcceptedCases(h: GoldenHandshake): Array<Record<string, u
     ],
     ['req with a nil op_id', 'daemon->mod', [READY, { ...REQ, op_id: null }]],
     ['req with a float in its args', 'daemon->mod', [READY, { ...REQ, args: { amount: 1.5 } }]],
+    [
+      'events_ack listing refused events, one with a reason this side does not know (§9.5)',
+      'daemon->mod',
+      [
+        READY,
+        {
+          t: 'events_ack',
+          stream: 's',
+          seq: 3,
+          refused: [
+            { seq: 2, reason: 'rate_limited' },
+            { seq: 3, reason: 'some_future_reason' },
+          ],
+        },
+      ],
+    ],
   ];
   return cases.map(([name, direction, bodies]) => {
     const plaintext = encode(bodies);

@@ -6,6 +6,7 @@ import { modCredentialsFile } from '../../daemon/store/mod-credentials.ts';
 import { startModBridge } from '../../protocol/bridge.ts';
 import { silentLogger } from '../../daemon/log.ts';
 import type { Player } from '../../mod-sim/world/index.ts';
+import { commandData } from '../support/game-events.ts';
 import { openSse, type SseClient, type SseMessage } from '../support/sse-client.ts';
 import { eventually, startStack, type Stack } from '../support/stack.ts';
 
@@ -186,7 +187,8 @@ describe('the event stream under pressure', () => {
       const client = await openSse(`${stack.baseUrl}/v1/events`, { authorization: `Bearer ${stack.key}` });
       client.pause();
       const filler = 'x'.repeat(4_096);
-      for (let n = 0; n < 3_000; n += 1) stack.sim!.bridge.events.emit('command.executed', { filler, n });
+      for (let n = 0; n < 3_000; n += 1)
+        stack.sim!.bridge.events.emit('command.executed', commandData(`#Say ${n}`, filler));
       await eventually(() => stack.daemon.events.lastId() >= 3_000, 10_000);
       client.resume();
       const final = await client.next(ofType('stream.closed'), 10_000);
@@ -208,7 +210,8 @@ describe('the event stream under pressure', () => {
     const stack = await startStack({ daemon: { stream: { maxBufferedBytes: 64 * 1024 } } });
     try {
       const filler = 'x'.repeat(4_096);
-      for (let n = 0; n < 400; n += 1) stack.sim!.bridge.events.emit('command.executed', { filler, n });
+      for (let n = 0; n < 400; n += 1)
+        stack.sim!.bridge.events.emit('command.executed', commandData(`#Say ${n}`, filler));
       await eventually(() => stack.daemon.events.lastId() >= 400, 10_000);
       const last = stack.daemon.events.lastId();
       const client = await openSse(`${stack.baseUrl}/v1/events?after=0`, {
@@ -260,7 +263,8 @@ describe('the event stream under pressure', () => {
   it('answers a position older than retention with 400 and the oldest id still held', async () => {
     const stack = await startStack({ daemon: { events: { maxEvents: 4, segmentEvents: 2 } } });
     try {
-      for (let n = 0; n < 12; n += 1) stack.sim!.bridge.events.emit('command.executed', { n });
+      for (let n = 0; n < 12; n += 1)
+        stack.sim!.bridge.events.emit('command.executed', commandData(`#Say ${n}`));
       await eventually(() => stack.daemon.events.lastId() >= 13);
       const polled = await stack.call('/v1/events?after=0');
       expect(polled.status).toBe(400);
@@ -294,11 +298,13 @@ describe('events across restarts and redials', () => {
     const bridge = stack.sim!.bridge;
     const seqs: number[] = [];
     for (let n = 0; n < 50; n += 1)
-      seqs.push(bridge.events.emit('command.executed', { marker: 'redial', n }));
+      seqs.push(bridge.events.emit('command.executed', commandData(`redial ${n}`)));
     bridge.dropLink(); // the same turn: nothing has been acknowledged yet
     await eventually(() => bridge.events.pending === 0, 10_000);
-    const marked = stored().filter((event) => event.data['marker'] === 'redial');
-    expect(marked.map((event) => event.data['n'])).toEqual([...Array(50).keys()]);
+    const marked = stored().filter((event) => String(event.data['command']).startsWith('redial '));
+    expect(marked.map((event) => event.data['command'])).toEqual(
+      [...Array(50).keys()].map((n) => `redial ${n}`),
+    );
   });
 
   it('drops a resend of sequences already stored, even from another connection', async () => {
@@ -313,10 +319,10 @@ describe('events across restarts and redials', () => {
       handlers: {},
       events: { stream: stack.sim!.bridge.events.stream },
     });
-    for (let n = 0; n < 3; n += 1) replay.events.emit('command.executed', { marker: 'replayed', n });
+    for (let n = 0; n < 3; n += 1) replay.events.emit('command.executed', commandData(`replayed ${n}`));
     await eventually(() => replay.events.pending === 0);
     await replay.close();
-    expect(stored().filter((event) => event.data['marker'] === 'replayed')).toEqual([]);
+    expect(stored().filter((event) => String(event.data['command']).startsWith('replayed '))).toEqual([]);
   });
 
   it('keeps ids increasing across a daemon restart', async () => {

@@ -259,13 +259,13 @@ describe('resolveLimits', () => {
 });
 
 describe('decode with float paths', () => {
-  it('reports where floats sit at depth 1 and 2, by key and by index', () => {
+  it('reports where floats sit at depths 1 to 4, by key and by index', () => {
     const floats: string[] = [];
     const bytes = hex(
       '9282a174a470696e67a16ecb3ff000000000000083a161ca3f800000a162920191cb4000000000000000a163c0',
     );
     expect(decodeWith(bytes, DEFAULT_CODEC_LIMITS, floats).ok).toBe(true);
-    expect(floats).toEqual(['0/n', '1/a']);
+    expect(floats).toEqual(['0/n', '1/a', '1/b/1/0']);
   });
 
   it('names the last of more than 16 keys correctly once the duplicate check uses a set', () => {

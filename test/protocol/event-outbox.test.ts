@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { EVENTS_PER_BODY, EventOutbox } from '../../protocol/event-outbox.ts';
+import { EVENTS_PER_BODY, EventOutbox, MAX_BODY_BYTES } from '../../protocol/event-outbox.ts';
+import { encode } from '../../protocol/codec.ts';
 import type { EventsFrame } from '../../protocol/frames.ts';
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));
@@ -80,5 +81,35 @@ describe('EventOutbox', () => {
     });
     expect(outbox.pending).toBe(1);
     expect(outbox.dropped).toBe(0);
+  });
+
+  it('forgets events the daemon refused, counts them and logs their reasons once per ack', () => {
+    const warnings: unknown[] = [];
+    const log = { debug() {}, info() {}, error() {}, warn: (...args: unknown[]) => void warnings.push(args) };
+    const outbox = new EventOutbox({ stream: 's', log });
+    for (let n = 0; n < 3; n += 1) outbox.emit('player.left', {});
+    outbox.ack('s', 3, [
+      { seq: 1, reason: 'rate_limited' },
+      { seq: 2, reason: 'rate_limited' },
+    ]);
+    expect(outbox.pending).toBe(0);
+    expect(outbox.refused).toBe(2);
+    expect(warnings).toEqual([
+      ['the daemon refused events (not stored)', { reasons: { rate_limited: 2 }, first_seq: 1 }],
+    ]);
+  });
+
+  it('keeps each body within MAX_BODY_BYTES of events, splitting a backlog of large events', () => {
+    const outbox = new EventOutbox();
+    const link = sink();
+    const big = { text: 'x'.repeat(100_000) };
+    for (let n = 0; n < 12; n += 1) outbox.emit('command.executed', big);
+    outbox.attach(link.send);
+    expect(link.seqs()).toEqual([...Array(12).keys()].map((n) => n + 1));
+    expect(link.bodies.length).toBeGreaterThan(1);
+    for (const body of link.bodies) {
+      const bytes = body.events.reduce((sum, event) => sum + encode(event).length, 0);
+      expect(bytes).toBeLessThanOrEqual(MAX_BODY_BYTES);
+    }
   });
 });

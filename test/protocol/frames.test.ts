@@ -91,3 +91,45 @@ describe('frame batches', () => {
     expect(error.message).toBe('body 2 of 2: a mod may not send "req"');
   });
 });
+
+describe('events_ack refusals (PROTOCOL §9.5)', () => {
+  it('accepts an ack listing refused events, keeping a reason it does not know', () => {
+    const ack = { t: 'events_ack', stream: 's', seq: 3, refused: [{ seq: 2, reason: 'some_future_reason' }] };
+    expect(parseFrameBody(ack, 'daemon')).toEqual({ ok: true, value: ack });
+    expect(parseFrameBody({ ...ack, refused: null }, 'daemon')).toEqual({
+      ok: true,
+      value: { t: 'events_ack', stream: 's', seq: 3 },
+    });
+  });
+
+  it('rejects a refused list that is not an array of {seq u32, reason str}', () => {
+    const base = { t: 'events_ack', stream: 's', seq: 3 };
+    for (const refused of [
+      {},
+      [{ seq: -1, reason: 'x' }],
+      [{ seq: 1 }],
+      [1],
+      Array(1025).fill({ seq: 1, reason: 'x' }),
+    ]) {
+      expectRejected(parseFrameBody({ ...base, refused }, 'daemon'), 'invalid_message');
+    }
+  });
+
+  it('rejects an event seq sent as a float in an events body', () => {
+    const body = { t: 'events', stream: 's', events: [{ seq: 1, type: 'player.left', at: 'x', data: {} }] };
+    expect(parseFrameBatch([body], 'mod').ok).toBe(true);
+    expectRejected(parseFrameBatch([body], 'mod', new Set(['0/events/0/seq'])), 'invalid_message');
+  });
+});
+
+describe('events stream ids', () => {
+  it('counts a stream id in UTF-8 bytes, not UTF-16 code units', () => {
+    const body = (stream: string) => ({
+      t: 'events',
+      stream,
+      events: [{ seq: 1, type: 'x', at: 'x', data: {} }],
+    });
+    expect(parseFrameBody(body('s'.repeat(64)), 'mod').ok).toBe(true);
+    expectRejected(parseFrameBody(body('é'.repeat(33)), 'mod'), 'invalid_message'); // 33 chars, 66 bytes
+  });
+});

@@ -19,6 +19,7 @@ import { backoffDelay, giveUpReason, honouredWait, type RetryPolicy } from './re
 import type { SendResult, WebhookSender } from './sender.ts';
 import { signatureHeaders } from './signing.ts';
 import { checkWebhookUrl } from './url-policy.ts';
+import { supervise, type WorkerHealth } from '../../worker-health.ts';
 
 export interface WorkerDeps {
   readonly log: EventLog;
@@ -26,8 +27,10 @@ export interface WorkerDeps {
   readonly sender: WebhookSender;
   readonly policy: RetryPolicy;
   readonly logger: Logger;
-  /** Each attempt's outcome and duration (docs/metrics.md). */
-  readonly metrics: Pick<DaemonMetrics, 'webhookDelivery'>;
+  /** Each attempt's outcome and duration, and restarts of the loop (docs/metrics.md). */
+  readonly metrics: Pick<DaemonMetrics, 'webhookDelivery'> & Partial<Pick<DaemonMetrics, 'workerRestarted'>>;
+  /** Where a failed loop is shown (/healthz `worker_faults`, doctor). */
+  readonly workerHealth?: WorkerHealth;
   readonly serverId: string;
   readonly userAgent: string;
   readonly now: () => Date;
@@ -64,9 +67,20 @@ export class EndpointWorker {
     this.#endpoint = endpoint;
     // A new endpoint starts at the log's end as it was at registration (docs/events.md).
     this.#cursor = Math.max(deps.journal.state.get(endpoint.id).position, endpoint.startAfter);
-    this.#done = this.#run().catch((error: unknown) =>
-      deps.logger.error('webhook worker stopped on an unexpected error', { webhook_id: endpoint.id, error }),
-    );
+    // A loop that throws (a read or journal write on a failing disk) is restarted, not lost.
+    this.#done = supervise(() => this.#run(), {
+      worker: 'webhook',
+      id: endpoint.id,
+      logger: deps.logger,
+      metrics: deps.metrics,
+      health: deps.workerHealth,
+      stopped: () => this.#stopped,
+      sleep: (ms) => this.#sleep(ms),
+      reset: () => {
+        this.#ahead = [];
+        this.#aheadIndex = 0;
+      },
+    });
   }
 
   get endpoint(): WebhookEndpoint {

@@ -35,6 +35,7 @@ import { OutboxJournal } from './outbox-journal.ts';
 import type { EndpointOutbox } from './outbox-state.ts';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.ts';
 import { WebhookSender } from './sender.ts';
+import type { WorkerHealth } from '../../worker-health.ts';
 
 export interface WebhookServiceOptions {
   readonly dataDir: string;
@@ -42,7 +43,9 @@ export interface WebhookServiceOptions {
   readonly serverId: string;
   readonly logger: Logger;
   /** Where each delivery attempt is counted (docs/metrics.md); nothing by default. */
-  readonly metrics?: Pick<DaemonMetrics, 'webhookDelivery'>;
+  readonly metrics?: Pick<DaemonMetrics, 'webhookDelivery'> & Partial<Pick<DaemonMetrics, 'workerRestarted'>>;
+  /** Where a delivery loop that failed and restarts is shown (/healthz, doctor). */
+  readonly workerHealth?: WorkerHealth;
   /** Retry timing and limits; tests shrink them to milliseconds. */
   readonly policy?: Partial<RetryPolicy>;
   readonly pollIntervalMs?: number;
@@ -100,6 +103,7 @@ export class WebhookService {
       policy: { ...DEFAULT_RETRY_POLICY, ...options.policy },
       logger: options.logger,
       metrics: options.metrics ?? noopMetrics,
+      ...(options.workerHealth ? { workerHealth: options.workerHealth } : {}),
       serverId: options.serverId,
       userAgent: `modgate/${packageJson.version} (webhooks)`,
       now,

@@ -45,7 +45,8 @@ export async function checkListeners(options: ListenCheckOptions): Promise<Check
   }
   results.push(await modListenResult(modListen, occupant, options.timeoutMs));
   results.push(modConnection(occupant, modListen));
-  if (occupant?.kind === 'modgate') results.push(storageResult(occupant.health));
+  if (occupant?.kind === 'modgate')
+    results.push(storageResult(occupant.health), workersResult(occupant.health));
   return results;
 }
 
@@ -57,6 +58,17 @@ function storageResult(health: HealthBody): CheckResult {
     `the running daemon cannot write ${health.storage_faults.join('; ')}`,
     'free space in the data dir (df -h) or fix the file; records kept in memory are written once it accepts ' +
       'them, and are lost if the daemon stops first',
+  );
+}
+
+/** A background loop of the running daemon that failed and is being restarted (/healthz). */
+function workersResult(health: HealthBody): CheckResult {
+  if (health.worker_faults.length === 0)
+    return ok('workers', 'no background loop failed in the last 5 minutes');
+  return fail(
+    'workers',
+    `the running daemon restarted ${health.worker_faults.join('; ')}`,
+    'read the daemon log for the error (journalctl -u modgate); it retries with a backoff by itself',
   );
 }
 

@@ -139,12 +139,13 @@ describe('modgate doctor: addresses and the mod link', () => {
   }
 
   /** A stand-in daemon: /healthz as the pipeline answers it, and a WebSocket mod-link listener. */
-  async function fakeDaemon(modConnected: boolean): Promise<void> {
+  async function fakeDaemon(modConnected: boolean, workerFaults: string[] = []): Promise<void> {
     const state = {
       modConnected,
       modVersion: modConnected ? '2.1.0' : null,
       startedAt: new Date(),
       apiEnabled: true,
+      workerFaults,
     };
     await listening(
       createHttpServer((req, res) => {
@@ -170,6 +171,7 @@ describe('modgate doctor: addresses and the mod link', () => {
     );
     expect(result.line('mod listen')).toMatch(/the running modgate's mod link$/);
     expect(result.line('mod')).toMatch(/^ok +mod +connected \(mod version 2\.1\.0\)$/);
+    expect(result.line('workers')).toMatch(/^ok +workers +no background loop failed in the last 5 minutes$/);
     expect(result.code).toBe(0);
   });
 
@@ -181,6 +183,16 @@ describe('modgate doctor: addresses and the mod link', () => {
       /^fail +mod +no mod connected: every \/v1 call that needs the game answers 503/,
     );
     expect(result.fix('mod')).toContain(`ws://127.0.0.1:${ports.mod}`);
+  });
+
+  it('fails its workers check while the running modgate restarts a failed background loop', async () => {
+    await fakeDaemon(true, ['webhook wh_1: restarted 2 times, last 2026-01-01T00:00:00.000Z: EIO']);
+    const result = await doctor(dir, ports);
+    expect(result.code).toBe(1);
+    expect(result.line('workers')).toMatch(
+      /^fail +workers +the running daemon restarted webhook wh_1: restarted 2 times/,
+    );
+    expect(result.fix('workers')).toContain('retries with a backoff by itself');
   });
 
   it('fails when another program holds the API address', async () => {

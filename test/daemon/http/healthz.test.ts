@@ -20,6 +20,7 @@ describe('healthz', () => {
         started_at: '2030-01-01T00:00:00.000Z',
         uptime_sec: 3630,
         storage_faults: [],
+        worker_faults: [],
       },
     });
   });

@@ -1,0 +1,95 @@
+/**
+ * A webhook endpoint's delivery loop that throws (here: its read of the event log fails once, as
+ * on a failing disk) is restarted with a backoff instead of dying for good: the event is still
+ * delivered, the restart is counted and logged, and /healthz's worker_faults (what `modgate
+ * doctor` reads) names the endpoint.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { FileEventLog } from '../../../../daemon/events/log.ts';
+import type { EventLog } from '../../../../daemon/events/types.ts';
+import { WebhookService } from '../../../../daemon/events/webhooks/webhook-service.ts';
+import type { Logger } from '../../../../daemon/log.ts';
+import { WorkerHealth } from '../../../../daemon/worker-health.ts';
+import { makeDataDir, type TestDataDir } from '../../../support/data-dir.ts';
+import { commandData } from '../../../support/game-events.ts';
+import { eventually } from '../../../support/stack.ts';
+import { startReceiver, type Receiver } from '../../../support/webhook-receiver.ts';
+import { FAST_POLICY } from './service-support.ts';
+
+const cleanups: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** The log, except that the next read throws once armed. */
+function flaky(log: FileEventLog): EventLog & { arm(): void } {
+  let armed = false;
+  return {
+    lastId: () => log.lastId(),
+    subscribe: (listener) => log.subscribe(listener),
+    readAfter: (after, limit) => {
+      if (armed) {
+        armed = false;
+        throw new Error('EIO: i/o error, read');
+      }
+      return log.readAfter(after, limit);
+    },
+    arm: () => void (armed = true),
+  };
+}
+
+describe('a webhook delivery loop that fails', () => {
+  it('is restarted after a backoff, counted, shown in worker faults, and still delivers', async () => {
+    const data: TestDataDir = await makeDataDir();
+    cleanups.push(() => data.remove());
+    const log = await FileEventLog.open(data.dir);
+    cleanups.push(() => log.close());
+    const receiver: Receiver = await startReceiver();
+    cleanups.push(() => receiver.close());
+    const added = await data.cli(
+      'webhooks',
+      'add',
+      '--data-dir',
+      data.dir,
+      '--url',
+      receiver.url,
+      '--events',
+      'all',
+      '--json',
+    );
+    receiver.secret = (JSON.parse(added.stdout) as { secret: string }).secret;
+    const errors: string[] = [];
+    const logger: Logger = {
+      debug: () => {},
+      info: () => {},
+      warn: () => {},
+      error: (msg) => void errors.push(msg),
+    };
+    const restarts: string[] = [];
+    const workers = new WorkerHealth();
+    const source = flaky(log);
+    const service = await WebhookService.start({
+      dataDir: data.dir,
+      log: source,
+      serverId: 'srv_test',
+      logger,
+      policy: FAST_POLICY,
+      pollIntervalMs: 20,
+      workerHealth: workers,
+      metrics: { webhookDelivery: () => {}, workerRestarted: (worker) => void restarts.push(worker) },
+    });
+    cleanups.push(() => service.close());
+    await eventually(() => service.list().length === 1);
+    source.arm();
+    await log.append({ type: 'command.executed', data: commandData('#Say restarted') });
+    await eventually(() => restarts.length === 1, 5_000);
+    expect(errors).toContain('background worker failed; restarting it after a backoff');
+    expect(workers.faults).toEqual([
+      expect.stringMatching(/^webhook wh_\w+: restarted 1 times, last .*: EIO: i\/o error, read$/),
+    ]);
+    await eventually(() => receiver.processed.length === 1, 10_000);
+    expect((receiver.processed[0]?.json as { data: { command: string } }).data.command).toBe(
+      '#Say restarted',
+    );
+  }, 20_000);
+});
