@@ -53,7 +53,8 @@ export const PROTOCOL_ERRORS = {
   unsupported_version: { closeCode: 4030, meaning: 'the peers share no protocol version' },
   unknown_identity: {
     closeCode: 4031,
-    meaning: 'the mod key is not trusted, or the daemon key is not the pinned one',
+    meaning:
+      'the mod key is not trusted, or the daemon key is not the pinned one; also sent by the daemon on an authenticated link whose mod key the operator has since removed',
   },
   bad_signature: { closeCode: 4032, meaning: 'a handshake signature does not verify over the transcript' },
   handshake_timeout: { closeCode: 4033, meaning: 'the handshake did not finish within its deadline' },
