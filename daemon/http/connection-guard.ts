@@ -39,6 +39,9 @@ export function guardConnections(server: Server, options: ConnectionGuardOptions
     if (left === 0) open.delete(subject);
     else open.set(subject, left);
   };
+  // node:http's own connection listener, added with the server, gave this socket its error
+  // listener (and a refusal goes through refuseRaw, which adds one of its own).
+  // eslint-disable-next-line modgate/socket-error-path
   server.on('connection', (socket: Socket) => {
     const address = socket.remoteAddress ?? '';
     if (!options.exempt(address)) {
