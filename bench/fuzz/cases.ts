@@ -430,7 +430,14 @@ const connectUpgrade: Family = (rng, target) => {
   ];
   const method = rng.chance(0.3) ? 'CONNECT' : 'GET';
   const text = method === 'CONNECT' ? rng.pick(requests.slice(0, 2)) : rng.pick(requests.slice(2));
-  return { bytes: Buffer.from(text, 'latin1'), methods: [method], keepAlive: false };
+  // Half of them are reset as the answer arrives: node:http hands a CONNECT's socket over raw.
+  const reset: Reset | undefined = rng.chance(0.5) ? 'on-answer' : undefined;
+  return {
+    bytes: Buffer.from(text, 'latin1'),
+    methods: [method],
+    keepAlive: false,
+    ...(reset ? { reset } : {}),
+  };
 };
 
 /** A well-formed request that only a reset ends. */

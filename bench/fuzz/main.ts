@@ -27,9 +27,15 @@ interface Tally {
   cases: number;
   byFamily: Map<string, number>;
   byStatus: Map<number, number>;
+  /** The tolerated 503/504 answers: how many, and the first few cases, to look at. */
   tolerated5xx: number;
+  toleratedCases: string[];
   unanswered: Map<string, number>;
+  /** Well-formed requests the daemon closed on or never answered: the first few cases. */
+  unansweredValid: number[];
+  /** The first MAX_KEPT findings; `findingCount` counts them all. */
   findings: Finding[];
+  findingCount: number;
 }
 
 /** Answers to hostile bytes may never come (node waits for the rest); valid ones get longer. */
@@ -38,6 +44,7 @@ const VALID_WAIT_MS = 20_000;
 const HEALTH_EVERY_MS = 2_000;
 const HEALTH_MISSES = 3;
 const MAX_SHOWN = 10;
+const MAX_KEPT = 100;
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
@@ -113,8 +120,11 @@ async function fuzz(stack: FuzzStack, target: FuzzTarget, plan: Plan): Promise<T
     byFamily: new Map(),
     byStatus: new Map(),
     tolerated5xx: 0,
+    toleratedCases: [],
     unanswered: new Map(),
+    unansweredValid: [],
     findings: [],
+    findingCount: 0,
   };
   const inFlight = new Set<FuzzCase>();
   let stopped = false;
@@ -122,26 +132,24 @@ async function fuzz(stack: FuzzStack, target: FuzzTarget, plan: Plan): Promise<T
     if (stopped) return;
     stopped = true;
     const suspects = [...inFlight];
-    tally.findings.push(...suspects.map((fuzzCase) => ({ problem: `${problem} (in flight)`, fuzzCase })));
-    if (suspects.length === 0)
-      tally.findings.push({ problem, fuzzCase: makeCase(plan.seed, tally.cases, target) });
+    for (const fuzzCase of suspects) note(tally, { problem: `${problem} (in flight)`, fuzzCase });
+    if (suspects.length === 0) note(tally, { problem, fuzzCase: makeCase(plan.seed, tally.cases, target) });
   };
   stack.serve.once('exit', (code, signal) =>
-    crash(`serve exited (${signal ?? code}): ${stack.serve.output().slice(-1_500)}`),
+    crash(`serve exited (${signal ?? code}); its last output is below`),
   );
   const watchdog = watchHealth(stack.apiPort, () => crash('/healthz stopped answering'));
   const started = Date.now();
   const progress = setInterval(() => {
     const rate = Math.round(tally.requests / ((Date.now() - started) / 1000));
-    console.log(`  ${tally.requests} requests, ${rate}/s, ${tally.findings.length} findings`);
+    console.log(`  ${tally.requests} requests, ${rate}/s, ${tally.findingCount} findings`);
   }, 10_000);
   let next = 0;
   const nextCase = (): FuzzCase | null => {
     if (stopped || Date.now() > plan.deadline) return null;
-    if (plan.only)
-      return next < plan.only.length ? makeCase(plan.seed, plan.only[next++] as number, target) : null;
-    if (tally.requests >= plan.requests) return null;
-    const fuzzCase = makeCase(plan.seed, next++, target);
+    const index = plan.only ? plan.only[next++] : tally.requests < plan.requests ? next++ : undefined;
+    if (index === undefined) return null;
+    const fuzzCase = makeCase(plan.seed, index, target);
     tally.requests += fuzzCase.methods.length;
     return fuzzCase;
   };
@@ -181,24 +189,39 @@ async function fuzz(stack: FuzzStack, target: FuzzTarget, plan: Plan): Promise<T
 }
 
 function record(tally: Tally, fuzzCase: FuzzCase, exchange: Exchange): void {
-  tally.byFamily.set(fuzzCase.family, (tally.byFamily.get(fuzzCase.family) ?? 0) + 1);
-  if (exchange.unanswered > 0)
-    tally.unanswered.set(fuzzCase.family, (tally.unanswered.get(fuzzCase.family) ?? 0) + exchange.unanswered);
-  if (exchange.unreadable)
-    tally.findings.push({ problem: `an answer that is not HTTP: ${exchange.unreadable}`, fuzzCase });
+  count(tally.byFamily, fuzzCase.family);
+  if (exchange.unanswered > 0) {
+    count(tally.unanswered, fuzzCase.family, exchange.unanswered);
+    if (fuzzCase.family === 'valid' && tally.unansweredValid.length < 5)
+      tally.unansweredValid.push(fuzzCase.index);
+  }
+  if (exchange.unreadable) {
+    note(tally, { problem: `an answer that is not HTTP: ${exchange.unreadable}`, fuzzCase });
+  }
   for (const { response, method } of exchange.answers) {
-    tally.byStatus.set(response.status, (tally.byStatus.get(response.status) ?? 0) + 1);
-    if (response.status >= 500 && isTolerated5xx(response.status)) tally.tolerated5xx++;
+    count(tally.byStatus, response.status);
+    const body = response.body.subarray(0, 500).toString('latin1');
+    if (isTolerated5xx(response.status)) {
+      tally.tolerated5xx++;
+      if (tally.toleratedCases.length < 5)
+        tally.toleratedCases.push(`${fuzzCase.index} (${body.slice(0, 160)})`);
+    }
     const problem = problemWith(response, method);
     if (problem) {
-      const head = `HTTP ${response.status} ${JSON.stringify(response.headers)}`;
-      tally.findings.push({
-        problem,
-        fuzzCase,
-        answer: `${head}\n    ${JSON.stringify(response.body.subarray(0, 500).toString('latin1'))}`,
-      });
+      const answer = `HTTP ${response.status} ${JSON.stringify(response.headers)}\n    ${JSON.stringify(body)}`;
+      note(tally, { problem, fuzzCase, answer });
     }
   }
+}
+
+/** Keeps the first findings whole (a systematic one would otherwise fill memory) and counts all. */
+function note(tally: Tally, finding: Finding): void {
+  tally.findingCount++;
+  if (tally.findings.length < MAX_KEPT) tally.findings.push(finding);
+}
+
+function count<K>(map: Map<K, number>, key: K, by = 1): void {
+  map.set(key, (map.get(key) ?? 0) + by);
 }
 
 function watchHealth(port: number, onDown: () => void): { stop(): void } {
@@ -229,19 +252,21 @@ function report(tally: Tally, seed: number, stack: FuzzStack): number {
       .map(([k, v]) => `${k}×${v}`)
       .join(' ')}`,
   );
-  if (tally.tolerated5xx > 0) console.log(`tolerated 503/504 answers: ${tally.tolerated5xx}`);
-  if (tally.unanswered.size > 0)
-    console.log(
-      `unanswered (closed or silent): ${sorted(tally.unanswered)
-        .map(([k, v]) => `${k} ${v}`)
-        .join(', ')}`,
-    );
-  if (tally.findings.length === 0) {
+  if (tally.tolerated5xx > 0) {
+    console.log(`tolerated 503/504 answers: ${tally.tolerated5xx}; cases ${tally.toleratedCases.join('; ')}`);
+  }
+  if (tally.unanswered.size > 0) {
+    const list = sorted(tally.unanswered).map(([k, v]) => `${k} ${v}`);
+    console.log(`unanswered (closed or silent): ${list.join(', ')}`);
+  }
+  if (tally.unansweredValid.length > 0)
+    console.log(`unanswered valid cases: ${tally.unansweredValid.join(', ')}`);
+  if (tally.findingCount === 0) {
     console.log(`no findings (seed ${seed})`);
     return 0;
   }
   console.log(
-    `\n${tally.findings.length} FINDINGS (seed ${seed}); the first ${Math.min(MAX_SHOWN, tally.findings.length)}:`,
+    `\n${tally.findingCount} FINDINGS (seed ${seed}); the first ${Math.min(MAX_SHOWN, tally.findings.length)}:`,
   );
   for (const { problem, fuzzCase, answer } of tally.findings.slice(0, MAX_SHOWN)) {
     console.log(`\n- ${problem}`);

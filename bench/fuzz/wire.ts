@@ -8,6 +8,9 @@ import { connect, type Socket } from 'node:net';
 import type { FuzzCase } from './cases.ts';
 import { ResponseReader, type Response } from './response-reader.ts';
 
+/** Well under the daemon's keep-alive timeout (docs/configuration.md, 5 s by default). */
+const REUSE_WITHIN_MS = 2_000;
+
 export interface Exchange {
   /** The answers, in order, paired with the method of the request they answer. */
   answers: Array<{ response: Response; method: string }>;
@@ -25,6 +28,7 @@ export class Wire {
   #closed = false;
   #resetOnAnswer = false;
   #wake: (() => void) | null = null;
+  #lastUsed = performance.now();
 
   private constructor(socket: Socket) {
     this.#socket = socket;
@@ -44,8 +48,13 @@ export class Wire {
     return wire;
   }
 
+  /**
+   * Open, readable, and not idle for long: a connection idle near the server's keep-alive
+   * timeout (5 s) may be closed just as the next batch is written, which loses the batch.
+   */
   get usable(): boolean {
-    return !this.#closed && !this.#socket.destroyed && this.#reader.problem === null;
+    const fresh = performance.now() - this.#lastUsed < REUSE_WITHIN_MS;
+    return fresh && !this.#closed && !this.#socket.destroyed && this.#reader.problem === null;
   }
 
   /** Sends the case and waits for its answers, or the close, or `timeoutMs` of silence. */
@@ -64,7 +73,10 @@ export class Wire {
     this.#socket.write(fuzzCase.bytes);
     const answered = await this.#until(() => this.#answers.length >= expected || this.#closed, timeoutMs);
     if (!answered || this.#resetOnAnswer) this.destroy();
-    const unanswered = this.#resetOnAnswer ? 0 : expected - this.#answers.length;
+    this.#lastUsed = performance.now();
+    // After an answer that closes the connection, the rest of a pipelined batch is not owed one.
+    const closing = this.#answers.some(({ response }) => /close/i.test(response.headers['connection'] ?? ''));
+    const unanswered = this.#resetOnAnswer || closing ? 0 : expected - this.#answers.length;
     return { answers: this.#answers, unanswered, unreadable: this.#reader.problem };
   }
 
