@@ -179,8 +179,10 @@ async function fuzz(stack: FuzzStack, target: FuzzTarget, plan: Plan): Promise<T
   await Promise.all(Array.from({ length: plan.only ? 1 : plan.concurrency }, worker));
   clearInterval(progress);
   watchdog.stop();
-  // One more look: a crash from the last requests shows up now.
-  if (!stopped && (await health(stack.apiPort)) === null) crash('/healthz does not answer after the run');
+  // One more look: a crash from the last requests shows up now, and so does a lost mod link.
+  const after = stopped ? undefined : await health(stack.apiPort);
+  if (after === null) crash('/healthz does not answer after the run');
+  else if (after && !after.mod_connected) crash('the mod is no longer linked after the run');
   const seconds = (Date.now() - started) / 1000;
   console.log(
     `sent ${tally.requests} requests (${tally.cases} cases) in ${seconds.toFixed(1)} s: ${Math.round(tally.requests / seconds)}/s`,
