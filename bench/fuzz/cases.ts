@@ -22,6 +22,8 @@ export interface FuzzCase {
   bytes: Buffer;
   /** Methods of the complete requests in `bytes`, in order: one answer is awaited for each. */
   methods: string[];
+  /** Each request's first line (at most 200 characters), to say which one an answer was to. */
+  requestLines: string[];
   reset: Reset;
   /** Well-formed requests, safe to send on a kept-alive connection with others. */
   keepAlive: boolean;
@@ -43,7 +45,10 @@ const MAX_BATCH = 6;
 type Family = (
   rng: Rng,
   target: FuzzTarget,
-) => Omit<FuzzCase, 'index' | 'family' | 'reset'> & { reset?: Reset };
+) => Omit<FuzzCase, 'index' | 'family' | 'reset' | 'requestLines'> & {
+  reset?: Reset;
+  requestLines?: string[];
+};
 
 export function makeCase(seed: number, index: number, target: FuzzTarget): FuzzCase {
   const rng = deriveRng(seed, FUZZ_STREAM, index);
@@ -51,7 +56,14 @@ export function makeCase(seed: number, index: number, target: FuzzTarget): FuzzC
   const built = build(rng, target);
   // One case in twelve, whatever its family, is cut short by the client.
   const reset: Reset = built.reset ?? (rng.chance(1 / 12) ? randomReset(rng, built.bytes.length) : 'never');
-  return { index, family, ...built, reset, keepAlive: built.keepAlive && reset === 'never' };
+  const requestLines = (built.requestLines ?? [firstLine(built.bytes)]).map((line) => line.slice(0, 200));
+  return { index, family, ...built, requestLines, reset, keepAlive: built.keepAlive && reset === 'never' };
+}
+
+function firstLine(bytes: Buffer): string {
+  const text = bytes.subarray(0, 256).toString('latin1');
+  const end = text.indexOf('\r\n');
+  return end < 0 ? text : text.slice(0, end);
 }
 
 function randomReset(rng: Rng, length: number): Reset {
@@ -131,6 +143,7 @@ const valid: Family = (rng, target) => {
   return {
     bytes: Buffer.concat(batch.map(requestBytes)),
     methods: batch.map((p) => p.method),
+    requestLines: batch.map((p) => `${p.method} ${p.target}`),
     keepAlive: true,
   };
 };

@@ -10,6 +10,7 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ROUTES } from '../../daemon/routes/index.ts';
+import { logLines } from '../../test/support/processes.ts';
 import { makeCase, type FuzzCase, type FuzzTarget } from './cases.ts';
 import { isTolerated5xx, problemWith } from './checks.ts';
 import { operationsOf, type Document } from './operations.ts';
@@ -200,7 +201,7 @@ function record(tally: Tally, fuzzCase: FuzzCase, exchange: Exchange): void {
   if (exchange.unreadable) {
     note(tally, { problem: `an answer that is not HTTP: ${exchange.unreadable}`, fuzzCase });
   }
-  for (const { response, method } of exchange.answers) {
+  for (const [position, { response, method }] of exchange.answers.entries()) {
     count(tally.byStatus, response.status);
     const body = response.body.subarray(0, 500).toString('latin1');
     if (isTolerated5xx(response.status)) {
@@ -211,7 +212,8 @@ function record(tally: Tally, fuzzCase: FuzzCase, exchange: Exchange): void {
     const problem = problemWith(response, method);
     if (problem) {
       const answer = `HTTP ${response.status} ${JSON.stringify(response.headers)}\n    ${JSON.stringify(body)}`;
-      note(tally, { problem, fuzzCase, answer });
+      const to = `answer ${position + 1} of ${fuzzCase.methods.length}, to ${fuzzCase.requestLines[position] ?? '?'}`;
+      note(tally, { problem: `${problem} (${to})`, fuzzCase, answer });
     }
   }
 }
@@ -281,8 +283,13 @@ function report(tally: Tally, seed: number, stack: FuzzStack): number {
     );
     if (answer) console.log(`  answer: ${answer}`);
   }
-  if (stack.serve.exitCode !== null)
+  if (stack.serve.exitCode !== null) {
     console.log(`\nserve's last output:\n${stack.serve.output().slice(-3_000)}`);
+  }
+  // A 500 is logged whole (error, stack, request id) by the daemon: its first few, to match up.
+  const errors = logLines(stack.serve).filter((line) => line['level'] === 'error');
+  for (const line of errors.slice(0, 5))
+    console.log(`\nserve logged: ${JSON.stringify(line).slice(0, 3_000)}`);
   return 1;
 }
 
