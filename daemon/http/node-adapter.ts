@@ -123,6 +123,7 @@ export async function startHttpServer(handle: Handle, options: HttpServerOptions
   // No 'upgrade' listener, on purpose: without one node:http passes a request carrying
   // `Upgrade: websocket` or `Upgrade: h2c` to the pipeline like any other, so it is routed and
   // answered in the envelope, and the socket keeps node's own error listener.
+
   // A failed TLS handshake: node destroys the socket; one more error on it must not escape.
   server.on('tlsClientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     catchSocketErrors(socket);
