@@ -52,7 +52,7 @@ async function main(): Promise<number> {
     options: {
       requests: { type: 'string', default: '3000' },
       seed: { type: 'string' },
-      concurrency: { type: 'string', default: '16' },
+      concurrency: { type: 'string', default: '32' },
       binary: { type: 'boolean', default: false },
       case: { type: 'string', multiple: true },
       'max-minutes': { type: 'string', default: '60' },
