@@ -6,7 +6,7 @@
  * not what answers; everything else is the daemon's default. `--binary` runs the single
  * executable instead of bin/modgate.js.
  */
-import { writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { makeDataDir, type TestDataDir } from '../../test/support/data-dir.ts';
 import { freePort } from '../../test/support/ports.ts';
@@ -59,7 +59,7 @@ export async function startFuzzStack(binary: string | null): Promise<FuzzStack> 
   ]);
   const close = async () => {
     await Promise.all([stop(sim), stop(serve)]);
-    await data.remove();
+    await Promise.all([data.remove(), rm(config, { force: true })]);
   };
   try {
     await eventually(async () => (await health(apiPort))?.mod_connected === true, 60_000);
