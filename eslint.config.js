@@ -1,6 +1,7 @@
 // Lint is type-aware only where it pays: floating promises in a server are lost errors.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { socketErrorPath } from './scripts/lint/socket-error-path.js';
 
 // Built-ins by their node: names, so a reader never wonders whether `crypto` is a package.
 const NODE_NAMES = [
@@ -47,7 +48,11 @@ export default tseslint.config(
   {
     files: ['**/*.ts'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    plugins: { modgate: { rules: { 'socket-error-path': socketErrorPath } } },
     rules: {
+      // A raw socket handed to a handler gets an error path there (scripts/lint/socket-error-path.js
+      // says what it catches and what it does not).
+      'modgate/socket-error-path': 'error',
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',

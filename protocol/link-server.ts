@@ -172,6 +172,9 @@ export class ModLinkServer extends EventEmitter<ServerEvents> {
     const http = createServer((_request, response) => {
       response.writeHead(426, { connection: 'close', upgrade: 'websocket' }).end();
     });
+    // node:http's own connection listener, added with the server, gave the socket its error
+    // listener; ws adds one when it takes the socket for the upgrade.
+    // eslint-disable-next-line modgate/socket-error-path
     http.on('connection', (socket: Socket) => this.admission.admit(socket));
     const wss = new WebSocketServer({
       server: http,

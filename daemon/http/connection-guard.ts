@@ -79,6 +79,9 @@ export function guardConnections(server: Server, options: ConnectionGuardOptions
     held?.delete(connection);
     if (held?.size === 0) holders.delete(connection.subject);
   };
+  // node:http's own connection listener, added with the server, gave this socket its error
+  // listener (and a refusal goes through refuseRaw, which adds one of its own).
+  // eslint-disable-next-line modgate/socket-error-path
   server.on('connection', (socket: Socket) => {
     const address = socket.remoteAddress ?? '';
     const subject = edgeSubject(address);

@@ -21,7 +21,7 @@ import { type HostPort, isLoopbackHost } from '../host-port.ts';
 import { ApiError } from './api-error.ts';
 import { guardConnections } from './connection-guard.ts';
 import type { Handle } from './pipeline.ts';
-import { clientErrorAnswer, refuseRaw } from './raw-response.ts';
+import { catchSocketErrors, clientErrorAnswer, refuseRaw } from './raw-response.ts';
 import { baseHeaders, errorResponse, newRequestId } from './respond.ts';
 import { type ApiRequest, ClientGone, PayloadTooLarge, type ResponseStream } from './types.ts';
 
@@ -82,6 +82,9 @@ export async function startHttpServer(handle: Handle, options: HttpServerOptions
     requestTimeout: options.requestTimeoutMs ?? HTTP_DEFAULTS.requestTimeoutMs,
     keepAliveTimeout: options.keepAliveTimeoutMs ?? HTTP_DEFAULTS.keepAliveTimeoutMs,
     connectionsCheckingInterval: 1_000,
+    // node's own answer to an HTTP/1.1 request without Host is a bare 400; serve() gives the
+    // envelope instead (docs/errors.md "Before routing").
+    requireHostHeader: false,
   };
   let trust = compileTrust(options.trustedProxies ?? []);
   const timedOut = new WeakSet<Duplex>();
@@ -115,9 +118,19 @@ export async function startHttpServer(handle: Handle, options: HttpServerOptions
       error: error.code ?? error.message,
     });
   });
-  // A CONNECT would otherwise be dropped without a word: this is not a proxy.
+  // A CONNECT would otherwise be dropped without a word: this is not a proxy. node:http hands
+  // the socket over without its error listener; refuseRaw gives it one before writing.
   server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
     refuseRaw(socket, new ApiError('not_found', 'CONNECT is not served here: this is not a proxy.'));
+  });
+  // No 'upgrade' listener, on purpose: without one node:http passes a request carrying
+  // `Upgrade: websocket` or `Upgrade: h2c` to the pipeline like any other, so it is routed and
+  // answered in the envelope, and the socket keeps node's own error listener.
+
+  // A failed TLS handshake: node destroys the socket; one more error on it must not escape.
+  server.on('tlsClientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    catchSocketErrors(socket);
+    options.log.debug('tls client error', { error: error.code ?? error.message });
   });
   server.listen(options.listen.port, options.listen.host);
   await once(server, 'listening');
@@ -164,6 +177,7 @@ interface ServeContext {
 }
 
 async function serve(handle: Handle, req: IncomingMessage, res: ServerResponse, context: ServeContext) {
+  if (lacksHost(req)) return refuseMissingHost(res, context.log);
   const request = toApiRequest(req, context);
   const socket = req.socket;
   try {
@@ -184,16 +198,36 @@ async function serve(handle: Handle, req: IncomingMessage, res: ServerResponse, 
   } catch (error) {
     context.log.error('adapter failure', { error });
     if (res.headersSent) return void res.end();
-    const requestId = newRequestId();
-    const failure = errorResponse(new ApiError('internal'), requestId, baseHeaders(requestId));
-    res.writeHead(failure.status, { ...failure.headers, connection: 'close' });
-    res.end(failure.body);
+    answerAndClose(res, new ApiError('internal'));
   }
+}
+
+/** RFC 9112 §3.2: an HTTP/1.1 request must carry Host (HTTP/1.0 may omit it). */
+function lacksHost(req: IncomingMessage): boolean {
+  return req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor >= 1;
+}
+
+function refuseMissingHost(res: ServerResponse, log: Logger): void {
+  const message = 'An HTTP/1.1 request must carry a Host header.';
+  const requestId = answerAndClose(res, new ApiError('validation_error', message));
+  log.debug('client error', { requestId, status: 400, code: 'validation_error', reason: 'missing_host' });
+}
+
+/** The envelope for `error` on a fresh request id, and the connection closes after it. */
+function answerAndClose(res: ServerResponse, error: ApiError): string {
+  const requestId = newRequestId();
+  const answer = errorResponse(error, requestId, baseHeaders(requestId));
+  const length = String(answer.body?.length ?? 0);
+  res.writeHead(answer.status, { ...answer.headers, connection: 'close', 'content-length': length });
+  res.end(answer.body);
+  return requestId;
 }
 
 /** Hands a streamed response its sink: the socket, with what it still buffers for the client. */
 function startStream(stream: ResponseStream, res: ServerResponse, streams: Set<ResponseStream>): void {
   streams.add(stream);
+  // A write racing the client's reset must not become an unhandled 'error'; 'close' cleans up.
+  res.on('error', () => res.destroy());
   res.flushHeaders();
   res.socket?.setNoDelay(true);
   let grace: NodeJS.Timeout | null = null;
@@ -204,7 +238,7 @@ function startStream(stream: ResponseStream, res: ServerResponse, streams: Set<R
     for (const listener of listeners) listener();
   });
   stream.start({
-    write: (text) => void res.write(text),
+    write: (text) => void (res.writableEnded || res.write(text)),
     bufferedBytes: () => res.writableLength + (res.socket?.writableLength ?? 0),
     end: (graceMs) => {
       res.end();

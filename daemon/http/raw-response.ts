@@ -4,6 +4,12 @@
  * too long, a CONNECT, a connection over the per-address cap. Each still gets the spec's error
  * envelope with its own `X-Request-Id` and `API-Version` (docs/errors.md "Before routing"), and
  * the connection closes after it.
+ *
+ * Such a socket may have no `'error'` listener left: node:http removes its own when it hands a
+ * socket to `'connect'` or `'upgrade'`. A client that resets the connection while the answer is
+ * being written would then raise an unhandled `'error'` and end the daemon, so every raw answer
+ * starts by giving the socket an error path (`catchSocketErrors`), and so does every handler of a
+ * raw socket (the lint rule `modgate/socket-error-path` in eslint.config.js keeps it so).
  */
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -39,8 +45,23 @@ export function clientErrorAnswer(code: string | undefined): { error: ApiError; 
  */
 export const REFUSAL_GRACE_MS = 2_000;
 
+/**
+ * Gives a raw socket an error path: an error (a reset, a write after the peer left) destroys it
+ * instead of reaching the process as an unhandled `'error'` event. The peer is gone either way;
+ * there is nobody to tell.
+ */
+export function catchSocketErrors(socket: Duplex): void {
+  if (socket.listeners('error').includes(destroyOnError)) return;
+  socket.on('error', destroyOnError);
+}
+
+function destroyOnError(this: Duplex): void {
+  this.destroy();
+}
+
 /** Writes the envelope for `error` and closes the socket; nothing when the peer is gone. */
 export function refuseRaw(socket: Duplex, error: ApiError): RawRefusal {
+  catchSocketErrors(socket);
   const requestId = newRequestId();
   const response = errorResponse(error, requestId, { ...baseHeaders(requestId), connection: 'close' });
   if (socket.writable) {

@@ -6,10 +6,12 @@ import { mkdtemp, writeFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request as httpsRequest } from 'node:https';
+import { connect as tlsConnect } from 'node:tls';
 import { startHttpServer } from '../../../daemon/http/node-adapter.ts';
 import { silentLogger } from '../../../daemon/log.ts';
 import { eventually, startStack, type Stack } from '../../support/stack.ts';
 import { raw } from '../../support/raw-http.ts';
+import { HOSTILE_REQUESTS, sendThenReset } from '../../support/resets.ts';
 import { TEST_ROUTES } from '../../support/test-routes.ts';
 
 describe('HTTP listener', () => {
@@ -201,5 +203,37 @@ describe('HTTPS listener', () => {
       for (const agent of agents) agent.destroy();
       await full.close();
     }
+  });
+
+  /** Over TLS: writes `request`, and resets the TCP connection under it as the answer arrives. */
+  function tlsThenReset(request: string): Promise<void> {
+    return new Promise((resolve) => {
+      const tcp = connect({ host: '127.0.0.1', port: stack.daemon.api.port });
+      tcp.on('error', () => undefined);
+      tcp.on('close', () => resolve());
+      const socket = tlsConnect({ socket: tcp, rejectUnauthorized: false });
+      socket.on('error', () => undefined);
+      socket.on('secureConnect', () => socket.write(request));
+      socket.on('data', () => tcp.resetAndDestroy());
+    });
+  }
+
+  it('stays up when clients reset CONNECTs and upgrades over TLS as the answer arrives', async () => {
+    for (const request of Object.values(HOSTILE_REQUESTS)) {
+      for (let i = 0; i < 10; i++) await tlsThenReset(request);
+    }
+    expect(await get()).toBe(200);
+  });
+
+  it('stays up when clients send plain HTTP to the TLS port or reset mid-handshake', async () => {
+    for (let i = 0; i < 20; i++) {
+      await sendThenReset(stack.daemon.api.port, HOSTILE_REQUESTS['connect'] as string, 'on-answer');
+      await sendThenReset(
+        stack.daemon.api.port,
+        '\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03',
+        'before-answer',
+      );
+    }
+    expect(await get()).toBe(200);
   });
 });

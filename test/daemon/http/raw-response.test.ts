@@ -70,6 +70,34 @@ describe('answers to what node:http refuses before the pipeline', () => {
     );
   });
 
+  it('answers an HTTP/1.1 request without Host with 400 validation_error in the envelope', async () => {
+    const reply = await send('GET /v1/server HTTP/1.1\r\n\r\n');
+    expectEnvelope(reply, 400, 'validation_error');
+    expect(reply.headers['content-length']).toBe(String(JSON.stringify(reply.json).length));
+  });
+
+  it('answers a body-carrying HTTP/1.1 request without Host with the envelope', async () => {
+    const request = 'POST /v1/economy/coins HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}';
+    expectEnvelope(await send(request), 400, 'validation_error');
+  });
+
+  it('serves an HTTP/1.0 request without Host, which that version allows', async () => {
+    const reply = await send('GET /healthz HTTP/1.0\r\n\r\n');
+    expect(reply.status).toBe(200);
+  });
+
+  it('routes a request asking to upgrade to websocket or h2c like any other, in the envelope', async () => {
+    for (const upgrade of ['websocket', 'h2c']) {
+      const request =
+        `GET /v1/nowhere HTTP/1.1\r\nHost: x\r\nConnection: Upgrade, close\r\nUpgrade: ${upgrade}\r\n` +
+        'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n';
+      const reply = await send(request);
+      expect(reply.status).toBe(404);
+      expect((reply.json as { error: { code: string } }).error.code).toBe('not_found');
+      expect(reply.headers['x-request-id']).toMatch(/^req_/);
+    }
+  });
+
   it('gives every refusal its own request id', async () => {
     const first = await send('NOT HTTP\r\n\r\n');
     const second = await send('NOT HTTP\r\n\r\n');
