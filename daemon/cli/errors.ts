@@ -66,6 +66,7 @@ const SET_UP_ERRORS: ReadonlySet<StoreErrorCode> = new Set([
   'insecure_permissions',
   'untrusted_owner',
   'symlink',
+  'wrong_file_type',
 ]);
 
 /** What the failed command was: its argv (for the `sudo -u` line) and the environment. */

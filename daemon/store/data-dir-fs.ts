@@ -9,7 +9,7 @@
  * and truncate elsewhere in daemon/, except in the few files that read what is not the data dir
  * (the config file, TLS files, /etc/passwd, /proc), each named there with its reason.
  */
-import { constants, openSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync } from 'node:fs';
 import type { Stats } from 'node:fs';
 import { lstat, open, stat, type FileHandle } from 'node:fs/promises';
 import { errnoCode, StoreError } from './errors.ts';
@@ -19,9 +19,28 @@ export const FILE_MODE = 0o600;
 /** Mode of the data dir and its folders: owner only. */
 export const DIR_MODE = 0o700;
 
-const { O_RDONLY, O_WRONLY, O_RDWR, O_APPEND, O_CREAT, O_EXCL, O_TRUNC, O_NOFOLLOW, O_DIRECTORY } = constants;
+const {
+  O_RDONLY,
+  O_WRONLY,
+  O_RDWR,
+  O_APPEND,
+  O_CREAT,
+  O_EXCL,
+  O_TRUNC,
+  O_NOFOLLOW,
+  O_NONBLOCK,
+  O_DIRECTORY,
+} = constants;
 
-/** How a data-dir file is opened; each adds O_NOFOLLOW. */
+/**
+ * Added to every open: no link at the last component is followed, and no open waits on a named
+ * pipe planted at a file's name (O_NONBLOCK changes nothing for a regular file). What opens is then
+ * checked to be a regular file, so a pipe, socket, device or folder at a state file's name fails
+ * with a StoreError naming it instead of hanging the daemon or carrying its writes elsewhere.
+ */
+const ALWAYS = O_NOFOLLOW | O_NONBLOCK;
+
+/** How a data-dir file is opened; each adds ALWAYS. */
 const FLAGS = {
   /** Read an existing file. */
   read: O_RDONLY,
@@ -39,21 +58,39 @@ const FLAGS = {
 
 export type OpenHow = keyof typeof FLAGS;
 
-/** Opens `path` without following a symbolic link at its last component. */
+/** Opens `path` without following a symbolic link at its last component; a regular file only. */
 export async function openDataFile(path: string, how: OpenHow): Promise<FileHandle> {
+  let handle: FileHandle;
   try {
-    return await open(path, FLAGS[how] | O_NOFOLLOW, FILE_MODE);
+    handle = await open(path, FLAGS[how] | ALWAYS, FILE_MODE);
   } catch (error) {
-    throw refusedLink(path, error);
+    throw refusedOpen(path, error);
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) throw notARegularFile(path, entryType(info));
+    return handle;
+  } catch (error) {
+    await handle.close();
+    throw error;
   }
 }
 
 /** The synchronous twin of openDataFile(path, 'read'): a file descriptor to read and close. */
 export function openDataFileSyncForReading(path: string): number {
+  let fd: number;
   try {
-    return openSync(path, O_RDONLY | O_NOFOLLOW);
+    fd = openSync(path, O_RDONLY | ALWAYS);
   } catch (error) {
-    throw refusedLink(path, error);
+    throw refusedOpen(path, error);
+  }
+  try {
+    const info = fstatSync(fd);
+    if (!info.isFile()) throw notARegularFile(path, entryType(info));
+    return fd;
+  } catch (error) {
+    closeSync(fd);
+    throw error;
   }
 }
 
@@ -77,13 +114,36 @@ export function openFolder(path: string): Promise<FileHandle> {
 }
 
 /**
- * ELOOP (Linux) or EMLINK (FreeBSD) from O_NOFOLLOW means the name is a link: said as a
- * StoreError with its fix. Every other error passes unchanged (ENOENT is the caller's to judge).
+ * ELOOP (Linux) or EMLINK (FreeBSD) from O_NOFOLLOW means the name is a link; ENXIO (a pipe with
+ * no reader, a socket) and EISDIR mean it is not a regular file: each said as a StoreError with its
+ * fix. Every other error passes unchanged (ENOENT is the caller's to judge).
  */
-function refusedLink(path: string, error: unknown): unknown {
+function refusedOpen(path: string, error: unknown): unknown {
   const code = errnoCode(error);
-  if (code !== 'ELOOP' && code !== 'EMLINK') return error;
-  return new StoreError('symlink', symlinkMessage(path), { cause: error });
+  if (code === 'ELOOP' || code === 'EMLINK') {
+    return new StoreError('symlink', symlinkMessage(path), { cause: error });
+  }
+  if (code === 'ENXIO') return notARegularFile(path, 'a named pipe, socket or device', error);
+  if (code === 'EISDIR') return notARegularFile(path, 'a folder', error);
+  return error;
+}
+
+function notARegularFile(path: string, what: string, cause?: unknown): StoreError {
+  return new StoreError(
+    'wrong_file_type',
+    `${path} is ${what}, where modgate keeps a regular file; fix it with: rm ${what === 'a folder' ? '-r ' : ''}${path}, then put the real file there (from a backup, or \`modgate init\` for a data file)`,
+    { cause },
+  );
+}
+
+/** What an entry is, for a message: `a named pipe (FIFO)`. */
+export function entryType(info: Stats): string {
+  if (info.isDirectory()) return 'a folder';
+  if (info.isFile()) return 'a regular file';
+  if (info.isFIFO()) return 'a named pipe (FIFO)';
+  if (info.isSocket()) return 'a socket';
+  if (info.isCharacterDevice() || info.isBlockDevice()) return 'a device';
+  return 'not a regular file';
 }
 
 /** Follows `<path> is `. */

@@ -8,7 +8,10 @@
  * - nothing in it is a symbolic link: the daemon, perhaps root, would read or write wherever the
  *   link points (audit.jsonl → /etc/shadow);
  * - the folder and `events/` are 0700 and the state files 0600; anything else in it (a folder the
- *   operator adds) at least not writable by group or others.
+ *   operator adds) at least not writable by group or others;
+ * - each entry is of its kind: the folders are folders, the state files regular files, and
+ *   nothing in it is a pipe, a socket or a device (a FIFO at keys.json would hang every read of it;
+ *   one at audit.jsonl would carry the audit trail to whoever reads the pipe).
  *
  * The data dir path itself may be a link (/var/lib/modgate → /srv/modgate): resolveDataDir()
  * resolves it once, and the folder checked is the real one. Doctor reports the same problems
@@ -17,13 +20,14 @@
 import type { Stats } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { lstatOrNull, SYMLINK_WHAT } from './data-dir-fs.ts';
+import { entryType, lstatOrNull, SYMLINK_WHAT } from './data-dir-fs.ts';
 import { userName } from './user-name.ts';
 
 /** The daemon's own folder inside the data dir (daemon/events/segments.ts writes it). */
 export const EVENTS_FOLDER = 'events';
 
-export type TrustProblemKind = 'folder_mode' | 'private_mode' | 'writable' | 'owner' | 'symlink';
+export type TrustProblemKind =
+  'folder_mode' | 'private_mode' | 'writable' | 'owner' | 'symlink' | 'file_type';
 
 export interface TrustProblem {
   readonly kind: TrustProblemKind;
@@ -83,6 +87,8 @@ function judge(path: string, info: Stats, rules: TrustRules, kind: EntryKind): T
   if (info.isSymbolicLink()) {
     return [{ kind: 'symlink', path, what: SYMLINK_WHAT, fix: `rm ${path}` }];
   }
+  const wrongType = typeProblem(path, info, kind);
+  if (wrongType) return [wrongType];
   const problems: TrustProblem[] = [];
   if (info.uid !== rules.uid && info.uid !== 0)
     problems.push(ownerProblem(path, info.uid, rules.uid, kind === 'folder'));
@@ -96,6 +102,24 @@ function judge(path: string, info: Stats, rules: TrustRules, kind: EntryKind): T
     });
   }
   return problems;
+}
+
+/** A folder where a folder belongs, a regular file where a state file does, and never a pipe, socket or device. */
+function typeProblem(path: string, info: Stats, kind: EntryKind): TrustProblem | null {
+  const fits =
+    kind === 'folder'
+      ? info.isDirectory()
+      : kind === 'private'
+        ? info.isFile()
+        : info.isFile() || info.isDirectory();
+  if (fits) return null;
+  const expected = kind === 'folder' ? 'a folder' : 'a regular file';
+  return {
+    kind: 'file_type',
+    path,
+    what: `${entryType(info)}, where modgate keeps ${kind === 'other' ? 'only files and folders' : expected}`,
+    fix: `rm ${info.isDirectory() ? '-r ' : ''}${path}, then put the real ${kind === 'folder' ? 'folder' : 'file'} there (from a backup, or \`modgate init\` for a data file)`,
+  };
 }
 
 /**

@@ -131,6 +131,7 @@ const ERROR_CODES: Record<TrustProblem['kind'], StoreErrorCode> = {
   writable: 'insecure_permissions',
   owner: 'untrusted_owner',
   symlink: 'symlink',
+  file_type: 'wrong_file_type',
 };
 
 /** One line per problem; state files looser than 0600 share one `chmod 600` line, as before. */

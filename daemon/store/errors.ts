@@ -18,6 +18,8 @@ export type StoreErrorCode =
   | 'untrusted_owner'
   /** Something inside the data dir is a symbolic link. */
   | 'symlink'
+  /** Something inside the data dir is not of its kind: a pipe, socket or device, or a folder where a file belongs. */
+  | 'wrong_file_type'
   /** Another modgate command holds the data dir lock for too long. */
   | 'locked';
 

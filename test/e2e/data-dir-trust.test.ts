@@ -5,13 +5,16 @@
  * with exit 2 and the fix; a fresh `init` under umask 000 gives files serve accepts, also after
  * serve itself has created its journals and logs.
  */
+import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
+import { constants } from 'node:fs';
 import {
   chmod,
   chown,
   lstat,
   mkdir,
   mkdtemp,
+  open,
   readdir,
   readFile,
   rename,
@@ -111,6 +114,51 @@ describe('modgate serve and a link planted at audit.jsonl', () => {
       return later.every((id) => kept.includes(id));
     }, 10_000);
     expect(await readFile(outside, 'utf8')).toBe(OUTSIDE_TEXT);
+  });
+});
+
+describe('modgate serve and a named pipe in the data dir', () => {
+  const mkfifo = (path: string) => execFileSync('mkfifo', ['-m', '600', path]);
+
+  it('refuses a pipe at keys.json with exit 2 and the fix, instead of hanging on it', async () => {
+    const { dir } = await writableSetup();
+    const keys = join(dir, 'keys.json');
+    await rm(keys);
+    mkfifo(keys);
+    const result = await serveRefuses(dir);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`${keys} is a named pipe (FIFO), where modgate keeps a regular file`);
+    expect(result.stderr).toContain(`fix it with: rm ${keys}`);
+  });
+
+  it('sends no audit line into a pipe planted at audit.jsonl while it runs, and keeps writing where it was', async () => {
+    const { dir, key } = await writableSetup();
+    let apiPort: number;
+    ({ serve, apiPort } = await startServe(dir));
+    const write = auditedWrite(apiPort, key);
+    const first = await write();
+    const live = join(dir, AUDIT_FILE);
+    await eventually(async () => requestIdsOf(await readFile(live, 'utf8')).includes(first));
+    await rename(live, `${live}.1`);
+    mkfifo(live);
+    // A reader on the pipe, as an attacker would hold one: whatever reached it would be read here.
+    const reader = await open(live, constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      serve.kill('SIGHUP');
+      await eventually(() => serve!.output().includes('named pipe'), 10_000);
+      const later = [await write(), await write(), await write()];
+      await eventually(async () => {
+        const kept = requestIdsOf(await readFile(`${live}.1`, 'utf8'));
+        return later.every((id) => kept.includes(id));
+      }, 10_000);
+      const leaked = Buffer.alloc(65_536);
+      const { bytesRead } = await reader.read(leaked, 0, leaked.length, null).catch(() => ({ bytesRead: 0 }));
+      expect(bytesRead).toBe(0);
+    } finally {
+      await reader.close();
+    }
+    expect(await stop(serve)).toBe(0);
+    serve = null;
   });
 });
 

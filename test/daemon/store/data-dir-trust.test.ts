@@ -3,7 +3,10 @@
  * running modgate or to root, nothing in it is a symbolic link, nothing is writable by others. The
  * owner tests run as root (the suite does) and hand files to `nobody` with chown.
  */
-import { chmod, chown, mkdir, rename, symlink, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { constants } from 'node:fs';
+import { chmod, chown, mkdir, open, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EVENTS_FOLDER as SEGMENTS_FOLDER } from '../../../daemon/events/segments.ts';
@@ -12,6 +15,7 @@ import { stateFile } from '../../../daemon/store/state.ts';
 import { EVENTS_FOLDER } from '../../../daemon/store/data-dir-trust.ts';
 import { assertDataDirReady, resolveDataDir } from '../../../daemon/store/data-dir.ts';
 import { initDataDir } from '../../../daemon/store/init-data-dir.ts';
+import { openDataFile, openDataFileSyncForReading } from '../../../daemon/store/data-dir-fs.ts';
 import { dataDirPath, makeTempDir } from './temp-dir.ts';
 
 const NOBODY = 65534;
@@ -120,5 +124,67 @@ describe('opening files in the data dir', () => {
     await rename(join(dir, 'state.json'), join(dir, 'target'));
     await symlink(join(dir, 'target'), join(dir, 'state.json'));
     await expect(readDataFile(dir, stateFile)).rejects.toMatchObject({ code: 'symlink' });
+  });
+});
+
+describe('the data dir refuses an entry that is not of its kind', () => {
+  const mkfifo = (path: string) => execFileSync('mkfifo', ['-m', '600', path]);
+
+  it('refuses a named pipe at a state file, instead of hanging on it', async () => {
+    const dir = await readyDir();
+    const keys = join(dir, 'keys.json');
+    await rm(keys);
+    mkfifo(keys);
+    await expect(assertDataDirReady(dir)).rejects.toMatchObject({
+      code: 'wrong_file_type',
+      message: `${keys} is a named pipe (FIFO), where modgate keeps a regular file; fix it with: rm ${keys}, then put the real file there (from a backup, or \`modgate init\` for a data file)`,
+    });
+  });
+
+  it('refuses a folder at a record file and a file where the events folder belongs', async () => {
+    const dir = await readyDir();
+    await mkdir(join(dir, 'audit.jsonl'), { mode: 0o700 });
+    await writeFile(join(dir, EVENTS_FOLDER), '', { mode: 0o600 });
+    const refusal = assertDataDirReady(dir);
+    await expect(refusal).rejects.toMatchObject({ code: 'wrong_file_type' });
+    const message = ((await refusal.catch((error: unknown) => error)) as Error).message;
+    expect(message).toContain(`${join(dir, 'audit.jsonl')} is a folder, where modgate keeps a regular file`);
+    expect(message).toContain(`${join(dir, EVENTS_FOLDER)} is a regular file, where modgate keeps a folder`);
+  });
+
+  it('refuses a socket or a pipe anywhere in it, also under a name it does not know', async () => {
+    const dir = await readyDir();
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(join(dir, 'audit.jsonl'), resolve));
+    mkfifo(join(dir, 'notes'));
+    try {
+      const message = ((await assertDataDirReady(dir).catch((error: unknown) => error)) as Error).message;
+      expect(message).toContain(
+        `${join(dir, 'audit.jsonl')} is a socket, where modgate keeps a regular file`,
+      );
+      expect(message).toContain(
+        `${join(dir, 'notes')} is a named pipe (FIFO), where modgate keeps only files and folders`,
+      );
+    } finally {
+      server.close();
+    }
+  });
+
+  it('opens no pipe planted at a file name while it runs: the open fails at once, nothing is written', async () => {
+    const dir = await readyDir();
+    const audit = join(dir, 'audit.jsonl');
+    mkfifo(audit);
+    await expect(openDataFile(audit, 'append')).rejects.toMatchObject({ code: 'wrong_file_type' });
+    const reader = await open(audit, constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      // With a reader on the pipe the open itself succeeds: the file-type check still refuses it.
+      await expect(openDataFile(audit, 'append')).rejects.toMatchObject({
+        code: 'wrong_file_type',
+        message: expect.stringContaining(`${audit} is a named pipe (FIFO)`) as unknown,
+      });
+      expect(() => openDataFileSyncForReading(audit)).toThrow(/is a named pipe \(FIFO\)/);
+    } finally {
+      await reader.close();
+    }
   });
 });
