@@ -1334,6 +1334,8 @@ export interface components {
             uptime_sec: number;
             /** @description Data files the daemon could not write (docs/operations.md) */
             storage_faults: string[];
+            /** @description Background loops (webhook delivery) that failed and restarted in the last 5 minutes */
+            worker_faults: string[];
         };
         ServerStatus: {
             /** @description Stable identifier of the server the key is bound to */
