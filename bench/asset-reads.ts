@@ -26,7 +26,7 @@ import { createPipeline } from '../daemon/http/pipeline.ts';
 import { silentLogger } from '../daemon/log.ts';
 import { ROUTES } from '../daemon/routes/index.ts';
 import { createWorld } from '../mod-sim/world/index.ts';
-import { startStack, type Stack } from '../test/support/stack.ts';
+import { startStack, type Stack } from '../harness/stack.ts';
 
 const { values } = parseArgs({
   options: {

@@ -3,8 +3,8 @@
  * request answers 404 not_found (spec "General rules" 3).
  */
 import type { Command } from 'commander';
-import { readFromDataDir, updateInDataDir } from '../store/data-dir-access.ts';
-import { isPremiumActive, stateFile, type State } from '../store/state.ts';
+import { readFromDataDir, updateInDataDir } from '../daemon/store/data-dir-access.ts';
+import { isPremiumActive, stateFile, type State } from '../daemon/store/state.ts';
 import { describePlan } from './format.ts';
 import { printJson, printLines, type CliIo } from './io.ts';
 import { dataDirOf, withDataDirOption } from './options.ts';

@@ -4,9 +4,9 @@
  * its key (`api.listen: …`).
  */
 import type { Command } from 'commander';
-import { loadConfig } from '../config/config.ts';
-import { daemonOptions } from '../config/settings.ts';
-import { formatHostPort } from '../host-port.ts';
+import { loadConfig } from '../daemon/config/config.ts';
+import { daemonOptions } from '../daemon/config/settings.ts';
+import { formatHostPort } from '../daemon/host-port.ts';
 import { UsageError } from './errors.ts';
 import { printJson, printLines, type CliIo } from './io.ts';
 

@@ -6,12 +6,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDaemon, type Daemon } from '../daemon.ts';
-import { formatHostPort, parseHostPort, type HostPort } from '../host-port.ts';
-import { createLogger } from '../log.ts';
-import { readFromDataDir } from '../store/data-dir-access.ts';
-import { modCredentialsFile } from '../store/mod-credentials.ts';
-import { startSimulator } from '../../mod-sim/simulator.ts';
+import { startDaemon, type Daemon } from '../daemon/daemon.ts';
+import { formatHostPort, parseHostPort, type HostPort } from '../daemon/host-port.ts';
+import { createLogger } from '../daemon/log.ts';
+import { readFromDataDir } from '../daemon/store/data-dir-access.ts';
+import { modCredentialsFile } from '../daemon/store/mod-credentials.ts';
+import { startSimulator } from '../mod-sim/simulator.ts';
 import { CliError } from './errors.ts';
 import type { CliIo } from './io.ts';
 import { runCli } from './program.ts';

@@ -15,7 +15,7 @@ declare const MODGATE_EMBEDDED_DOCS: Record<string, string> | undefined;
 /** Every doc by name (the file name without `.md`), sorted by name. */
 export function embeddedDocs(): Record<string, string> {
   if (typeof MODGATE_EMBEDDED_DOCS !== 'undefined') return MODGATE_EMBEDDED_DOCS;
-  return readDocsFolder(new URL('../../docs/', import.meta.url));
+  return readDocsFolder(new URL('../docs/', import.meta.url));
 }
 
 /** docs/*.md as `{ name: text }`; scripts/build.ts embeds what this returns. */

@@ -5,14 +5,14 @@
  * MODGATE_MOD_LISTEN, then the config file (--config or MODGATE_CONFIG), then the defaults.
  */
 import type { Command } from 'commander';
-import { ConfigError, EMPTY_CONFIG, loadConfig, type Config } from '../config/config.ts';
-import { daemonOptions, DEFAULT_LISTEN, DEFAULT_MOD_LISTEN } from '../config/settings.ts';
-import type { HostPort } from '../host-port.ts';
-import { fail, formatResults, hasFailure, ok, type CheckResult } from '../service/doctor/check.ts';
-import { checkDataDir } from '../service/doctor/data-dir-checks.ts';
-import { checkListeners } from '../service/doctor/listen-checks.ts';
-import { checkTls } from '../service/doctor/tls-checks.ts';
-import { checkWebhooks } from '../service/doctor/webhook-checks.ts';
+import { ConfigError, EMPTY_CONFIG, loadConfig, type Config } from '../daemon/config/config.ts';
+import { daemonOptions, DEFAULT_LISTEN, DEFAULT_MOD_LISTEN } from '../daemon/config/settings.ts';
+import type { HostPort } from '../daemon/host-port.ts';
+import { fail, formatResults, hasFailure, ok, type CheckResult } from './service/doctor/check.ts';
+import { checkDataDir } from './service/doctor/data-dir-checks.ts';
+import { checkListeners } from './service/doctor/listen-checks.ts';
+import { checkTls } from './service/doctor/tls-checks.ts';
+import { checkWebhooks } from './service/doctor/webhook-checks.ts';
 import { CliError, UsageError } from './errors.ts';
 import { printJson, printLines, type CliIo } from './io.ts';
 import { dataDirOf, hostPort, withDataDirOption } from './options.ts';

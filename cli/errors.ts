@@ -13,9 +13,9 @@
  * | 3 | premium required: the server has no active premium plan (spec: 403 premium_required) |
  */
 import { CommanderError } from 'commander';
-import { ConfigError } from '../config/config.ts';
-import { ListenError } from '../listen-error.ts';
-import { errnoCode, StoreError, type StoreErrorCode } from '../store/errors.ts';
+import { ConfigError } from '../daemon/config/config.ts';
+import { ListenError } from '../daemon/listen-error.ts';
+import { errnoCode, StoreError, type StoreErrorCode } from '../daemon/store/errors.ts';
 import { listenFailureMessage } from './listen-failure.ts';
 import { permissionMessage } from './permission-hint.ts';
 

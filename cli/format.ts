@@ -1,6 +1,6 @@
 /** Plain-text output helpers shared by the commands. */
-import type { Plan } from '../store/state.ts';
-import { isPremiumActive } from '../store/state.ts';
+import type { Plan } from '../daemon/store/state.ts';
+import { isPremiumActive } from '../daemon/store/state.ts';
 
 /** Left-aligned columns separated by two spaces; the first row is the header. */
 export function formatTable(rows: readonly (readonly string[])[]): string[] {

@@ -11,11 +11,11 @@
  * check's own command line exits 2, as everywhere.
  */
 import type { Command } from 'commander';
-import { ConfigError, EMPTY_CONFIG, loadConfig } from '../config/config.ts';
-import { daemonOptions, DEFAULT_LISTEN } from '../config/settings.ts';
-import type { HostPort } from '../host-port.ts';
-import { HEALTHZ_PATH, parseHealthText } from '../http/healthz.ts';
-import { localGet, localUrl } from '../service/local-get.ts';
+import { ConfigError, EMPTY_CONFIG, loadConfig } from '../daemon/config/config.ts';
+import { daemonOptions, DEFAULT_LISTEN } from '../daemon/config/settings.ts';
+import type { HostPort } from '../daemon/host-port.ts';
+import { HEALTHZ_PATH, parseHealthText } from '../daemon/http/healthz.ts';
+import { localGet, localUrl } from './service/local-get.ts';
 import { CliError, UsageError } from './errors.ts';
 import { printJson, printLines, type CliIo } from './io.ts';
 import { hostPort, integer } from './options.ts';

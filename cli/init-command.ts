@@ -1,9 +1,9 @@
 /** `modgate init --data-dir DIR [--name NAME] [--json]` (docs/commands.md). */
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import type { HostPort } from '../host-port.ts';
-import { DATA_FILES } from '../store/data-dir.ts';
-import { initDataDir, type InitReport } from '../store/init-data-dir.ts';
+import type { HostPort } from '../daemon/host-port.ts';
+import { DATA_FILES } from '../daemon/store/data-dir.ts';
+import { initDataDir, type InitReport } from '../daemon/store/init-data-dir.ts';
 import { printJson, printLines, type CliIo } from './io.ts';
 import { dataDirOf, hostPort, parseServerName, withDataDirOption } from './options.ts';
 

@@ -3,10 +3,10 @@
  * record (with revoked_at) so the list still tells what the key was.
  */
 import type { Command } from 'commander';
-import { SCOPES } from '../scopes.ts';
-import { apiKeyStatus, parseApiKey } from '../store/api-keys.ts';
-import { readFromDataDir, updateInDataDir } from '../store/data-dir-access.ts';
-import { API_KEY_ID_PATTERN, keysFile, type ApiKeyRecord } from '../store/keys-file.ts';
+import { SCOPES } from '../daemon/scopes.ts';
+import { apiKeyStatus, parseApiKey } from '../daemon/store/api-keys.ts';
+import { readFromDataDir, updateInDataDir } from '../daemon/store/data-dir-access.ts';
+import { API_KEY_ID_PATTERN, keysFile, type ApiKeyRecord } from '../daemon/store/keys-file.ts';
 import { CliError, UsageError } from './errors.ts';
 import { formatDate, formatTable, jsonDate } from './format.ts';
 import { printJson, printLines, type CliIo } from './io.ts';

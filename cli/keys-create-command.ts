@@ -4,11 +4,11 @@
  * "Authentication" 5); the CLI does the same, with exit code 3.
  */
 import type { Command } from 'commander';
-import type { Scope } from '../scopes.ts';
-import { createApiKey, type NewApiKey } from '../store/api-keys.ts';
-import { readFromDataDir, updateInDataDir } from '../store/data-dir-access.ts';
-import { keysFile, type ApiKeyRecord } from '../store/keys-file.ts';
-import { isPremiumActive, stateFile } from '../store/state.ts';
+import type { Scope } from '../daemon/scopes.ts';
+import { createApiKey, type NewApiKey } from '../daemon/store/api-keys.ts';
+import { readFromDataDir, updateInDataDir } from '../daemon/store/data-dir-access.ts';
+import { keysFile, type ApiKeyRecord } from '../daemon/store/keys-file.ts';
+import { isPremiumActive, stateFile } from '../daemon/store/state.ts';
 import { CliError, PremiumRequiredError } from './errors.ts';
 import { formatDate, jsonDate } from './format.ts';
 import { printJson, printLines, type CliIo } from './io.ts';

@@ -4,8 +4,8 @@
  * holds it (port-holder.ts). An address in use exits 1 (an old instance still stopping frees it,
  * so a restart may succeed); a privileged port exits 2 (a retry cannot fix it).
  */
-import { formatHostPort } from '../host-port.ts';
-import type { ListenError, ListenerName } from '../listen-error.ts';
+import { formatHostPort } from '../daemon/host-port.ts';
+import type { ListenError, ListenerName } from '../daemon/listen-error.ts';
 import { findPortHolder } from './port-holder.ts';
 
 /** Where each listener's address comes from, as the operator writes it. */

@@ -1,6 +1,6 @@
 /**
  * The `modgate` entry point: the operator commands of program.ts plus the runtime commands
- * (serve, sim, demo). Run directly (`tsx daemon/cli/main.ts`), through bin/modgate.js, or as the
+ * (serve, sim, demo). Run directly (`tsx cli/main.ts`), through bin/modgate.js, or as the
  * single executable, it runs the CLI on process.argv and sets the exit code; imported, it only
  * exports runCli.
  *
@@ -27,7 +27,7 @@ function isEntryPoint(): boolean {
   if (isSea()) return true;
   const script = process.argv[1];
   if (script === undefined) return false;
-  const entries = [import.meta.url, new URL('../../bin/modgate.js', import.meta.url).href].map((url) =>
+  const entries = [import.meta.url, new URL('../bin/modgate.js', import.meta.url).href].map((url) =>
     fileURLToPath(url),
   );
   try {

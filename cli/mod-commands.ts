@@ -4,8 +4,8 @@
  * JSON goes to stdout, so `> mod-credentials.json` works.
  */
 import type { Command } from 'commander';
-import { readFromDataDir } from '../store/data-dir-access.ts';
-import { modCredentialsFile } from '../store/mod-credentials.ts';
+import { readFromDataDir } from '../daemon/store/data-dir-access.ts';
+import { modCredentialsFile } from '../daemon/store/mod-credentials.ts';
 import { printJson, type CliIo } from './io.ts';
 import { dataDirOf, withDataDirOption } from './options.ts';
 

@@ -3,13 +3,13 @@
  * becomes one `error: option '--x <v>' argument 'y' is invalid. …` line and exit code 2.
  */
 import { InvalidArgumentError, type Command } from 'commander';
-import { SCOPES, isScope, type Scope } from '../scopes.ts';
-import { normaliseAllowIp } from '../store/allow-ip.ts';
-import { resolveDataDir } from '../store/data-dir.ts';
-import { KEY_NAME_MAX_LENGTH, PLATFORM_ID_PATTERN, SOCIAL_ID_PATTERN } from '../store/keys-file.ts';
-import { SERVER_NAME_MAX_LENGTH } from '../store/identity.ts';
-import { PLAN_FEATURES, isPlanFeature, type PlanFeature } from '../store/state.ts';
-import { parseHostPort, type HostPort } from '../host-port.ts';
+import { SCOPES, isScope, type Scope } from '../daemon/scopes.ts';
+import { normaliseAllowIp } from '../daemon/store/allow-ip.ts';
+import { resolveDataDir } from '../daemon/store/data-dir.ts';
+import { KEY_NAME_MAX_LENGTH, PLATFORM_ID_PATTERN, SOCIAL_ID_PATTERN } from '../daemon/store/keys-file.ts';
+import { SERVER_NAME_MAX_LENGTH } from '../daemon/store/identity.ts';
+import { PLAN_FEATURES, isPlanFeature, type PlanFeature } from '../daemon/store/state.ts';
+import { parseHostPort, type HostPort } from '../daemon/host-port.ts';
 import type { CliIo } from './io.ts';
 
 /** Adds `--data-dir DIR`; read it back with dataDirOf(). */

@@ -6,7 +6,7 @@
 import { statSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { dirname } from 'node:path';
-import { userName } from '../store/user-name.ts';
+import { userName } from '../daemon/store/user-name.ts';
 
 /** The message for an EACCES/EPERM on a path, or null when the error names no path. */
 export function permissionMessage(error: NodeJS.ErrnoException, argv: readonly string[]): string | null {

@@ -5,8 +5,14 @@
  * means none, and the resulting plan is printed.
  */
 import type { Command } from 'commander';
-import { readFromDataDir, updateInDataDir } from '../store/data-dir-access.ts';
-import { isPremiumActive, stateFile, type Plan, type PlanFeature, type State } from '../store/state.ts';
+import { readFromDataDir, updateInDataDir } from '../daemon/store/data-dir-access.ts';
+import {
+  isPremiumActive,
+  stateFile,
+  type Plan,
+  type PlanFeature,
+  type State,
+} from '../daemon/store/state.ts';
 import { describePlan, jsonDate } from './format.ts';
 import { printJson, printLines, type CliIo } from './io.ts';
 import { dataDirOf, parseFeatures, parseIsoDate, parseOnOff, withDataDirOption } from './options.ts';

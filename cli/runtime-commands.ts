@@ -6,10 +6,15 @@
  */
 import { stat } from 'node:fs/promises';
 import { InvalidArgumentError, type Command } from 'commander';
-import { loadConfig, EMPTY_CONFIG } from '../config/config.ts';
-import { daemonOptions, DEFAULT_LISTEN, DEFAULT_MOD_LISTEN, reloadSettings } from '../config/settings.ts';
-import type { Daemon } from '../daemon.ts';
-import { formatHostPort, isLoopbackHost, parseHostPort, type HostPort } from '../host-port.ts';
+import { loadConfig, EMPTY_CONFIG } from '../daemon/config/config.ts';
+import {
+  daemonOptions,
+  DEFAULT_LISTEN,
+  DEFAULT_MOD_LISTEN,
+  reloadSettings,
+} from '../daemon/config/settings.ts';
+import type { Daemon } from '../daemon/daemon.ts';
+import { formatHostPort, isLoopbackHost, parseHostPort, type HostPort } from '../daemon/host-port.ts';
 import {
   createLogger,
   LOG_FORMATS,
@@ -18,18 +23,18 @@ import {
   type LevelledLogger,
   type LogFormat,
   type LogLevel,
-} from '../log.ts';
-import { metricsExposureProblem } from '../metrics/listener.ts';
-import { readFromDataDir } from '../store/data-dir-access.ts';
-import { modCredentialsFile } from '../store/mod-credentials.ts';
-import { parseFaultSpec, type FaultRule } from '../../mod-sim/faults.ts';
-import { OPS } from '../../protocol/ops/index.ts';
+} from '../daemon/log.ts';
+import { metricsExposureProblem } from '../daemon/metrics/listener.ts';
+import { readFromDataDir } from '../daemon/store/data-dir-access.ts';
+import { modCredentialsFile } from '../daemon/store/mod-credentials.ts';
+import { parseFaultSpec, type FaultRule } from '../mod-sim/faults.ts';
+import { OPS } from '../protocol/ops/index.ts';
 import { registerConfigCommand } from './config-command.ts';
 import { UsageError } from './errors.ts';
 import type { CliIo } from './io.ts';
 import { collectAllowIp, dataDirOf, hostPort, integer, withDataDirOption } from './options.ts';
 import { untilSignal } from './signals.ts';
-import { notifySystemd, startWatchdog } from '../systemd-notify.ts';
+import { notifySystemd, startWatchdog } from '../daemon/systemd-notify.ts';
 
 export { DEFAULT_LISTEN, DEFAULT_MOD_LISTEN };
 
@@ -172,7 +177,7 @@ async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
     ? 'json'
     : resolveLogFormat(flags.logFormat, config.log.format, io.env, isTty(io));
   const log = createLogger({ level: flags.logLevel ?? config.log.level, format, ...logSink(io) });
-  const { startDaemon } = await import('../daemon.ts');
+  const { startDaemon } = await import('../daemon/daemon.ts');
   const daemon = await startDaemon({ dataDir, log, ...options });
   log.info('listening', {
     api: formatHostPort(daemon.api),
@@ -265,7 +270,7 @@ async function sim(flags: SimFlags, io: CliIo): Promise<void> {
   const format = flags.json ? 'json' : resolveLogFormat(flags.logFormat, undefined, io.env, isTty(io));
   const log = createLogger({ level: flags.logLevel, format, ...logSink(io) });
   const credentials = await readFromDataDir(dataDirOf(flags, io), modCredentialsFile);
-  const { startSimulator } = await import('../../mod-sim/simulator.ts');
+  const { startSimulator } = await import('../mod-sim/simulator.ts');
   const simulator = startSimulator({
     url: flags.connect ?? credentials.url,
     identity: { publicKey: credentials.modPublicKey, secretKey: credentials.modSecretKey },

@@ -1,6 +1,6 @@
 /**
- * `modgate service install|uninstall`: the systemd units of daemon/service/units.ts, the system
- * user and the folders they need, and the audit log's logrotate file (daemon/service/logrotate.ts). `--dry-run` prints the plan and the units and changes nothing;
+ * `modgate service install|uninstall`: the systemd units of cli/service/units.ts, the system
+ * user and the folders they need, and the audit log's logrotate file (cli/service/logrotate.ts). `--dry-run` prints the plan and the units and changes nothing;
  * `--units-only` writes just the unit files (packaging, or a look at them in a scratch folder).
  */
 import { existsSync, realpathSync } from 'node:fs';
@@ -18,9 +18,9 @@ import {
   systemHost,
   uninstallPlan,
   type Step,
-} from '../service/install.ts';
-import { LOGROTATE_DIR, LOGROTATE_FILE } from '../service/logrotate.ts';
-import { DEFAULT_UNIT_OPTIONS } from '../service/units.ts';
+} from './service/install.ts';
+import { LOGROTATE_DIR, LOGROTATE_FILE } from './service/logrotate.ts';
+import { DEFAULT_UNIT_OPTIONS } from './service/units.ts';
 import { CliError, UsageError } from './errors.ts';
 import { printJson, printLines, type CliIo } from './io.ts';
 

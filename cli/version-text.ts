@@ -4,8 +4,8 @@
  * main.ts can answer `--version` without loading the program.
  */
 import { isSea } from 'node:sea';
-import packageJson from '../../package.json' with { type: 'json' };
-import { SUPPORTED_VERSIONS } from '../../protocol/handshake-messages.ts';
+import packageJson from '../package.json' with { type: 'json' };
+import { SUPPORTED_VERSIONS } from '../protocol/handshake-messages.ts';
 
 export function versionText(): string {
   const runtime = isSea() ? 'embedded, single executable' : process.execPath;

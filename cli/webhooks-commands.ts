@@ -15,11 +15,16 @@ import {
   type EventSelector,
   type WebhookEndpoint,
   type WebhookFormat,
-} from '../events/webhooks/endpoint-file.ts';
-import { lastStoredEventId } from '../events/webhooks/log-end.ts';
-import { readOutbox } from '../events/webhooks/outbox-journal.ts';
-import { checkWebhookUrl } from '../events/webhooks/url-policy.ts';
-import { createdView, endpointView, recentAttempts, type EndpointView } from '../events/webhooks/views.ts';
+} from '../daemon/events/webhooks/endpoint-file.ts';
+import { lastStoredEventId } from '../daemon/events/webhooks/log-end.ts';
+import { readOutbox } from '../daemon/events/webhooks/outbox-journal.ts';
+import { checkWebhookUrl } from '../daemon/events/webhooks/url-policy.ts';
+import {
+  createdView,
+  endpointView,
+  recentAttempts,
+  type EndpointView,
+} from '../daemon/events/webhooks/views.ts';
 import { CliError, UsageError } from './errors.ts';
 import { formatTable } from './format.ts';
 import { printJson, printLines, type CliIo } from './io.ts';

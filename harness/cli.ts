@@ -1,5 +1,5 @@
 /** Runs the modgate CLI in-process (every command, the runtime ones included) and captures what it prints. */
-import { runCli } from '../../daemon/cli/main.ts';
+import { runCli } from '../cli/main.ts';
 
 export interface CliRun {
   readonly code: number;

@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { freePort } from './ports.ts';
 import { eventually } from './stack.ts';
 
-export const BIN = new URL('../../bin/modgate.js', import.meta.url).pathname;
+export const BIN = new URL('../bin/modgate.js', import.meta.url).pathname;
 
 export type Running = ChildProcess & { output: () => string };
 

@@ -3,13 +3,13 @@
  * pipeline tests run against. `handle` is the daemon's in-process core (no HTTP socket);
  * `fetch` goes through the real HTTP listener.
  */
-import { startDaemon, type Daemon, type DaemonOptions } from '../../daemon/daemon.ts';
-import { formatHostPort } from '../../daemon/host-port.ts';
-import { makeRequest, type ApiResponse } from '../../daemon/http/types.ts';
-import { silentLogger } from '../../daemon/log.ts';
-import { readFromDataDir } from '../../daemon/store/data-dir-access.ts';
-import { modCredentialsFile } from '../../daemon/store/mod-credentials.ts';
-import { startSimulator, type Simulator, type SimulatorOptions } from '../../mod-sim/simulator.ts';
+import { startDaemon, type Daemon, type DaemonOptions } from '../daemon/daemon.ts';
+import { formatHostPort } from '../daemon/host-port.ts';
+import { makeRequest, type ApiResponse } from '../daemon/http/types.ts';
+import { silentLogger } from '../daemon/log.ts';
+import { readFromDataDir } from '../daemon/store/data-dir-access.ts';
+import { modCredentialsFile } from '../daemon/store/mod-credentials.ts';
+import { startSimulator, type Simulator, type SimulatorOptions } from '../mod-sim/simulator.ts';
 import { makeDataDir, type DataDirSetup, type TestDataDir } from './data-dir.ts';
 
 export interface StackOptions {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { buildOpenApi } from '../daemon/openapi.ts';
 import { ROUTES } from '../daemon/routes/index.ts';
 
-export function servedDocument(): Record<string, unknown> {
+function servedDocument(): Record<string, unknown> {
   return buildOpenApi(ROUTES);
 }
 

@@ -10,7 +10,7 @@
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { HostPort } from '../host-port.ts';
+import type { HostPort } from '../../daemon/host-port.ts';
 
 export interface LocalAnswer {
   status: number;

@@ -30,7 +30,7 @@
  *   through a group (`ssl-cert`) would stop being readable.
  * - `SystemCallErrorNumber=EPERM`: a filtered call fails instead of killing the daemon.
  */
-import { DEFAULT_LISTEN, DEFAULT_MOD_LISTEN } from '../config/settings.ts';
+import { DEFAULT_LISTEN, DEFAULT_MOD_LISTEN } from '../../daemon/config/settings.ts';
 
 export const UNIT_MARKER = '# Written by `modgate service install`';
 

@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadSnapshot } from '../../../daemon/store/snapshot.ts';
-import { encodeKey } from '../../../protocol/keys.ts';
-import { dataDirPath } from '../store/temp-dir.ts';
-import { run, runOk } from '../../support/cli.ts';
+import { loadSnapshot } from '../../daemon/store/snapshot.ts';
+import { encodeKey } from '../../protocol/keys.ts';
+import { dataDirPath } from '../daemon/store/temp-dir.ts';
+import { run, runOk } from '../../harness/cli.ts';
 
 async function initialised(): Promise<string> {
   const dir = await dataDirPath();

@@ -1,9 +1,9 @@
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { COMMAND_MODULES, commandModulesFor } from '../../../daemon/cli/command-modules.ts';
-import { processIo } from '../../../daemon/cli/io.ts';
-import { registerRuntimeCommands, RUNTIME_COMMANDS } from '../../../daemon/cli/runtime-commands.ts';
-import { run } from '../../support/cli.ts';
+import { COMMAND_MODULES, commandModulesFor } from '../../cli/command-modules.ts';
+import { processIo } from '../../cli/io.ts';
+import { registerRuntimeCommands, RUNTIME_COMMANDS } from '../../cli/runtime-commands.ts';
+import { run } from '../../harness/cli.ts';
 
 const registered = (register: (program: Command) => void): string[] => {
   const program = new Command('modgate');

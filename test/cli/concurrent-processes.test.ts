@@ -1,12 +1,12 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { loadSnapshot } from '../../../daemon/store/snapshot.ts';
-import { dataDirPath } from '../store/temp-dir.ts';
-import { premiumDataDir } from '../../support/cli.ts';
+import { loadSnapshot } from '../../daemon/store/snapshot.ts';
+import { dataDirPath } from '../daemon/store/temp-dir.ts';
+import { premiumDataDir } from '../../harness/cli.ts';
 
 const run = promisify(execFile);
-const programUrl = new URL('../../../daemon/cli/program.ts', import.meta.url).href;
+const programUrl = new URL('../../cli/program.ts', import.meta.url).href;
 
 /** A separate node process that runs `count` keys create commands at once. */
 function createKeysInChild(dir: string, count: number): Promise<{ stdout: string }> {

@@ -1,13 +1,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { run, runOk } from '../../support/cli.ts';
+import { run, runOk } from '../../harness/cli.ts';
 
-const docsFolder = new URL('../../../docs/', import.meta.url);
+const docsFolder = new URL('../../docs/', import.meta.url);
 const docNames = readdirSync(docsFolder)
   .filter((file) => file.endsWith('.md'))
   .map((file) => file.slice(0, -'.md'.length));
 
-/** Every `modgate docs NAME` that the daemon's sources tell a user to run. */
+/** Every `modgate docs NAME` that the sources in a folder tell a user to run. */
 function pointedTo(folder: URL): string[] {
   const names = new Set<string>();
   for (const entry of readdirSync(folder, { recursive: true, encoding: 'utf8' })) {
@@ -51,7 +51,9 @@ describe('modgate docs', () => {
   });
 
   it('has every doc that a command or message points a user to', () => {
-    const names = pointedTo(new URL('../../../daemon/', import.meta.url));
+    const names = ['../../cli/', '../../daemon/'].flatMap((folder) =>
+      pointedTo(new URL(folder, import.meta.url)),
+    );
     expect(names).toEqual(expect.arrayContaining(['data-dir', 'operations']));
     for (const name of names) expect(docNames).toContain(name);
   });

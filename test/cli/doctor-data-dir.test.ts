@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { doctor, freePort, pointModUrl, readyDataDir } from './doctor-support.ts';
-import { runOk } from '../../support/cli.ts';
+import { runOk } from '../../harness/cli.ts';
 
 let dir: string;
 let ports: { api: number; mod: number };

@@ -6,9 +6,9 @@ import { dirname, join } from 'node:path';
 import { generate } from 'selfsigned';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
-import { healthz } from '../../../daemon/http/healthz.ts';
+import { healthz } from '../../daemon/http/healthz.ts';
 import { doctor, freePort, readyDataDir } from './doctor-support.ts';
-import { run } from '../../support/cli.ts';
+import { run } from '../../harness/cli.ts';
 
 const DAY_MS = 86_400_000;
 let dir: string;

@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generate } from 'selfsigned';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { premiumDataDir, run } from '../../support/cli.ts';
-import { freePort } from '../../support/ports.ts';
-import { start, stop, type Running } from '../../support/processes.ts';
-import { eventually } from '../../support/stack.ts';
+import { premiumDataDir, run } from '../../harness/cli.ts';
+import { freePort } from '../../harness/ports.ts';
+import { start, stop, type Running } from '../../harness/processes.ts';
+import { eventually } from '../../harness/stack.ts';
 
 let work: string;
 let dir: string;

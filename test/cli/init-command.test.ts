@@ -1,8 +1,8 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { dataDirPath } from '../store/temp-dir.ts';
-import { run, runOk } from '../../support/cli.ts';
+import { dataDirPath } from '../daemon/store/temp-dir.ts';
+import { run, runOk } from '../../harness/cli.ts';
 
 const FILES = ['identity.json', 'keys.json', 'mod-credentials.json', 'mod-keys.json', 'state.json'];
 

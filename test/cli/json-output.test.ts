@@ -6,12 +6,12 @@
 import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { commandModulesFor } from '../../../daemon/cli/command-modules.ts';
-import { buildProgram } from '../../../daemon/cli/program.ts';
-import { registerRuntimeCommands } from '../../../daemon/cli/runtime-commands.ts';
-import { processIo } from '../../../daemon/cli/io.ts';
-import { dataDirPath } from '../store/temp-dir.ts';
-import { premiumDataDir, run, runOk, createKey } from '../../support/cli.ts';
+import { commandModulesFor } from '../../cli/command-modules.ts';
+import { buildProgram } from '../../cli/program.ts';
+import { registerRuntimeCommands } from '../../cli/runtime-commands.ts';
+import { processIo } from '../../cli/io.ts';
+import { dataDirPath } from '../daemon/store/temp-dir.ts';
+import { premiumDataDir, run, runOk, createKey } from '../../harness/cli.ts';
 
 const json = (text: string) => JSON.parse(text) as Record<string, unknown>;
 const errorOf = (stderr: string) =>

@@ -1,10 +1,10 @@
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { verifyApiKey } from '../../../daemon/store/api-keys.ts';
-import { loadSnapshot } from '../../../daemon/store/snapshot.ts';
-import { dataDirPath } from '../store/temp-dir.ts';
-import { createKey, premiumDataDir, run, runOk } from '../../support/cli.ts';
+import { verifyApiKey } from '../../daemon/store/api-keys.ts';
+import { loadSnapshot } from '../../daemon/store/snapshot.ts';
+import { dataDirPath } from '../daemon/store/temp-dir.ts';
+import { createKey, premiumDataDir, run, runOk } from '../../harness/cli.ts';
 
 describe('modgate keys list', () => {
   it('never prints key text or hashes', async () => {

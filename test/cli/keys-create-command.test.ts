@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SCOPES } from '../../../daemon/scopes.ts';
-import { verifyApiKey } from '../../../daemon/store/api-keys.ts';
-import { loadSnapshot } from '../../../daemon/store/snapshot.ts';
-import { dataDirPath } from '../store/temp-dir.ts';
-import { createKey, premiumDataDir, run, runOk, type CreatedKey } from '../../support/cli.ts';
+import { SCOPES } from '../../daemon/scopes.ts';
+import { verifyApiKey } from '../../daemon/store/api-keys.ts';
+import { loadSnapshot } from '../../daemon/store/snapshot.ts';
+import { dataDirPath } from '../daemon/store/temp-dir.ts';
+import { createKey, premiumDataDir, run, runOk, type CreatedKey } from '../../harness/cli.ts';
 
 describe('modgate keys create', () => {
   it('refuses without an active premium plan, with exit code 3', async () => {

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../../../daemon/cli/errors.ts';
-import { runCli } from '../../../daemon/cli/program.ts';
-import { run } from '../../support/cli.ts';
+import { UsageError } from '../../cli/errors.ts';
+import { runCli } from '../../cli/program.ts';
+import { run } from '../../harness/cli.ts';
 
 async function runWith(
   register: (program: Command) => void,
@@ -26,7 +26,7 @@ async function runWith(
 describe('runCli', () => {
   it('prints the version from package.json, the mod-link protocol and the Node.js runtime', async () => {
     const { version } = JSON.parse(
-      await readFile(new URL('../../../package.json', import.meta.url), 'utf8'),
+      await readFile(new URL('../../package.json', import.meta.url), 'utf8'),
     ) as {
       version: string;
     };

@@ -8,11 +8,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { bundleCli } from '../../support/cli-bundle.ts';
-import { makeDataDir, type TestDataDir } from '../../support/data-dir.ts';
-import { freePort } from '../../support/ports.ts';
-import { startModgate } from '../../support/processes.ts';
-import { eventually } from '../../support/stack.ts';
+import { bundleCli } from '../support/cli-bundle.ts';
+import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
+import { freePort } from '../../harness/ports.ts';
+import { startModgate } from '../../harness/processes.ts';
+import { eventually } from '../../harness/stack.ts';
 
 interface Ended {
   code: number | null;

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { updateEndpoints } from '../../../daemon/events/webhooks/endpoint-file.ts';
-import { run, runOk } from '../../support/cli.ts';
+import { updateEndpoints } from '../../daemon/events/webhooks/endpoint-file.ts';
+import { run, runOk } from '../../harness/cli.ts';
 import { doctor, freePort } from './doctor-support.ts';
 
 let dir: string;

@@ -12,7 +12,7 @@ import {
 } from '../../client/index.ts';
 import { buildOpenApi, statusesOf } from '../../daemon/openapi.ts';
 import { ROUTES } from '../../daemon/routes/index.ts';
-import { startStack, type Stack } from '../support/stack.ts';
+import { startStack, type Stack } from '../../harness/stack.ts';
 
 let stack: Stack;
 let client: ModgateClient;

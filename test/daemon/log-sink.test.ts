@@ -10,7 +10,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../support/stack.ts';
+import { eventually } from '../../harness/stack.ts';
 
 const LOG_MODULE = new URL('../../daemon/log.ts', import.meta.url).href;
 

@@ -9,7 +9,7 @@ import { formatHostPort } from '../../daemon/host-port.ts';
 import { readFromDataDir } from '../../daemon/store/data-dir-access.ts';
 import { modCredentialsFile } from '../../daemon/store/mod-credentials.ts';
 import { startModBridge, type ModBridge } from '../../protocol/bridge.ts';
-import { startStack, type Stack } from '../support/stack.ts';
+import { startStack, type Stack } from '../../harness/stack.ts';
 
 let stack: Stack | undefined;
 let bridge: ModBridge | undefined;

@@ -9,10 +9,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeDataDir, type TestDataDir } from '../support/data-dir.ts';
-import { freePort } from '../support/ports.ts';
-import { startModgate, stopModgate, type ModgateProcess } from '../support/processes.ts';
-import { eventually } from '../support/stack.ts';
+import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
+import { freePort } from '../../harness/ports.ts';
+import { startModgate, stopModgate, type ModgateProcess } from '../../harness/processes.ts';
+import { eventually } from '../../harness/stack.ts';
 
 const LISTENER = `
 import socket, sys

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorOf, http } from '../support/http.ts';
-import { startStack, type Stack } from '../support/stack.ts';
+import { startStack, type Stack } from '../../harness/stack.ts';
 
 const INT32_MAX = 2_147_483_647;
 

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLoadedKey, errorOf, http, type HttpResult } from '../support/http.ts';
-import { startStack, type Stack } from '../support/stack.ts';
+import { startStack, type Stack } from '../../harness/stack.ts';
 
 const KEY_POLICY = '5;w=20';
 const EDGE_POLICY = '1000;w=60';

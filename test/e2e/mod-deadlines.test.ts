@@ -14,7 +14,7 @@ import { modCredentialsFile } from '../../daemon/store/mod-credentials.ts';
 import { startModBridge, type ModBridge } from '../../protocol/bridge.ts';
 import { OpError, type OpResult } from '../../protocol/ops/index.ts';
 import { errorOf, http } from '../support/http.ts';
-import { startStack, type Stack } from '../support/stack.ts';
+import { startStack, type Stack } from '../../harness/stack.ts';
 
 const DEADLINE_MS = 300;
 const deadlines = { opDeadlines: { 'players.unmute': DEADLINE_MS } };

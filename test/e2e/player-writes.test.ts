@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Player } from '../../mod-sim/world/index.ts';
 import { errorOf, http } from '../support/http.ts';
-import { startStack, type Stack } from '../support/stack.ts';
+import { startStack, type Stack } from '../../harness/stack.ts';
 
 interface State {
   player: { platform_id: string; social_id: string | null };

@@ -15,10 +15,10 @@ import { updateInDataDir } from '../../daemon/store/data-dir-access.ts';
 import { keysFile } from '../../daemon/store/keys-file.ts';
 import type { Player } from '../../mod-sim/world/index.ts';
 import { FAST_POLICY } from '../daemon/events/webhooks/service-support.ts';
-import { makeDataDir, type TestDataDir } from '../support/data-dir.ts';
+import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
 import { http } from '../support/http.ts';
-import { startServe, stop, type Running } from '../support/processes.ts';
-import { eventually, startStack, type Stack } from '../support/stack.ts';
+import { startServe, stop, type Running } from '../../harness/processes.ts';
+import { eventually, startStack, type Stack } from '../../harness/stack.ts';
 import { startReceiver, type Receiver } from '../support/webhook-receiver.ts';
 
 let stack: Stack | undefined;

@@ -2,7 +2,7 @@
  * What `modgate doctor` reports: one result per check, ok, warn or fail, with the fix for
  * anything that is not ok. Warnings leave the exit code at 0; a single failure makes it 1.
  */
-import { userName } from '../../store/user-name.ts';
+import { userName } from '../../../daemon/store/user-name.ts';
 
 export type CheckLevel = 'ok' | 'warn' | 'fail';
 

@@ -9,8 +9,8 @@ import type { Stats } from 'node:fs';
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { formatHostPort, type HostPort } from '../../host-port.ts';
-import { apiKeyStatus } from '../../store/api-keys.ts';
+import { formatHostPort, type HostPort } from '../../../daemon/host-port.ts';
+import { apiKeyStatus } from '../../../daemon/store/api-keys.ts';
 import {
   DATA_FILES,
   formatMode,
@@ -20,14 +20,14 @@ import {
   RECORD_FILE_NAMES,
   statOrNull,
   WEBHOOK_FILES,
-} from '../../store/data-dir.ts';
-import { findUntrusted, type TrustProblem } from '../../store/data-dir-trust.ts';
-import { readDataFile, type DataFile } from '../../store/data-file.ts';
-import { identityFile } from '../../store/identity.ts';
-import { keysFile } from '../../store/keys-file.ts';
-import { modCredentialsFile } from '../../store/mod-credentials.ts';
-import { modKeysFile } from '../../store/mod-keys.ts';
-import { isPremiumActive, stateFile, type State } from '../../store/state.ts';
+} from '../../../daemon/store/data-dir.ts';
+import { findUntrusted, type TrustProblem } from '../../../daemon/store/data-dir-trust.ts';
+import { readDataFile, type DataFile } from '../../../daemon/store/data-file.ts';
+import { identityFile } from '../../../daemon/store/identity.ts';
+import { keysFile } from '../../../daemon/store/keys-file.ts';
+import { modCredentialsFile } from '../../../daemon/store/mod-credentials.ts';
+import { modKeysFile } from '../../../daemon/store/mod-keys.ts';
+import { isPremiumActive, stateFile, type State } from '../../../daemon/store/state.ts';
 import { describeUid, errorText, fail, ok, warn, type CheckResult } from './check.ts';
 
 const DAY_MS = 86_400_000;

@@ -4,8 +4,8 @@
  * tells whether the game's mod is connected (daemon/http/healthz.ts).
  */
 import { createServer } from 'node:net';
-import { formatHostPort, type HostPort } from '../../host-port.ts';
-import { HEALTHZ_PATH, parseHealthText, type HealthBody } from '../../http/healthz.ts';
+import { formatHostPort, type HostPort } from '../../../daemon/host-port.ts';
+import { HEALTHZ_PATH, parseHealthText, type HealthBody } from '../../../daemon/http/healthz.ts';
 import { localGet } from '../local-get.ts';
 import { fail, ok, warn, type CheckResult } from './check.ts';
 

@@ -5,8 +5,8 @@
  */
 import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
-import { formatHostPort, isLoopbackHost, type HostPort } from '../../host-port.ts';
-import { formatMode } from '../../store/data-dir.ts';
+import { formatHostPort, isLoopbackHost, type HostPort } from '../../../daemon/host-port.ts';
+import { formatMode } from '../../../daemon/store/data-dir.ts';
 import { errorText, fail, ok, warn, type CheckResult } from './check.ts';
 
 const DAY_MS = 86_400_000;

@@ -5,9 +5,9 @@
  * path may hold a secret (a Discord webhook URL carries its token there), and doctor's output is
  * what operators paste into support threads.
  */
-import { readEndpoints } from '../../events/webhooks/endpoint-file.ts';
-import { readOutbox } from '../../events/webhooks/outbox-journal.ts';
-import { endpointView } from '../../events/webhooks/views.ts';
+import { readEndpoints } from '../../../daemon/events/webhooks/endpoint-file.ts';
+import { readOutbox } from '../../../daemon/events/webhooks/outbox-journal.ts';
+import { endpointView } from '../../../daemon/events/webhooks/views.ts';
 import { errorText, fail, ok, warn, type CheckResult } from './check.ts';
 
 export async function checkWebhooks(dir: string): Promise<CheckResult[]> {

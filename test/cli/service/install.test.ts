@@ -12,10 +12,10 @@ import {
   uninstallPlan,
   type Host,
   type InstallOptions,
-} from '../../../daemon/service/install.ts';
-import { renderLogrotate } from '../../../daemon/service/logrotate.ts';
-import { DEFAULT_UNIT_OPTIONS, UNIT_MARKER } from '../../../daemon/service/units.ts';
-import { run } from '../../support/cli.ts';
+} from '../../../cli/service/install.ts';
+import { renderLogrotate } from '../../../cli/service/logrotate.ts';
+import { DEFAULT_UNIT_OPTIONS, UNIT_MARKER } from '../../../cli/service/units.ts';
+import { run } from '../../../harness/cli.ts';
 
 let dir: string;
 

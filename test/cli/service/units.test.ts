@@ -10,7 +10,7 @@ import {
   renderSingleUnit,
   renderTemplateUnit,
   UNIT_MARKER,
-} from '../../../daemon/service/units.ts';
+} from '../../../cli/service/units.ts';
 
 const run = promisify(execFile);
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUDIT_FILE } from '../../../daemon/audit-log.ts';
 import { createLogger } from '../../../daemon/log.ts';
 import { parseReply, raw } from '../../support/raw-http.ts';
-import { eventually, startStack, type Stack } from '../../support/stack.ts';
+import { eventually, startStack, type Stack } from '../../../harness/stack.ts';
 
 type Line = Record<string, unknown>;
 

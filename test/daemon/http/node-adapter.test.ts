@@ -9,7 +9,7 @@ import { Agent, request as httpsRequest } from 'node:https';
 import { connect as tlsConnect } from 'node:tls';
 import { startHttpServer } from '../../../daemon/http/node-adapter.ts';
 import { silentLogger } from '../../../daemon/log.ts';
-import { eventually, startStack, type Stack } from '../../support/stack.ts';
+import { eventually, startStack, type Stack } from '../../../harness/stack.ts';
 import { raw } from '../../support/raw-http.ts';
 import { HOSTILE_REQUESTS, sendThenReset } from '../../support/resets.ts';
 import { TEST_ROUTES } from '../../support/test-routes.ts';

@@ -4,7 +4,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Player } from '../../../mod-sim/world/index.ts';
-import { eventually, startStack, type Stack } from '../../support/stack.ts';
+import { eventually, startStack, type Stack } from '../../../harness/stack.ts';
 
 type Failure = { error: { code: string; details?: Record<string, unknown> } };
 

@@ -10,7 +10,7 @@ import {
   type WebhookServiceOptions,
 } from '../../../../daemon/events/webhooks/webhook-service.ts';
 import { type Logger } from '../../../../daemon/log.ts';
-import { makeDataDir, type TestDataDir } from '../../../support/data-dir.ts';
+import { makeDataDir, type TestDataDir } from '../../../../harness/data-dir.ts';
 
 export const FAST_POLICY: Partial<RetryPolicy> = {
   baseDelayMs: 5,
