@@ -181,7 +181,7 @@ export function errorResponseName(status: number, codes: readonly ErrorCode[]): 
 }
 
 /**
- * The error envelope with `code` narrowed to `codes` (api-v1.md "Error envelope"), and the
+ * The error envelope with `code` narrowed to `codes` (docs/errors.md), and the
  * response that carries it, added to `components` once per (status, codes).
  */
 export function errorResponse(

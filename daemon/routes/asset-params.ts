@@ -1,6 +1,6 @@
 /**
- * What the squad, base, vehicle and container routes share (api-v1.md "Squads" to "Containers"
- * and the "Endpoints" conventions): the `{id}` rule, the owner filters, numeric filters checked
+ * What the squad, base, vehicle and container routes share (docs/assets.md#ids and
+ * docs/assets.md#filters): the `{id}` rule, the owner filters, numeric filters checked
  * in their exact text form, and read-cache tags.
  * Every id stays a decimal string: none of these converts an id to a JS number.
  */

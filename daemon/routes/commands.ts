@@ -1,5 +1,5 @@
 /**
- * Commands (api-v1.md "Commands"): run an admin console command, read the command catalogue, page
+ * Commands (docs/commands.md): run an admin console command, read the command catalogue, page
  * the command history. Decisions where the spec is silent are in docs/commands.md: the returned
  * subject's shape, the catalogue's max-age, bounds on verbs and arguments.
  */

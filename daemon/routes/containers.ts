@@ -1,5 +1,5 @@
 /**
- * The container routes (api-v1.md "Containers", scope containers:read): the list with its
+ * The container routes (docs/assets.md, scope containers:read): the list with its
  * filters, one container, its inventory, and the count per display name. Declarations; each
  * handler is one read or one keyset page through the read cache. `{id}` is the entity id, a
  * decimal string that can pass 2^53-1: it reaches the mod exactly as written.

@@ -15,7 +15,7 @@ import type { ApiKeyRecord } from '../store/keys-file.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-/** How a successful response may be cached (api-v1.md "Endpoints", conventions). */
+/** How a successful response may be cached (docs/pipeline.md). */
 export type CachePolicy =
   | { kind: 'no-store' } // live or sensitive: `Cache-Control: private, no-store`, no ETag
   | { kind: 'private'; maxAgeSec: number }; // strong ETag, 304 on If-None-Match
@@ -40,7 +40,7 @@ export type ListOp = {
 export type ListFilters<N extends OpName> = Omit<OpArgs<N>, 'after' | 'limit'>;
 
 /**
- * The collection envelope (api-v1.md general rule 6) a list op's page becomes: the op's rows and,
+ * The collection envelope (docs/pipeline.md) a list op's page becomes: the op's rows and,
  * where it has one, its total; `next` becomes `has_more` and an authenticated `next_cursor`.
  */
 export type PageOf<N extends OpName> = Omit<OpResult<N>, 'next'> & {

@@ -1,5 +1,5 @@
 /**
- * Shop coins (api-v1.md "Shop coins"): one player's coins, everyone's coins. Both are mutating
+ * Shop coins (docs/economy.md#shop-coins): one player's coins, everyone's coins. Both are mutating
  * ops the game applies once per op id, so a retry with the same Idempotency-Key never pays twice
  * (docs/economy.md). Both drop the cached reads that show balances.
  */

@@ -1,5 +1,5 @@
 /**
- * The economy ledger (api-v1.md "GET /v1/economy/transactions", "Economy ledger entry"): every
+ * The economy ledger (docs/economy.md#the-ledger): every
  * balance movement, coins and in-game currency, from every source, newest first. Never cached:
  * every request reaches the game. Keyset pages through authenticated cursors bound to the
  * filters; no total.

@@ -31,7 +31,7 @@ export function integerParam(minimum: number, maximum?: number, fallback?: numbe
   };
 }
 
-/** `limit`: an integer in [min, max], default `fallback` (api-v1.md "Limits", page size). */
+/** `limit`: an integer in [min, max], default `fallback` (the page sizes of docs/assets.md, docs/packs.md). */
 export function limitParam(min: number, max: number, fallback = 50) {
   const schema = z
     .string()
@@ -89,7 +89,7 @@ export const playerRefParam = z
   );
 
 /**
- * api-v1.md "Endpoints": `search` cannot be combined with a structured filter, and a platform-id
+ * docs/assets.md#filters: `search` cannot be combined with a structured filter, and a platform-id
  * filter cannot be combined with its social-id twin. Adds one issue per broken rule.
  */
 export function filterRules(options: {

@@ -1,4 +1,4 @@
-/** GET /v1/server (api-v1.md "Server"): identity from the daemon, live facts from the mod. */
+/** GET /v1/server (the OpenAPI document, docs/openapi.md): identity from the daemon, live facts from the mod. */
 import * as z from 'zod';
 import { defineRoute } from './define-route.ts';
 

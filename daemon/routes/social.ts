@@ -1,4 +1,4 @@
-/** Social links (api-v1.md "Social link"): link by platform id, unlink by either ref. */
+/** Social links (docs/players.md#players-who-never-joined): link by platform id, unlink by either ref. */
 import * as z from 'zod';
 import { Identity } from '../../protocol/ops/schemas.ts';
 import { defineRoute } from './define-route.ts';

@@ -1,6 +1,6 @@
 /**
  * Key-level access over the real HTTP listener: the RateLimit headers describe the key's own
- * limit once the key is known (api-v1.md "Limits": "per API key; every response carries …"),
+ * limit once the key is known (docs/pipeline.md: "per API key"),
  * also on the 403s answered before the per-key stage; and an IPv4-mapped allowlist entry means
  * the IPv4 address it carries (ipaddr.js `process()` on both sides).
  */

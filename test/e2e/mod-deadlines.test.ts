@@ -1,5 +1,5 @@
 /**
- * api-v1.md "Errors": "gateway_timeout | 504 | game server did not respond in time". A game server
+ * docs/errors.md#from-the-mod-link: an op deadline passed is 504 gateway_timeout. A game server
  * that does not answer in time is a 504 every time, never a 502: a hung simulator never answers
  * (not even with an error once its own deadline passes, which could race the daemon's timer), and
  * a mod that gives up reports it with the op error `timeout` (PROTOCOL §6.3), which the daemon

@@ -1,6 +1,6 @@
 /**
  * Moderation and social-link writes through the real HTTP listener against the real simulator,
- * as api-v1.md words them: mute accepts a platform id that never joined ("as ban"), a link needs
+ * as docs/players.md#players-who-never-joined words them: mute accepts a platform id that never joined ("as ban"), a link needs
  * a player who has joined (a record is not a join), and `permanent: true` ignores `duration`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Strong ETags, If-None-Match and Cache-Control (api-v1.md "Endpoints", conventions): a
+ * Strong ETags, If-None-Match and Cache-Control (docs/pipeline.md): a
  * cacheable read answers 304 with no body while its representation is unchanged.
  */
 import { createHash } from 'node:crypto';

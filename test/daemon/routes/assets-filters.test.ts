@@ -12,7 +12,7 @@ function errorOf(json: unknown) {
 }
 
 /**
- * The list filters of the squad, base, vehicle and container routes (api-v1.md "Endpoints":
+ * The list filters of the squad, base, vehicle and container routes (docs/assets.md#filters:
  * search versus structured filters, platform versus social ids, digits, exact names, bounds).
  */
 describe('asset list filters', () => {
