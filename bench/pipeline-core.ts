@@ -23,7 +23,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { makeRequest } from '../daemon/http/types.ts';
-import type { createLogger } from '../daemon/log.ts';
+import type { createLogger } from '../daemon/log/log.ts';
 import type { startStack } from '../harness/stack.ts';
 
 const { values } = parseArgs({
@@ -57,7 +57,9 @@ async function startSide(name: string, root: string): Promise<Side> {
     return import(pathToFileURL(resolve(root, file)).href);
   };
   const { makeRequest: request } = (await load('daemon/http/types.ts')) as { makeRequest: MakeRequest };
-  const { createLogger: logger } = (await load('daemon/log.ts')) as { createLogger: typeof createLogger };
+  const { createLogger: logger } = (await load('daemon/log/log.ts', 'daemon/log.ts')) as {
+    createLogger: typeof createLogger;
+  };
   const { startStack: start } = (await load('harness/stack.ts', 'test/support/stack.ts')) as {
     startStack: typeof startStack;
   };

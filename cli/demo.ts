@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDaemon, type Daemon } from '../daemon/daemon.ts';
 import { formatHostPort, parseHostPort, type HostPort } from '../daemon/host-port.ts';
-import { createLogger } from '../daemon/log.ts';
+import { createLogger } from '../daemon/log/log.ts';
 import { readFromDataDir } from '../daemon/store/data-dir-access.ts';
 import { modCredentialsFile } from '../daemon/store/mod-credentials.ts';
 import { startSimulator } from '../mod-sim/simulator.ts';

@@ -23,7 +23,7 @@ import {
   type LevelledLogger,
   type LogFormat,
   type LogLevel,
-} from '../daemon/log.ts';
+} from '../daemon/log/log.ts';
 import { metricsExposureProblem } from '../daemon/metrics/listener.ts';
 import { readFromDataDir } from '../daemon/store/data-dir-access.ts';
 import { modCredentialsFile } from '../daemon/store/mod-credentials.ts';
@@ -34,7 +34,7 @@ import { UsageError } from './errors.ts';
 import type { CliIo } from './io.ts';
 import { collectAllowIp, dataDirOf, hostPort, integer, withDataDirOption } from './options.ts';
 import { untilSignal } from './signals.ts';
-import { notifySystemd, startWatchdog } from '../daemon/systemd-notify.ts';
+import { notifySystemd, startWatchdog } from './systemd-notify.ts';
 
 export { DEFAULT_LISTEN, DEFAULT_MOD_LISTEN };
 

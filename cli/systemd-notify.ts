@@ -6,7 +6,7 @@
  * NOTIFY_SOCKET) it does nothing.
  */
 import { execFile } from 'node:child_process';
-import type { Logger } from './log.ts';
+import type { Logger } from '../daemon/log/log.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;
 

@@ -4,7 +4,7 @@
  * the published client (it needs the daemon's route table).
  */
 import openapiTS, { astToString } from 'openapi-typescript';
-import { buildOpenApi } from '../daemon/openapi.ts';
+import { buildOpenApi } from '../daemon/openapi/openapi.ts';
 import { ROUTES } from '../daemon/routes/index.ts';
 
 const HEADER = `/**

@@ -6,7 +6,7 @@
 import { startDaemon, type Daemon, type DaemonOptions } from '../daemon/daemon.ts';
 import { formatHostPort } from '../daemon/host-port.ts';
 import { makeRequest, type ApiResponse } from '../daemon/http/types.ts';
-import { silentLogger } from '../daemon/log.ts';
+import { silentLogger } from '../daemon/log/log.ts';
 import { readFromDataDir } from '../daemon/store/data-dir-access.ts';
 import { modCredentialsFile } from '../daemon/store/mod-credentials.ts';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../mod-sim/simulator.ts';

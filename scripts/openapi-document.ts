@@ -5,7 +5,7 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildOpenApi } from '../daemon/openapi.ts';
+import { buildOpenApi } from '../daemon/openapi/openapi.ts';
 import { ROUTES } from '../daemon/routes/index.ts';
 
 function servedDocument(): Record<string, unknown> {

@@ -9,7 +9,7 @@
  *   and the daemon picks the change up within a second. A dynamic user has no name or uid outside
  *   the unit's lifetime, so the CLI could neither run as it nor create files the daemon can read.
  *   The hardening DynamicUser would imply is spelled out below instead.
- * - `Type=notify`: serve reports READY=1 once both listeners are bound (daemon/systemd-notify.ts),
+ * - `Type=notify`: serve reports READY=1 once both listeners are bound (cli/systemd-notify.ts),
  *   so `systemctl start` returns when the API answers. `NotifyAccess=all` because the message
  *   comes from a `systemd-notify` child: Node has no unix datagram sockets.
  * - `WatchdogSec=30s`: serve sends WATCHDOG=1 every 15 s from its event loop (half the interval

@@ -8,7 +8,7 @@
  * Token: base64url(JSON payload) "." base64url(HMAC-SHA256(key, payload)[0..16]).
  */
 import { createHash, createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
-import { ApiError } from './http/api-error.ts';
+import { ApiError } from './api-error.ts';
 
 export interface CursorScope {
   keyId: string;

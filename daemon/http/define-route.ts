@@ -7,8 +7,8 @@ import type { OpArgs, OpName, OpResult } from '../../protocol/ops/index.ts';
 import type { FileEventLog } from '../events/log.ts';
 import type { StreamSettings } from '../events/sse-stream.ts';
 import type { WebhookService } from '../events/webhooks/webhook-service.ts';
-import type { ErrorCode } from '../http/error-catalogue.ts';
-import type { ResponseStream } from '../http/types.ts';
+import type { ErrorCode } from './error-catalogue.ts';
+import type { ResponseStream } from './types.ts';
 import type { DaemonMetrics } from '../metrics/metrics.ts';
 import type { Scope } from '../scopes.ts';
 import type { ApiKeyRecord } from '../store/keys-file.ts';
@@ -80,7 +80,7 @@ export interface RouteContext<P, Q, B> {
   /** Calls the mod; link failures arrive as ApiErrors (503, 504, mapped op errors). */
   call<N extends OpName>(op: N, args: OpArgs<N>, options?: CallOptions): Promise<OpResult<N>>;
   /**
-   * A read through the coalescing read cache (daemon/read-cache.ts) for the route's
+   * A read through the coalescing read cache (daemon/http/read-cache.ts) for the route's
    * max-age; on a no-store route it is a plain call. `tags` name what a write invalidates.
    */
   read<N extends OpName>(op: N, args: OpArgs<N>, tags?: readonly string[]): Promise<OpResult<N>>;

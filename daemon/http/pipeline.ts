@@ -6,12 +6,12 @@
 import { randomBytes } from 'node:crypto';
 import { OPS, type OpArgs, type OpName } from '../../protocol/ops/index.ts';
 import { LinkCallError, type ModLinkServer } from '../../protocol/link-server.ts';
-import { type Logger, silentLogger } from '../log.ts';
-import type { AuditLog } from '../audit-log.ts';
-import { CursorCodec } from '../cursor.ts';
+import { type Logger, silentLogger } from '../log/log.ts';
+import type { AuditLog } from '../log/audit-log.ts';
+import { CursorCodec } from './cursor.ts';
 import { noopMetrics, type DaemonMetrics, UNMATCHED_ROUTE } from '../metrics/metrics.ts';
 import { type Admission, type Idempotency, unkeyedAdmission } from '../idempotency/idempotency.ts';
-import { ReadCache } from '../read-cache.ts';
+import { ReadCache } from './read-cache.ts';
 import type {
   AnyRoute,
   CallOptions,
@@ -21,7 +21,7 @@ import type {
   PageOptions,
   RouteServices,
   StreamSpec,
-} from '../routes/define-route.ts';
+} from './define-route.ts';
 import type { ApiKeyRecord } from '../store/keys-file.ts';
 import type { Snapshot } from '../store/snapshot.ts';
 import { ApiError } from './api-error.ts';

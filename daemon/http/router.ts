@@ -3,7 +3,7 @@
  * position, so `/v1/players/online` beats `/v1/players/{ref}` (docs/pipeline.md: static
  * segments beat {param}) whatever order the table lists them in.
  */
-import type { AnyRoute } from '../routes/define-route.ts';
+import type { AnyRoute } from './define-route.ts';
 
 export interface RouteMatch {
   route: AnyRoute;

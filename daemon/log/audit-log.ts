@@ -10,9 +10,9 @@
  */
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { StorageHealth } from './storage-health.ts';
-import { openDataFile } from './store/data-dir-fs.ts';
-import { RECORD_FILES } from './store/data-dir.ts';
+import type { StorageHealth } from '../storage-health.ts';
+import { openDataFile } from '../store/data-dir-fs.ts';
+import { RECORD_FILES } from '../store/data-dir.ts';
 
 export const AUDIT_FILE = RECORD_FILES.audit;
 

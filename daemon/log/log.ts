@@ -9,10 +9,10 @@
 import { Writable } from 'node:stream';
 import pino, { type DestinationStream, type Logger as PinoLogger } from 'pino';
 import pretty from 'pino-pretty';
-import type { LogFields, Logger } from '../protocol/log.ts';
+import type { LogFields, Logger } from '../../protocol/log.ts';
 import { stdoutLineSink } from './log-sink.ts';
 
-export { silentLogger, type LogFields, type Logger } from '../protocol/log.ts';
+export { silentLogger, type LogFields, type Logger } from '../../protocol/log.ts';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];

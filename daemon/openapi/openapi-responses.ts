@@ -3,9 +3,9 @@
  * pipeline's stages (docs/pipeline.md): every status, the error envelope with the `code` values
  * that status can carry on that route, and the headers the daemon reads and writes.
  */
-import { ERROR_CATALOGUE, type ErrorCode } from './http/error-catalogue.ts';
-import { KEY_PATTERN } from './idempotency/idempotency.ts';
-import type { AnyRoute } from './routes/define-route.ts';
+import { ERROR_CATALOGUE, type ErrorCode } from '../http/error-catalogue.ts';
+import { KEY_PATTERN } from '../idempotency/idempotency.ts';
+import type { AnyRoute } from '../http/define-route.ts';
 
 type JsonSchema = Record<string, unknown>;
 

@@ -3,7 +3,7 @@
  * taken from the docs pages (docs/*.md) and composed from what the route declares, so a code
  * generator's output and the docs say the same thing.
  */
-import type { AnyRoute } from './routes/define-route.ts';
+import type { AnyRoute } from '../http/define-route.ts';
 
 /** Each tag: what the docs page says about it, and the page. */
 export const TAGS: Readonly<Record<string, { description: string; docs: string }>> = {

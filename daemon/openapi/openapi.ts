@@ -3,11 +3,11 @@
  * catalogue, never written by hand (one route table is the single source of truth). zod's own
  * JSON Schema output (draft 2020-12, which OpenAPI 3.1 uses) supplies every schema; named schemas
  * (`.meta({id})`) become components. Parameters are documented as what they mean (`asParam` in
- * daemon/routes/params.ts); statuses, error codes and headers come from daemon/openapi-responses.ts,
- * prose from daemon/openapi-text.ts. Decisions: docs/openapi.md.
+ * daemon/routes/params.ts); statuses, error codes and headers come from daemon/openapi/openapi-responses.ts,
+ * prose from daemon/openapi/openapi-text.ts. Decisions: docs/openapi.md.
  */
 import * as z from 'zod';
-import { ERROR_CATALOGUE, type ErrorCode } from './http/error-catalogue.ts';
+import { ERROR_CATALOGUE, type ErrorCode } from '../http/error-catalogue.ts';
 import {
   errorResponse,
   headerParameters,
@@ -18,10 +18,10 @@ import {
 } from './openapi-responses.ts';
 import { describeRoute, INFO, TAGS } from './openapi-text.ts';
 import { openObjects } from './open-schema.ts';
-import type { AnyRoute } from './routes/define-route.ts';
-import { PARAM_SCHEMAS } from './routes/params.ts';
-import { SCOPES } from './scopes.ts';
-import { API_VERSION } from './version.ts';
+import type { AnyRoute } from '../http/define-route.ts';
+import { PARAM_SCHEMAS } from '../routes/params.ts';
+import { SCOPES } from '../scopes.ts';
+import { API_VERSION } from '../version.ts';
 
 export { COMMON_ERRORS, statusesOf } from './openapi-responses.ts';
 

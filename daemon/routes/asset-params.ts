@@ -16,7 +16,7 @@ import {
 import { PLAYERS_TAG } from './players.ts';
 
 /**
- * Read-cache tags (daemon/read-cache.ts). Every asset read carries `assets` and `players`:
+ * Read-cache tags (daemon/http/read-cache.ts). Every asset read carries `assets` and `players`:
  * owner and leader objects show a player's current social link and name, so any player write
  * (a link or unlink above all) drops them. Squad reads also carry `squads`: member rows and
  * summaries show presence and balances, so a write that moves money drops them.

@@ -14,7 +14,7 @@ import {
   rangeRules,
 } from './asset-params.ts';
 import { collection } from './collection.ts';
-import { defineRoute } from './define-route.ts';
+import { defineRoute } from '../http/define-route.ts';
 import { cursorParam, filterRules, limitParam, searchParam } from './params.ts';
 
 const TAGS = ASSET_READ_TAGS;

@@ -15,7 +15,7 @@ import {
   RevokedClaimCode,
 } from '../../protocol/ops/packs.ts';
 import { collection } from './collection.ts';
-import { defineRoute } from './define-route.ts';
+import { defineRoute } from '../http/define-route.ts';
 import { cursorParam, limitParam, platformIdParam, positiveIdParam } from './params.ts';
 import { actorOf } from './player-writes.ts';
 

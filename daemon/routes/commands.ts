@@ -7,7 +7,7 @@ import * as z from 'zod';
 import { CommandCatalog, CommandHistoryEntry, CommandResult } from '../../protocol/ops/commands.ts';
 import { ASSET_TAG, SQUAD_TAG } from './asset-params.ts';
 import { collection } from './collection.ts';
-import { defineRoute } from './define-route.ts';
+import { defineRoute } from '../http/define-route.ts';
 import { cursorParam, dateOrder, limitParam, playerRefParam } from './params.ts';
 import { actorOf } from './player-writes.ts';
 import { PLAYERS_TAG } from './players.ts';

@@ -6,7 +6,7 @@
 import * as z from 'zod';
 import { BulkCoinChange, CoinChange } from '../../protocol/ops/economy.ts';
 import { ApiError } from '../http/api-error.ts';
-import { defineRoute } from './define-route.ts';
+import { defineRoute } from '../http/define-route.ts';
 import {
   COINS_ONLINE_SINCE,
   balanceWrite,

@@ -7,7 +7,7 @@ import * as z from 'zod';
 import { AMOUNT_MAX, AMOUNT_MIN } from '../../protocol/ops/economy.ts';
 import { ApiError } from '../http/api-error.ts';
 import { SQUAD_TAG } from './asset-params.ts';
-import type { RouteContext } from './define-route.ts';
+import type { RouteContext } from '../http/define-route.ts';
 import { asParam, type PlayerRef } from './params.ts';
 import { PLAYERS_TAG } from './players.ts';
 

@@ -6,7 +6,7 @@
  */
 import * as z from 'zod';
 import { BulkCurrencyChange, CURRENCIES, CurrencyChange } from '../../protocol/ops/economy.ts';
-import { defineRoute } from './define-route.ts';
+import { defineRoute } from '../http/define-route.ts';
 import {
   amountField,
   balanceWrite,

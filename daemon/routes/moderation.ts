@@ -4,7 +4,7 @@
  */
 import * as z from 'zod';
 import { ModerationState, MUTE_CHANNELS } from '../../protocol/ops/players.ts';
-import { defineRoute } from './define-route.ts';
+import { defineRoute } from '../http/define-route.ts';
 import { playerRefParam } from './params.ts';
 import { actorOf, playerWrite } from './player-writes.ts';
 

@@ -17,7 +17,7 @@ import { ApiError } from '../http/api-error.ts';
 import { toApiError } from '../http/stages/link-errors.ts';
 import { SQUAD_TAG } from './asset-params.ts';
 import { collection } from './collection.ts';
-import { defineRoute } from './define-route.ts';
+import { defineRoute } from '../http/define-route.ts';
 import {
   booleanParam,
   cursorParam,

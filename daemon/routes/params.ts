@@ -12,7 +12,7 @@ import * as z from 'zod';
 /** The JSON Schema a parameter is documented with, in place of its text form. */
 export type ParamSchema = Record<string, unknown>;
 
-/** Parameter schemas whose documented type is not their text form (read by daemon/openapi.ts). */
+/** Parameter schemas whose documented type is not their text form (read by daemon/openapi/openapi.ts). */
 export const PARAM_SCHEMAS = z.registry<{ schema: ParamSchema }>();
 
 /** Declares what the text a parameter schema checks means; returns the same schema. */

@@ -9,7 +9,7 @@ import { ApiError } from '../http/api-error.ts';
 import { ifMatchHits, strongEtag } from '../http/stages/caching.ts';
 import { KeyedLock } from '../keyed-lock.ts';
 import type { ApiKeyRecord } from '../store/keys-file.ts';
-import type { RouteContext } from './define-route.ts';
+import type { RouteContext } from '../http/define-route.ts';
 import type { PlayerRef } from './params.ts';
 import { PLAYERS_TAG } from './players.ts';
 

@@ -15,7 +15,7 @@ import {
 } from '../../protocol/ops/players.ts';
 import { InventoryItem } from '../../protocol/ops/schemas.ts';
 import { collection } from './collection.ts';
-import { defineRoute } from './define-route.ts';
+import { defineRoute } from '../http/define-route.ts';
 import {
   booleanParam,
   cursorParam,

@@ -18,7 +18,7 @@ import {
   rangeRules,
 } from './asset-params.ts';
 import { collection } from './collection.ts';
-import { defineRoute } from './define-route.ts';
+import { defineRoute } from '../http/define-route.ts';
 import {
   cursorParam,
   filterRules,

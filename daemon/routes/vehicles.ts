@@ -12,7 +12,7 @@ import { Inventory, TypeCounts } from '../../protocol/ops/assets.ts';
 import { Vehicle } from '../../protocol/ops/schemas.ts';
 import { ASSET_READ_TAGS, boundedText, entityIdParams, ownerQuery } from './asset-params.ts';
 import { collection } from './collection.ts';
-import { defineRoute } from './define-route.ts';
+import { defineRoute } from '../http/define-route.ts';
 import { booleanParam, cursorParam, filterRules, limitParam, searchParam } from './params.ts';
 
 const TAGS = ASSET_READ_TAGS;

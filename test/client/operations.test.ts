@@ -10,7 +10,7 @@ import {
   type ErrorCode,
   type ModgateClient,
 } from '../../client/index.ts';
-import { buildOpenApi, statusesOf } from '../../daemon/openapi.ts';
+import { buildOpenApi, statusesOf } from '../../daemon/openapi/openapi.ts';
 import { ROUTES } from '../../daemon/routes/index.ts';
 import { startStack, type Stack } from '../../harness/stack.ts';
 

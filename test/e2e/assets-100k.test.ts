@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CursorCodec } from '../../daemon/cursor.ts';
+import { CursorCodec } from '../../daemon/http/cursor.ts';
 import { createWorld, DAY, type Squad, type World } from '../../mod-sim/world/index.ts';
 import { parseSqlDateTime } from '../../mod-sim/world/time.ts';
 import { startStack, type Stack } from '../../harness/stack.ts';

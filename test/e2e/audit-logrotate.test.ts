@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AUDIT_FILE } from '../../daemon/audit-log.ts';
+import { AUDIT_FILE } from '../../daemon/log/audit-log.ts';
 import { auditedWrite, requestIdsOf, writeConcurrently } from '../support/audit-load.ts';
 import { createKey, premiumDataDir, runOk } from '../../harness/cli.ts';
 import { swap } from '../support/doc-text.ts';

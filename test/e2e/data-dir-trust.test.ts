@@ -22,7 +22,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
-import { AUDIT_FILE } from '../../daemon/audit-log.ts';
+import { AUDIT_FILE } from '../../daemon/log/audit-log.ts';
 import { auditedWrite, requestIdsOf } from '../support/audit-load.ts';
 import { createKey, premiumDataDir, runOk } from '../../harness/cli.ts';
 import { freePort } from '../../harness/ports.ts';

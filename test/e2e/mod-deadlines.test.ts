@@ -8,7 +8,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { formatHostPort } from '../../daemon/host-port.ts';
-import { createLogger } from '../../daemon/log.ts';
+import { createLogger } from '../../daemon/log/log.ts';
 import { readFromDataDir } from '../../daemon/store/data-dir-access.ts';
 import { modCredentialsFile } from '../../daemon/store/mod-credentials.ts';
 import { startModBridge, type ModBridge } from '../../protocol/bridge.ts';

@@ -10,7 +10,7 @@ import type { DaemonOptions } from '../../daemon/daemon.ts';
 import type { ResolvedAddress } from '../../daemon/events/webhooks/address-policy.ts';
 import { newEndpoint, updateEndpoints } from '../../daemon/events/webhooks/endpoint-file.ts';
 import type { RetryPolicy } from '../../daemon/events/webhooks/retry-policy.ts';
-import type { Logger } from '../../daemon/log.ts';
+import type { Logger } from '../../daemon/log/log.ts';
 import { updateInDataDir } from '../../daemon/store/data-dir-access.ts';
 import { keysFile } from '../../daemon/store/keys-file.ts';
 import type { Player } from '../../mod-sim/world/index.ts';

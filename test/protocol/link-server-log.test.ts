@@ -4,7 +4,7 @@
  */
 import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../daemon/log.ts';
+import { createLogger } from '../../daemon/log/log.ts';
 import { generateIdentity } from '../../protocol/keys.ts';
 import { eventually, startStack, type Stack } from '../../harness/stack.ts';
 import {

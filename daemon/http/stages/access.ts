@@ -4,7 +4,7 @@
  * `authorizeKey` runs the four after the switch in that order, for a new request and for an open
  * stream checked again (stream-access.ts) alike.
  */
-import type { AnyRoute } from '../../routes/define-route.ts';
+import type { AnyRoute } from '../define-route.ts';
 import { isIpAllowed } from '../../store/allow-ip.ts';
 import type { ApiKeyRecord } from '../../store/keys-file.ts';
 import { hasFeature, isPremiumActive } from '../../store/state.ts';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Agent, request as httpsRequest } from 'node:https';
 import { connect as tlsConnect } from 'node:tls';
 import { startHttpServer } from '../../../daemon/http/node-adapter.ts';
-import { silentLogger } from '../../../daemon/log.ts';
+import { silentLogger } from '../../../daemon/log/log.ts';
 import { eventually, startStack, type Stack } from '../../../harness/stack.ts';
 import { raw } from '../../support/raw-http.ts';
 import { HOSTILE_REQUESTS, sendThenReset } from '../../support/resets.ts';

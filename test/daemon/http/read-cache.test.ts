@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ReadCache } from '../../daemon/read-cache.ts';
+import { ReadCache } from '../../../daemon/http/read-cache.ts';
 
 function deferred<T>() {
   let resolve!: (value: T) => void;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { ROUTES } from '../../../daemon/routes/index.ts';
-import { type AnyRoute, defineRoute } from '../../../daemon/routes/define-route.ts';
+import { type AnyRoute, defineRoute } from '../../../daemon/http/define-route.ts';
 import { eventually, startStack, type Stack } from '../../../harness/stack.ts';
 
 /** How often each memo test route's handler ran. */

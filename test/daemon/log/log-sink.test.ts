@@ -1,5 +1,5 @@
 /**
- * The daemon's default log output (daemon/log-sink.ts) in real processes: lines logged in one
+ * The daemon's default log output (daemon/log/log-sink.ts) in real processes: lines logged in one
  * turn leave together and in order, nothing is lost when the process exits in the same turn, a
  * reader that does not read never stops the event loop, and a closed reader does not take the
  * process down.
@@ -10,9 +10,9 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../../harness/stack.ts';
+import { eventually } from '../../../harness/stack.ts';
 
-const LOG_MODULE = new URL('../../daemon/log.ts', import.meta.url).href;
+const LOG_MODULE = new URL('../../../daemon/log/log.ts', import.meta.url).href;
 
 /** A child that logs through createLogger as `modgate serve` does (JSON to its stdout). */
 async function script(dir: string, name: string, body: string): Promise<string> {

@@ -5,11 +5,11 @@
  */
 import { readFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { formatHostPort } from '../../daemon/host-port.ts';
-import { readFromDataDir } from '../../daemon/store/data-dir-access.ts';
-import { modCredentialsFile } from '../../daemon/store/mod-credentials.ts';
-import { startModBridge, type ModBridge } from '../../protocol/bridge.ts';
-import { startStack, type Stack } from '../../harness/stack.ts';
+import { formatHostPort } from '../../../daemon/host-port.ts';
+import { readFromDataDir } from '../../../daemon/store/data-dir-access.ts';
+import { modCredentialsFile } from '../../../daemon/store/mod-credentials.ts';
+import { startModBridge, type ModBridge } from '../../../protocol/bridge.ts';
+import { startStack, type Stack } from '../../../harness/stack.ts';
 
 let stack: Stack | undefined;
 let bridge: ModBridge | undefined;
@@ -108,7 +108,7 @@ describe('open schemas for what the mod sends and what the API answers', () => {
   });
 
   it('publishes op args and results in ops.schema.json with no closed object', async () => {
-    const text = await readFile(new URL('../../protocol/ops.schema.json', import.meta.url), 'utf8');
+    const text = await readFile(new URL('../../../protocol/ops.schema.json', import.meta.url), 'utf8');
     expect(closedObjects(JSON.parse(text))).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ERROR_CATALOGUE, type ErrorCode } from '../../daemon/http/error-catalogue.ts';
-import { buildOpenApi, statusesOf } from '../../daemon/openapi.ts';
-import { ROUTES } from '../../daemon/routes/index.ts';
+import { ERROR_CATALOGUE, type ErrorCode } from '../../../daemon/http/error-catalogue.ts';
+import { buildOpenApi, statusesOf } from '../../../daemon/openapi/openapi.ts';
+import { ROUTES } from '../../../daemon/routes/index.ts';
 
 type Ref = { $ref: string };
 type Response = {

@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
-import { buildOpenApi, COMMON_ERRORS } from '../../daemon/openapi.ts';
-import { ROUTES } from '../../daemon/routes/index.ts';
-import { ERROR_CATALOGUE } from '../../daemon/http/error-catalogue.ts';
-import { TEST_ROUTES } from '../support/test-routes.ts';
+import { buildOpenApi, COMMON_ERRORS } from '../../../daemon/openapi/openapi.ts';
+import { ROUTES } from '../../../daemon/routes/index.ts';
+import { ERROR_CATALOGUE } from '../../../daemon/http/error-catalogue.ts';
+import { TEST_ROUTES } from '../../support/test-routes.ts';
 
 type Doc = {
   paths: Record<
@@ -170,7 +170,7 @@ describe('the OpenAPI document', () => {
       ['Violation', 'expires_at'],
       ['ClaimCode', 'dm'],
     ];
-    const page = await readFile(new URL('../../docs/openapi.md', import.meta.url), 'utf8');
+    const page = await readFile(new URL('../../../docs/openapi.md', import.meta.url), 'utf8');
     for (const [schema, field] of decided) {
       expect(nullable(schema as string, field as string), `${schema}.${field}`).toBe(true);
       expect(page).toContain(`\`${field}\``);

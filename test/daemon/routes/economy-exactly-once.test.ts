@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDaemon } from '../../../daemon/daemon.ts';
-import { silentLogger } from '../../../daemon/log.ts';
+import { silentLogger } from '../../../daemon/log/log.ts';
 import { clearBulkCoinCooldown } from '../../../mod-sim/handlers/economy.ts';
 import type { Player } from '../../../mod-sim/world/index.ts';
 import { eventually, startStack, type Stack } from '../../../harness/stack.ts';

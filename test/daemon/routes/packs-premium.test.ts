@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildOpenApi } from '../../../daemon/openapi.ts';
+import { buildOpenApi } from '../../../daemon/openapi/openapi.ts';
 import { CLAIM_CODE_ROUTES } from '../../../daemon/routes/claim-codes.ts';
 import { ROUTES } from '../../../daemon/routes/index.ts';
 import { PACK_ROUTES } from '../../../daemon/routes/packs.ts';

@@ -9,7 +9,7 @@ import {
   WebhookService,
   type WebhookServiceOptions,
 } from '../../../../daemon/events/webhooks/webhook-service.ts';
-import { type Logger } from '../../../../daemon/log.ts';
+import { type Logger } from '../../../../daemon/log/log.ts';
 import { makeDataDir, type TestDataDir } from '../../../../harness/data-dir.ts';
 
 export const FAST_POLICY: Partial<RetryPolicy> = {
