@@ -65,8 +65,3 @@ export function packContents(pack: Pick<Pack, 'name'>): readonly PackPart[] {
   const template = PACK_CONTENTS[pack.name.replace(EDITION, '')];
   return template ?? [unlock(pack.name)];
 }
-
-/** Inventory items one unit delivers (items only; vehicles, currency and unlocks take no slot). */
-export function itemsPerUnit(parts: readonly PackPart[]): number {
-  return parts.reduce((sum, part) => sum + (part.kind === 'item' ? part.count : 0), 0);
-}
