@@ -29,17 +29,77 @@ const DATA_DIR_OPENS = ['node:fs', 'node:fs/promises'].map((name) => ({
   message: 'open data-dir files through daemon/store/data-dir-fs.ts (O_NOFOLLOW)',
 }));
 
-/** The daemon files that open files outside the data dir, each for the reason given. */
+/** The daemon and CLI files that open files outside the data dir, each for the reason given. */
 const OPENS_OUTSIDE_DATA_DIR = [
   'daemon/store/data-dir-fs.ts', // the helper itself
   'daemon/store/user-name.ts', // /etc/passwd
   'daemon/config/config.ts', // the operator's config file
   'daemon/daemon.ts', // the TLS certificate and key
-  'daemon/service/doctor/tls-checks.ts', // the same
-  'daemon/service/install.ts', // systemd units, the env file, logrotate
-  'daemon/cli/port-holder.ts', // /proc
-  'daemon/cli/docs-command.ts', // docs/*.md
+  'cli/service/doctor/tls-checks.ts', // the same
+  'cli/service/install.ts', // systemd units, the env file, logrotate
+  'cli/port-holder.ts', // /proc
+  'cli/docs-command.ts', // docs/*.md
 ];
+
+// esbuild keeps a re-exported namespace object whole: zod's `z` brings its 40-odd locales into the
+// binary (550 KB, a tenth of serve's start-up; docs/performance.md).
+const ZOD_NAMESPACE = {
+  selector:
+    "ImportDeclaration[source.value='zod'][importKind='value'] > :matches(ImportDefaultSpecifier, ImportSpecifier[imported.name='z'][importKind='value'])",
+  message: "import * as z from 'zod'",
+};
+
+/**
+ * The layers and the top-level folders each may not import (docs/architecture.md): protocol/ is
+ * the bottom; daemon/ and mod-sim/ are the two ends of the link and know nothing of each other;
+ * cli/ is the program that wires them together; harness/ starts them for test/ and bench/.
+ */
+const LAYER_RULES = [
+  { layer: 'protocol', forbidden: ['daemon', 'mod-sim', 'cli'] },
+  { layer: 'daemon', forbidden: ['mod-sim', 'cli'] },
+  { layer: 'mod-sim', forbidden: ['daemon', 'cli'] },
+  { layer: 'bench', forbidden: ['test'] },
+  { layer: 'harness', forbidden: ['test', 'bench'] },
+  { layer: 'client', forbidden: ['scripts'] },
+];
+
+/** A relative path that climbs out into one of the folders (a layer has no sub-folder of those names). */
+function forbiddenPath(forbidden) {
+  return `^(\\.\\./)+(${forbidden.join('|')})(/|$)`;
+}
+
+function boundaryMessage(layer, forbidden) {
+  return `${layer}/ imports none of ${forbidden.map((folder) => `${folder}/`).join(', ')} (docs/architecture.md)`;
+}
+
+/** no-restricted-imports options for a layer's files: `paths` plus the layer's forbidden folders. */
+function importRule(layer, paths) {
+  const forbidden = LAYER_RULES.find((rule) => rule.layer === layer)?.forbidden ?? [];
+  const message = boundaryMessage(layer, forbidden);
+  const patterns = forbidden.length === 0 ? [] : [{ regex: forbiddenPath(forbidden), message }];
+  return ['error', { paths, patterns }];
+}
+
+/** no-restricted-syntax for a layer's files: the zod rule, and `import()` of a forbidden folder. */
+function syntaxRule(layer) {
+  const forbidden = LAYER_RULES.find((rule) => rule.layer === layer)?.forbidden ?? [];
+  if (forbidden.length === 0) return ['error', ZOD_NAMESPACE];
+  const dynamic = {
+    // esquery's /regex/ may hold no slash at all, escaped or not: \x2F stands for one.
+    selector: `ImportExpression[source.value=/${forbiddenPath(forbidden).replaceAll('/', '\\x2F')}/]`,
+    message: boundaryMessage(layer, forbidden),
+  };
+  return ['error', ZOD_NAMESPACE, dynamic];
+}
+
+/** One config per layer: its import boundaries on top of the rules every file has. */
+const LAYER_CONFIGS = LAYER_RULES.map(({ layer }) => ({
+  files: [`${layer}/**/*.ts`],
+  rules: {
+    'no-restricted-imports': importRule(layer, NODE_NAMES),
+    'no-restricted-syntax': syntaxRule(layer),
+  },
+}));
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', 'pkg/', 'bin/', 'client/schema.ts'] },
@@ -57,21 +117,13 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
       'no-restricted-imports': ['error', { paths: NODE_NAMES }],
-      // esbuild keeps a re-exported namespace object whole: zod's `z` brings its 40-odd locales
-      // into the binary (550 KB, a tenth of serve's start-up; docs/performance.md).
-      'no-restricted-syntax': [
-        'error',
-        {
-          selector:
-            "ImportDeclaration[source.value='zod'][importKind='value'] > :matches(ImportDefaultSpecifier, ImportSpecifier[imported.name='z'][importKind='value'])",
-          message: "import * as z from 'zod'",
-        },
-      ],
+      'no-restricted-syntax': ['error', ZOD_NAMESPACE],
     },
   },
-  {
-    files: ['daemon/**/*.ts'],
+  ...LAYER_CONFIGS,
+  ...['daemon', 'cli'].map((layer) => ({
+    files: [`${layer}/**/*.ts`],
     ignores: OPENS_OUTSIDE_DATA_DIR,
-    rules: { 'no-restricted-imports': ['error', { paths: [...NODE_NAMES, ...DATA_DIR_OPENS] }] },
-  },
+    rules: { 'no-restricted-imports': importRule(layer, [...NODE_NAMES, ...DATA_DIR_OPENS]) },
+  })),
 );

@@ -14,10 +14,10 @@
  *                                  [--reconnect-ms 10] [--hold-ms 10000]
  */
 import { parseArgs } from 'node:util';
-import { makeDataDir } from '../test/support/data-dir.ts';
-import { startServe, stop } from '../test/support/processes.ts';
-import { askOnce, floodSilent, successRatio } from '../test/support/socket-flood.ts';
-import { eventually } from '../test/support/stack.ts';
+import { makeDataDir } from '../harness/data-dir.ts';
+import { startServe, stop } from '../harness/processes.ts';
+import { askOnce, floodSilent, successRatio } from '../harness/socket-flood.ts';
+import { eventually } from '../harness/stack.ts';
 
 const { values } = parseArgs({
   options: {

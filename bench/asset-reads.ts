@@ -20,13 +20,13 @@
 import { Agent, createServer, request, type OutgoingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
-import { CursorCodec } from '../daemon/cursor.ts';
+import { CursorCodec } from '../daemon/http/cursor.ts';
 import { startHttpServer } from '../daemon/http/node-adapter.ts';
 import { createPipeline } from '../daemon/http/pipeline.ts';
-import { silentLogger } from '../daemon/log.ts';
+import { silentLogger } from '../daemon/log/log.ts';
 import { ROUTES } from '../daemon/routes/index.ts';
 import { createWorld } from '../mod-sim/world/index.ts';
-import { startStack, type Stack } from '../test/support/stack.ts';
+import { startStack, type Stack } from '../harness/stack.ts';
 
 const { values } = parseArgs({
   options: {

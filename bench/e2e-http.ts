@@ -36,8 +36,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { embeddedNodePath } from '../scripts/embedded-node.ts';
-import { makeDataDir } from '../test/support/data-dir.ts';
-import { freePort } from '../test/support/ports.ts';
+import { makeDataDir } from '../harness/data-dir.ts';
+import { freePort } from '../harness/ports.ts';
 import { autocannon, type Child, type LoadResult, startModgate, startScript } from './e2e/processes.ts';
 
 const { values } = parseArgs({
@@ -92,7 +92,7 @@ function modgateCommand(role: 'serve' | 'sim'): string[] {
     return [BINARY];
   }
   const prof = values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', join(values['cpu-prof'], role)] : [];
-  return [process.execPath, ...prof, '--import', 'tsx', join(ROOT, 'daemon/cli/main.ts')];
+  return [process.execPath, ...prof, '--import', 'tsx', join(ROOT, 'cli/main.ts')];
 }
 
 async function waitFor(url: string, timeoutMs = 30_000): Promise<void> {

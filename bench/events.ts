@@ -19,8 +19,8 @@
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
-import { openSse, type SseClient } from '../test/support/sse-client.ts';
-import { eventually, startStack, type Stack } from '../test/support/stack.ts';
+import { openSse, type SseClient } from '../harness/sse-client.ts';
+import { eventually, startStack, type Stack } from '../harness/stack.ts';
 
 const { values } = parseArgs({
   options: {

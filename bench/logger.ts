@@ -2,8 +2,8 @@
  * The request log line, side by side: the hand-rolled logger modgate had (JSON.stringify of the
  * whole object, then process.stdout.write), and the daemon's logger (createLogger, the same line
  * byte for byte) with two writers: pino's own asynchronous destination (sonic-boom, each write
- * through libuv's thread pool: what daemon/log.ts used until the log-sink change) and the one
- * daemon/log.ts uses now (lines batched per event-loop turn, daemon/log-sink.ts). Three measurements:
+ * through libuv's thread pool: what daemon/log/log.ts used until the log-sink change) and the one
+ * daemon/log/log.ts uses now (lines batched per event-loop turn, daemon/log/log-sink.ts). Three measurements:
  *
  * 1. format only: each logger hands its finished line to a function that drops it, so what is
  *    measured is building the line;
@@ -25,7 +25,7 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
-import { createLogger } from '../daemon/log.ts';
+import { createLogger } from '../daemon/log/log.ts';
 import type { Logger } from '../protocol/log.ts';
 
 const { values } = parseArgs({
@@ -42,7 +42,7 @@ const ROUNDS = Number(values.rounds);
 const VARIANTS = ['hand-rolled', 'pino async', 'daemon'] as const;
 type Variant = (typeof VARIANTS)[number] | 'none';
 
-/** The logger daemon/log.ts had before pino, verbatim in what it does per line. */
+/** The logger daemon/log/log.ts had before pino, verbatim in what it does per line. */
 function handRolled(write: (line: string) => void): Logger {
   const emit =
     (level: string) =>

@@ -2,7 +2,7 @@
  * CPU per request of the pipeline core alone (no HTTP socket): the work the daemon does for a
  * request between node:http handing it over and the bytes going back, measured as this
  * process's CPU time (user + system) per request, which a busy machine disturbs far less than
- * req/s. A real daemon and simulator in this process (test/support/stack.ts), product settings
+ * req/s. A real daemon and simulator in this process (harness/stack.ts), product settings
  * (no response check), the request log at info written to /dev/null, limits out of the way.
  *
  *   npm run bench -- pipeline-core
@@ -18,13 +18,13 @@
  * CPU per request of each are printed. On a shared machine that is the fair before/after: both
  * sides meet the same neighbours round by round.
  */
-import { openSync, writeSync } from 'node:fs';
+import { existsSync, openSync, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { makeRequest } from '../daemon/http/types.ts';
-import type { createLogger } from '../daemon/log.ts';
-import type { startStack } from '../test/support/stack.ts';
+import type { createLogger } from '../daemon/log/log.ts';
+import type { startStack } from '../harness/stack.ts';
 
 const { values } = parseArgs({
   options: {
@@ -51,10 +51,18 @@ interface Side {
 
 /** A daemon and simulator from the checkout at `root` (this one by default), in this process. */
 async function startSide(name: string, root: string): Promise<Side> {
-  const load = (file: string) => import(pathToFileURL(resolve(root, file)).href);
+  // A file is looked for where this checkout has it, then where older checkouts had it.
+  const load = (...files: string[]) => {
+    const file = files.find((candidate) => existsSync(resolve(root, candidate))) ?? files[0]!;
+    return import(pathToFileURL(resolve(root, file)).href);
+  };
   const { makeRequest: request } = (await load('daemon/http/types.ts')) as { makeRequest: MakeRequest };
-  const { createLogger: logger } = (await load('daemon/log.ts')) as { createLogger: typeof createLogger };
-  const { startStack: start } = (await load('test/support/stack.ts')) as { startStack: typeof startStack };
+  const { createLogger: logger } = (await load('daemon/log/log.ts', 'daemon/log.ts')) as {
+    createLogger: typeof createLogger;
+  };
+  const { startStack: start } = (await load('harness/stack.ts', 'test/support/stack.ts')) as {
+    startStack: typeof startStack;
+  };
   const stack = await start({
     daemon: {
       log: logger({ write: (line) => void writeSync(devNull, line) }),

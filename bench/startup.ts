@@ -24,9 +24,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { embeddedNodePath } from '../scripts/embedded-node.ts';
-import { makeDataDir } from '../test/support/data-dir.ts';
+import { makeDataDir } from '../harness/data-dir.ts';
 import { cpuMs } from './e2e/processes.ts';
-import { freePort } from '../test/support/ports.ts';
+import { freePort } from '../harness/ports.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const { values } = parseArgs({

@@ -15,10 +15,10 @@ import { fork } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { runCli } from '../daemon/cli/program.ts';
+import { runCli } from '../cli/program.ts';
 import { FileEventLog } from '../daemon/events/log.ts';
 import { WebhookService } from '../daemon/events/webhooks/webhook-service.ts';
-import { silentLogger } from '../daemon/log.ts';
+import { silentLogger } from '../daemon/log/log.ts';
 
 const { values } = parseArgs({
   options: { rate: { type: 'string', default: '1000' }, seconds: { type: 'string', default: '10' } },

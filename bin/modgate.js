@@ -2,4 +2,4 @@
 // `npx modgate` from a checkout: run the TypeScript CLI through tsx's loader.
 import { register } from 'tsx/esm/api';
 register();
-await import('../daemon/cli/main.ts');
+await import('../cli/main.ts');

@@ -1,7 +1,7 @@
 /**
  * A listener that could not bind, named: which of the daemon's three listeners (the API, the mod
  * link, the metrics) and which address. The CLI turns it into the flag and config key to change
- * and, for an address in use, the process that holds it (daemon/cli/listen-failure.ts).
+ * and, for an address in use, the process that holds it (cli/listen-failure.ts).
  */
 import { formatHostPort, type HostPort } from './host-port.ts';
 import { errnoCode } from './store/errors.ts';

@@ -1,5 +1,5 @@
 /**
- * The spec's scopes (api-v1.md, "Authentication"), in the spec's order, then modgate's own
+ * The spec's scopes (docs/data-dir.md#keysjson), in the spec's order, then modgate's own
  * additions for push events (docs/events.md).
  */
 export const SCOPES = [

@@ -4,7 +4,7 @@
  * the files in `storage_faults`, and `modgate doctor` fails its `storage` check while any is
  * failing (docs/operations.md "When the disk is full").
  */
-import type { Logger } from './log.ts';
+import type { Logger } from './log/log.ts';
 
 export class StorageHealth {
   readonly #faults = new Map<string, string>();

@@ -1,5 +1,5 @@
 /**
- * `API-Version` on every response (api-v1.md "Versioning" 2; its format is ours to choose):
+ * `API-Version` on every response (docs/pipeline.md; its format is ours to choose):
  * `<major>.<minor>`. The major is the path's version; the minor grows when v1 gains fields or
  * endpoints, so a client can tell which additions a daemon has. CHANGELOG.md records each bump.
  */

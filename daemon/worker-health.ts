@@ -5,7 +5,7 @@
  * minute). `WorkerHealth` is what `/healthz` shows as `worker_faults` (and `modgate doctor` as
  * its `workers` check): each loop that failed within the last five minutes, how often, and why.
  */
-import type { Logger } from './log.ts';
+import type { Logger } from './log/log.ts';
 import type { DaemonMetrics, WorkerLabel } from './metrics/metrics.ts';
 
 export const RESTART_MIN_MS = 1_000;

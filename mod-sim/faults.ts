@@ -30,8 +30,6 @@ export type FaultAction =
   | { kind: 'garbage' }
   | { kind: 'invalid-result' };
 
-export type FaultKind = FaultAction['kind'];
-
 export type FaultRule = FaultAction & {
   /** An op name such as `server.status`, or `*` for every op. */
   op: string;

@@ -98,8 +98,6 @@ interface ActiveLink {
 
 export const DEFAULT_MAX_CONNECTIONS = 64;
 export const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 8;
-/** PROTOCOL §1: the path a mod dials; the daemon accepts any path and selects no subprotocol. */
-export const LINK_PATH = '/';
 /** The longest deadline a timer can hold (2^31 − 1 ms, about 24.8 days); it also fits the u32 `deadline_ms`. */
 export const MAX_DEADLINE_MS = 2_147_483_647;
 

@@ -2,14 +2,14 @@
  * `npm run build`: the single executable `dist/modgate` and its checksum `dist/modgate.sha256`
  * (Node's single executable applications, not pkg). Five steps, each a function below:
  *
- * 1. bundle: esbuild turns daemon/cli/main.ts and every dependency into one CommonJS file. Node
+ * 1. bundle: esbuild turns cli/main.ts and every dependency into one CommonJS file. Node
  *    24's single executable runs its main script as CommonJS only (`"mainFormat": "module"` is
  *    newer than 24), so the bundle is CJS, main.ts has no top-level await, and `import.meta.url`
  *    is rewritten to the executable's own file URL. package.json is inlined by esbuild, and so
  *    are docs/*.md (for `modgate docs`). The optional native addons (msgpackr-extract,
  *    bufferutil, utf-8-validate) stay out: their packages load them inside try/catch and fall
  *    back to JavaScript. A second, small bundle,
- *    daemon/cli/sea-main.ts, is the executable's main script: it answers `--version` itself and
+ *    cli/sea-main.ts, is the executable's main script: it answers `--version` itself and
  *    compiles the CLI bundle (an asset of the executable) only for the other commands, so
  *    `--version` starts like bare Node (docs/performance.md).
  * 2. cache: the embedded Node writes a V8 code cache of the CLI bundle, warmed by loading what
@@ -33,7 +33,7 @@ import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
-import { readDocsFolder } from '../daemon/cli/docs-command.ts';
+import { readDocsFolder } from '../cli/docs-command.ts';
 import { makeCodeCache } from './code-cache.ts';
 import { embeddedNodePath } from './embedded-node.ts';
 
@@ -48,7 +48,7 @@ const EMBEDDED_NODE_MAJOR = 24;
 /** Loaded by their packages inside try/catch; the JavaScript fallbacks are what the binary runs. */
 const OPTIONAL_NATIVE = ['msgpackr-extract', 'bufferutil', 'utf-8-validate'];
 
-/** The CLI bundle's asset name, and its V8 code cache's; daemon/cli/sea-main.ts loads them by these names. */
+/** The CLI bundle's asset name, and its V8 code cache's; cli/sea-main.ts loads them by these names. */
 const CLI_ASSET = 'modgate.cjs';
 const CODE_CACHE_ASSET = 'modgate.cjs.v8-cache';
 /**
@@ -60,7 +60,7 @@ const CLI_WRAPPER = ['(function (exports, require, module, __filename, __dirname
 interface BuildPaths {
   out: string;
   work: string;
-  /** The executable's main script: daemon/cli/sea-main.ts. */
+  /** The executable's main script: cli/sea-main.ts. */
   main: string;
   /** The CLI bundle as esbuild writes it. */
   bundle: string;
@@ -127,12 +127,12 @@ async function embeddedNode(log: (line: string) => void): Promise<{ path: string
 }
 
 async function bundle(paths: BuildPaths): Promise<void> {
-  await bundleOne(join(ROOT, 'daemon/cli/main.ts'), paths.bundle);
+  await bundleOne(join(ROOT, 'cli/main.ts'), paths.bundle);
   const source = await readFile(paths.bundle, 'utf8');
-  // daemon/cli/sea-main.ts reads the asset as latin1, which equals UTF-8 for ASCII only.
+  // cli/sea-main.ts reads the asset as latin1, which equals UTF-8 for ASCII only.
   if (/[^\p{ASCII}]/u.test(source)) throw new Error('the CLI bundle is not ASCII (esbuild charset)');
   await writeFile(paths.wrapped, `${CLI_WRAPPER[0]}${source}${CLI_WRAPPER[1]}`);
-  await bundleOne(join(ROOT, 'daemon/cli/sea-main.ts'), paths.main);
+  await bundleOne(join(ROOT, 'cli/sea-main.ts'), paths.main);
 }
 
 async function bundleOne(entry: string, outfile: string): Promise<void> {
@@ -148,7 +148,7 @@ async function bundleOne(entry: string, outfile: string): Promise<void> {
     external: OPTIONAL_NATIVE,
     // In a single executable __filename is the executable itself (Node's SEA docs).
     banner: { js: "const __modgate_import_meta_url = require('node:url').pathToFileURL(__filename).href;" },
-    // `modgate docs`: docs/*.md travel inside the binary (daemon/cli/docs-command.ts).
+    // `modgate docs`: docs/*.md travel inside the binary (cli/docs-command.ts).
     define: {
       'import.meta.url': '__modgate_import_meta_url',
       MODGATE_EMBEDDED_DOCS: JSON.stringify(readDocsFolder(new URL('../docs/', import.meta.url))),

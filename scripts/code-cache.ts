@@ -31,7 +31,7 @@ export const CODE_CACHE_FLAGS = ['--predictable', '--random-seed=1'];
 const WARM_UP_STOP = /is not an initialised modgate data dir/;
 
 /**
- * Runs the wrapped CLI bundle as the executable's main script does (daemon/cli/sea-main.ts),
+ * Runs the wrapped CLI bundle as the executable's main script does (cli/sea-main.ts),
  * with a `require` that, like the executable's, knows built-in modules only: the optional native
  * addons then fail here as they do in the executable, whatever node_modules holds.
  */

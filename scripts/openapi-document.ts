@@ -5,10 +5,10 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildOpenApi } from '../daemon/openapi.ts';
+import { buildOpenApi } from '../daemon/openapi/openapi.ts';
 import { ROUTES } from '../daemon/routes/index.ts';
 
-export function servedDocument(): Record<string, unknown> {
+function servedDocument(): Record<string, unknown> {
   return buildOpenApi(ROUTES);
 }
 

@@ -10,7 +10,7 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ROUTES } from '../../daemon/routes/index.ts';
-import { logLines } from '../../test/support/processes.ts';
+import { logLines } from '../../harness/processes.ts';
 import { makeCase, type FuzzCase, type FuzzTarget } from './cases.ts';
 import { isTolerated5xx, problemWith } from './checks.ts';
 import { operationsOf, type Document } from './operations.ts';

@@ -1,17 +1,17 @@
 /**
  * What the fuzzer runs against: a real `modgate serve` and a linked `modgate sim`, as separate
  * processes on free loopback ports, over a throwaway data dir with the API enabled, premium on
- * and an all-scopes key (test/support/data-dir.ts). The config lifts the per-key and per-address
+ * and an all-scopes key (harness/data-dir.ts). The config lifts the per-key and per-address
  * rate limits and the per-address connection cap, so the fuzzer's volume from one address is
  * not what answers; everything else is the daemon's default. `--binary` runs the single
  * executable instead of bin/modgate.js.
  */
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { makeDataDir, type TestDataDir } from '../../test/support/data-dir.ts';
-import { freePort } from '../../test/support/ports.ts';
-import { start, startProgram, stop, type Running } from '../../test/support/processes.ts';
-import { eventually } from '../../test/support/stack.ts';
+import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
+import { freePort } from '../../harness/ports.ts';
+import { start, startProgram, stop, type Running } from '../../harness/processes.ts';
+import { eventually } from '../../harness/stack.ts';
 import type { IdPool } from './operations.ts';
 
 export interface FuzzStack {

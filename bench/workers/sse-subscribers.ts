@@ -4,7 +4,7 @@
  * them read it (ms on the shared clock: performance.timeOrigin + performance.now()).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { openSse, type SseClient } from '../../test/support/sse-client.ts';
+import { openSse, type SseClient } from '../../harness/sse-client.ts';
 
 const { url, key, count } = workerData as { url: string; key: string; count: number };
 const reads = new Map<string, number>();

@@ -6,7 +6,7 @@
  * summed into one log line a minute, and named in the ack so the mod knows.
  */
 import type { ModEventBatch, ModLinkServer, ModPeer } from '../../protocol/link-server.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../log/log.ts';
 import type { DaemonMetrics } from '../metrics/metrics.ts';
 import { checkEvents } from './event-checks.ts';
 import { EventRateLimit, resolveEventLimits, type EventLimits } from './event-limits.ts';

@@ -5,7 +5,7 @@
  * quiet interval is logged at once; the rest of that interval is summed and logged when it ends,
  * by a timer that runs only while there is something to report (idle means idle).
  */
-import type { Logger } from '../log.ts';
+import type { Logger } from '../log/log.ts';
 
 export const REPORT_INTERVAL_MS = 60_000;
 

@@ -24,7 +24,7 @@
  */
 import { rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { silentLogger, type Logger } from '../log.ts';
+import { silentLogger, type Logger } from '../log/log.ts';
 import type { DaemonMetrics } from '../metrics/metrics.ts';
 import { ensureFolder, FILE_MODE, syncFolder } from '../store/atomic-file.ts';
 import { openDataFile } from '../store/data-dir-fs.ts';

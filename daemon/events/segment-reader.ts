@@ -8,7 +8,7 @@
  */
 import { closeSync, readSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../log/log.ts';
 import { openDataFileSyncForReading } from '../store/data-dir-fs.ts';
 import type { DaemonMetrics } from '../metrics/metrics.ts';
 import { IntervalReport } from './interval-report.ts';

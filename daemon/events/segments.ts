@@ -16,7 +16,7 @@
  */
 import { readdir, rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../log/log.ts';
 import { syncFolder } from '../store/atomic-file.ts';
 import { openDataFile } from '../store/data-dir-fs.ts';
 import { countLines, readLines } from './segment-lines.ts';

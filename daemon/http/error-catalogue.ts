@@ -1,5 +1,5 @@
 /**
- * Every error code the API can answer with: the spec's table (api-v1.md "Errors"), and nothing
+ * Every error code the API can answer with: the table of docs/errors.md#the-codes, and nothing
  * else. The status, the default message and the description used by the OpenAPI document and by
  * docs/errors.md live here once; a test checks each code is documented.
  */

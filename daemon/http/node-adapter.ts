@@ -16,7 +16,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import proxyaddr from 'proxy-addr';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../log/log.ts';
 import { type HostPort, isLoopbackHost } from '../host-port.ts';
 import { ApiError } from './api-error.ts';
 import { guardConnections } from './connection-guard.ts';

@@ -6,12 +6,12 @@
 import { randomBytes } from 'node:crypto';
 import { OPS, type OpArgs, type OpName } from '../../protocol/ops/index.ts';
 import { LinkCallError, type ModLinkServer } from '../../protocol/link-server.ts';
-import { type Logger, silentLogger } from '../log.ts';
-import type { AuditLog } from '../audit-log.ts';
-import { CursorCodec } from '../cursor.ts';
+import { type Logger, silentLogger } from '../log/log.ts';
+import type { AuditLog } from '../log/audit-log.ts';
+import { CursorCodec } from './cursor.ts';
 import { noopMetrics, type DaemonMetrics, UNMATCHED_ROUTE } from '../metrics/metrics.ts';
 import { type Admission, type Idempotency, unkeyedAdmission } from '../idempotency/idempotency.ts';
-import { ReadCache } from '../read-cache.ts';
+import { ReadCache } from './read-cache.ts';
 import type {
   AnyRoute,
   CallOptions,
@@ -21,7 +21,7 @@ import type {
   PageOptions,
   RouteServices,
   StreamSpec,
-} from '../routes/define-route.ts';
+} from './define-route.ts';
 import type { ApiKeyRecord } from '../store/keys-file.ts';
 import type { Snapshot } from '../store/snapshot.ts';
 import { ApiError } from './api-error.ts';
@@ -69,7 +69,7 @@ export interface PipelineOptions {
   openapi: unknown;
   log?: Logger;
   now?: () => number;
-  /** Per API key (api-v1.md "Limits"; the spec's example policy is the default). */
+  /** Per API key (docs/pipeline.md#what-we-decided-where-the-spec-is-silent: the default policy). */
   keyRateLimit?: RateLimitPolicy;
   /** Per client address, before authentication: coarser than the per-key limit. */
   edgeRateLimit?: RateLimitPolicy;
@@ -116,7 +116,7 @@ const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
 export const DEFAULT_KEY_RATE_LIMIT: RateLimitPolicy = { limit: 120, windowSec: 60 };
 export const DEFAULT_EDGE_RATE_LIMIT: RateLimitPolicy = { limit: 600, windowSec: 60 };
-/** api-v1.md "Limits": 1 MB, read as 1 MiB = 1,048,576 bytes (docs/errors.md). */
+/** The 1 MB body limit, read as 1 MiB = 1,048,576 bytes (docs/pipeline.md, docs/errors.md). */
 export const DEFAULT_BODY_LIMIT_BYTES = 1_048_576;
 
 export type Handle = (req: ApiRequest) => Promise<ApiResponse>;
@@ -579,7 +579,7 @@ function limit(limiter: RateLimiter, subject: string, exchange: Exchange, refuse
 }
 
 /**
- * api-v1.md "Limits": once the key is known, the RateLimit headers describe its own limit, also on
+ * Once the key is known, the RateLimit headers describe its own limit ("per API key"), also on
  * a 403 before the per-key stage, which spends none of it (docs/pipeline.md).
  */
 function showLimit(limiter: RateLimiter, subject: string, exchange: Exchange): void {
@@ -592,7 +592,7 @@ function opOutcome(error: unknown): string {
   return error.kind === 'remote' ? (error.opError?.code ?? 'internal') : error.kind;
 }
 
-/** api-v1.md "Versioning" 3: `Deprecation: @<unix-seconds>` and, once set, `Sunset: <HTTP-date>`. */
+/** docs/pipeline.md: `Deprecation: @<unix-seconds>` and, once set, `Sunset: <HTTP-date>`. */
 function deprecationHeaders(deprecated: NonNullable<AnyRoute['deprecated']>): Record<string, string> {
   const headers: Record<string, string> = {
     deprecation: `@${Math.floor(deprecated.since.getTime() / 1000)}`,

@@ -77,7 +77,7 @@ export class RateLimiter {
   }
 }
 
-/** The RateLimit-* headers (api-v1.md "Limits") for a verdict. */
+/** The RateLimit-* headers (docs/pipeline.md) for a verdict. */
 export function rateLimitHeaders(verdict: RateLimitVerdict): Record<string, string> {
   return {
     'ratelimit-limit': String(verdict.limit),

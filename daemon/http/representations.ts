@@ -11,7 +11,7 @@
  * page per key and route (`envelope`), and is itself frozen, so its bytes are kept too. A value
  * that was never frozen (a no-store read, a handler's own object) is serialized every time.
  */
-import type { AnyRoute } from '../routes/define-route.ts';
+import type { AnyRoute } from './define-route.ts';
 
 export interface Representation {
   body: Buffer;

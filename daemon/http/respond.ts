@@ -1,4 +1,4 @@
-/** Serialization: JSON bodies and the error envelope (api-v1.md "Error envelope"). */
+/** Serialization: JSON bodies and the error envelope (docs/errors.md). */
 import { randomBytes } from 'node:crypto';
 import { API_VERSION } from '../version.ts';
 import type { ApiError } from './api-error.ts';
@@ -19,7 +19,7 @@ const ID_POOL_BYTES = 4_096;
 let idPool = Buffer.alloc(0);
 let poolOffset = ID_POOL_BYTES;
 
-/** The headers every response carries (api-v1.md "Versioning" 2), whoever writes it. */
+/** The headers every response carries (docs/pipeline.md), whoever writes it. */
 export function baseHeaders(requestId: string): Record<string, string> {
   return { 'api-version': API_VERSION, 'x-request-id': requestId, 'x-content-type-options': 'nosniff' };
 }

@@ -1,9 +1,9 @@
 /**
  * Matches a method and path to a route. Static segments win over `{param}` segments position by
- * position, so `/v1/players/online` beats `/v1/players/{ref}` (api-v1.md, "Static routes … take
- * precedence") whatever order the table lists them in.
+ * position, so `/v1/players/online` beats `/v1/players/{ref}` (docs/pipeline.md: static
+ * segments beat {param}) whatever order the table lists them in.
  */
-import type { AnyRoute } from '../routes/define-route.ts';
+import type { AnyRoute } from './define-route.ts';
 
 export interface RouteMatch {
   route: AnyRoute;

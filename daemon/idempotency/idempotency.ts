@@ -1,5 +1,5 @@
 /**
- * Idempotency-Key on writes (docs/idempotency.md; api-v1.md "Endpoints", conventions).
+ * Idempotency-Key on writes (docs/idempotency.md).
  *
  * A record is keyed by (API key id, method, route, Idempotency-Key) and fingerprinted by the
  * method, the concrete path and the canonical JSON body. The same key and request replays the

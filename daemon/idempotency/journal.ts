@@ -15,7 +15,7 @@
  */
 import { rename, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { silentLogger, type Logger } from '../log.ts';
+import { silentLogger, type Logger } from '../log/log.ts';
 import type { StorageHealth } from '../storage-health.ts';
 import { writeFileAtomic } from '../store/atomic-file.ts';
 import { openDataFile, readDataText } from '../store/data-dir-fs.ts';

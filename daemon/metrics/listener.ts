@@ -13,7 +13,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { formatHostPort, isLoopbackHost, type HostPort } from '../host-port.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../log/log.ts';
 import { isIpAllowed } from '../store/allow-ip.ts';
 
 export const METRICS_PATH = '/metrics';

@@ -1,6 +1,6 @@
 /**
- * What the squad, base, vehicle and container routes share (api-v1.md "Squads" to "Containers"
- * and the "Endpoints" conventions): the `{id}` rule, the owner filters, numeric filters checked
+ * What the squad, base, vehicle and container routes share (docs/assets.md#ids and
+ * docs/assets.md#filters): the `{id}` rule, the owner filters, numeric filters checked
  * in their exact text form, and read-cache tags.
  * Every id stays a decimal string: none of these converts an id to a JS number.
  */
@@ -16,7 +16,7 @@ import {
 import { PLAYERS_TAG } from './players.ts';
 
 /**
- * Read-cache tags (daemon/read-cache.ts). Every asset read carries `assets` and `players`:
+ * Read-cache tags (daemon/http/read-cache.ts). Every asset read carries `assets` and `players`:
  * owner and leader objects show a player's current social link and name, so any player write
  * (a link or unlink above all) drops them. Squad reads also carry `squads`: member rows and
  * summaries show presence and balances, so a write that moves money drops them.

@@ -1,5 +1,5 @@
 /**
- * The base routes (api-v1.md "Bases", scope bases:read): the list with its filters and one base
+ * The base routes (docs/assets.md, scope bases:read): the list with its filters and one base
  * by flag id. Declarations; each handler is one read or one keyset page through the read cache.
  * max-age 15 s, as the spec fixes it for bases.
  */
@@ -14,7 +14,7 @@ import {
   rangeRules,
 } from './asset-params.ts';
 import { collection } from './collection.ts';
-import { defineRoute } from './define-route.ts';
+import { defineRoute } from '../http/define-route.ts';
 import { cursorParam, filterRules, limitParam, searchParam } from './params.ts';
 
 const TAGS = ASSET_READ_TAGS;

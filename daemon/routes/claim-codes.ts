@@ -1,5 +1,5 @@
 /**
- * Claim codes (api-v1.md "Claim codes"): mint, list, revoke. All three need the plan's `shop`
+ * Claim codes (docs/packs.md#claim-codes): mint, list, revoke. All three need the plan's `shop`
  * feature (403 premium_required without it) and are never cached: a code's status and
  * delivery_status move on the game side (redemptions, expiry, the direct-message queue).
  * Decisions where the spec is silent are in docs/packs.md.
@@ -15,11 +15,11 @@ import {
   RevokedClaimCode,
 } from '../../protocol/ops/packs.ts';
 import { collection } from './collection.ts';
-import { defineRoute } from './define-route.ts';
+import { defineRoute } from '../http/define-route.ts';
 import { cursorParam, limitParam, platformIdParam, positiveIdParam } from './params.ts';
 import { actorOf } from './player-writes.ts';
 
-/** api-v1.md "Claim codes": `pack_id` is a string positive integer, in the body and the query. */
+/** docs/openapi.md#decisions-where-the-spec-is-silent: `pack_id` is a string positive integer, in the body and the query. */
 const packIdText = positiveIdParam.describe('Pack id: a string positive integer, no leading zeros');
 
 const common = {

@@ -1,4 +1,4 @@
-/** The collection envelope's schema (api-v1.md general rule 6), with `total` where the endpoint has one. */
+/** The collection envelope's schema (docs/pipeline.md), with `total` where the endpoint has one. */
 import * as z from 'zod';
 
 export function collection<T extends z.ZodType>(row: T, withTotal: boolean, id: string) {

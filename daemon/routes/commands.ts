@@ -1,5 +1,5 @@
 /**
- * Commands (api-v1.md "Commands"): run an admin console command, read the command catalogue, page
+ * Commands (docs/commands.md): run an admin console command, read the command catalogue, page
  * the command history. Decisions where the spec is silent are in docs/commands.md: the returned
  * subject's shape, the catalogue's max-age, bounds on verbs and arguments.
  */
@@ -7,7 +7,7 @@ import * as z from 'zod';
 import { CommandCatalog, CommandHistoryEntry, CommandResult } from '../../protocol/ops/commands.ts';
 import { ASSET_TAG, SQUAD_TAG } from './asset-params.ts';
 import { collection } from './collection.ts';
-import { defineRoute } from './define-route.ts';
+import { defineRoute } from '../http/define-route.ts';
 import { cursorParam, dateOrder, limitParam, playerRefParam } from './params.ts';
 import { actorOf } from './player-writes.ts';
 import { PLAYERS_TAG } from './players.ts';

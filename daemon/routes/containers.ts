@@ -1,5 +1,5 @@
 /**
- * The container routes (api-v1.md "Containers", scope containers:read): the list with its
+ * The container routes (docs/assets.md, scope containers:read): the list with its
  * filters, one container, its inventory, and the count per display name. Declarations; each
  * handler is one read or one keyset page through the read cache. `{id}` is the entity id, a
  * decimal string that can pass 2^53-1: it reaches the mod exactly as written.
@@ -12,7 +12,7 @@ import { Inventory, TypeCounts } from '../../protocol/ops/assets.ts';
 import { Container } from '../../protocol/ops/schemas.ts';
 import { ASSET_READ_TAGS, entityIdParams, ownerQuery } from './asset-params.ts';
 import { collection } from './collection.ts';
-import { defineRoute } from './define-route.ts';
+import { defineRoute } from '../http/define-route.ts';
 import {
   asParam,
   booleanParam,

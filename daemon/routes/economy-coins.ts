@@ -1,12 +1,12 @@
 /**
- * Shop coins (api-v1.md "Shop coins"): one player's coins, everyone's coins. Both are mutating
+ * Shop coins (docs/economy.md#shop-coins): one player's coins, everyone's coins. Both are mutating
  * ops the game applies once per op id, so a retry with the same Idempotency-Key never pays twice
  * (docs/economy.md). Both drop the cached reads that show balances.
  */
 import * as z from 'zod';
 import { BulkCoinChange, CoinChange } from '../../protocol/ops/economy.ts';
 import { ApiError } from '../http/api-error.ts';
-import { defineRoute } from './define-route.ts';
+import { defineRoute } from '../http/define-route.ts';
 import {
   COINS_ONLINE_SINCE,
   balanceWrite,

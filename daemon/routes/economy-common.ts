@@ -1,5 +1,5 @@
 /**
- * What the economy routes share (api-v1.md "Shop coins", "In-game currency", "Limits"): the
+ * What the economy routes share (docs/economy.md): the
  * amount and reason fields, the read-cache tags a balance change drops, the lenient `{ref}` of
  * the currency route, and the mod-version gate of bulk coins with `target: online`.
  */
@@ -7,7 +7,7 @@ import * as z from 'zod';
 import { AMOUNT_MAX, AMOUNT_MIN } from '../../protocol/ops/economy.ts';
 import { ApiError } from '../http/api-error.ts';
 import { SQUAD_TAG } from './asset-params.ts';
-import type { RouteContext } from './define-route.ts';
+import type { RouteContext } from '../http/define-route.ts';
 import { asParam, type PlayerRef } from './params.ts';
 import { PLAYERS_TAG } from './players.ts';
 
@@ -65,8 +65,8 @@ export async function balanceWrite<T>(
 const REF = /^([0-9]{17}|social:[0-9]{17,20})$/;
 
 /**
- * The currency route's `{ref}`: any text. api-v1.md lists "malformed platform id in currency
- * routes" under 404 not_found (not 400), so a malformed ref parses to null and the handler
+ * The currency route's `{ref}`: any text. docs/economy.md#in-game-currency-cash-gold makes a malformed
+ * ref 404 not_found on the currency routes (not 400), so a malformed ref parses to null and the handler
  * answers 404 without asking the game (see `resolveLenientRef`).
  */
 export const lenientRefParam = asParam(

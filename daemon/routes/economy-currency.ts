@@ -1,12 +1,12 @@
 /**
- * In-game currency (api-v1.md "In-game currency (cash, gold)"): the game runs a console command
+ * In-game currency (docs/economy.md#in-game-currency-cash-gold): the game runs a console command
  * for each change, so it is in the command history under the key's actor and in the ledger with
  * source `api`. `mode` says how `amount` reads: `delta` (default) any non-zero integer, `set` any
  * integer >= 0. Decisions where the spec is silent are in docs/economy.md.
  */
 import * as z from 'zod';
 import { BulkCurrencyChange, CURRENCIES, CurrencyChange } from '../../protocol/ops/economy.ts';
-import { defineRoute } from './define-route.ts';
+import { defineRoute } from '../http/define-route.ts';
 import {
   amountField,
   balanceWrite,
@@ -24,7 +24,7 @@ const fields = {
   reason: reasonField,
 };
 
-/** api-v1.md: amount 0 in delta mode and a negative amount in set mode are 400. */
+/** docs/economy.md#in-game-currency-cash-gold: amount 0 in delta mode and a negative amount in set mode are 400. */
 function modeRule(body: { amount: number; mode?: 'delta' | 'set' | undefined }, ctx: z.RefinementCtx) {
   if ((body.mode ?? 'delta') === 'delta' && body.amount === 0) {
     ctx.addIssue({ code: 'custom', path: ['amount'], message: 'must not be 0 in delta mode' });

@@ -1,5 +1,5 @@
 /**
- * The economy ledger (api-v1.md "GET /v1/economy/transactions", "Economy ledger entry"): every
+ * The economy ledger (docs/economy.md#the-ledger): every
  * balance movement, coins and in-game currency, from every source, newest first. Never cached:
  * every request reaches the game. Keyset pages through authenticated cursors bound to the
  * filters; no total.
@@ -8,7 +8,7 @@ import * as z from 'zod';
 import { LEDGER_ASSETS, LEDGER_SCOPES, LEDGER_SOURCES, LedgerEntry } from '../../protocol/ops/economy.ts';
 import { historyBound } from './commands.ts';
 import { collection } from './collection.ts';
-import { defineRoute } from './define-route.ts';
+import { defineRoute } from '../http/define-route.ts';
 import { cursorParam, dateOrder, limitParam, platformIdParam } from './params.ts';
 
 const SQL_DATE_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;

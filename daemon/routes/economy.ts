@@ -1,6 +1,6 @@
 /**
- * The economy endpoints (api-v1.md "Shop coins", "In-game currency (cash, gold)",
- * "GET /v1/economy/transactions"); see docs/economy.md for the rules and the decisions taken
+ * The economy endpoints (docs/economy.md: shop coins, in-game currency, the
+ * ledger); see there for the rules and the decisions taken
  * where the spec is silent.
  */
 import { COIN_ROUTES } from './economy-coins.ts';

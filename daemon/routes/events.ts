@@ -16,7 +16,7 @@ import { EVENT_TYPES, isEventType, type EventType, type StoredEvent } from '../e
 import type { FileEventLog } from '../events/log.ts';
 import { ApiError } from '../http/api-error.ts';
 import { collection } from './collection.ts';
-import { defineRoute, type RouteServices } from './define-route.ts';
+import { defineRoute, type RouteServices } from '../http/define-route.ts';
 import { limitParam } from './params.ts';
 
 export const EVENTS_TAG = 'Events';

@@ -3,7 +3,7 @@ import { BASE_ROUTES } from './bases.ts';
 import { CLAIM_CODE_ROUTES } from './claim-codes.ts';
 import { COMMAND_ROUTES } from './commands.ts';
 import { CONTAINER_ROUTES } from './containers.ts';
-import type { AnyRoute } from './define-route.ts';
+import type { AnyRoute } from '../http/define-route.ts';
 import { ECONOMY_ROUTES } from './economy.ts';
 import { EVENT_ROUTES } from './events.ts';
 import { MODERATION_ROUTES } from './moderation.ts';

@@ -1,23 +1,23 @@
 /**
- * Moderation writes (api-v1.md "Moderation"): ban, unban, mute, unmute. All four are idempotent,
+ * Moderation writes (docs/players.md): ban, unban, mute, unmute. All four are idempotent,
  * attributed to the key, and accept If-Match against GET /v1/players/{ref}/moderation.
  */
 import * as z from 'zod';
 import { ModerationState, MUTE_CHANNELS } from '../../protocol/ops/players.ts';
-import { defineRoute } from './define-route.ts';
+import { defineRoute } from '../http/define-route.ts';
 import { playerRefParam } from './params.ts';
 import { actorOf, playerWrite } from './player-writes.ts';
 
 export const DEFAULT_REASON = 'No reason provided';
 
-/** api-v1.md "Limits": duration caps per unit. Mutes take no months. */
+/** docs/players.md#durations: duration caps per unit. Mutes take no months. */
 export const BAN_CAPS = { minutes: 5_256_000, hours: 87_600, days: 3_650, months: 120 } as const;
 export const MUTE_CAPS = { minutes: 5_256_000, hours: 87_600, days: 3_650 } as const;
 
 type Unit = keyof typeof BAN_CAPS;
 
 /**
- * api-v1.md ban body (mute: "as ban"): with `permanent: true`, "duration is ignored". Ignored
+ * docs/players.md#decisions-where-the-spec-is-silent, ban body (mute: "as ban"): with `permanent: true`, "duration is ignored". Ignored
  * means any value, of any type, or none: the field is dropped before validation, so neither the
  * game nor the idempotency fingerprint ever sees it. `duration_unit` is still checked.
  */

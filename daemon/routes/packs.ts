@@ -1,5 +1,5 @@
 /**
- * Packs (api-v1.md "Packs"): the catalogue, one pack, a free grant, the delivery history. All four
+ * Packs (docs/packs.md): the catalogue, one pack, a free grant, the delivery history. All four
  * need the plan's `shop` feature (403 premium_required without it) and are never cached: the
  * history changes from the game side (shop purchases, redemptions, relinks) without the daemon
  * seeing it. Decisions where the spec is silent are in docs/packs.md.
@@ -17,7 +17,7 @@ import { ApiError } from '../http/api-error.ts';
 import { toApiError } from '../http/stages/link-errors.ts';
 import { SQUAD_TAG } from './asset-params.ts';
 import { collection } from './collection.ts';
-import { defineRoute } from './define-route.ts';
+import { defineRoute } from '../http/define-route.ts';
 import {
   booleanParam,
   cursorParam,
@@ -113,7 +113,7 @@ const UNSUPPORTED = toApiError(
 ) as ApiError;
 
 /**
- * api-v1.md "Errors", conflict: a game server too old to honour a free grant. Such a mod answers
+ * docs/packs.md#delivering-a-pack, 409 conflict: a game server too old to honour a free grant. Such a mod answers
  * `unsupported` (it lacks the op, or this variant of it), which every other route reports as 404.
  */
 export function tooOldForGrants(error: unknown): unknown {

@@ -12,7 +12,7 @@ import * as z from 'zod';
 /** The JSON Schema a parameter is documented with, in place of its text form. */
 export type ParamSchema = Record<string, unknown>;
 
-/** Parameter schemas whose documented type is not their text form (read by daemon/openapi.ts). */
+/** Parameter schemas whose documented type is not their text form (read by daemon/openapi/openapi.ts). */
 export const PARAM_SCHEMAS = z.registry<{ schema: ParamSchema }>();
 
 /** Declares what the text a parameter schema checks means; returns the same schema. */
@@ -31,7 +31,7 @@ export function integerParam(minimum: number, maximum?: number, fallback?: numbe
   };
 }
 
-/** `limit`: an integer in [min, max], default `fallback` (api-v1.md "Limits", page size). */
+/** `limit`: an integer in [min, max], default `fallback` (the page sizes of docs/assets.md, docs/packs.md). */
 export function limitParam(min: number, max: number, fallback = 50) {
   const schema = z
     .string()
@@ -89,7 +89,7 @@ export const playerRefParam = z
   );
 
 /**
- * api-v1.md "Endpoints": `search` cannot be combined with a structured filter, and a platform-id
+ * docs/assets.md#filters: `search` cannot be combined with a structured filter, and a platform-id
  * filter cannot be combined with its social-id twin. Adds one issue per broken rule.
  */
 export function filterRules(options: {

@@ -9,7 +9,7 @@ import { ApiError } from '../http/api-error.ts';
 import { ifMatchHits, strongEtag } from '../http/stages/caching.ts';
 import { KeyedLock } from '../keyed-lock.ts';
 import type { ApiKeyRecord } from '../store/keys-file.ts';
-import type { RouteContext } from './define-route.ts';
+import type { RouteContext } from '../http/define-route.ts';
 import type { PlayerRef } from './params.ts';
 import { PLAYERS_TAG } from './players.ts';
 
@@ -50,7 +50,7 @@ export async function playerWrite<T>(
 export type PlayerAction = 'ban' | 'unban' | 'mute' | 'unmute' | 'link' | 'unlink';
 
 /**
- * api-v1.md "Errors": a 503/504 on a moderation write that may have applied carries
+ * docs/players.md#a-503-or-504-after-a-write-that-applied: a 503/504 on a moderation write that may have applied carries
  * `details.mutation_applied` and `details.action`, so a client knows what to retry or re-read.
  */
 function withAction(error: unknown, action: PlayerAction): unknown {

@@ -1,5 +1,5 @@
 /**
- * Player reads (api-v1.md "Players"). Declarations: the op answers in the spec's shapes, the
+ * Player reads (docs/players.md). Declarations: the op answers in the spec's shapes, the
  * pipeline does the rest. The roster, online snapshot, profile, inventory and moderation reads go
  * through the read cache for a short private max-age; violations and IP history are sensitive
  * and always reach the game server (no-store).
@@ -15,7 +15,7 @@ import {
 } from '../../protocol/ops/players.ts';
 import { InventoryItem } from '../../protocol/ops/schemas.ts';
 import { collection } from './collection.ts';
-import { defineRoute } from './define-route.ts';
+import { defineRoute } from '../http/define-route.ts';
 import {
   booleanParam,
   cursorParam,

@@ -1,6 +1,6 @@
-/** GET /v1/server (api-v1.md "Server"): identity from the daemon, live facts from the mod. */
+/** GET /v1/server (the OpenAPI document, docs/openapi.md): identity from the daemon, live facts from the mod. */
 import * as z from 'zod';
-import { defineRoute } from './define-route.ts';
+import { defineRoute } from '../http/define-route.ts';
 
 export const ServerStatus = z
   .object({

@@ -1,7 +1,7 @@
-/** Social links (api-v1.md "Social link"): link by platform id, unlink by either ref. */
+/** Social links (docs/players.md#players-who-never-joined): link by platform id, unlink by either ref. */
 import * as z from 'zod';
 import { Identity } from '../../protocol/ops/schemas.ts';
-import { defineRoute } from './define-route.ts';
+import { defineRoute } from '../http/define-route.ts';
 import { asParam, PLATFORM_ID, playerRefParam, socialIdParam } from './params.ts';
 import { actorOf, playerWrite } from './player-writes.ts';
 

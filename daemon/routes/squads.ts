@@ -1,5 +1,5 @@
 /**
- * The squad routes (api-v1.md "Squads", scope squads:read): the list, one squad, its members,
+ * The squad routes (docs/assets.md, scope squads:read): the list, one squad, its members,
  * its summary and its members' bases, vehicles and containers. Declarations; each handler is one
  * read or one keyset page through the read cache.
  *
@@ -18,7 +18,7 @@ import {
   rangeRules,
 } from './asset-params.ts';
 import { collection } from './collection.ts';
-import { defineRoute } from './define-route.ts';
+import { defineRoute } from '../http/define-route.ts';
 import {
   cursorParam,
   filterRules,
@@ -58,7 +58,7 @@ const ListQuery = z
   .superRefine(filterRules({ structured: STRUCTURED, pairs: [['leader_platform_id', 'leader_social_id']] }))
   .superRefine(rangeRules([['min_members', 'max_members']]));
 
-/** `limit` 1 to 100 on the squad asset lists (api-v1.md "Limits"). */
+/** `limit` 1 to 100 on the squad asset lists (docs/assets.md). */
 const AssetQuery = z.object({ limit: limitParam(1, 100), cursor: cursorParam }).strict();
 
 export const listSquads = defineRoute({

@@ -24,7 +24,7 @@ import { RegistryFullError } from '../events/webhooks/webhook-service.ts';
 import { EVENT_TYPES } from '../events/types.ts';
 import { ApiError } from '../http/api-error.ts';
 import { collection } from './collection.ts';
-import { defineRoute, type RouteServices } from './define-route.ts';
+import { defineRoute, type RouteServices } from '../http/define-route.ts';
 import { limitParam } from './params.ts';
 
 const eventSelector = z.enum([ALL_EVENTS, ...EVENT_TYPES]);

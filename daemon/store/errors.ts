@@ -34,10 +34,6 @@ export class StoreError extends Error {
   }
 }
 
-export function isStoreError(error: unknown): error is StoreError {
-  return error instanceof StoreError;
-}
-
 /** The errno code of a Node file-system error, or undefined for anything else. */
 export function errnoCode(error: unknown): string | undefined {
   if (typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string') {

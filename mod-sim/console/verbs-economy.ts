@@ -1,5 +1,5 @@
 /**
- * Currency verbs, the path the in-game currency endpoints take (api-v1.md "In-game currency"):
+ * Currency verbs, the path the in-game currency endpoints take (docs/economy.md#in-game-currency-cash-gold):
  * ChangeCurrencyBalance adds a signed amount, SetCurrencyBalance sets a balance of 0 or more.
  * `Normal` is the bank balance (roster `money`, ledger `cash`), `Gold` is gold. The player must be
  * connected. A debit may take the balance below zero, as the spec allows; a result outside the

@@ -1,6 +1,6 @@
 /**
- * The game's direct-message queue for claim codes (api-v1.md "Claim code", "States and
- * transitions"; mods 2.0.47 and later). Minting a code for a linked recipient queues a message
+ * The game's direct-message queue for claim codes (docs/packs.md#claim-code-status;
+ * mods 2.0.47 and later). Minting a code for a linked recipient queues a message
  * carrying the code (`delivery_status: pending`); the queue's worker later sends it (`sent`, with
  * the message's ids in `dm`) or gives up (`failed`).
  *

@@ -1,5 +1,5 @@
 /**
- * Shop coins (api-v1.md "Shop coins"): the shop's own balance, changed directly (not through the
+ * Shop coins (docs/economy.md#shop-coins): the shop's own balance, changed directly (not through the
  * console). Every change writes one ledger row with source `api` and the key's actor.
  *
  * - One player: a credit to a well-formed platform id nobody has creates the player; a debit to
@@ -17,7 +17,7 @@ import { type ArgsOf, findPlayer, notFound } from './players-common.ts';
 
 /** The game's integers are 32-bit; a balance never passes this. */
 export const COIN_MAX = 0x7fff_ffff;
-/** The shared cooldown between two bulk coin changes (api-v1.md "Limits"). */
+/** The shared cooldown between two bulk coin changes (docs/economy.md#shop-coins). */
 export const BULK_COIN_COOLDOWN_MS = 5_000;
 
 interface CoinState {

@@ -1,5 +1,5 @@
 /**
- * In-game currency (api-v1.md "In-game currency"): cash and gold change by running the game's
+ * In-game currency (docs/economy.md#in-game-currency-cash-gold): cash and gold change by running the game's
  * own console command, so each change is in the command history with the key's actor, and the
  * console writes its ledger row (source `api`, the caller's reason; console/ledger-rows.ts).
  *

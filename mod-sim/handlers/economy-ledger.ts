@@ -1,5 +1,5 @@
 /**
- * `economy.transactions` (api-v1.md "GET /v1/economy/transactions"): the world's ledger, newest
+ * `economy.transactions` (docs/economy.md#the-ledger): the world's ledger, newest
  * first, with the spec's filters. `next` is the id of the page's last entry; the ledger finds the
  * position after it in O(1), so a deep page costs what the first one costs (world/ledger.ts).
  */

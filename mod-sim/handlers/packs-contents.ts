@@ -1,7 +1,7 @@
 /**
  * What a pack puts into the game when it is delivered: items into the player's inventory, a
  * vehicle spawned beside the player, bank cash or gold, or an account unlock (a boost or a
- * skin). The catalogue record (api-v1.md "Pack (catalog record)") does not show contents; the
+ * skin). The catalogue record (`GET /v1/packs`, docs/packs.md) does not show contents; the
  * game keeps them per pack. Here they follow the pack's template slug, so `gold-100-2` (a second
  * edition) holds what `gold-100` holds. docs/packs.md has the table.
  */
@@ -64,9 +64,4 @@ export function packContents(pack: Pick<Pack, 'name'>): readonly PackPart[] {
   if (exact !== undefined) return exact;
   const template = PACK_CONTENTS[pack.name.replace(EDITION, '')];
   return template ?? [unlock(pack.name)];
-}
-
-/** Inventory items one unit delivers (items only; vehicles, currency and unlocks take no slot). */
-export function itemsPerUnit(parts: readonly PackPart[]): number {
-  return parts.reduce((sum, part) => sum + (part.kind === 'item' ? part.count : 0), 0);
 }

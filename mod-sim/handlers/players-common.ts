@@ -1,5 +1,5 @@
 /**
- * What the player handlers share: resolving a `PlayerRef` (api-v1.md "Naming") to a player or a
+ * What the player handlers share: resolving a `PlayerRef` (docs/players.md#refs) to a player or a
  * moderation record, the moderation state view with expiry applied, and the world clock.
  */
 import { OpError } from '../../protocol/ops/index.ts';
@@ -56,7 +56,7 @@ export function findModeration(world: World, ref: PlayerRef): ModerationRecord |
 }
 
 /**
- * The record a ban or mute writes to (api-v1.md "Moderation": both accept a well-formed platform
+ * The record a ban or mute writes to (docs/players.md#players-who-never-joined: both accept a well-formed platform
  * id that never joined): the player's, else the id's moderation-list entry, created on first use.
  * An unlinked `social:` ref is `not_found`.
  */

@@ -1,5 +1,5 @@
 /**
- * Ban and mute durations as the game reads them (api-v1.md "Moderation", "Limits"): a ban keeps
+ * Ban and mute durations as the game reads them (docs/players.md#durations): a ban keeps
  * its exact duration; a temporary mute is rounded up to the next whole hour. A month is 30 days
  * (our decision: the spec gives no length, and a fixed one keeps `expires_at - banned_at` equal to
  * the requested duration whatever the calendar).

@@ -1,5 +1,5 @@
 /**
- * Social link writes (api-v1.md "Social link", "States and transitions"). Both go through the
+ * Social link writes (docs/players.md#players-who-never-joined). Both go through the
  * world's `setSocialLink`, so every record that shows the player (owner objects, delivery rows,
  * moderators) sees the change at once.
  */

@@ -1,6 +1,6 @@
 /**
  * `players.list`: the roster, keyset-paged by platform id (the roster's sort order), with the
- * spec's filters (api-v1.md "Players"). The position a page returns as `next` is the platform id
+ * spec's filters (docs/players.md). The position a page returns as `next` is the platform id
  * of its last row; the next page starts after it by binary search, so it costs the same wherever
  * it starts. Filters given together all apply (the daemon rejects the combinations the spec
  * forbids; the game does not need to).

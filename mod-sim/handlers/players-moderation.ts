@@ -1,5 +1,5 @@
 /**
- * Moderation writes (api-v1.md "Moderation", "States and transitions"): ban, unban, mute, unmute.
+ * Moderation writes (docs/players.md): ban, unban, mute, unmute.
  * Each answers with the subject's moderation state and logs what it changed in the violation
  * history (type ban or mute, source `api`, issued by the key owner). A write that would leave the
  * state as it is (a repeated ban or mute, an unban of a player who is not banned) changes nothing

@@ -1,5 +1,5 @@
 /**
- * Player reads besides the roster (api-v1.md "Players"): the online snapshot, profile, inventory,
+ * Player reads besides the roster (docs/players.md): the online snapshot, profile, inventory,
  * moderation state, violation history and IP history. An unknown platform id or an unlinked
  * social id is `not_found`; a platform id on the ban list (it never joined) answers the moderation
  * and violation reads, and is `not_found` for the rest.

@@ -178,8 +178,8 @@ export class PlayerStore {
 
   /**
    * True once the player has joined the server. Generated players have; a record created by a
-   * coin credit to an unknown id has not, until it connects (api-v1.md "Social link": having a
-   * record is not having joined).
+   * coin credit to an unknown id has not, until it connects (docs/players.md#players-who-never-joined:
+   * having a record is not having joined).
    */
   hasJoined(player: Player): boolean {
     return !this.neverJoined.has(player.platform_id);

@@ -5,6 +5,8 @@
  * `Moderator` objects, so a social link change is seen everywhere at once (the spec requires
  * "the current link" in delivery rows and owner objects).
  */
+import type { z } from 'zod';
+import type { IpHistory as IpHistoryShape, Violation as ViolationShape } from '../../protocol/ops/players.ts';
 
 export interface Position {
   x: number;
@@ -211,29 +213,13 @@ export interface PlayerDetails {
   survival: Survival;
 }
 
-export type ViolationType = 'ban' | 'mute' | 'trap';
+/**
+ * Spec "Violation entry", as the op catalogue declares it (protocol/ops/players.ts). expires_at is
+ * null for permanent bans and trap events (decision).
+ */
+export type Violation = z.infer<typeof ViolationShape>;
+export type ViolationType = Violation['type'];
 
-/** Spec "Violation entry". expires_at is null for permanent bans and trap events (decision). */
-export interface Violation {
-  id: number;
-  type: ViolationType;
-  action: string;
-  source: string;
-  reason: string;
-  issued_by: Moderator;
-  applied_at: string;
-  expires_at: string | null;
-  duration_sec: number;
-  metadata: Record<string, string | number | boolean>;
-}
-
-export interface IpHistoryEntry {
-  ip: string;
-  first_seen: string;
-  last_seen: string;
-}
-
-export interface IpHistory {
-  current_ip: string;
-  history: IpHistoryEntry[];
-}
+/** The IP history read, as the op catalogue declares it. */
+export type IpHistory = z.infer<typeof IpHistoryShape>;
+export type IpHistoryEntry = IpHistory['history'][number];

@@ -1,9 +1,9 @@
 /**
- * Asset ops (PROTOCOL §6): reads of squads, bases, vehicles and containers (api-v1.md "Squads",
- * "Bases", "Vehicles", "Containers"), one op per endpoint. Shapes are the spec's.
+ * Asset ops (PROTOCOL §6): reads of squads, bases, vehicles and containers (docs/assets.md),
+ * one op per endpoint. Shapes are the spec's.
  *
  * Every id crosses the link as a decimal string, never a number: vehicle and container entity
- * ids can pass 2^53-1 (api-v1.md general rule 9), and squad and flag ids use the same form so an
+ * ids can pass 2^53-1 (docs/assets.md#ids), and squad and flag ids use the same form so an
  * id from a path reaches the mod exactly as the client wrote it. Lists are keyset pages
  * (PROTOCOL §6.5): `after` is the mod's own position text from the previous page's `next`.
  */

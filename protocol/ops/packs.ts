@@ -1,6 +1,6 @@
 /**
  * Pack and claim-code ops (PROTOCOL §6): the catalogue, free grants, the delivery history, and
- * minting, listing and revoking claim codes (api-v1.md "Packs", "Claim codes"). Shapes are the
+ * minting, listing and revoking claim codes (docs/packs.md). Shapes are the
  * spec's "Pack (catalog record)", "Pack delivery record", "Claim code" and "Pack reference".
  *
  * Pack ids cross the link as decimal strings, as the client wrote them (like asset ids): the mod
@@ -125,7 +125,7 @@ export const RevokedClaimCode = z
   .meta({ id: 'RevokedClaimCode' });
 
 /**
- * Limits of the mint (api-v1.md "Limits"). `max_uses` is "integer >= 1": MAX_USES is not a product
+ * Limits of the mint (docs/packs.md#minting). `max_uses` is "integer >= 1": MAX_USES is not a product
  * cap but the largest count the game can store, a 32-bit integer like the amounts (docs/packs.md).
  */
 export const MAX_USES = 0x7fff_ffff;

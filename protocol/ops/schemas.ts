@@ -1,6 +1,6 @@
 /**
- * Wire shapes shared by several ops (PROTOCOL §6.1). They are the spec's resource objects
- * (api-v1.md "Resources and their fields"), snake_case, every key present (null, never missing),
+ * Wire shapes shared by several ops (PROTOCOL §6.1). They are the spec's resource objects, snake_case,
+ * every key present (null, never missing: docs/openapi.md#nullability-the-spec-does-not-state),
  * so a mod's answer passes through to the API unchanged. The daemon's routes reuse them as their
  * response schemas.
  */
@@ -8,7 +8,7 @@ import * as z from 'zod';
 
 export const PLATFORM_ID = /^[0-9]{17}$/;
 export const SOCIAL_ID = /^[0-9]{17,20}$/;
-/** Decimal strings for identifiers that may pass 2^53-1 (api-v1.md general rule 9). */
+/** Decimal strings for identifiers that may pass 2^53-1 (docs/assets.md#ids). */
 export const DECIMAL_ID = /^[0-9]{1,20}$/;
 
 export const platformId = z.string().regex(PLATFORM_ID);

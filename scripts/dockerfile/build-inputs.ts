@@ -11,7 +11,7 @@ import { build } from 'esbuild';
 import type { DockerIgnore } from './dockerignore.ts';
 import type { Check } from './static-checks.ts';
 
-const ENTRY_POINTS = ['daemon/cli/main.ts', 'daemon/cli/sea-main.ts', 'scripts/build.ts'];
+const ENTRY_POINTS = ['cli/main.ts', 'cli/sea-main.ts', 'scripts/build.ts'];
 const READ_BY_THE_BUILD = ['package.json', 'package-lock.json', 'scripts/embedded-node.json'];
 
 export async function checkBuildInputs(context: string, ignore: DockerIgnore): Promise<Check> {

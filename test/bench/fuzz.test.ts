@@ -7,7 +7,7 @@ import { makeCase, type FuzzTarget } from '../../bench/fuzz/cases.ts';
 import { problemWith } from '../../bench/fuzz/checks.ts';
 import { operationsOf } from '../../bench/fuzz/operations.ts';
 import { ResponseReader, type Response } from '../../bench/fuzz/response-reader.ts';
-import { buildOpenApi } from '../../daemon/openapi.ts';
+import { buildOpenApi } from '../../daemon/openapi/openapi.ts';
 import { ROUTES } from '../../daemon/routes/index.ts';
 
 const doc = buildOpenApi(ROUTES) as unknown as Parameters<typeof operationsOf>[0];

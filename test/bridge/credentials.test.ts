@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseModCredentials, readModCredentials } from '../../bridge/index.ts';
-import { makeDataDir, type TestDataDir } from '../support/data-dir.ts';
+import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
 
 describe('mod-credentials.json for the bridge', () => {
   let data: TestDataDir;

@@ -10,9 +10,9 @@ import {
   type ErrorCode,
   type ModgateClient,
 } from '../../client/index.ts';
-import { buildOpenApi, statusesOf } from '../../daemon/openapi.ts';
+import { buildOpenApi, statusesOf } from '../../daemon/openapi/openapi.ts';
 import { ROUTES } from '../../daemon/routes/index.ts';
-import { startStack, type Stack } from '../support/stack.ts';
+import { startStack, type Stack } from '../../harness/stack.ts';
 
 let stack: Stack;
 let client: ModgateClient;

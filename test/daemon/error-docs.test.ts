@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { ERROR_CATALOGUE, ERROR_CODES } from '../../daemon/http/error-catalogue.ts';
 
 const docs = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8');
-// The table in api-v1.md, "Errors", code by code. The spec is the contract and is not shipped
-// with the repository, so its list is written out here: a new code in the spec is a new line.
+// The spec's table of error codes, code by code. The spec is the contract and is not shipped
+// with the repository (docs/errors.md is our statement of it), so its list is written out here: a new code in the spec is a new line.
 const SPEC_CODES = [
   'validation_error',
   'unauthorized',

@@ -7,8 +7,8 @@ import type { TLSSocket } from 'node:tls';
 import { join } from 'node:path';
 import { generate } from 'selfsigned';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AUDIT_FILE } from '../../daemon/audit-log.ts';
-import { eventually, startStack, type Stack } from '../support/stack.ts';
+import { AUDIT_FILE } from '../../daemon/log/audit-log.ts';
+import { eventually, startStack, type Stack } from '../../harness/stack.ts';
 
 describe('trusted proxies', () => {
   let stack: Stack;

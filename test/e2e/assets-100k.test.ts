@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CursorCodec } from '../../daemon/cursor.ts';
+import { CursorCodec } from '../../daemon/http/cursor.ts';
 import { createWorld, DAY, type Squad, type World } from '../../mod-sim/world/index.ts';
 import { parseSqlDateTime } from '../../mod-sim/world/time.ts';
-import { startStack, type Stack } from '../support/stack.ts';
+import { startStack, type Stack } from '../../harness/stack.ts';
 
 type Row = Record<string, unknown>;
 type Page = { data: Row[]; has_more: boolean; next_cursor: string | null; total: number };

@@ -14,12 +14,12 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AUDIT_FILE } from '../../daemon/audit-log.ts';
+import { AUDIT_FILE } from '../../daemon/log/audit-log.ts';
 import { auditedWrite, requestIdsOf, writeConcurrently } from '../support/audit-load.ts';
-import { createKey, premiumDataDir, runOk } from '../support/cli.ts';
+import { createKey, premiumDataDir, runOk } from '../../harness/cli.ts';
 import { swap } from '../support/doc-text.ts';
-import { installed, startServe, stop, type Running } from '../support/processes.ts';
-import { eventually } from '../support/stack.ts';
+import { installed, startServe, stop, type Running } from '../../harness/processes.ts';
+import { eventually } from '../../harness/stack.ts';
 
 const run = promisify(execFile);
 const required = process.env['MODGATE_REQUIRE_LOGROTATE'] === '1';

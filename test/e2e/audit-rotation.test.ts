@@ -8,11 +8,11 @@ import { mkdtemp, readFile, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AUDIT_FILE } from '../../daemon/audit-log.ts';
+import { AUDIT_FILE } from '../../daemon/log/audit-log.ts';
 import { auditedWrite, requestIdsOf, writeConcurrently } from '../support/audit-load.ts';
-import { createKey, premiumDataDir, runOk } from '../support/cli.ts';
-import { startServe, stop, type Running } from '../support/processes.ts';
-import { eventually } from '../support/stack.ts';
+import { createKey, premiumDataDir, runOk } from '../../harness/cli.ts';
+import { startServe, stop, type Running } from '../../harness/processes.ts';
+import { eventually } from '../../harness/stack.ts';
 
 describe('rotating the audit log under load', () => {
   let dir: string;

@@ -16,8 +16,8 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildBinary } from '../../scripts/build.ts';
-import { eventually } from '../support/stack.ts';
-import { freePort } from '../support/ports.ts';
+import { eventually } from '../../harness/stack.ts';
+import { freePort } from '../../harness/ports.ts';
 
 const execFileAsync = promisify(execFile);
 const packageVersion = (

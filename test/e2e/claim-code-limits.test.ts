@@ -1,11 +1,11 @@
 /**
- * api-v1.md "Limits": "max_uses | integer >= 1". The mint takes every count the game can store
+ * docs/packs.md#minting: `max_uses` is any integer >= 1. The mint takes every count the game can store
  * (a 32-bit integer, 2^31 − 1), not a product cap the spec does not have. Real HTTP listener, real
  * simulator.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorOf, http } from '../support/http.ts';
-import { startStack, type Stack } from '../support/stack.ts';
+import { startStack, type Stack } from '../../harness/stack.ts';
 
 const INT32_MAX = 2_147_483_647;
 

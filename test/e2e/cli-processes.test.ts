@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../support/stack.ts';
-import { freePort } from '../support/ports.ts';
-import { BIN, start, stop } from '../support/processes.ts';
+import { eventually } from '../../harness/stack.ts';
+import { freePort } from '../../harness/ports.ts';
+import { BIN, start, stop } from '../../harness/processes.ts';
 
 const run = promisify(execFile);
 

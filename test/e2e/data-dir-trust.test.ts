@@ -25,10 +25,10 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
-import { AUDIT_FILE } from '../../daemon/audit-log.ts';
+import { AUDIT_FILE } from '../../daemon/log/audit-log.ts';
 import { auditedWrite, requestIdsOf } from '../support/audit-load.ts';
-import { createKey, premiumDataDir, runOk } from '../support/cli.ts';
-import { freePort } from '../support/ports.ts';
+import { createKey, premiumDataDir, runOk } from '../../harness/cli.ts';
+import { freePort } from '../../harness/ports.ts';
 import {
   BIN,
   startModgate,
@@ -37,8 +37,8 @@ import {
   stop,
   stopModgate,
   type Running,
-} from '../support/processes.ts';
-import { eventually } from '../support/stack.ts';
+} from '../../harness/processes.ts';
+import { eventually } from '../../harness/stack.ts';
 
 const NOBODY = 65534;
 const OUTSIDE_TEXT = 'root:*:20000:0:99999:7:::\n';

@@ -6,9 +6,9 @@ import { execFile, execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runDemo } from '../../daemon/cli/demo.ts';
-import { processIo } from '../../daemon/cli/io.ts';
-import { freePort } from '../support/ports.ts';
+import { runDemo } from '../../cli/demo.ts';
+import { processIo } from '../../cli/io.ts';
+import { freePort } from '../../harness/ports.ts';
 
 const sh = promisify(execFile);
 

@@ -15,11 +15,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFromDataDir } from '../../daemon/store/data-dir-access.ts';
 import { modCredentialsFile } from '../../daemon/store/mod-credentials.ts';
 import { startModBridge, type ModBridge } from '../../protocol/bridge.ts';
-import { makeDataDir, type TestDataDir } from '../support/data-dir.ts';
+import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
 import { commandData } from '../support/game-events.ts';
-import { freePort } from '../support/ports.ts';
-import { logLines, start, stop, type Running } from '../support/processes.ts';
-import { eventually } from '../support/stack.ts';
+import { freePort } from '../../harness/ports.ts';
+import { logLines, start, stop, type Running } from '../../harness/processes.ts';
+import { eventually } from '../../harness/stack.ts';
 
 const LIMIT = 64 * 1024;
 const EVENTS = 60;

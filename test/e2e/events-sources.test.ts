@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redeemClaimCode } from '../../mod-sim/handlers/claim-codes-redeem.ts';
 import type { Player } from '../../mod-sim/world/index.ts';
-import { eventually, startStack, type Stack } from '../support/stack.ts';
+import { eventually, startStack, type Stack } from '../../harness/stack.ts';
 
 interface Event {
   id: number;

@@ -4,11 +4,11 @@ import { formatHostPort } from '../../daemon/host-port.ts';
 import { readFromDataDir } from '../../daemon/store/data-dir-access.ts';
 import { modCredentialsFile } from '../../daemon/store/mod-credentials.ts';
 import { startModBridge } from '../../protocol/bridge.ts';
-import { silentLogger } from '../../daemon/log.ts';
+import { silentLogger } from '../../daemon/log/log.ts';
 import type { Player } from '../../mod-sim/world/index.ts';
 import { commandData } from '../support/game-events.ts';
-import { openSse, type SseClient, type SseMessage } from '../support/sse-client.ts';
-import { eventually, startStack, type Stack } from '../support/stack.ts';
+import { openSse, type SseClient, type SseMessage } from '../../harness/sse-client.ts';
+import { eventually, startStack, type Stack } from '../../harness/stack.ts';
 
 interface Event {
   id: number;

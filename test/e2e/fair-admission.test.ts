@@ -7,10 +7,10 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeDataDir, type TestDataDir } from '../support/data-dir.ts';
-import { startServe, stop, type Running } from '../support/processes.ts';
-import { askOnce, floodSilent, successRatio } from '../support/socket-flood.ts';
-import { eventually } from '../support/stack.ts';
+import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
+import { startServe, stop, type Running } from '../../harness/processes.ts';
+import { askOnce, floodSilent, successRatio } from '../../harness/socket-flood.ts';
+import { eventually } from '../../harness/stack.ts';
 
 const MAX_CONNECTIONS = 32;
 const FLOOD_SOCKETS = 80;

@@ -19,12 +19,12 @@ import { encode } from '../../protocol/codec.ts';
 import type { EventsAckFrame, FrameBody, ModEvent } from '../../protocol/frames.ts';
 import type { Session } from '../../protocol/session.ts';
 import { closeOf, nextBodies, rawModSession, runCleanups } from '../protocol/support.ts';
-import { makeDataDir, type TestDataDir } from '../support/data-dir.ts';
+import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
 import { banData, commandData } from '../support/game-events.ts';
-import { freePort } from '../support/ports.ts';
-import { logLines, start, stop, type Running } from '../support/processes.ts';
-import { eventually } from '../support/stack.ts';
-import { openSse } from '../support/sse-client.ts';
+import { freePort } from '../../harness/ports.ts';
+import { logLines, start, stop, type Running } from '../../harness/processes.ts';
+import { eventually } from '../../harness/stack.ts';
+import { openSse } from '../../harness/sse-client.ts';
 import { startReceiver, type Receiver } from '../support/webhook-receiver.ts';
 
 const AT = '2025-06-01T12:00:00.000Z';

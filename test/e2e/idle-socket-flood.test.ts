@@ -7,11 +7,11 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeDataDir, type TestDataDir } from '../support/data-dir.ts';
-import { freePort } from '../support/ports.ts';
-import { start, stop, type Running } from '../support/processes.ts';
+import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
+import { freePort } from '../../harness/ports.ts';
+import { start, stop, type Running } from '../../harness/processes.ts';
 import { parseReply, silent, type Silent } from '../support/raw-http.ts';
-import { eventually } from '../support/stack.ts';
+import { eventually } from '../../harness/stack.ts';
 
 const SILENT_SOCKETS = 5_000;
 const PER_ADDRESS_CAP = 64; // the default of api.max_connections_per_address

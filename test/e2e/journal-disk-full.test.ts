@@ -8,11 +8,11 @@
  * credit reaching the game.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run } from '../support/cli.ts';
-import { makeDataDir, type TestDataDir } from '../support/data-dir.ts';
-import { freePort } from '../support/ports.ts';
-import { logLines, start, stop, type Running } from '../support/processes.ts';
-import { eventually } from '../support/stack.ts';
+import { run } from '../../harness/cli.ts';
+import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
+import { freePort } from '../../harness/ports.ts';
+import { logLines, start, stop, type Running } from '../../harness/processes.ts';
+import { eventually } from '../../harness/stack.ts';
 
 const CREDITS = 40;
 /** Runs serve with a soft file-size limit of a few KB (512- or 1024-byte blocks, by shell). */

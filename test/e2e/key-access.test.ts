@@ -1,12 +1,12 @@
 /**
  * Key-level access over the real HTTP listener: the RateLimit headers describe the key's own
- * limit once the key is known (api-v1.md "Limits": "per API key; every response carries …"),
+ * limit once the key is known (docs/pipeline.md: "per API key"),
  * also on the 403s answered before the per-key stage; and an IPv4-mapped allowlist entry means
  * the IPv4 address it carries (ipaddr.js `process()` on both sides).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLoadedKey, errorOf, http, type HttpResult } from '../support/http.ts';
-import { startStack, type Stack } from '../support/stack.ts';
+import { startStack, type Stack } from '../../harness/stack.ts';
 
 const KEY_POLICY = '5;w=20';
 const EDGE_POLICY = '1000;w=60';

@@ -8,9 +8,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey, premiumDataDir, runOk } from '../support/cli.ts';
-import { startServe, stop, type Running } from '../support/processes.ts';
-import { eventually } from '../support/stack.ts';
+import { createKey, premiumDataDir, runOk } from '../../harness/cli.ts';
+import { startServe, stop, type Running } from '../../harness/processes.ts';
+import { eventually } from '../../harness/stack.ts';
 
 describe('rotating an API key on a running daemon', () => {
   let dir: string;

@@ -1,5 +1,5 @@
 /**
- * api-v1.md "Errors": "gateway_timeout | 504 | game server did not respond in time". A game server
+ * docs/errors.md#from-the-mod-link: an op deadline passed is 504 gateway_timeout. A game server
  * that does not answer in time is a 504 every time, never a 502: a hung simulator never answers
  * (not even with an error once its own deadline passes, which could race the daemon's timer), and
  * a mod that gives up reports it with the op error `timeout` (PROTOCOL §6.3), which the daemon
@@ -8,13 +8,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { formatHostPort } from '../../daemon/host-port.ts';
-import { createLogger } from '../../daemon/log.ts';
+import { createLogger } from '../../daemon/log/log.ts';
 import { readFromDataDir } from '../../daemon/store/data-dir-access.ts';
 import { modCredentialsFile } from '../../daemon/store/mod-credentials.ts';
 import { startModBridge, type ModBridge } from '../../protocol/bridge.ts';
 import { OpError, type OpResult } from '../../protocol/ops/index.ts';
 import { errorOf, http } from '../support/http.ts';
-import { startStack, type Stack } from '../support/stack.ts';
+import { startStack, type Stack } from '../../harness/stack.ts';
 
 const DEADLINE_MS = 300;
 const deadlines = { opDeadlines: { 'players.unmute': DEADLINE_MS } };

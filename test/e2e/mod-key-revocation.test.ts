@@ -7,10 +7,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { updateInDataDir } from '../../daemon/store/data-dir-access.ts';
 import { modKeysFile } from '../../daemon/store/mod-keys.ts';
-import { makeDataDir, type TestDataDir } from '../support/data-dir.ts';
-import { freePort } from '../support/ports.ts';
-import { logLines, start, stop, type Running } from '../support/processes.ts';
-import { eventually } from '../support/stack.ts';
+import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
+import { freePort } from '../../harness/ports.ts';
+import { logLines, start, stop, type Running } from '../../harness/processes.ts';
+import { eventually } from '../../harness/stack.ts';
 
 describe('a mod key removed from mod-keys.json', () => {
   let data: TestDataDir;

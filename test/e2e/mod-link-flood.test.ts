@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentFlood, type SilentSockets } from '../support/sockets.ts';
-import { startStack, type Stack } from '../support/stack.ts';
+import { startStack, type Stack } from '../../harness/stack.ts';
 
 let stack: Stack | undefined;
 let flood: SilentSockets | undefined;

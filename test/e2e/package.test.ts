@@ -15,7 +15,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatHostPort } from '../../daemon/host-port.ts';
 import { buildPackage, packPackage } from '../../scripts/build-pkg.ts';
-import { eventually, startStack, type Stack } from '../support/stack.ts';
+import { eventually, startStack, type Stack } from '../../harness/stack.ts';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -1,12 +1,12 @@
 /**
  * Moderation and social-link writes through the real HTTP listener against the real simulator,
- * as api-v1.md words them: mute accepts a platform id that never joined ("as ban"), a link needs
+ * as docs/players.md#players-who-never-joined words them: mute accepts a platform id that never joined ("as ban"), a link needs
  * a player who has joined (a record is not a join), and `permanent: true` ignores `duration`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Player } from '../../mod-sim/world/index.ts';
 import { errorOf, http } from '../support/http.ts';
-import { startStack, type Stack } from '../support/stack.ts';
+import { startStack, type Stack } from '../../harness/stack.ts';
 
 interface State {
   player: { platform_id: string; social_id: string | null };

@@ -12,8 +12,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { installed, startProgram, stop, type Running } from '../support/processes.ts';
-import { eventually } from '../support/stack.ts';
+import { installed, startProgram, stop, type Running } from '../../harness/processes.ts';
+import { eventually } from '../../harness/stack.ts';
 import {
   fence,
   healthz,

@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../support/stack.ts';
-import { freePort } from '../support/ports.ts';
+import { eventually } from '../../harness/stack.ts';
+import { freePort } from '../../harness/ports.ts';
 
 const BIN = new URL('../../bin/modgate.js', import.meta.url).pathname;
 const run = promisify(execFile);

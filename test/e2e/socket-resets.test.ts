@@ -8,16 +8,16 @@
  * answering `/healthz`, and keep its mod.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeDataDir, type TestDataDir } from '../support/data-dir.ts';
-import { freePort } from '../support/ports.ts';
-import { start, stop, type Running } from '../support/processes.ts';
+import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
+import { freePort } from '../../harness/ports.ts';
+import { start, stop, type Running } from '../../harness/processes.ts';
 import {
   HOSTILE_LINK_REQUESTS,
   HOSTILE_REQUESTS,
   sendThenReset,
   type ResetMoment,
 } from '../support/resets.ts';
-import { eventually } from '../support/stack.ts';
+import { eventually } from '../../harness/stack.ts';
 
 const ON_ANSWER = 50;
 const BEFORE_ANSWER = 10;

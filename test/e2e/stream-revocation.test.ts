@@ -9,11 +9,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { updateInDataDir } from '../../daemon/store/data-dir-access.ts';
 import { keysFile } from '../../daemon/store/keys-file.ts';
-import { makeDataDir, type TestDataDir } from '../support/data-dir.ts';
-import { freePort } from '../support/ports.ts';
-import { logLines, startServe, stop, type Running } from '../support/processes.ts';
-import { openSse, type SseClient } from '../support/sse-client.ts';
-import { eventually } from '../support/stack.ts';
+import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
+import { freePort } from '../../harness/ports.ts';
+import { logLines, startServe, stop, type Running } from '../../harness/processes.ts';
+import { openSse, type SseClient } from '../../harness/sse-client.ts';
+import { eventually } from '../../harness/stack.ts';
 
 interface Envelope {
   error: { code: string; message: string; request_id: string };

@@ -8,8 +8,8 @@ import { once } from 'node:events';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { freePort } from '../support/ports.ts';
-import { eventually } from '../support/stack.ts';
+import { freePort } from '../../harness/ports.ts';
+import { eventually } from '../../harness/stack.ts';
 import { startHarness, type Harness } from '../daemon/events/webhooks/service-support.ts';
 
 let harness: Harness | undefined;

@@ -6,12 +6,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startDaemon, type DaemonOptions } from '../../daemon/daemon.ts';
 import type { RetryPolicy } from '../../daemon/events/webhooks/retry-policy.ts';
-import type { Logger } from '../../daemon/log.ts';
+import type { Logger } from '../../daemon/log/log.ts';
 import type { Player } from '../../mod-sim/world/index.ts';
 import { discordViolations } from '../support/discord-shape.ts';
-import { eventually, startStack, type Stack } from '../support/stack.ts';
+import { eventually, startStack, type Stack } from '../../harness/stack.ts';
 import { startReceiver, type Receiver } from '../support/webhook-receiver.ts';
-import { doctor, freePort } from '../daemon/cli/doctor-support.ts';
+import { doctor, freePort } from '../cli/doctor-support.ts';
 
 const FAST: Partial<RetryPolicy> = {
   baseDelayMs: 10,

@@ -4,9 +4,9 @@
  */
 import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../daemon/log.ts';
+import { createLogger } from '../../daemon/log/log.ts';
 import { generateIdentity } from '../../protocol/keys.ts';
-import { eventually, startStack, type Stack } from '../support/stack.ts';
+import { eventually, startStack, type Stack } from '../../harness/stack.ts';
 import {
   closeOf,
   identities,

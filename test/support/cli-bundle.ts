@@ -25,7 +25,7 @@ export async function bundleCli(): Promise<CliBundle> {
   const file = join(folder, 'modgate.mjs');
   await build({
     absWorkingDir: ROOT,
-    entryPoints: [join(ROOT, 'daemon/cli/main.ts')],
+    entryPoints: [join(ROOT, 'cli/main.ts')],
     outfile: file,
     bundle: true,
     platform: 'node',

@@ -2,7 +2,7 @@
  * Requests through a stack's real HTTP listener (not the in-process core): what the end-to-end
  * tests of the REST surface send, as a client would.
  */
-import { eventually, type Stack } from './stack.ts';
+import { eventually, type Stack } from '../../harness/stack.ts';
 
 export interface HttpInit {
   method?: string;

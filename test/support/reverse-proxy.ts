@@ -14,9 +14,9 @@ import type { TLSSocket } from 'node:tls';
 import { promisify } from 'node:util';
 import { generate } from 'selfsigned';
 import { fence as fenceIn, swap as swapIn } from './doc-text.ts';
-import { freePort } from './ports.ts';
-import { BIN, start, stop, type Running } from './processes.ts';
-import { eventually } from './stack.ts';
+import { freePort } from '../../harness/ports.ts';
+import { BIN, start, stop, type Running } from '../../harness/processes.ts';
+import { eventually } from '../../harness/stack.ts';
 
 const run = promisify(execFile);
 

@@ -1,6 +1,6 @@
 /** Routes that exist only in tests, to exercise pipeline mechanics no real route shows yet. */
 import * as z from 'zod';
-import { defineRoute } from '../../daemon/routes/define-route.ts';
+import { defineRoute } from '../../daemon/http/define-route.ts';
 import { ROUTES } from '../../daemon/routes/index.ts';
 
 /** Bumped by tests to change the cacheable test resource's representation. */

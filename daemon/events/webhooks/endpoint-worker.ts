@@ -6,7 +6,7 @@
  * in the outbox journal and retried after a backoff (retry-policy.ts); the same message keeps
  * the same `webhook-id` on every attempt and across restarts, so a receiver can dedupe.
  */
-import type { Logger } from '../../log.ts';
+import type { Logger } from '../../log/log.ts';
 import type { DaemonMetrics } from '../../metrics/metrics.ts';
 import { eventView } from '../payloads.ts';
 import type { AddressRule } from './address-policy.ts';

@@ -13,7 +13,7 @@ import { stat } from 'node:fs/promises';
 import packageJson from '../../../package.json' with { type: 'json' };
 import { join } from 'node:path';
 import type { HostPort } from '../../host-port.ts';
-import type { Logger } from '../../log.ts';
+import type { Logger } from '../../log/log.ts';
 import { apiKeyStatus } from '../../store/api-keys.ts';
 import type { ApiKeyRecord } from '../../store/keys-file.ts';
 import { noopMetrics, type DaemonMetrics } from '../../metrics/metrics.ts';

@@ -4,7 +4,7 @@
  * `authorizeKey` runs the four after the switch in that order, for a new request and for an open
  * stream checked again (stream-access.ts) alike.
  */
-import type { AnyRoute } from '../../routes/define-route.ts';
+import type { AnyRoute } from '../define-route.ts';
 import { isIpAllowed } from '../../store/allow-ip.ts';
 import type { ApiKeyRecord } from '../../store/keys-file.ts';
 import { hasFeature, isPremiumActive } from '../../store/state.ts';
@@ -45,14 +45,14 @@ export function accessLapsesAt(snapshot: Snapshot, key: ApiKeyRecord): number | 
   return instants.length === 0 ? null : Math.min(...instants.map((at) => at.getTime()));
 }
 
-/** api-v1.md general rule 3: a disabled API answers 404 on every /v1 path, existing or not. */
+/** docs/pipeline.md#why-this-order: a disabled API answers 404 on every /v1 path, existing or not. */
 export function requireApiEnabled(snapshot: Snapshot): void {
   if (!snapshot.state.apiEnabled) throw new ApiError('not_found');
 }
 
 const BEARER = /^Bearer +(\S+) *$/i;
 
-/** api-v1.md "Authentication" 1 and 4: `Authorization: Bearer <key>`, else 401. */
+/** docs/errors.md#the-codes, unauthorized: `Authorization: Bearer <key>`, else 401. */
 export function authenticate(
   snapshot: Snapshot,
   authorization: string | undefined,
@@ -79,7 +79,7 @@ export function authenticate(
   return verdict.record;
 }
 
-/** api-v1.md general rule 2 and the premium_required row: plan first, then the route's feature. */
+/** docs/errors.md#the-codes, premium_required: plan first, then the route's feature. */
 export function requirePremium(snapshot: Snapshot, route: AnyRoute, now: Date): void {
   const plan = snapshot.state.plan;
   if (!isPremiumActive(plan, now)) throw new ApiError('premium_required');
@@ -91,12 +91,12 @@ export function requirePremium(snapshot: Snapshot, route: AnyRoute, now: Date): 
   }
 }
 
-/** api-v1.md "Authentication" 3: IPv4 and IPv6 addresses and CIDR ranges. */
+/** docs/data-dir.md#keysjson, `allow_ips`: IPv4 and IPv6 addresses and CIDR ranges. */
 export function checkIpAllowlist(key: ApiKeyRecord, remoteAddress: string): void {
   if (!isIpAllowed(key.allowIps, remoteAddress)) throw new ApiError('ip_not_allowed');
 }
 
-/** api-v1.md "Authentication" 2: 403 with details.missing_scope. */
+/** docs/errors.md#the-codes, insufficient_scope: 403 with details.missing_scope. */
 export function requireScope(key: ApiKeyRecord, route: AnyRoute): void {
   if (key.scopes.includes(route.scope)) return;
   throw new ApiError('insufficient_scope', `This endpoint needs the ${route.scope} scope.`, {

@@ -4,7 +4,7 @@
  * text that is not valid Unicode (well-formed.ts) is refused there too, naming the field.
  */
 import * as z from 'zod';
-import type { AnyRoute } from '../../routes/define-route.ts';
+import type { AnyRoute } from '../define-route.ts';
 import { ApiError } from '../api-error.ts';
 import { type ApiRequest, PayloadTooLarge } from '../types.ts';
 import type { RequestTarget } from './target.ts';

@@ -48,7 +48,7 @@ function unavailable(
   });
 }
 
-/** api-v1.md: a 503/504 after a write the game reported committed (PROTOCOL §6.5). */
+/** docs/players.md#a-503-or-504-after-a-write-that-applied: a 503/504 after a write the game reported committed (PROTOCOL §6.5). */
 function appliedDetails(error: LinkCallError): Record<string, unknown> | undefined {
   return error.applied ? { mutation_applied: true } : undefined;
 }

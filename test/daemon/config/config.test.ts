@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../../daemon/config/config.ts';
 import { daemonOptions, reloadSettings } from '../../../daemon/config/settings.ts';
-import { makeDataDir, type TestDataDir } from '../../support/data-dir.ts';
+import { makeDataDir, type TestDataDir } from '../../../harness/data-dir.ts';
 
 let dir: string;
 let n = 0;

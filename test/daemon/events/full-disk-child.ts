@@ -7,7 +7,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { FileEventLog } from '../../../daemon/events/log.ts';
-import type { Logger } from '../../../daemon/log.ts';
+import type { Logger } from '../../../daemon/log/log.ts';
 
 const [dir, mode] = process.argv.slice(2) as [string, 'recover' | 'shutdown'];
 const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value)}\n`);

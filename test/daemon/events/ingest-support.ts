@@ -6,7 +6,7 @@
 import { EventEmitter } from 'node:events';
 import { recordLinkEvents, type IngestOptions } from '../../../daemon/events/ingest.ts';
 import { FileEventLog } from '../../../daemon/events/log.ts';
-import type { Logger } from '../../../daemon/log.ts';
+import type { Logger } from '../../../daemon/log/log.ts';
 import type { EventRefusal, ModEvent } from '../../../protocol/frames.ts';
 import type { ModEventBatch, ModLinkServer } from '../../../protocol/link-server.ts';
 import { commandData } from '../../support/game-events.ts';

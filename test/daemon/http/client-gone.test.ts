@@ -3,10 +3,10 @@ import { readFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AUDIT_FILE } from '../../../daemon/audit-log.ts';
-import { createLogger } from '../../../daemon/log.ts';
+import { AUDIT_FILE } from '../../../daemon/log/audit-log.ts';
+import { createLogger } from '../../../daemon/log/log.ts';
 import { parseReply, raw } from '../../support/raw-http.ts';
-import { eventually, startStack, type Stack } from '../../support/stack.ts';
+import { eventually, startStack, type Stack } from '../../../harness/stack.ts';
 
 type Line = Record<string, unknown>;
 

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseReply, raw, silent } from '../../support/raw-http.ts';
-import { openSse } from '../../support/sse-client.ts';
-import { eventually, startStack, type Stack } from '../../support/stack.ts';
+import { openSse } from '../../../harness/sse-client.ts';
+import { eventually, startStack, type Stack } from '../../../harness/stack.ts';
 
 const ATTACKER = '127.0.0.2';
 

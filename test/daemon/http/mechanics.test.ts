@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../../daemon/log.ts';
-import { startStack, type Stack } from '../../support/stack.ts';
+import { createLogger } from '../../../daemon/log/log.ts';
+import { startStack, type Stack } from '../../../harness/stack.ts';
 import { TEST_ROUTES, thing } from '../../support/test-routes.ts';
 
 function errorOf(json: unknown) {

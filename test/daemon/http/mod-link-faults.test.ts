@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startStack, type Stack } from '../../support/stack.ts';
+import { eventually, startStack, type Stack } from '../../../harness/stack.ts';
 
 function errorOf(json: unknown) {
   return (json as { error: { code: string; message: string; details?: Record<string, unknown> } }).error;

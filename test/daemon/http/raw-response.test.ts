@@ -5,7 +5,7 @@ import { ApiError } from '../../../daemon/http/api-error.ts';
 import { refuseRaw } from '../../../daemon/http/raw-response.ts';
 import { API_VERSION } from '../../../daemon/version.ts';
 import { parseReply, raw } from '../../support/raw-http.ts';
-import { startStack, type Stack } from '../../support/stack.ts';
+import { startStack, type Stack } from '../../../harness/stack.ts';
 
 describe('answers to what node:http refuses before the pipeline', () => {
   let stack: Stack;

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { openSse, type SseClient } from '../../support/sse-client.ts';
-import { eventually, startStack, type Stack } from '../../support/stack.ts';
+import { openSse, type SseClient } from '../../../harness/sse-client.ts';
+import { eventually, startStack, type Stack } from '../../../harness/stack.ts';
 
 interface Envelope {
   error: { code: string; request_id: string };

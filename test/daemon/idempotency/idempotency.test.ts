@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDaemon } from '../../../daemon/daemon.ts';
 import { JOURNAL_FILE } from '../../../daemon/idempotency/journal.ts';
-import { silentLogger } from '../../../daemon/log.ts';
+import { silentLogger } from '../../../daemon/log/log.ts';
 import type { Player } from '../../../mod-sim/world/index.ts';
-import { startStack, type Stack } from '../../support/stack.ts';
+import { startStack, type Stack } from '../../../harness/stack.ts';
 
 function errorOf(json: unknown) {
   return (json as { error: { code: string } }).error;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { IdempotencyJournal, JOURNAL_FILE, type JournalRecord } from '../../../daemon/idempotency/journal.ts';
-import { createLogger } from '../../../daemon/log.ts';
+import { createLogger } from '../../../daemon/log/log.ts';
 
 const NOW = Date.parse('2030-01-01T00:00:00Z');
 

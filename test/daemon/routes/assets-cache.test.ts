@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ROUTES } from '../../../daemon/routes/index.ts';
 import type { Vehicle, World } from '../../../mod-sim/world/index.ts';
-import { eventually, startStack, type Stack } from '../../support/stack.ts';
+import { eventually, startStack, type Stack } from '../../../harness/stack.ts';
 
 const UNLIMITED = { limit: 1_000_000, windowSec: 60 };
 const READERS = 25;

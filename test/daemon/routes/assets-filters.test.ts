@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Container, Vehicle, World } from '../../../mod-sim/world/index.ts';
-import { startStack, type Stack } from '../../support/stack.ts';
+import { startStack, type Stack } from '../../../harness/stack.ts';
 
 type Row = Record<string, unknown>;
 type Page = { data: Row[]; has_more: boolean; next_cursor: string | null; total?: number };
@@ -12,7 +12,7 @@ function errorOf(json: unknown) {
 }
 
 /**
- * The list filters of the squad, base, vehicle and container routes (api-v1.md "Endpoints":
+ * The list filters of the squad, base, vehicle and container routes (docs/assets.md#filters:
  * search versus structured filters, platform versus social ids, digits, exact names, bounds).
  */
 describe('asset list filters', () => {

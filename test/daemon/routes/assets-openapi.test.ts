@@ -1,6 +1,6 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
-import { buildOpenApi } from '../../../daemon/openapi.ts';
+import { buildOpenApi } from '../../../daemon/openapi/openapi.ts';
 import { ROUTES } from '../../../daemon/routes/index.ts';
 import { BASE_ROUTES } from '../../../daemon/routes/bases.ts';
 import { CONTAINER_ROUTES } from '../../../daemon/routes/containers.ts';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Container, Squad, Vehicle, World } from '../../../mod-sim/world/index.ts';
-import { eventually, startStack, type Stack } from '../../support/stack.ts';
+import { eventually, startStack, type Stack } from '../../../harness/stack.ts';
 
 type Row = Record<string, unknown>;
 type Page = { data: Row[]; has_more: boolean; next_cursor: string | null; total?: number };

@@ -10,7 +10,7 @@ import {
   type Player,
   type World,
 } from '../../../mod-sim/world/index.ts';
-import { startStack, type Stack } from '../../support/stack.ts';
+import { startStack, type Stack } from '../../../harness/stack.ts';
 
 type Minted = {
   code: string;

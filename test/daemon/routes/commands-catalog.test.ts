@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildOpenApi } from '../../../daemon/openapi.ts';
+import { buildOpenApi } from '../../../daemon/openapi/openapi.ts';
 import { ROUTES } from '../../../daemon/routes/index.ts';
-import { startStack, type Stack } from '../../support/stack.ts';
+import { startStack, type Stack } from '../../../harness/stack.ts';
 import { errorOf, newKey } from './commands-support.ts';
 
 type Catalog = { version: number; data: Array<Record<string, unknown> & { verb: string; args: unknown[] }> };

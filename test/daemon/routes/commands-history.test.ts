@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { historyBound } from '../../../daemon/routes/commands.ts';
-import { startStack, type Stack } from '../../support/stack.ts';
+import { startStack, type Stack } from '../../../harness/stack.ts';
 import { type HistoryPage, errorOf, postCommand } from './commands-support.ts';
 
 const ENTRY_KEYS = ['at', 'command', 'result', 'actor'];

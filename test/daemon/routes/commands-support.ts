@@ -1,6 +1,6 @@
 /** Helpers for the command route tests: a stack whose console is ready, owned keys, typed answers. */
 import type { Player, World } from '../../../mod-sim/world/index.ts';
-import { eventually, type Stack } from '../../support/stack.ts';
+import { eventually, type Stack } from '../../../harness/stack.ts';
 
 export const OWNER = { platform_id: '76561190000000042', social_id: '112233445566778899' };
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clearBulkCoinCooldown } from '../../../mod-sim/handlers/economy.ts';
-import { startStack, type Stack } from '../../support/stack.ts';
+import { startStack, type Stack } from '../../../harness/stack.ts';
 import {
   OWNER,
   bearer,

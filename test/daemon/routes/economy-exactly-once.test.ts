@@ -5,10 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDaemon } from '../../../daemon/daemon.ts';
-import { silentLogger } from '../../../daemon/log.ts';
+import { silentLogger } from '../../../daemon/log/log.ts';
 import { clearBulkCoinCooldown } from '../../../mod-sim/handlers/economy.ts';
 import type { Player } from '../../../mod-sim/world/index.ts';
-import { eventually, startStack, type Stack } from '../../support/stack.ts';
+import { eventually, startStack, type Stack } from '../../../harness/stack.ts';
 import { isOffline, isOnline, ledger, pick, post } from './economy-support.ts';
 
 const PIPELINE = { opDeadlines: { 'economy.coins': 300, 'economy.coins_all': 300 } };

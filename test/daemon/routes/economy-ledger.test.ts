@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LedgerEntry, World } from '../../../mod-sim/world/index.ts';
 import { LEDGER_SOURCES, createWorld } from '../../../mod-sim/world/index.ts';
-import { startStack, type Stack } from '../../support/stack.ts';
+import { startStack, type Stack } from '../../../harness/stack.ts';
 import { errorOf, ledger, type LedgerPage } from './economy-support.ts';
 
 const UNLIMITED = { limit: 1_000_000, windowSec: 60 };

@@ -1,6 +1,6 @@
 /** Helpers for the economy route tests: a key with an owner identity, writes, ledger reads. */
 import type { LedgerEntry, Player, World } from '../../../mod-sim/world/index.ts';
-import type { Stack } from '../../support/stack.ts';
+import type { Stack } from '../../../harness/stack.ts';
 
 /** The identity the economy key's owner gave it: every write is attributed to it. */
 export const OWNER = { platform_id: '76561190000000071', social_id: '556677889900112233' };

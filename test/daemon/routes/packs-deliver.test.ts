@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countItems, type Pack, type Player, type World } from '../../../mod-sim/world/index.ts';
-import { startStack, type Stack } from '../../support/stack.ts';
+import { startStack, type Stack } from '../../../harness/stack.ts';
 
 type Delivery = {
   pack: { id: number; name: string | null; display_name: string | null };

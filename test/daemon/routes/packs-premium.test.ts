@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildOpenApi } from '../../../daemon/openapi.ts';
+import { buildOpenApi } from '../../../daemon/openapi/openapi.ts';
 import { CLAIM_CODE_ROUTES } from '../../../daemon/routes/claim-codes.ts';
 import { ROUTES } from '../../../daemon/routes/index.ts';
 import { PACK_ROUTES } from '../../../daemon/routes/packs.ts';
 import type { Player } from '../../../mod-sim/world/index.ts';
-import { eventually, startStack, type Stack } from '../../support/stack.ts';
+import { eventually, startStack, type Stack } from '../../../harness/stack.ts';
 
 const SHOP_ROUTES = [...PACK_ROUTES, ...CLAIM_CODE_ROUTES];
 

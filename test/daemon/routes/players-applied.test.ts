@@ -1,10 +1,10 @@
 /**
- * api-v1.md: "A 503/504 on a moderation write may still mean the write applied; such a response
- * carries error.details.mutation_applied = true". Proved with the simulator's after-apply faults.
+ * docs/players.md#a-503-or-504-after-a-write-that-applied: a 503/504 on a moderation write may still
+ * mean the write applied; such a response carries error.details.mutation_applied = true. Proved with the simulator's after-apply faults.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Player } from '../../../mod-sim/world/index.ts';
-import { eventually, startStack, type Stack } from '../../support/stack.ts';
+import { eventually, startStack, type Stack } from '../../../harness/stack.ts';
 
 type Failure = { error: { code: string; details?: Record<string, unknown> } };
 

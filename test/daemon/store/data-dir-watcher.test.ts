@@ -1,7 +1,7 @@
 import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { runCli } from '../../../daemon/cli/program.ts';
+import { runCli } from '../../../cli/program.ts';
 import { openDataDir, type DataDirWatcher } from '../../../daemon/store/data-dir-watcher.ts';
 import type { StoreError } from '../../../daemon/store/errors.ts';
 import { initDataDir } from '../../../daemon/store/init-data-dir.ts';

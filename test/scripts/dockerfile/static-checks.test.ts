@@ -128,7 +128,7 @@ describe('.dockerignore matching', () => {
     expect(ignore.excludes('node_modules/tsx/dist/cli.mjs')).toBe(true);
     expect(ignore.excludes('a/b/c.log')).toBe(true);
     expect(ignore.excludes('dist/modgate')).toBe(true);
-    expect(ignore.excludes('daemon/cli/main.ts')).toBe(false);
+    expect(ignore.excludes('cli/main.ts')).toBe(false);
   });
 
   it('lets the last matching pattern decide, so ! makes an exception', () => {

@@ -9,8 +9,8 @@ import {
   WebhookService,
   type WebhookServiceOptions,
 } from '../../../../daemon/events/webhooks/webhook-service.ts';
-import { type Logger } from '../../../../daemon/log.ts';
-import { makeDataDir, type TestDataDir } from '../../../support/data-dir.ts';
+import { type Logger } from '../../../../daemon/log/log.ts';
+import { makeDataDir, type TestDataDir } from '../../../../harness/data-dir.ts';
 
 export const FAST_POLICY: Partial<RetryPolicy> = {
   baseDelayMs: 5,

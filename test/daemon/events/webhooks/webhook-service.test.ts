@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { readEndpoints } from '../../../../daemon/events/webhooks/endpoint-file.ts';
-import { eventually } from '../../../support/stack.ts';
+import { eventually } from '../../../../harness/stack.ts';
 import { startReceiver, type Receiver } from '../../../support/webhook-receiver.ts';
 import { discordViolations } from '../../../support/discord-shape.ts';
 import { startHarness, type Harness } from './service-support.ts';

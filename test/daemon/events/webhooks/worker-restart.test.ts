@@ -8,11 +8,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { FileEventLog } from '../../../../daemon/events/log.ts';
 import type { EventLog } from '../../../../daemon/events/types.ts';
 import { WebhookService } from '../../../../daemon/events/webhooks/webhook-service.ts';
-import type { Logger } from '../../../../daemon/log.ts';
+import type { Logger } from '../../../../daemon/log/log.ts';
 import { WorkerHealth } from '../../../../daemon/worker-health.ts';
-import { makeDataDir, type TestDataDir } from '../../../support/data-dir.ts';
+import { makeDataDir, type TestDataDir } from '../../../../harness/data-dir.ts';
 import { commandData } from '../../../support/game-events.ts';
-import { eventually } from '../../../support/stack.ts';
+import { eventually } from '../../../../harness/stack.ts';
 import { startReceiver, type Receiver } from '../../../support/webhook-receiver.ts';
 import { FAST_POLICY } from './service-support.ts';
 

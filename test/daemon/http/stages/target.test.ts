@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseReply, raw } from '../../../support/raw-http.ts';
-import { startStack, type Stack } from '../../../support/stack.ts';
+import { startStack, type Stack } from '../../../../harness/stack.ts';
 
 describe('the request target', () => {
   let stack: Stack;

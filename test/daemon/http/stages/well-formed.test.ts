@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStack, type Stack } from '../../../support/stack.ts';
+import { startStack, type Stack } from '../../../../harness/stack.ts';
 
 interface FieldError {
   in: string;

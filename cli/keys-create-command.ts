@@ -1,0 +1,121 @@
+/**
+ * `modgate keys create`: mints an API key and prints it once; only its SHA-256 is stored. The
+ * spec refuses key creation on a server without an active premium plan (403 premium_required,
+ * "Authentication" 5); the CLI does the same, with exit code 3.
+ */
+import type { Command } from 'commander';
+import type { Scope } from '../daemon/scopes.ts';
+import { createApiKey, type NewApiKey } from '../daemon/store/api-keys.ts';
+import { readFromDataDir, updateInDataDir } from '../daemon/store/data-dir-access.ts';
+import { keysFile, type ApiKeyRecord } from '../daemon/store/keys-file.ts';
+import { isPremiumActive, stateFile } from '../daemon/store/state.ts';
+import { CliError, PremiumRequiredError } from './errors.ts';
+import { formatDate, jsonDate } from './format.ts';
+import { printJson, printLines, type CliIo } from './io.ts';
+import {
+  collectAllowIp,
+  dataDirOf,
+  parseDuration,
+  parseKeyName,
+  parsePlatformId,
+  parseScopes,
+  parseSocialId,
+  withDataDirOption,
+} from './options.ts';
+
+interface CreateFlags {
+  dataDir?: string;
+  name: string;
+  scopes: Scope[];
+  allowIp: string[];
+  expiresIn?: number;
+  ownerPlatformId?: string;
+  ownerSocialId?: string;
+  json?: boolean;
+}
+
+export function registerKeysCreateCommand(keys: Command, io: CliIo): void {
+  withDataDirOption(keys.command('create').description('create an API key and print it (shown once)'))
+    .requiredOption('--name <name>', 'what the key is for, e.g. discord-bot', parseKeyName)
+    .requiredOption('--scopes <list>', 'comma-separated scopes, or all', parseScopes)
+    .option(
+      '--allow-ip <cidr>',
+      'accept the key only from this address or range (repeatable)',
+      collectAllowIp,
+      [],
+    )
+    .option(
+      '--expires-in <duration>',
+      'expire after N minutes/hours/days/weeks: 90m, 12h, 30d, 2w',
+      parseDuration,
+    )
+    .option(
+      '--owner-platform-id <id>',
+      'the player (17 digits) that writes through this key are attributed to',
+      parsePlatformId,
+    )
+    .option('--owner-social-id <id>', "the owner's linked social id (17 to 20 digits)", parseSocialId)
+    .option('--json', 'print one JSON object with the key')
+    .action(async (flags: CreateFlags) => {
+      const dir = dataDirOf(flags, io);
+      const now = io.now();
+      const state = await readFromDataDir(dir, stateFile);
+      if (!isPremiumActive(state.plan, now)) {
+        throw new PremiumRequiredError(
+          `premium_required: this server has no active premium plan, so no API key can be created; ` +
+            `enable it with \`modgate plan set --data-dir ${dir} --premium on\``,
+        );
+      }
+      const created = createApiKey(keyInput(flags, now), now);
+      await updateInDataDir(dir, keysFile, (records) => {
+        // One chance in about 10^18 per existing key; not worth a retry loop under the lock.
+        if (records.some((record) => record.id === created.record.id)) {
+          throw new CliError('the new key id is already taken (very unlikely); run the command again');
+        }
+        return [...records, created.record];
+      });
+      if (flags.json) printJson(io, createdJson(created.key, created.record));
+      else printLines(io, ...createdLines(created.key, created.record, state.apiEnabled, dir));
+    });
+}
+
+function keyInput(flags: CreateFlags, now: Date): NewApiKey {
+  return {
+    name: flags.name,
+    scopes: flags.scopes,
+    allowIps: flags.allowIp,
+    ownerPlatformId: flags.ownerPlatformId ?? null,
+    ownerSocialId: flags.ownerSocialId ?? null,
+    expiresAt: flags.expiresIn === undefined ? null : new Date(now.getTime() + flags.expiresIn),
+  };
+}
+
+function createdJson(key: string, record: ApiKeyRecord): Record<string, unknown> {
+  return {
+    id: record.id,
+    key,
+    name: record.name,
+    scopes: record.scopes,
+    allow_ips: record.allowIps,
+    owner_platform_id: record.ownerPlatformId,
+    owner_social_id: record.ownerSocialId,
+    created_at: jsonDate(record.createdAt),
+    expires_at: jsonDate(record.expiresAt),
+  };
+}
+
+function createdLines(key: string, record: ApiKeyRecord, apiEnabled: boolean, dir: string): string[] {
+  const lines = [
+    `Created API key ${record.id} (${record.name})`,
+    `  scopes:    ${record.scopes.join(', ')}`,
+    `  allow ips: ${record.allowIps.length === 0 ? 'any' : record.allowIps.join(', ')}`,
+    `  expires:   ${record.expiresAt === null ? 'never' : formatDate(record.expiresAt)}`,
+    '',
+    `  ${key}`,
+    '',
+    'Copy this key now: it will not be shown again (only its hash is stored).',
+  ];
+  if (!apiEnabled)
+    lines.push(`The API is disabled; enable it with \`modgate api enable --data-dir ${dir}\`.`);
+  return lines;
+}

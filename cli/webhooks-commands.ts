@@ -1,0 +1,229 @@
+/**
+ * `modgate webhooks add|list|remove|enable|deliveries`: the operator's side of the webhook
+ * registry (webhooks.json, see daemon/events/webhooks/). A running daemon picks up every change
+ * within a second. The secret is printed once, by `add`; nothing else prints it.
+ */
+import { InvalidArgumentError, type Command } from 'commander';
+import {
+  parseEventSelectors,
+  readEndpoints,
+  updateEndpoints,
+  WEBHOOK_FORMATS,
+  WEBHOOK_ID_PATTERN,
+  MAX_ENDPOINTS,
+  newEndpoint,
+  type EventSelector,
+  type WebhookEndpoint,
+  type WebhookFormat,
+} from '../daemon/events/webhooks/endpoint-file.ts';
+import { lastStoredEventId } from '../daemon/events/webhooks/log-end.ts';
+import { readOutbox } from '../daemon/events/webhooks/outbox-journal.ts';
+import { checkWebhookUrl } from '../daemon/events/webhooks/url-policy.ts';
+import {
+  createdView,
+  endpointView,
+  recentAttempts,
+  type EndpointView,
+} from '../daemon/events/webhooks/views.ts';
+import { CliError, UsageError } from './errors.ts';
+import { formatTable } from './format.ts';
+import { printJson, printLines, type CliIo } from './io.ts';
+import { dataDirOf, withDataDirOption } from './options.ts';
+
+interface AddFlags {
+  dataDir?: string;
+  url: string;
+  events: EventSelector[];
+  format: WebhookFormat;
+  description?: string;
+  allowHttp?: boolean;
+  json?: boolean;
+}
+
+export function registerWebhooksCommands(program: Command, io: CliIo): void {
+  const webhooks = program
+    .command('webhooks')
+    .description('register endpoints that receive events as signed webhooks (or Discord messages)');
+
+  withDataDirOption(webhooks.command('add').description('register an endpoint; prints its secret once'))
+    .requiredOption('--url <url>', 'https URL (plain http only to loopback, unless --allow-http)')
+    .requiredOption('--events <types>', 'comma list of event types, or all', parseEvents)
+    .option('--format <format>', `payload format: ${WEBHOOK_FORMATS.join(' or ')}`, parseFormat, 'standard')
+    .option('--description <text>', 'a note for the operator (at most 200 characters)')
+    .option('--allow-http', 'allow plain http to a non-loopback host (events travel unencrypted)')
+    .option('--json', 'print one JSON object')
+    .action(async (flags: AddFlags) => add(flags, io));
+
+  withDataDirOption(webhooks.command('list').description('list endpoints with their status (never secrets)'))
+    .option('--json', 'print one JSON object')
+    .action(async (flags: { dataDir?: string; json?: boolean }) => {
+      const views = await listViews(dataDirOf(flags, io));
+      if (flags.json) printJson(io, { webhooks: views });
+      else printLines(io, ...listLines(views));
+    });
+
+  withDataDirOption(webhooks.command('remove').description('remove an endpoint; deliveries to it stop'))
+    .argument('<id>', 'the endpoint id shown by webhooks list', parseId)
+    .action(async (id: string, flags: { dataDir?: string }) => {
+      const dir = dataDirOf(flags, io);
+      await updateEndpoints(dir, (current) => withEndpoint(current, id, dir).filter((e) => e.id !== id));
+      printLines(io, `Removed webhook ${id}.`);
+    });
+
+  withDataDirOption(
+    webhooks.command('enable').description('re-enable a disabled endpoint; it resumes where it stopped'),
+  )
+    .argument('<id>', 'the endpoint id shown by webhooks list', parseId)
+    .action(async (id: string, flags: { dataDir?: string }) => {
+      const dir = dataDirOf(flags, io);
+      const now = io.now();
+      const update = await updateEndpoints(dir, (current) =>
+        withEndpoint(current, id, dir)
+          .map((endpoint) => {
+            if (endpoint.id === id && endpoint.disabledReason?.startsWith('key_')) {
+              throw new CliError(
+                `webhook ${id} was disabled because the API key that registered it no longer works (${endpoint.disabledReason}); remove it with \`modgate webhooks remove ${id}\``,
+              );
+            }
+            return endpoint;
+          })
+          .map((endpoint) =>
+            endpoint.id === id && endpoint.disabledAt !== null
+              ? { ...endpoint, disabledAt: null, disabledReason: null, enabledAt: now }
+              : endpoint,
+          ),
+      );
+      printLines(io, update.changed ? `Enabled webhook ${id}.` : `Webhook ${id} is already enabled.`);
+    });
+
+  withDataDirOption(
+    webhooks.command('deliveries').description('recent delivery attempts: status, latency, outcome'),
+  )
+    .argument('<id>', 'the endpoint id shown by webhooks list', parseId)
+    .option('--limit <n>', 'how many, newest first (1 to 100)', parseLimit, 20)
+    .option('--json', 'print one JSON object')
+    .action(async (id: string, flags: { dataDir?: string; limit: number; json?: boolean }) => {
+      const dir = dataDirOf(flags, io);
+      withEndpoint(await readEndpoints(dir), id, dir);
+      const { state } = await readOutbox(dir);
+      const attempts = recentAttempts(state.has(id) ? state.get(id) : undefined, flags.limit);
+      if (flags.json) printJson(io, { data: attempts });
+      else printLines(io, ...deliveryLines(attempts));
+    });
+}
+
+async function add(flags: AddFlags, io: CliIo): Promise<void> {
+  const dir = dataDirOf(flags, io);
+  const allowHttp = flags.allowHttp === true;
+  const checked = checkWebhookUrl(flags.url, { allowHttp });
+  if ('error' in checked) throw new UsageError(`--url: ${checked.error}`);
+  const description = flags.description?.trim() || null;
+  if (description !== null && description.length > 200)
+    throw new UsageError('--description: at most 200 characters');
+  const endpoint = newEndpoint(
+    {
+      sensitiveFields: true,
+      url: checked.url.href,
+      events: flags.events,
+      format: flags.format,
+      allowHttp,
+      description,
+      createdBy: null,
+      // It receives what happens from now on, not the log's backlog (docs/events.md).
+      startAfter: await lastStoredEventId(dir),
+    },
+    io.now(),
+  );
+  await updateEndpoints(dir, (current) => {
+    if (current.length >= MAX_ENDPOINTS) throw new CliError(`${dir} already has ${MAX_ENDPOINTS} webhooks`);
+    return [...current, endpoint];
+  });
+  if (flags.json) {
+    printJson(io, createdView(endpoint));
+    return;
+  }
+  printLines(
+    io,
+    `Created webhook ${endpoint.id} → ${endpoint.url} (${endpoint.format}, events: ${endpoint.events.join(',')})`,
+    `Secret (shown only now; verify the webhook-signature header with it):`,
+    endpoint.secret,
+  );
+}
+
+async function listViews(dir: string): Promise<EndpointView[]> {
+  const endpoints = await readEndpoints(dir);
+  const { state } = await readOutbox(dir);
+  return endpoints.map((endpoint) =>
+    endpointView(endpoint, state.has(endpoint.id) ? state.get(endpoint.id) : undefined),
+  );
+}
+
+function withEndpoint(
+  current: readonly WebhookEndpoint[],
+  id: string,
+  dir: string,
+): readonly WebhookEndpoint[] {
+  if (!current.some((endpoint) => endpoint.id === id)) {
+    throw new CliError(`no webhook with id ${id} in ${dir} (see \`modgate webhooks list\`)`);
+  }
+  return current;
+}
+
+function listLines(views: readonly EndpointView[]): string[] {
+  if (views.length === 0) return ['No webhooks yet; add one with `modgate webhooks add`.'];
+  const rows = views.map((view) => [view.id, statusText(view), view.format, view.url, view.events.join(',')]);
+  return formatTable([['ID', 'STATUS', 'FORMAT', 'URL', 'EVENTS'], ...rows]);
+}
+
+function statusText(view: EndpointView): string {
+  if (view.status === 'disabled') return `DISABLED since ${view.disabled_at} (${view.disabled_reason})`;
+  if (view.status === 'retrying') return `retrying (${view.failing_attempts} failed attempts)`;
+  return 'active';
+}
+
+function deliveryLines(attempts: ReturnType<typeof recentAttempts>): string[] {
+  if (attempts.length === 0) return ['No delivery attempts yet.'];
+  const rows = attempts.map((a) => [
+    a.at,
+    a.first_event_id === a.last_event_id
+      ? String(a.first_event_id)
+      : `${a.first_event_id}-${a.last_event_id}`,
+    a.attempt === null ? '-' : String(a.attempt),
+    a.outcome,
+    a.status === null ? '-' : String(a.status),
+    a.latency_ms === null ? '-' : `${a.latency_ms} ms`,
+    a.error ?? '',
+  ]);
+  return formatTable([['AT', 'EVENTS', 'ATTEMPT', 'OUTCOME', 'STATUS', 'LATENCY', 'ERROR'], ...rows]);
+}
+
+function parseEvents(value: string): EventSelector[] {
+  const parsed = parseEventSelectors(
+    value
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item !== ''),
+  );
+  if ('error' in parsed) throw new InvalidArgumentError(parsed.error);
+  return parsed;
+}
+
+function parseFormat(value: string): WebhookFormat {
+  if (!(WEBHOOK_FORMATS as readonly string[]).includes(value)) {
+    throw new InvalidArgumentError(`expected ${WEBHOOK_FORMATS.join(' or ')}`);
+  }
+  return value as WebhookFormat;
+}
+
+function parseId(value: string): string {
+  if (!WEBHOOK_ID_PATTERN.test(value))
+    throw new InvalidArgumentError('a webhook id is wh_ and 16 characters a-z0-9');
+  return value;
+}
+
+function parseLimit(value: string): number {
+  const limit = Number(value);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100)
+    throw new InvalidArgumentError('an integer from 1 to 100');
+  return limit;
+}

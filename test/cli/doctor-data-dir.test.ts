@@ -1,0 +1,152 @@
+import { chmod, chown, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { doctor, freePort, pointModUrl, readyDataDir } from './doctor-support.ts';
+import { runOk } from '../../harness/cli.ts';
+
+let dir: string;
+let ports: { api: number; mod: number };
+
+beforeAll(async () => {
+  ports = { api: await freePort(), mod: await freePort() };
+});
+
+beforeEach(async () => {
+  dir = await readyDataDir(ports.mod);
+});
+
+afterEach(async () => {
+  await rm(dirname(dir), { recursive: true, force: true });
+});
+
+describe('modgate doctor: the data dir', () => {
+  it('passes a ready data dir on free addresses with exit code 0', async () => {
+    const result = await doctor(dir, ports, [], {});
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    expect(result.line('data dir')).toMatch(/^ok +data dir +.*: mode 0700, owned by /);
+    for (const subject of ['keys.json', 'state.json', 'identity', 'mod keys', 'api', 'plan', 'api keys'])
+      expect(result.line(subject)).toMatch(/^ok /);
+    expect(result.stdout).toMatch(/\n\d+ ok, 1 warning, 0 failures\n$/); // the daemon is not running
+  });
+
+  it('fails on a data dir that does not exist and names init', async () => {
+    const missing = join(dirname(dir), 'nowhere');
+    const result = await doctor(missing, ports);
+    expect(result.code).toBe(1);
+    expect(result.line('data dir')).toMatch(/^fail +data dir +.*nowhere does not exist$/);
+    expect(result.fix('data dir')).toBe(`modgate init --data-dir ${missing}`);
+    expect(result.stderr).toMatch(/^error: doctor found 1 problem to fix\n$/);
+  });
+
+  it('fails on a folder other users can enter', async () => {
+    await chmod(dir, 0o755);
+    const result = await doctor(dir, ports);
+    expect(result.code).toBe(1);
+    expect(result.line('data dir')).toContain('accessible to other users (mode 0755)');
+    expect(result.fix('data dir')).toBe(`chmod 700 ${dir}`);
+  });
+
+  it('fails on a file other users can read', async () => {
+    await chmod(join(dir, 'keys.json'), 0o644);
+    const result = await doctor(dir, ports);
+    expect(result.code).toBe(1);
+    expect(result.line('keys.json')).toMatch(/^fail +keys\.json +accessible to other users \(mode 0644\)$/);
+    expect(result.fix('keys.json')).toBe(`chmod 600 ${join(dir, 'keys.json')}`);
+  });
+
+  it('fails on a symbolic link in the data dir, even to a private file, and names rm', async () => {
+    const outside = join(dirname(dir), 'elsewhere.jsonl');
+    await writeFile(outside, '', { mode: 0o600 });
+    await symlink(outside, join(dir, 'audit.jsonl'));
+    const result = await doctor(dir, ports);
+    expect(result.code).toBe(1);
+    expect(result.line('audit.jsonl')).toMatch(
+      /^fail +audit\.jsonl +a symbolic link, and modgate follows no link/,
+    );
+    expect(result.fix('audit.jsonl')).toBe(`rm ${join(dir, 'audit.jsonl')}`);
+  });
+
+  it('fails on a folder in the data dir that others may write', async () => {
+    await mkdir(join(dir, 'drop'));
+    await chmod(join(dir, 'drop'), 0o777);
+    const result = await doctor(dir, ports);
+    expect(result.code).toBe(1);
+    expect(result.line('drop')).toMatch(/^fail +drop +writable by other users \(mode 0777\)$/);
+    expect(result.fix('drop')).toBe(`chmod go-w ${join(dir, 'drop')}`);
+  });
+
+  it('fails on a missing file and names init', async () => {
+    await rm(join(dir, 'state.json'));
+    const result = await doctor(dir, ports);
+    expect(result.code).toBe(1);
+    expect(result.line('state.json')).toMatch(/is missing$/);
+    expect(result.fix('state.json')).toMatch(/^modgate init --data-dir /);
+  });
+
+  it('fails on a file that is not valid JSON', async () => {
+    await writeFile(join(dir, 'state.json'), '{ "api_enabled": tru', { mode: 0o600 });
+    const result = await doctor(dir, ports);
+    expect(result.code).toBe(1);
+    expect(result.line('state.json')).toMatch(/^fail +state\.json +.*is not valid JSON/);
+    expect(result.fix('state.json')).toBe('restore state.json from a backup (modgate docs data-dir)');
+  });
+
+  it.runIf(process.getuid?.() === 0)('fails on a file owned by another user than the folder', async () => {
+    await chown(join(dir, 'keys.json'), 12345, 12345);
+    const result = await doctor(dir, ports);
+    expect(result.code).toBe(1);
+    expect(result.line('keys.json')).toMatch(
+      /owned by uid 12345, but modgate runs as root and trusts only what belongs to that user or to root$/,
+    );
+    expect(result.fix('keys.json')).toBe(
+      `chown root ${join(dir, 'keys.json')} (and find out who put it there)`,
+    );
+  });
+
+  it('fails when no mod key is trusted', async () => {
+    await writeFile(join(dir, 'mod-keys.json'), '{ "trusted": [] }', { mode: 0o600 });
+    const result = await doctor(dir, ports);
+    expect(result.code).toBe(1);
+    expect(result.line('mod keys')).toMatch(/no mod public key is trusted/);
+  });
+
+  it("warns when the mod's url does not reach the mod-link port", async () => {
+    await pointModUrl(dir, 8788);
+    const result = await doctor(dir, ports);
+    const expected = `mod-credentials.json says ws://127.0.0.1:8788, but the mod link listens on 127.0.0.1:${ports.mod}`;
+    expect(result.line('mod url')).toMatch(/^warn +mod url +/);
+    expect(result.line('mod url')).toContain(expected);
+    expect(result.fix('mod url')).toMatch(/^set "url" in .*mod-credentials\.json/);
+    expect(result.code).toBe(0);
+  });
+
+  it('warns, with exit code 0, about a disabled API, no premium and no key', async () => {
+    const fresh = join(await mkdtemp(join(tmpdir(), 'modgate-doctor-')), 'data');
+    await runOk(['init', '--data-dir', fresh]);
+    const result = await doctor(fresh, ports);
+    expect(result.code).toBe(0);
+    expect(result.line('api')).toMatch(/^warn +api +disabled/);
+    expect(result.fix('api')).toBe(`modgate api enable --data-dir ${fresh}`);
+    expect(result.line('plan')).toMatch(/^warn +plan +premium off/);
+    expect(result.line('api keys')).toMatch(/^warn +api keys +no active key/);
+    await rm(dirname(fresh), { recursive: true, force: true });
+  });
+
+  it('warns about a plan that ends within 14 days', async () => {
+    const soon = new Date(Date.now() + 5 * 86_400_000 + 3_600_000).toISOString();
+    await runOk(['plan', 'set', '--data-dir', dir, '--premium', 'on', '--until', soon]);
+    const result = await doctor(dir, ports);
+    expect(result.line('plan')).toMatch(/^warn +plan +premium ends in 5 days/);
+  });
+
+  it('prints the checks as JSON with --json', async () => {
+    await chmod(join(dir, 'keys.json'), 0o640);
+    const result = await doctor(dir, ports, ['--json']);
+    expect(result.code).toBe(1);
+    const report = JSON.parse(result.stdout) as { ok: boolean; checks: { level: string; subject: string }[] };
+    expect(report.ok).toBe(false);
+    expect(report.checks).toContainEqual(expect.objectContaining({ level: 'fail', subject: 'keys.json' }));
+  });
+});

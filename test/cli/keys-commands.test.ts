@@ -1,0 +1,109 @@
+import { chmod, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { verifyApiKey } from '../../daemon/store/api-keys.ts';
+import { loadSnapshot } from '../../daemon/store/snapshot.ts';
+import { dataDirPath } from '../daemon/store/temp-dir.ts';
+import { createKey, premiumDataDir, run, runOk } from '../../harness/cli.ts';
+
+describe('modgate keys list', () => {
+  it('never prints key text or hashes', async () => {
+    const dir = await premiumDataDir(await dataDirPath());
+    const created = await createKey(dir);
+    const [{ hash }] = (
+      JSON.parse(await readFile(join(dir, 'keys.json'), 'utf8')) as { keys: [{ hash: string }] }
+    ).keys;
+    const secret = created.key.slice(-40);
+    for (const args of [[], ['--json']]) {
+      const stdout = await runOk(['keys', 'list', '--data-dir', dir, ...args]);
+      expect(stdout).toContain(created.id);
+      expect(stdout).not.toContain(secret);
+      expect(stdout).not.toContain(hash);
+      expect(stdout).not.toMatch(/hash/i);
+    }
+  });
+
+  it('shows each key with its status', async () => {
+    const dir = await premiumDataDir(await dataDirPath());
+    const active = await createKey(dir);
+    const revoked = await createKey(dir);
+    await runOk(['keys', 'revoke', '--data-dir', dir, revoked.id]);
+    const stdout = await runOk(['keys', 'list', '--data-dir', dir]);
+    expect(stdout.split('\n')[0]).toMatch(/^ID +NAME +STATUS +CREATED +EXPIRES +ALLOW IPS +SCOPES$/);
+    expect(stdout).toMatch(new RegExp(`^${active.id} +bot +active `, 'm'));
+    expect(stdout).toMatch(new RegExp(`^${revoked.id} +bot +revoked `, 'm'));
+  });
+
+  it('says how to create a key when there is none', async () => {
+    const dir = await dataDirPath();
+    await runOk(['init', '--data-dir', dir]);
+    expect(await runOk(['keys', 'list', '--data-dir', dir])).toContain('No API keys yet');
+  });
+});
+
+describe('modgate keys revoke', () => {
+  it('revokes a key so that it no longer verifies, and says so again on a second run', async () => {
+    const dir = await premiumDataDir(await dataDirPath());
+    const created = await createKey(dir);
+    expect(await runOk(['keys', 'revoke', '--data-dir', dir, created.id])).toBe(
+      `Revoked key ${created.id} (bot).\n`,
+    );
+    const snapshot = await loadSnapshot(dir);
+    expect(verifyApiKey(snapshot.keysById, created.key, new Date())).toEqual({
+      ok: false,
+      reason: 'revoked',
+    });
+    expect(await runOk(['keys', 'revoke', '--data-dir', dir, created.id])).toMatch(
+      /already revoked at .*; nothing changed\./,
+    );
+  });
+
+  it('accepts the full key text in place of the id', async () => {
+    const dir = await premiumDataDir(await dataDirPath());
+    const created = await createKey(dir);
+    expect(await runOk(['keys', 'revoke', '--data-dir', dir, created.key])).toContain(
+      `Revoked key ${created.id}`,
+    );
+  });
+
+  it('exits 1 for an unknown id and 2 for text that is not an id', async () => {
+    const dir = await premiumDataDir(await dataDirPath());
+    const unknown = await run(['keys', 'revoke', '--data-dir', dir, 'abcdefabcdef']);
+    expect(unknown).toMatchObject({
+      code: 1,
+      stderr: `error: no key with id abcdefabcdef in ${dir} (see \`modgate keys list\`)\n`,
+    });
+    expect((await run(['keys', 'revoke', '--data-dir', dir, 'nope'])).code).toBe(2);
+  });
+});
+
+describe('keys commands on a broken data dir', () => {
+  it('names the corrupt file in one line, without a stack trace', async () => {
+    const dir = await premiumDataDir(await dataDirPath());
+    await writeFile(join(dir, 'keys.json'), '{"keys": [}');
+    const result = await run(['keys', 'list', '--data-dir', dir]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `^error: ${join(dir, 'keys.json')} is not valid JSON \\(.*\\); fix it by hand or restore it from a backup\\n$`,
+      ),
+    );
+  });
+
+  it('refuses looser permissions with the chmod that fixes them, with exit code 2', async () => {
+    const dir = await premiumDataDir(await dataDirPath());
+    await chmod(join(dir, 'keys.json'), 0o644);
+    const result = await run(['keys', 'create', '--data-dir', dir, '--name', 'bot', '--scopes', 'all']);
+    expect(result).toMatchObject({
+      code: 2,
+      stderr: `error: ${join(dir, 'keys.json')} is accessible to other users; fix it with: chmod 600 ${join(dir, 'keys.json')}\n`,
+    });
+  });
+
+  it('says to run modgate init for a data dir that was never initialised', async () => {
+    const dir = await dataDirPath();
+    const result = await run(['keys', 'list', '--data-dir', dir]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`run \`modgate init --data-dir ${dir}\` first`);
+  });
+});

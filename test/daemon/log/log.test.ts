@@ -1,0 +1,112 @@
+/**
+ * The log lines of a real `modgate serve` process: JSON when its stdout is not a terminal, one
+ * `request` line per request with the client address (after trusted proxies) and the error
+ * code, snake_case fields, never a key; `--log-format pretty` for a person at a terminal.
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeDataDir, type TestDataDir } from '../../../harness/data-dir.ts';
+import { freePort } from '../../../harness/ports.ts';
+import { logLines, startModgate, stopModgate, type ModgateProcess } from '../../../harness/processes.ts';
+import { eventually } from '../../../harness/stack.ts';
+
+describe('the logs of modgate serve', () => {
+  let data: TestDataDir;
+  let key: { id: string; key: string };
+  let json: ModgateProcess;
+  let pretty: ModgateProcess;
+  let api: string;
+  const forged = 'mg_live_thisisnotakeybutlookslikeoneabcdefghijklmnop';
+
+  const serve = async (extra: string[]) =>
+    startModgate([
+      'serve',
+      '--data-dir',
+      data.dir,
+      '--listen',
+      `127.0.0.1:${await freePort()}`,
+      '--mod-listen',
+      `127.0.0.1:${await freePort()}`,
+      ...extra,
+    ]);
+
+  beforeAll(async () => {
+    data = await makeDataDir();
+    key = await data.createKey('--name', 'log-test');
+    const config = join(data.dir, 'modgate.toml');
+    await writeFile(config, '[api]\ntrusted_proxies = ["127.0.0.1"]\n');
+    const port = await freePort();
+    api = `http://127.0.0.1:${port}`;
+    [json, pretty] = await Promise.all([
+      startModgate([
+        'serve',
+        '--data-dir',
+        data.dir,
+        '--config',
+        config,
+        '--listen',
+        `127.0.0.1:${port}`,
+        '--mod-listen',
+        `127.0.0.1:${await freePort()}`,
+      ]),
+      serve(['--log-format', 'pretty']),
+    ]);
+    await eventually(() => json.stdout_().includes('"msg":"listening"'), 30_000);
+    await eventually(() => pretty.stdout_().includes('listening'), 30_000);
+    await fetch(`${api}/v1/server`, {
+      headers: { authorization: `Bearer ${key.key}`, 'x-forwarded-for': '203.0.113.9' },
+    });
+    await fetch(`${api}/v1/server`, { headers: { authorization: `Bearer ${forged}` } });
+    await eventually(() => logLines(json.stdout_()).filter((line) => line['msg'] === 'request').length === 2);
+  }, 90_000);
+
+  afterAll(async () => {
+    await Promise.all([json && stopModgate(json), pretty && stopModgate(pretty)]);
+    await data?.remove();
+  });
+
+  const requests = () => logLines(json.stdout_()).filter((line) => line['msg'] === 'request');
+
+  it('writes JSON lines with an ISO time and a level name when stdout is not a terminal', () => {
+    const lines = json.stdout_().trim().split('\n');
+    expect(logLines(json.stdout_())).toHaveLength(lines.length);
+    const listening = logLines(json.stdout_()).find((line) => line['msg'] === 'listening');
+    expect(listening).toMatchObject({ level: 'info', msg: 'listening' });
+    expect(String(listening?.['time'])).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  });
+
+  it('logs the client address a trusted proxy forwarded, and the error code', () => {
+    const [ok, refused] = requests();
+    // The mod is offline: /v1/server answers 503 server_unavailable for the valid key.
+    expect(ok).toMatchObject({ route: '/v1/server', key_id: key.id, client_address: '203.0.113.9' });
+    expect(ok?.['error_code']).toBe('server_unavailable');
+    expect(refused).toMatchObject({
+      status: 401,
+      error_code: 'unauthorized',
+      key_id: null,
+      client_address: '127.0.0.1',
+    });
+  });
+
+  it('uses snake_case field names only', () => {
+    for (const line of logLines(json.stdout_())) {
+      for (const field of Object.keys(line)) expect(field).toMatch(/^[a-z][a-z0-9_]*$/);
+    }
+  });
+
+  it('never logs a key, valid or forged', () => {
+    expect(json.stdout_()).not.toContain(key.key);
+    expect(json.stdout_()).not.toContain(forged);
+  });
+
+  it('writes one readable line per event with --log-format pretty', () => {
+    const line =
+      pretty
+        .stdout_()
+        .split('\n')
+        .find((text) => text.includes('listening')) ?? '';
+    expect(line).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: listening \{/);
+    expect(() => JSON.parse(line)).toThrow();
+  });
+});
