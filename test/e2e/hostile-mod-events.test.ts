@@ -78,7 +78,6 @@ describe('a hostile mod sending game events to a real serve', () => {
     api = `127.0.0.1:${await freePort()}`;
     modLink = `127.0.0.1:${await freePort()}`;
     metricsAt = `127.0.0.1:${await freePort()}`;
-    await writeOverlongSegment(data.dir);
     hook = await startReceiver();
     const added = await data.cli(
       'webhooks',
@@ -93,6 +92,9 @@ describe('a hostile mod sending game events to a real serve', () => {
     );
     expect(added.code).toBe(0);
     hook.secret = (JSON.parse(added.stdout) as { secret: string }).secret;
+    // Written after the endpoint: a new endpoint receives only what is logged after it
+    // (docs/events.md), and these events are what it must read past the over-long line for.
+    await writeOverlongSegment(data.dir);
     const config = join(data.dir, 'modgate.toml');
     await writeFile(config, `[events]\nmod_events_per_second = 1\nmod_events_burst = ${BURST}\n`);
     serve = start([
