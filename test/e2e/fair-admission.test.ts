@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeDataDir, type TestDataDir } from '../support/data-dir.ts';
 import { startServe, stop, type Running } from '../support/processes.ts';
-import { askOnce, floodSilent, successRatio } from '../support/socket-flood.ts';
+import { askOnce, floodSockets, successRatio } from '../support/socket-flood.ts';
 import { eventually } from '../support/stack.ts';
 
 const MAX_CONNECTIONS = 32;
@@ -35,7 +35,7 @@ describe('a flood of reconnecting silent sockets from one address', () => {
   });
 
   it('fills the global cap, yet another address keeps at least 95% of its requests served', async () => {
-    const flood = floodSilent(apiPort, '127.0.0.2', FLOOD_SOCKETS);
+    const flood = floodSockets(apiPort, '127.0.0.2', FLOOD_SOCKETS);
     try {
       // The cap is full and the flooder is being refused and reconnecting.
       await eventually(() => flood.opened() > FLOOD_SOCKETS * 2, 20_000);
