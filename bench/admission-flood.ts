@@ -17,8 +17,13 @@
  *   npx tsx bench/admission-flood.ts [--mode silent|partial] [--sockets 1100] [--addresses 1]
  *                                  [--trusted] [--requests 40] [--pause-ms 100]
  *                                  [--reconnect-ms 10] [--hold-ms 10000]
- *   npx tsx bench/admission-flood.ts --mode partial --addresses 17 --sockets 1088
- *   npx tsx bench/admission-flood.ts --mode partial --trusted --sockets 1800
+ *
+ * The partial-head figures in docs/operations.md ("Floods of idle connections") reconnect at
+ * once (`--hold-ms 0`) and ask 100 times, 100 ms apart, past one header timeout:
+ *
+ *   npx tsx bench/admission-flood.ts --mode partial --addresses 17 --sockets 1088 --hold-ms 0 \
+ *     --requests 100 --pause-ms 100
+ *   npx tsx bench/admission-flood.ts --mode partial --trusted --sockets 1800 --hold-ms 0 ...
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -49,9 +54,12 @@ const { values } = parseArgs({
 const SOCKETS = Number(values.sockets);
 if (values.mode !== 'silent' && values.mode !== 'partial') throw new Error('--mode is silent or partial');
 const MODE = values.mode;
-/** 127.0.0.2 onwards; 127.0.0.1 is the client's. */
-const ADDRESSES = Array.from({ length: Number(values.addresses) }, (_, i) => `127.0.0.${i + 2}`);
-if (ADDRESSES.length < 1 || ADDRESSES.length > 250) throw new Error('--addresses is 1 to 250');
+/** 127.0.0.2 onwards, into 127.0.1.x and beyond (all loopback); 127.0.0.1 is the client's. */
+const ADDRESSES = Array.from(
+  { length: Number(values.addresses) },
+  (_, i) => `127.0.${(i + 2) >> 8}.${(i + 2) & 255}`,
+);
+if (ADDRESSES.length < 1 || ADDRESSES.length > 4_000) throw new Error('--addresses is 1 to 4000');
 
 const data = await makeDataDir();
 const { key } = await data.createKey('--name', 'bench');
