@@ -1,8 +1,8 @@
 /**
  * An attacker holding connections open: `count` sockets from one local address that never send
- * a byte and reconnect as soon as the server closes them (refused or evicted), and a polite
- * client that asks one request per connection meanwhile. Used by the fair-admission test and
- * by bench/admission-flood.ts.
+ * a byte (or send the start of a request head and stall) and reconnect as soon as the server
+ * closes them (refused, evicted or timed out), and a polite client that asks one request per
+ * connection meanwhile. Used by the fair-admission test and by bench/admission-flood.ts.
  */
 import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
@@ -23,16 +23,24 @@ export interface FloodOptions {
    * before closing it, as a peer that never closes would; 0 closes it at once.
    */
   holdMs?: number;
+  /** Written once connected, then nothing more: a request head that never ends. */
+  send?: string;
 }
 
-/** Keeps `count` silent sockets from `localAddress` against 127.0.0.1:`port`. */
-export function floodSilent(
+/** The start of a request head, never finished (the line that would end it never comes). */
+export const PARTIAL_HEAD = 'GET /healthz HTTP/1.1\r\nHost: x\r\n';
+
+/**
+ * Keeps `count` sockets from `localAddress` against 127.0.0.1:`port`: silent, or each having
+ * sent `options.send` only.
+ */
+export function floodSockets(
   port: number,
   localAddress: string,
   count: number,
   options: FloodOptions = {},
 ): Flood {
-  const { reconnectMs = 10, holdMs = 0 } = options;
+  const { reconnectMs = 10, holdMs = 0, send } = options;
   let running = true;
   let opened = 0;
   const sockets = new Set<Socket>();
@@ -43,6 +51,7 @@ export function floodSilent(
     sockets.add(socket);
     socket.on('error', () => undefined);
     socket.on('data', () => undefined);
+    if (send !== undefined) socket.once('connect', () => socket.write(send));
     if (holdMs > 0) socket.once('end', () => setTimeout(() => socket.destroy(), holdMs).unref());
     socket.once('close', () => {
       sockets.delete(socket);

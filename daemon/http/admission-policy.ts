@@ -7,13 +7,22 @@
  * every slot. Instead, a newcomer from an address holding few connections takes the place of a
  * connection of the address holding the most, as long as that address would still hold at least
  * as many as the newcomer's afterwards (so two addresses never trade places back and forth, and
- * a flooder never evicts itself). Only a connection doing nothing is taken: the oldest that has
- * sent no byte, else the oldest idle keep-alive one. A request in flight (an event stream
- * included) is never cut.
+ * a flooder never evicts itself). Only a connection that has handed nothing to the API is taken:
+ * the oldest that has sent no byte, else the oldest idle keep-alive one; and only when no richer
+ * address has either, the oldest of the richest that is still sending a request head, since
+ * closing it fails no request mid-way (its sender retries it whole). Otherwise stalled heads
+ * from a few addresses, or from one trusted proxy, would hold every slot for the whole header
+ * timeout. A request in flight (its head complete: being handled, its body arriving, an event
+ * stream) is never cut.
  */
 
-/** What a tracked connection is doing now. */
-export type ConnectionActivity = 'silent' | 'idle' | 'busy';
+/**
+ * What a tracked connection is doing now: `silent` (no byte yet), `idle` (a keep-alive
+ * connection at rest between requests), `head` (bytes received since its last response, but no
+ * complete request head yet; over TLS, a handshake under way counts too) or `busy` (a request in
+ * flight).
+ */
+export type ConnectionActivity = 'silent' | 'idle' | 'head' | 'busy';
 
 export interface Admitted {
   activity(): ConnectionActivity;
@@ -32,14 +41,25 @@ export function chooseVictim<C extends Admitted>(
   const richer = [...holders]
     .filter(([subject, connections]) => subject !== newcomer && connections.size >= held + 2)
     .sort(([, a], [, b]) => b.size - a.size);
+  let head: C | null = null;
   for (const [, connections] of richer) {
-    const victim = oldest(connections, 'silent') ?? oldest(connections, 'idle');
+    const oldest = oldestByActivity(connections);
+    const victim = oldest.silent ?? oldest.idle;
     if (victim) return victim;
+    head ??= oldest.head ?? null;
   }
-  return null;
+  return head;
 }
 
-function oldest<C extends Admitted>(connections: ReadonlySet<C>, activity: ConnectionActivity): C | null {
-  for (const connection of connections) if (connection.activity() === activity) return connection;
-  return null;
+/** The oldest connection of each activity, in one pass (one that has sent nothing ends it). */
+function oldestByActivity<C extends Admitted>(
+  connections: ReadonlySet<C>,
+): Partial<Record<ConnectionActivity, C>> {
+  const oldest: Partial<Record<ConnectionActivity, C>> = {};
+  for (const connection of connections) {
+    const activity = connection.activity();
+    oldest[activity] ??= connection;
+    if (activity === 'silent') break;
+  }
+  return oldest;
 }

@@ -6,17 +6,18 @@
  *   `rate_limited` and closed. Trusted proxies are exempt: every client behind them shares their
  *   address.
  * - a global cap with fair admission: at most `maxConnections` connections are held in all
- *   (trusted proxies' included). When full, a newcomer takes the place of an idle connection of
- *   the address holding the most (admission-policy.ts); only when there is none is it answered
- *   429 and closed. (node:http's own `maxConnections` would drop it without a word, first come
- *   first served, so one reconnecting address could hold every slot.)
+ *   (trusted proxies' included). When full, a newcomer takes the place of a silent or idle
+ *   connection of the address holding the most, else of one still sending its request head
+ *   (admission-policy.ts); only when there is none is it answered 429 and closed. (node:http's
+ *   own `maxConnections` would drop it without a word, first come first served, so one
+ *   reconnecting address could hold every slot.)
  * - a first-byte timeout: a connection that has sent nothing `firstByteTimeoutMs` after it opened
  *   is closed. (node:http's header timeout starts only at the first byte; after it, that timeout
  *   and the request timeout take over.) Over TLS the handshake timeout does the same job.
  *
- * So a flood of idle sockets from one address costs the daemon `maxPerAddress` sockets at most
- * and never keeps another address out, and a flood from many addresses lasts
- * `firstByteTimeoutMs` per socket.
+ * So a flood of idle or stalled sockets from one address costs the daemon `maxPerAddress`
+ * sockets at most and never keeps another address out (nor does one from a trusted proxy), and
+ * a flood from many addresses lasts `firstByteTimeoutMs` (or the header timeout) per socket.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Server, Socket } from 'node:net';
@@ -58,8 +59,11 @@ class Connection implements Admitted {
 
   activity(): ConnectionActivity {
     if (this.socket.bytesRead === 0) return 'silent';
-    const resting = this.inFlight === 0 && this.served > 0 && this.socket.bytesRead === this.readAtRest;
-    return resting ? 'idle' : 'busy';
+    if (this.inFlight > 0) return 'busy';
+    // node:http emits 'request' as soon as a head is complete (its body may follow), so bytes
+    // with no request since the last response, or since the connection opened, are a head
+    // still arriving: nothing has reached the API yet.
+    return this.served > 0 && this.socket.bytesRead === this.readAtRest ? 'idle' : 'head';
   }
 }
 

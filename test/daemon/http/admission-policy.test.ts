@@ -53,4 +53,41 @@ describe('chooseVictim', () => {
   it('refuses when every connection is busy', () => {
     expect(chooseVictim(holders({ a: ['busy', 'busy'], b: ['busy', 'busy'] }), 'c')).toBeNull();
   });
+
+  it('takes the oldest connection still sending its request head when none is silent or idle', () => {
+    const victim = chooseVictim(holders({ a: ['busy', 'head', 'busy', 'head'] }), 'newcomer');
+    expect(victim?.name).toBe('a#1');
+  });
+
+  it('takes a head from the richest address, not an older one from a poorer address', () => {
+    const victim = chooseVictim(
+      holders({ a: ['head', 'head', 'head'], b: ['busy', 'head', 'head', 'head', 'head'] }),
+      'newcomer',
+    );
+    expect(victim?.name).toBe('b#1');
+  });
+
+  it('prefers a silent or idle connection of any richer address to a head', () => {
+    const spec: Record<string, ConnectionActivity[]> = { a: ['head', 'head', 'head', 'head'] };
+    expect(chooseVictim(holders({ ...spec, b: ['head', 'head', 'silent'] }), 'c')?.name).toBe('b#2');
+    expect(chooseVictim(holders({ ...spec, b: ['head', 'idle', 'head'] }), 'c')?.name).toBe('b#1');
+    expect(chooseVictim(holders({ ...spec, b: ['head', 'busy'] }), 'c')?.name).toBe('a#0');
+  });
+
+  it('never makes room for an address out of its own stalled heads', () => {
+    expect(
+      chooseVictim(holders({ proxy: ['head', 'head', 'head', 'head'], b: ['busy'] }), 'proxy'),
+    ).toBeNull();
+  });
+
+  it('takes a head only from an address that keeps at least as many as the newcomer then holds', () => {
+    expect(chooseVictim(holders({ a: ['busy'], b: ['head', 'head'] }), 'a')).toBeNull();
+    expect(chooseVictim(holders({ a: ['busy'], b: ['head', 'head', 'head'] }), 'a')?.name).toBe('b#0');
+  });
+
+  it('takes a stalled head from a trusted proxy holding every slot, never its requests in flight', () => {
+    const proxy: ConnectionActivity[] = ['busy', 'busy', 'head', 'busy', 'head'];
+    expect(chooseVictim(holders({ proxy }), 'client')?.name).toBe('proxy#2');
+    expect(chooseVictim(holders({ proxy: ['busy', 'busy', 'busy'] }), 'client')).toBeNull();
+  });
 });

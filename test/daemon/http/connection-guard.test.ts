@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { parseReply, raw, silent } from '../../support/raw-http.ts';
+import { parseReply, raw, type Silent, silent } from '../../support/raw-http.ts';
 import { openSse } from '../../../harness/sse-client.ts';
+import { TEST_ROUTES } from '../../support/test-routes.ts';
 import { eventually, startStack, type Stack } from '../../../harness/stack.ts';
 
 const ATTACKER = '127.0.0.2';
@@ -63,7 +64,10 @@ describe('the global connection cap', () => {
   beforeEach(async () => {
     stack = await startStack({
       sim: false,
-      daemon: { http: { maxConnections: 3, maxConnectionsPerAddress: 10, trustedProxies: [PROXY] } },
+      daemon: {
+        routes: TEST_ROUTES,
+        http: { maxConnections: 3, maxConnectionsPerAddress: 10, trustedProxies: [PROXY] },
+      },
     });
   });
   afterEach(() => stack.close());
@@ -89,6 +93,26 @@ describe('the global connection cap', () => {
     expect(reply.headers['retry-after']).toBe('1');
     expect((reply.json as { error: { code: string } }).error.code).toBe('rate_limited');
     for (const client of busy) client.close();
+  });
+
+  it('closes a connection still sending its request head to admit another address, never an upload', async () => {
+    const port = stack.daemon.api.port;
+    const stalled = await silent(port, ATTACKER);
+    // Closed without an answer: reset, as the head it sent is discarded unread.
+    const evicted = stalled.reply.catch(() => '');
+    stalled.socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n');
+    // Their round trips (each waits for its 100 Continue) let the daemon read that head first.
+    const uploads = [await uploading(port, ATTACKER, stack.key), await uploading(port, ATTACKER, stack.key)];
+    expect(parseReply(await raw(port, (socket) => socket.write(get))).status).toBe(200);
+    expect(await evicted).toBe('');
+    // Full again, with requests in flight only (their bodies still arriving): nothing to evict.
+    uploads.push(await uploading(port, ATTACKER, stack.key));
+    expect(parseReply(await raw(port, (socket) => socket.write(get))).status).toBe(429);
+    for (const upload of uploads) upload.socket.end('"x"}');
+    for (const upload of uploads) {
+      const reply = (await upload.reply).replace('HTTP/1.1 100 Continue\r\n\r\n', '');
+      expect(parseReply(reply).status).toBe(201);
+    }
   });
 
   it('counts a trusted proxy toward the total, though not toward the per-address cap', async () => {
@@ -119,3 +143,21 @@ describe('the first-byte timeout', () => {
     expect(parseReply(reply).status).toBe(408);
   });
 });
+
+/**
+ * A POST whose head node:http has parsed (its `100 Continue` says the request was handed on)
+ * and whose body has only begun: `{"name":` of `{"name":"x"}`. A request in flight.
+ */
+async function uploading(port: number, localAddress: string, key: string): Promise<Silent> {
+  const upload = await silent(port, localAddress);
+  const body = '{"name":"x"}';
+  let received = '';
+  upload.socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+  upload.socket.write(
+    `POST /v1/echo HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`,
+  );
+  await eventually(() => received.includes('100 Continue'));
+  upload.socket.write(body.slice(0, 8));
+  return upload;
+}

@@ -175,25 +175,7 @@ describe('HTTPS listener', () => {
       },
     });
     const ask = (agent: Agent | false, localAddress: string) =>
-      new Promise<number>((resolve) => {
-        const req = httpsRequest(
-          {
-            host: '127.0.0.1',
-            port: full.daemon.api.port,
-            path: '/healthz',
-            ca: cert,
-            servername: 'localhost',
-            agent,
-            localAddress,
-          },
-          (res) => {
-            res.resume();
-            res.once('end', () => resolve(res.statusCode ?? 0));
-          },
-        );
-        req.on('error', () => resolve(0));
-        req.end();
-      });
+      askHealthz(full.daemon.api.port, agent, localAddress);
     // Two keep-alive connections from 127.0.0.2, each idle after one request.
     const agents = [1, 2].map(() => new Agent({ keepAlive: true, maxSockets: 1, ca: cert }));
     try {
@@ -204,6 +186,46 @@ describe('HTTPS listener', () => {
       await full.close();
     }
   });
+
+  it('makes room at the global cap by closing a TLS connection of the busiest address still sending its head', async () => {
+    const full = await startStack({
+      sim: false,
+      daemon: {
+        tls: { certFile: join(dir, 'cert.pem'), keyFile: join(dir, 'key.pem') },
+        http: { maxConnections: 2 },
+      },
+    });
+    const stalled = [1, 2].map(() => {
+      const tcp = connect({ host: '127.0.0.1', port: full.daemon.api.port, localAddress: '127.0.0.2' });
+      tcp.on('error', () => undefined);
+      const socket = tlsConnect({ socket: tcp, ca: cert, servername: 'localhost' });
+      socket.on('error', () => undefined);
+      socket.once('secureConnect', () => socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n'));
+      return socket;
+    });
+    try {
+      await Promise.all(stalled.map((socket) => once(socket, 'secureConnect')));
+      expect(await askHealthz(full.daemon.api.port, false, '127.0.0.1')).toBe(200);
+    } finally {
+      for (const socket of stalled) socket.destroy();
+      await full.close();
+    }
+  });
+
+  /** GET /healthz over TLS from `localAddress`; its status, or 0 when the connection failed. */
+  function askHealthz(port: number, agent: Agent | false, localAddress: string) {
+    return new Promise<number>((resolve) => {
+      const req = httpsRequest(
+        { host: '127.0.0.1', port, path: '/healthz', ca: cert, servername: 'localhost', agent, localAddress },
+        (res) => {
+          res.resume();
+          res.once('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
+      req.on('error', () => resolve(0));
+      req.end();
+    });
+  }
 
   /** Over TLS: writes `request`, and resets the TCP connection under it as the answer arrives. */
   function tlsThenReset(request: string): Promise<void> {
