@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import type { Logger } from '../log/log.ts';
 import { syncFolder } from '../store/atomic-file.ts';
 import { openDataFile } from '../store/data-dir-fs.ts';
-import { countLines, readLines } from './segment-lines.ts';
+import { countLines, readLines, type LineAt, type LinesEnd } from './segment-lines.ts';
 import { isEventType, type StoredEvent } from './types.ts';
 
 export const EVENTS_FOLDER = 'events';
@@ -155,22 +155,28 @@ async function scanSegment(
     return event;
   };
   const lines = readLines(path, maxLineBytes);
-  let step = await lines.next();
-  for (; !step.done; step = await lines.next()) {
-    const { start, text } = step.value;
-    if (streams === null) {
-      streams = text === null ? null : parseHeader(text, firstId);
-      if (!streams) throw new CorruptSegment(`${name} has an invalid header`);
-      continue;
+  let step: IteratorResult<LineAt, LinesEnd>;
+  try {
+    for (step = await lines.next(); !step.done; step = await lines.next()) {
+      const { start, text } = step.value;
+      if (streams === null) {
+        streams = text === null ? null : parseHeader(text, firstId);
+        if (!streams) throw new CorruptSegment(`${name} has an invalid header`);
+        continue;
+      }
+      const id = firstId + offsets.length;
+      offsets.push(start);
+      if (!full && id !== firstId) {
+        last = { id, text };
+        continue;
+      }
+      newest = check(id, text);
+      if (newest?.src) touchStream(streams, newest.src.stream, newest.src.seq);
     }
-    const id = firstId + offsets.length;
-    offsets.push(start);
-    if (!full && id !== firstId) {
-      last = { id, text };
-      continue;
-    }
-    newest = check(id, text);
-    if (newest?.src) touchStream(streams, newest.src.stream, newest.src.seq);
+  } finally {
+    // A corrupt segment throws out of the loop: ending the reader closes its file (readLines'
+    // finally), which an abandoned generator would leave to the garbage collector.
+    await lines.return(undefined as unknown as LinesEnd);
   }
   const { complete, size } = step.value;
   if (!streams) throw new CorruptSegment(`${name} has no header`);

@@ -1,4 +1,4 @@
-import { appendFile, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { appendFile, readdir, readFile, readlink, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FileEventLog } from '../../../daemon/events/log.ts';
@@ -93,6 +93,24 @@ describe('FileEventLog', () => {
     const names = await readdir(join(dir, EVENTS_FOLDER));
     const aside = names.find((name) => name.includes('.corrupt-')) as string;
     expect(await readFile(join(dir, EVENTS_FOLDER, aside), 'utf8')).toBe(lines.join('\n'));
+  });
+
+  it('keeps no descriptor open on a segment it set aside', async () => {
+    const dir = await makeTempDir();
+    const first = await FileEventLog.open(dir);
+    await appendMany(first, 3);
+    await first.close();
+    const file = join(dir, EVENTS_FOLDER, segmentName(1));
+    await writeFile(file, (await readFile(file, 'utf8')).replace('"id":2', '"id":7'));
+    const second = await FileEventLog.open(dir);
+    try {
+      // Every descriptor of this process, by what it points at: none at the set-aside file.
+      const fds = await readdir('/proc/self/fd');
+      const targets = await Promise.all(fds.map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => '')));
+      expect(targets.filter((target) => target.includes('.corrupt-'))).toEqual([]);
+    } finally {
+      await second.close();
+    }
   });
 
   it('drops whole segments past the count and answers gone for a position before them', async () => {
