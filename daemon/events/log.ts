@@ -450,11 +450,17 @@ export class FileEventLog implements EventLog {
     const firstId = this.#durableId + 1;
     const name = segmentName(firstId);
     const handle = await openDataFile(join(this.folder, name), 'replace');
-    await handle.chmod(FILE_MODE);
     const header = headerLine(firstId, this.#streams);
-    await handle.writeFile(header);
-    await handle.sync();
-    await syncFolder(this.folder);
+    try {
+      await handle.chmod(FILE_MODE);
+      await handle.writeFile(header);
+      await handle.sync();
+      await syncFolder(this.folder);
+    } catch (error) {
+      // A full disk fails here and is retried: each try must not leave a descriptor behind.
+      await handle.close();
+      throw error;
+    }
     this.#handle = handle;
     this.#segments = this.#segments.filter((segment) => segment.name !== name);
     this.#segments.push({ name, firstId, offsets: [Buffer.byteLength(header)], lastStored: 0 });

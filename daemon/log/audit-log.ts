@@ -76,9 +76,17 @@ export class AuditLog {
    */
   reopen(): Promise<void> {
     const swap = this.#writes.then(async () => {
+      const next = await openDataFile(this.path, 'appendAndRead');
+      let atLineStart: boolean;
+      try {
+        atLineStart = await endsWithNewline(next);
+      } catch (error) {
+        await next.close(); // the old file stays in use, as when the open itself fails
+        throw error;
+      }
       const previous = this.#handle;
-      this.#handle = await openDataFile(this.path, 'appendAndRead');
-      this.#atLineStart = await endsWithNewline(this.#handle);
+      this.#handle = next;
+      this.#atLineStart = atLineStart;
       await previous?.close();
     });
     this.#writes = swap.catch(() => undefined);
