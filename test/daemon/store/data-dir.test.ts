@@ -92,14 +92,19 @@ describe('assertDataDirReady', () => {
 });
 
 describe('DataDir', () => {
+  async function initialisedDir(): Promise<string> {
+    const dir = await dataDirPath();
+    await initDataDir(dir);
+    return dir;
+  }
+
   it('refuses a folder that was not initialised when it is opened', async () => {
     const dir = await dataDirPath();
     await expect(DataDir.open(dir)).rejects.toMatchObject({ code: 'not_initialised' });
   });
 
   it('opens a data dir reached through a link as the real folder behind it', async () => {
-    const dir = await dataDirPath();
-    await initDataDir(dir);
+    const dir = await initialisedDir();
     const link = join(await makeTempDir(), 'link');
     await symlink(dir, link);
     const dataDir = await DataDir.open(link);
@@ -108,23 +113,20 @@ describe('DataDir', () => {
   });
 
   it('writes a changed file under the lock and says whether anything changed', async () => {
-    const dir = await dataDirPath();
-    await initDataDir(dir);
-    const dataDir = await DataDir.open(dir);
+    const dataDir = await DataDir.open(await initialisedDir());
     const enabled = await dataDir.update(stateFile, (state) => ({ ...state, apiEnabled: true }));
-    expect([enabled.before.apiEnabled, enabled.after.apiEnabled, enabled.changed]).toEqual([
-      false,
-      true,
-      true,
-    ]);
+    expect(enabled).toMatchObject({
+      before: { apiEnabled: false },
+      after: { apiEnabled: true },
+      changed: true,
+    });
     const again = await dataDir.update(stateFile, (state) => ({ ...state, apiEnabled: true }));
     expect(again.changed).toBe(false);
     expect((await dataDir.read(stateFile)).apiEnabled).toBe(true);
   });
 
   it('checks the folder again for every snapshot, so a file loosened after opening is refused', async () => {
-    const dir = await dataDirPath();
-    await initDataDir(dir);
+    const dir = await initialisedDir();
     const dataDir = await DataDir.open(dir);
     await expect(dataDir.snapshot()).resolves.toMatchObject({ state: { apiEnabled: false } });
     await chmod(join(dir, 'keys.json'), 0o644);
