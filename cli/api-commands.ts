@@ -3,11 +3,10 @@
  * request answers 404 not_found (spec "General rules" 3).
  */
 import type { Command } from 'commander';
-import { readFromDataDir, updateInDataDir } from '../daemon/store/data-dir-access.ts';
 import { isPremiumActive, stateFile, type State } from '../daemon/store/state.ts';
 import { describePlan } from './format.ts';
 import { printJson, printLines, type CliIo } from './io.ts';
-import { dataDirOf, withDataDirOption } from './options.ts';
+import { openDataDirOf, withDataDirOption } from './options.ts';
 
 export function registerApiCommands(program: Command, io: CliIo): void {
   const api = program.command('api').description('enable or disable the /v1 API');
@@ -18,8 +17,8 @@ export function registerApiCommands(program: Command, io: CliIo): void {
     )
       .option('--json', 'print one JSON object')
       .action(async (flags: { dataDir?: string; json?: boolean }) => {
-        const dir = dataDirOf(flags, io);
-        const update = await updateInDataDir(dir, stateFile, (state): State => ({
+        const dataDir = await openDataDirOf(flags, io);
+        const update = await dataDir.update(stateFile, (state): State => ({
           ...state,
           apiEnabled: enabled,
         }));
@@ -36,7 +35,7 @@ export function registerApiCommands(program: Command, io: CliIo): void {
         if (enabled && !isPremiumActive(update.after.plan, io.now())) {
           printLines(
             io,
-            `Note: there is no active premium plan, so /v1 calls answer 403 premium_required until \`modgate plan set --data-dir ${dir} --premium on\`.`,
+            `Note: there is no active premium plan, so /v1 calls answer 403 premium_required until \`modgate plan set --data-dir ${dataDir.path} --premium on\`.`,
           );
         }
       });
@@ -45,7 +44,8 @@ export function registerApiCommands(program: Command, io: CliIo): void {
   withDataDirOption(api.command('status').description('show whether the API is enabled'))
     .option('--json', 'print one JSON object')
     .action(async (flags: { dataDir?: string; json?: boolean }) => {
-      const state = await readFromDataDir(dataDirOf(flags, io), stateFile);
+      const dataDir = await openDataDirOf(flags, io);
+      const state = await dataDir.read(stateFile);
       const now = io.now();
       if (flags.json) {
         printJson(io, { api_enabled: state.apiEnabled, premium_active: isPremiumActive(state.plan, now) });

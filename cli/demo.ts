@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { startDaemon, type Daemon } from '../daemon/daemon.ts';
 import { formatHostPort, parseHostPort, type HostPort } from '../daemon/host-port.ts';
 import { createLogger } from '../daemon/log/log.ts';
-import { readFromDataDir } from '../daemon/store/data-dir-access.ts';
+import { DataDir } from '../daemon/store/data-dir.ts';
 import { modCredentialsFile } from '../daemon/store/mod-credentials.ts';
 import { startSimulator } from '../mod-sim/simulator.ts';
 import { CliError } from './errors.ts';
@@ -34,7 +34,7 @@ export async function runDemo(options: DemoOptions): Promise<void> {
   try {
     const key = await prepareDataDir(dataDir, io);
     const log = createLogger({ level: 'warn', write: (line) => io.stderr.write(line) });
-    const credentials = await readFromDataDir(dataDir, modCredentialsFile);
+    const credentials = await (await DataDir.open(dataDir)).read(modCredentialsFile);
     // The mod link listens where init told the mod to dial (127.0.0.1:8788, or
     // MODGATE_MOD_LISTEN), so the daemon has no mismatch to warn about.
     const modListen = parseHostPort(new URL(credentials.url).host);

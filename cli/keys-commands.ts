@@ -5,13 +5,12 @@
 import type { Command } from 'commander';
 import { SCOPES } from '../daemon/scopes.ts';
 import { apiKeyStatus, parseApiKey } from '../daemon/store/api-keys.ts';
-import { readFromDataDir, updateInDataDir } from '../daemon/store/data-dir-access.ts';
 import { API_KEY_ID_PATTERN, keysFile, type ApiKeyRecord } from '../daemon/store/keys-file.ts';
 import { CliError, UsageError } from './errors.ts';
 import { formatDate, formatTable, jsonDate } from './format.ts';
 import { printJson, printLines, type CliIo } from './io.ts';
 import { registerKeysCreateCommand } from './keys-create-command.ts';
-import { dataDirOf, withDataDirOption } from './options.ts';
+import { openDataDirOf, withDataDirOption } from './options.ts';
 
 export function registerKeysCommands(program: Command, io: CliIo): void {
   const keys = program.command('keys').description('create, list and revoke API keys');
@@ -20,7 +19,8 @@ export function registerKeysCommands(program: Command, io: CliIo): void {
   withDataDirOption(keys.command('list').description('list API keys (never shows key text or hashes)'))
     .option('--json', 'print one JSON object')
     .action(async (flags: { dataDir?: string; json?: boolean }) => {
-      const records = await readFromDataDir(dataDirOf(flags, io), keysFile);
+      const dataDir = await openDataDirOf(flags, io);
+      const records = await dataDir.read(keysFile);
       const now = io.now();
       if (flags.json) printJson(io, { keys: records.map((record) => listedJson(record, now)) });
       else printLines(io, ...listLines(records, now));
@@ -33,8 +33,8 @@ export function registerKeysCommands(program: Command, io: CliIo): void {
     .option('--json', 'print one JSON object')
     .action(async (idOrKey: string, flags: { dataDir?: string; json?: boolean }) => {
       const id = keyIdOf(idOrKey);
-      const dir = dataDirOf(flags, io);
-      const update = await updateInDataDir(dir, keysFile, (records) => revoke(records, id, io.now(), dir));
+      const dataDir = await openDataDirOf(flags, io);
+      const update = await dataDir.update(keysFile, (records) => revoke(records, id, io.now(), dataDir.path));
       const record = update.after.find((candidate) => candidate.id === id);
       if (flags.json) {
         printJson(io, {

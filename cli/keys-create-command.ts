@@ -6,7 +6,6 @@
 import type { Command } from 'commander';
 import type { Scope } from '../daemon/scopes.ts';
 import { createApiKey, type NewApiKey } from '../daemon/store/api-keys.ts';
-import { readFromDataDir, updateInDataDir } from '../daemon/store/data-dir-access.ts';
 import { keysFile, type ApiKeyRecord } from '../daemon/store/keys-file.ts';
 import { isPremiumActive, stateFile } from '../daemon/store/state.ts';
 import { CliError, PremiumRequiredError } from './errors.ts';
@@ -14,7 +13,7 @@ import { formatDate, jsonDate } from './format.ts';
 import { printJson, printLines, type CliIo } from './io.ts';
 import {
   collectAllowIp,
-  dataDirOf,
+  openDataDirOf,
   parseDuration,
   parseKeyName,
   parsePlatformId,
@@ -57,17 +56,17 @@ export function registerKeysCreateCommand(keys: Command, io: CliIo): void {
     .option('--owner-social-id <id>', "the owner's linked social id (17 to 20 digits)", parseSocialId)
     .option('--json', 'print one JSON object with the key')
     .action(async (flags: CreateFlags) => {
-      const dir = dataDirOf(flags, io);
+      const dataDir = await openDataDirOf(flags, io);
       const now = io.now();
-      const state = await readFromDataDir(dir, stateFile);
+      const state = await dataDir.read(stateFile);
       if (!isPremiumActive(state.plan, now)) {
         throw new PremiumRequiredError(
           `premium_required: this server has no active premium plan, so no API key can be created; ` +
-            `enable it with \`modgate plan set --data-dir ${dir} --premium on\``,
+            `enable it with \`modgate plan set --data-dir ${dataDir.path} --premium on\``,
         );
       }
       const created = createApiKey(keyInput(flags, now), now);
-      await updateInDataDir(dir, keysFile, (records) => {
+      await dataDir.update(keysFile, (records) => {
         // One chance in about 10^18 per existing key; not worth a retry loop under the lock.
         if (records.some((record) => record.id === created.record.id)) {
           throw new CliError('the new key id is already taken (very unlikely); run the command again');
@@ -75,7 +74,7 @@ export function registerKeysCreateCommand(keys: Command, io: CliIo): void {
         return [...records, created.record];
       });
       if (flags.json) printJson(io, createdJson(created.key, created.record));
-      else printLines(io, ...createdLines(created.key, created.record, state.apiEnabled, dir));
+      else printLines(io, ...createdLines(created.key, created.record, state.apiEnabled, dataDir.path));
     });
 }
 

@@ -4,10 +4,9 @@
  * JSON goes to stdout, so `> mod-credentials.json` works.
  */
 import type { Command } from 'commander';
-import { readFromDataDir } from '../daemon/store/data-dir-access.ts';
 import { modCredentialsFile } from '../daemon/store/mod-credentials.ts';
 import { printJson, type CliIo } from './io.ts';
-import { dataDirOf, withDataDirOption } from './options.ts';
+import { openDataDirOf, withDataDirOption } from './options.ts';
 
 export function registerModCommands(program: Command, io: CliIo): void {
   const mod = program.command('mod').description('the game mod side of the link');
@@ -17,7 +16,8 @@ export function registerModCommands(program: Command, io: CliIo): void {
       .command('credentials')
       .description("print mod-credentials.json, to copy to the game server's mod config"),
   ).action(async (flags: { dataDir?: string }) => {
-    const credentials = await readFromDataDir(dataDirOf(flags, io), modCredentialsFile);
+    const dataDir = await openDataDirOf(flags, io);
+    const credentials = await dataDir.read(modCredentialsFile);
     printJson(io, modCredentialsFile.serialize(credentials));
   });
 }

@@ -5,7 +5,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { SCOPES, isScope, type Scope } from '../daemon/scopes.ts';
 import { normaliseAllowIp } from '../daemon/store/allow-ip.ts';
-import { resolveDataDir } from '../daemon/store/data-dir.ts';
+import { DataDir, resolveDataDir } from '../daemon/store/data-dir.ts';
 import { KEY_NAME_MAX_LENGTH, PLATFORM_ID_PATTERN, SOCIAL_ID_PATTERN } from '../daemon/store/keys-file.ts';
 import { SERVER_NAME_MAX_LENGTH } from '../daemon/store/identity.ts';
 import { PLAN_FEATURES, isPlanFeature, type PlanFeature } from '../daemon/store/state.ts';
@@ -19,6 +19,11 @@ export function withDataDirOption(command: Command): Command {
 
 export function dataDirOf(options: { dataDir?: string }, io: CliIo): string {
   return resolveDataDir(options.dataDir, io.env);
+}
+
+/** The initialised, trusted data dir that `--data-dir` (or MODGATE_DATA_DIR) names. */
+export function openDataDirOf(options: { dataDir?: string }, io: CliIo): Promise<DataDir> {
+  return DataDir.open(dataDirOf(options, io));
 }
 
 /** `server:read,players:read` or `all`; duplicates are dropped, spec order is kept. */

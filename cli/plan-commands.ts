@@ -5,7 +5,6 @@
  * means none, and the resulting plan is printed.
  */
 import type { Command } from 'commander';
-import { readFromDataDir, updateInDataDir } from '../daemon/store/data-dir-access.ts';
 import {
   isPremiumActive,
   stateFile,
@@ -15,7 +14,7 @@ import {
 } from '../daemon/store/state.ts';
 import { describePlan, jsonDate } from './format.ts';
 import { printJson, printLines, type CliIo } from './io.ts';
-import { dataDirOf, parseFeatures, parseIsoDate, parseOnOff, withDataDirOption } from './options.ts';
+import { openDataDirOf, parseFeatures, parseIsoDate, parseOnOff, withDataDirOption } from './options.ts';
 
 interface SetFlags {
   dataDir?: string;
@@ -49,7 +48,8 @@ export function registerPlanCommands(program: Command, io: CliIo): void {
         until: flags.until ?? null,
         features: flags.features ?? [],
       };
-      const update = await updateInDataDir(dataDirOf(flags, io), stateFile, (state): State => ({
+      const dataDir = await openDataDirOf(flags, io);
+      const update = await dataDir.update(stateFile, (state): State => ({
         ...state,
         plan: next,
       }));
@@ -64,7 +64,8 @@ export function registerPlanCommands(program: Command, io: CliIo): void {
   withDataDirOption(plan.command('status').description('show the plan'))
     .option('--json', 'print one JSON object')
     .action(async (flags: { dataDir?: string; json?: boolean }) => {
-      const state = await readFromDataDir(dataDirOf(flags, io), stateFile);
+      const dataDir = await openDataDirOf(flags, io);
+      const state = await dataDir.read(stateFile);
       const now = io.now();
       if (!flags.json) {
         printLines(io, `Plan: ${describePlan(state.plan, now)}`);

@@ -25,14 +25,13 @@ import {
   type LogLevel,
 } from '../daemon/log/log.ts';
 import { metricsExposureProblem } from '../daemon/metrics/listener.ts';
-import { readFromDataDir } from '../daemon/store/data-dir-access.ts';
 import { modCredentialsFile } from '../daemon/store/mod-credentials.ts';
 import { parseFaultSpec, type FaultRule } from '../mod-sim/faults.ts';
 import { OPS } from '../protocol/ops/index.ts';
 import { registerConfigCommand } from './config-command.ts';
 import { UsageError } from './errors.ts';
 import type { CliIo } from './io.ts';
-import { collectAllowIp, dataDirOf, hostPort, integer, withDataDirOption } from './options.ts';
+import { collectAllowIp, dataDirOf, hostPort, openDataDirOf, integer, withDataDirOption } from './options.ts';
 import { untilSignal } from './signals.ts';
 import { notifySystemd, startWatchdog } from './systemd-notify.ts';
 
@@ -269,7 +268,8 @@ async function reload(
 async function sim(flags: SimFlags, io: CliIo): Promise<void> {
   const format = flags.json ? 'json' : resolveLogFormat(flags.logFormat, undefined, io.env, isTty(io));
   const log = createLogger({ level: flags.logLevel, format, ...logSink(io) });
-  const credentials = await readFromDataDir(dataDirOf(flags, io), modCredentialsFile);
+  const dataDir = await openDataDirOf(flags, io);
+  const credentials = await dataDir.read(modCredentialsFile);
   const { startSimulator } = await import('../mod-sim/simulator.ts');
   const simulator = startSimulator({
     url: flags.connect ?? credentials.url,

@@ -38,8 +38,8 @@ import { WorkerHealth } from './worker-health.ts';
 import { buildOpenApi } from './openapi/openapi.ts';
 import type { AnyRoute } from './http/define-route.ts';
 import { ROUTES } from './routes/index.ts';
-import { openDataDir, type DataDirWatcher } from './store/data-dir-watcher.ts';
-import { readDataFile } from './store/data-file.ts';
+import { DataDir } from './store/data-dir.ts';
+import type { DataDirWatcher } from './store/data-dir-watcher.ts';
 import { modCredentialsFile } from './store/mod-credentials.ts';
 
 export interface DaemonOptions {
@@ -137,7 +137,8 @@ export const DEFAULT_DRAIN_MS = 10_000;
 
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const log = options.log;
-  const watcher = await openDataDir(options.dataDir);
+  const dataDir = await DataDir.open(options.dataDir);
+  const watcher = await dataDir.watch();
   watcher.on('error', (error: Error) => log.error('data dir reload failed', { error: error.message }));
   const { identity } = watcher.current();
   // prom-client loads only when metrics are on: a daemon without them starts lighter.
@@ -158,9 +159,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   link.on('disconnect', () => metrics.modLink(false));
   const storage = new StorageHealth(log);
   const workers = new WorkerHealth();
-  const journal = await IdempotencyJournal.open(options.dataDir, { log, health: storage });
-  const audit = await AuditLog.open(options.dataDir, storage);
-  const events = await FileEventLog.open(options.dataDir, {
+  const journal = await IdempotencyJournal.open(dataDir.path, { log, health: storage });
+  const audit = await AuditLog.open(dataDir.path, storage);
+  const events = await FileEventLog.open(dataDir.path, {
     ...options.events,
     log,
     metrics,
@@ -171,7 +172,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   let ownListeners: HostPort[] = [options.listen, options.modListen];
   if (options.metrics) ownListeners.push(options.metrics.listen);
   const webhooks = await WebhookService.start({
-    dataDir: options.dataDir,
+    dataDir: dataDir.path,
     log: events,
     serverId: identity.serverId,
     logger: log,
@@ -205,7 +206,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const modLink = await listening('mod_link', options.modListen, () =>
       link.listen(options.modListen.host, options.modListen.port),
     );
-    await warnOnCredentialsUrl(options.dataDir, modLink, log);
+    await warnOnCredentialsUrl(dataDir, modLink, log);
     if (prometheus && options.metrics) {
       const metricsOptions = options.metrics;
       metricsServer = await listening('metrics', metricsOptions.listen, () =>
@@ -286,8 +287,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
  * mod-credentials.json tells the mod where to dial; `init --mod-listen` writes it. A port other
  * than the one the link listens on means the mod will never connect: say so loudly at start.
  */
-async function warnOnCredentialsUrl(dataDir: string, modLink: HostPort, log: Logger): Promise<void> {
-  const credentials = await readDataFile(dataDir, modCredentialsFile).catch(() => null);
+async function warnOnCredentialsUrl(dataDir: DataDir, modLink: HostPort, log: Logger): Promise<void> {
+  const credentials = await dataDir.read(modCredentialsFile).catch(() => null);
   if (!credentials) return;
   const url = new URL(credentials.url);
   const port = Number(url.port || (url.protocol === 'wss:' ? 443 : 80));

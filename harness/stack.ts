@@ -7,7 +7,7 @@ import { startDaemon, type Daemon, type DaemonOptions } from '../daemon/daemon.t
 import { formatHostPort } from '../daemon/host-port.ts';
 import { makeRequest, type ApiResponse } from '../daemon/http/types.ts';
 import { silentLogger } from '../daemon/log/log.ts';
-import { readFromDataDir } from '../daemon/store/data-dir-access.ts';
+import { DataDir } from '../daemon/store/data-dir.ts';
 import { modCredentialsFile } from '../daemon/store/mod-credentials.ts';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../mod-sim/simulator.ts';
 import { makeDataDir, type DataDirSetup, type TestDataDir } from './data-dir.ts';
@@ -57,7 +57,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     // Every test response is checked against its route's schema: a handler bug is a failure.
     pipeline: { checkResponses: true, ...options.daemon?.pipeline },
   });
-  const credentials = await readFromDataDir(data.dir, modCredentialsFile);
+  const dataDir = await DataDir.open(data.dir);
+  const credentials = await dataDir.read(modCredentialsFile);
   const simulators: Simulator[] = [];
   const startSim: Stack['startSim'] = async (simOptions = {}) => {
     const sim = startSimulator({

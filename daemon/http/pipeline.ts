@@ -23,7 +23,7 @@ import type {
   StreamSpec,
 } from './define-route.ts';
 import type { ApiKeyRecord } from '../store/keys-file.ts';
-import type { Snapshot } from '../store/snapshot.ts';
+import type { Snapshot } from '../store/data-dir.ts';
 import { ApiError } from './api-error.ts';
 import { edgeSubject } from './client-address.ts';
 import { HEALTHZ_PATH, healthz, healthzRequiresMod } from './healthz.ts';

@@ -9,7 +9,7 @@
  * One timer at most, set for the earliest such instant among the open streams; none while no
  * stream is open or none has an end date.
  */
-import type { Snapshot } from '../store/snapshot.ts';
+import type { Snapshot } from '../store/data-dir.ts';
 import { ApiError } from './api-error.ts';
 
 export interface WatchedStream {

@@ -10,10 +10,9 @@
  * broken state, then 'change' again once the files load.
  */
 import { EventEmitter } from 'node:events';
-import { join } from 'node:path';
-import { statOrNull } from './data-dir.ts';
+import { statOrNull } from './data-dir-fs.ts';
+import type { DataDir, Snapshot } from './data-dir.ts';
 import { StoreError } from './errors.ts';
-import { loadSnapshot, SNAPSHOT_FILES, type Snapshot } from './snapshot.ts';
 
 export interface DataDirWatcherOptions {
   /** How often to look at the files; ~250 ms keeps a CLI change under a second away. */
@@ -28,13 +27,22 @@ interface WatcherEvents {
 }
 
 /**
- * Opens an initialised data dir and starts watching it. Rejects with a StoreError (naming the
- * file and the fix) when the data dir cannot be used at all; the daemon should not start then.
+ * Loads the first snapshot of an opened data dir and starts watching it (DataDir.watch()).
+ * Rejects with a StoreError (naming the file and the fix) when the files cannot be used at all;
+ * the daemon should not start then.
  */
-export async function openDataDir(dir: string, options: DataDirWatcherOptions = {}): Promise<DataDirWatcher> {
-  const fingerprint = await fingerprintFiles(dir);
-  const snapshot = await loadSnapshot(dir);
-  return new DataDirWatcher(dir, snapshot, fingerprint, options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS);
+export async function watchDataDir(
+  dataDir: DataDir,
+  options: DataDirWatcherOptions = {},
+): Promise<DataDirWatcher> {
+  const fingerprint = await fingerprintFiles(dataDir);
+  const snapshot = await dataDir.snapshot();
+  return new DataDirWatcher(
+    dataDir,
+    snapshot,
+    fingerprint,
+    options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
+  );
 }
 
 export class DataDirWatcher extends EventEmitter<WatcherEvents> {
@@ -46,14 +54,17 @@ export class DataDirWatcher extends EventEmitter<WatcherEvents> {
   private queue: Promise<void> = Promise.resolve();
   private pendingLoads = 0;
 
-  /** Use openDataDir(). */
+  readonly dir: string;
+
+  /** Use DataDir.watch(). */
   constructor(
-    readonly dir: string,
+    private readonly dataDir: DataDir,
     snapshot: Snapshot,
     fingerprint: string,
     private readonly pollIntervalMs: number,
   ) {
     super();
+    this.dir = dataDir.path;
     this.snapshot = snapshot;
     this.fingerprint = fingerprint;
     this.schedule();
@@ -93,7 +104,7 @@ export class DataDirWatcher extends EventEmitter<WatcherEvents> {
   private async poll(): Promise<void> {
     try {
       if (this.pendingLoads > 0) return;
-      const fingerprint = await fingerprintFiles(this.dir);
+      const fingerprint = await fingerprintFiles(this.dataDir);
       if (fingerprint !== this.fingerprint) await this.reload();
     } catch (error) {
       this.report(error);
@@ -105,8 +116,8 @@ export class DataDirWatcher extends EventEmitter<WatcherEvents> {
   private async load(): Promise<void> {
     try {
       // Take the fingerprint before reading: a write that lands in between is seen next poll.
-      this.fingerprint = await fingerprintFiles(this.dir);
-      const snapshot = await loadSnapshot(this.dir);
+      this.fingerprint = await fingerprintFiles(this.dataDir);
+      const snapshot = await this.dataDir.snapshot();
       if (this.closed) return;
       this.snapshot = snapshot;
       this.emit('change', snapshot);
@@ -133,11 +144,11 @@ export class DataDirWatcher extends EventEmitter<WatcherEvents> {
  * What changes when a snapshot file is replaced, edited or chmod'ed. Of the folder only the mode
  * counts: its mtime moves with every lock and temp file the CLI creates.
  */
-async function fingerprintFiles(dir: string): Promise<string> {
-  const folder = await statOrNull(dir);
+async function fingerprintFiles(dataDir: DataDir): Promise<string> {
+  const folder = await statOrNull(dataDir.path);
   const files = await Promise.all(
-    SNAPSHOT_FILES.map(async (name) => {
-      const info = await statOrNull(join(dir, name));
+    dataDir.snapshotPaths().map(async (path) => {
+      const info = await statOrNull(path);
       return info === null ? 'missing' : `${info.ino}:${info.size}:${info.mtimeMs}:${info.mode}`;
     }),
   );

@@ -1,52 +1,134 @@
 /**
- * Where the data dir is and whether it may be used: resolution from --data-dir or
- * MODGATE_DATA_DIR, the "was it initialised" check, and the trust check (owner, links, folder
- * 0700, files 0600: data-dir-trust.ts, docs/data-dir.md). Every error names the fix.
+ * The one way into the data dir (docs/architecture.md, "One way into the data dir"):
+ * `DataDir.open(path)` resolves the folder, checks that it was initialised and that modgate may
+ * trust it (owner, links, folder 0700, files 0600: data-dir-trust.ts, docs/data-dir.md), and then
+ * reads or updates each data file, loads the daemon's snapshot and starts the watcher. Also
+ * here: where the data dir is (--data-dir or MODGATE_DATA_DIR); which files it holds is named in
+ * data-dir-layout.ts and re-exported. Every error names the fix.
+ *
+ * Files are opened only by data-dir-fs.ts and trust is judged only by data-dir-trust.ts; this
+ * module turns their findings into StoreErrors and puts the steps in order.
  */
 import { realpathSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { lstatOrNull, statOrNull, symlinkMessage } from './data-dir-fs.ts';
 import { findUntrusted, formatMode, type TrustProblem } from './data-dir-trust.ts';
+import { watchDataDir, type DataDirWatcher, type DataDirWatcherOptions } from './data-dir-watcher.ts';
+import { DATA_FILE_NAMES, DATA_FILES, PRIVATE_FILE_NAMES } from './data-dir-layout.ts';
+import { readDataFile, writeDataFile, type DataFile } from './data-file.ts';
 import { errnoCode, StoreError, type StoreErrorCode } from './errors.ts';
+import { identityFile, type Identity } from './identity.ts';
+import { indexById, keysFile, type ApiKeyRecord } from './keys-file.ts';
+import { withDataDirLock, type LockOptions } from './lock.ts';
+import { modKeysFile } from './mod-keys.ts';
+import { stateFile, type State } from './state.ts';
 
 export { formatMode, lstatOrNull, statOrNull };
-
-/** The files of an initialised data dir. */
-export const DATA_FILES = {
-  identity: 'identity.json',
-  modKeys: 'mod-keys.json',
-  modCredentials: 'mod-credentials.json',
-  state: 'state.json',
-  keys: 'keys.json',
-} as const;
-
-export const DATA_FILE_NAMES: readonly string[] = Object.values(DATA_FILES);
+export {
+  DATA_FILES,
+  LOCK_FILE,
+  PRIVATE_FILE_NAMES,
+  RECORD_FILE_NAMES,
+  RECORD_FILES,
+  WEBHOOK_FILES,
+} from './data-dir-layout.ts';
 
 /**
- * Files the daemon creates as it runs (absent until then): the idempotency journal and the audit
- * log. They hold request data, so they are held to the same 0600 rule as the data files.
+ * An initialised data dir that passed the trust check when it was opened. Open one per command
+ * (or per daemon): a read or an update trusts the check `open` made moments before, while
+ * snapshot() checks again, since a daemon reloads it for days after opening (docs/data-dir.md).
  */
-export const RECORD_FILES = { journal: 'idempotency.jsonl', audit: 'audit.jsonl' } as const;
+export class DataDir {
+  private constructor(
+    /** The folder, absolute and with its links resolved (see resolveDataDir). */
+    readonly path: string,
+  ) {}
 
-export const RECORD_FILE_NAMES: readonly string[] = Object.values(RECORD_FILES);
+  /** Resolves `path`, then refuses a folder that is not initialised or not trusted (StoreError). */
+  static async open(path: string): Promise<DataDir> {
+    const dataDir = new DataDir(realPathOrAsIs(resolve(path)));
+    await assertDataDirReady(dataDir.path);
+    return dataDir;
+  }
+
+  /** One data file, parsed into its domain object (a StoreError names a missing or broken file). */
+  read<T>(file: DataFile<T>): Promise<T> {
+    return readDataFile(this.path, file);
+  }
+
+  /**
+   * Reads `file`, applies `change` and writes the result, all while holding the lock, so a
+   * concurrent command cannot slip its own update in between. `change` may throw to abort.
+   */
+  update<T>(file: DataFile<T>, change: (current: T) => T, lockOptions?: LockOptions): Promise<Update<T>> {
+    return withDataDirLock(
+      this.path,
+      async () => {
+        const before = await readDataFile(this.path, file);
+        const after = change(before);
+        const changed = JSON.stringify(file.serialize(after)) !== JSON.stringify(file.serialize(before));
+        if (changed) await writeDataFile(this.path, file, after);
+        return { before, after, changed };
+      },
+      lockOptions,
+    );
+  }
+
+  /**
+   * Checks the folder again, then loads a snapshot; throws a StoreError naming the file when one
+   * is missing, broken or loose.
+   */
+  async snapshot(now: Date = new Date()): Promise<Snapshot> {
+    await assertDataDirReady(this.path);
+    const [identity, state, keys, modKeys] = await Promise.all([
+      readDataFile(this.path, identityFile),
+      readDataFile(this.path, stateFile),
+      readDataFile(this.path, keysFile),
+      readDataFile(this.path, modKeysFile),
+    ]);
+    return {
+      identity,
+      state,
+      keysById: indexById(keys),
+      trustedModKeys: modKeys.trusted.map((entry) => entry.publicKey),
+      loadedAt: now,
+    };
+  }
+
+  /** The paths of the snapshot's files, which the watcher polls. */
+  snapshotPaths(): string[] {
+    return SNAPSHOT_FILES.map((name) => join(this.path, name));
+  }
+
+  /** Loads the first snapshot and keeps it in step with the files (data-dir-watcher.ts). */
+  watch(options: DataDirWatcherOptions = {}): Promise<DataDirWatcher> {
+    return watchDataDir(this, options);
+  }
+}
+
+export interface Update<T> {
+  readonly before: T;
+  readonly after: T;
+  /** False when `change` returned an equal value; nothing was written then. */
+  readonly changed: boolean;
+}
 
 /**
- * The webhooks' files (daemon/events/webhooks/): the endpoints and their secrets, created by the
- * first `webhooks add`, and the daemon's delivery journal. Named here so the data dir check holds
- * them to 0600 like the rest.
+ * The daemon's view of the data dir: everything it needs from the files, loaded together and
+ * never mutated. The request pipeline reads one snapshot per request; a reload swaps it whole.
  */
-export const WEBHOOK_FILES = { endpoints: 'webhooks.json', outbox: 'webhook-outbox.jsonl' } as const;
+export interface Snapshot {
+  readonly identity: Identity;
+  readonly state: State;
+  readonly keysById: ReadonlyMap<string, ApiKeyRecord>;
+  /** Raw 32-byte Ed25519 public keys of the mods allowed to connect. */
+  readonly trustedModKeys: readonly Uint8Array[];
+  readonly loadedAt: Date;
+}
 
-/** Every file the data dir check holds to 0600 (anything else in the folder: not writable by others). */
-export const PRIVATE_FILE_NAMES: readonly string[] = [
-  ...DATA_FILE_NAMES,
-  ...RECORD_FILE_NAMES,
-  ...Object.values(WEBHOOK_FILES),
-];
-
-/** The exclusive lock the CLI takes for a read-modify-write (see lock.ts). */
-export const LOCK_FILE = '.lock';
+/** The files a snapshot is built from (mod-credentials.json is for the mod, not the daemon). */
+const SNAPSHOT_FILES = [DATA_FILES.identity, DATA_FILES.state, DATA_FILES.keys, DATA_FILES.modKeys] as const;
 
 export const DATA_DIR_ENV = 'MODGATE_DATA_DIR';
 

@@ -4,7 +4,7 @@
  */
 import * as z from 'zod';
 import { encodeKey, generateIdentity } from '../../protocol/keys.ts';
-import { DATA_FILES } from './data-dir.ts';
+import { DATA_FILES } from './data-dir-layout.ts';
 import { dateField, defineDataFile, keyField } from './data-file.ts';
 import { LOWER_ALPHANUMERIC, randomText } from './random-text.ts';
 

@@ -5,7 +5,7 @@
 import * as z from 'zod';
 import { SCOPES, type Scope } from '../scopes.ts';
 import { normaliseAllowIp } from './allow-ip.ts';
-import { DATA_FILES } from './data-dir.ts';
+import { DATA_FILES } from './data-dir-layout.ts';
 import { dateField, defineDataFile, nullableDateField } from './data-file.ts';
 
 export interface ApiKeyRecord {

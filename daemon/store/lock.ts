@@ -14,7 +14,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openDataFile, readDataText } from './data-dir-fs.ts';
-import { LOCK_FILE } from './data-dir.ts';
+import { LOCK_FILE } from './data-dir-layout.ts';
 import { errnoCode, StoreError } from './errors.ts';
 
 export interface LockOptions {

@@ -6,7 +6,7 @@
 import * as z from 'zod';
 import { encodeKey, generateIdentity } from '../../protocol/keys.ts';
 import { formatHostPort, type HostPort } from '../host-port.ts';
-import { DATA_FILES } from './data-dir.ts';
+import { DATA_FILES } from './data-dir-layout.ts';
 import { defineDataFile, keyField } from './data-file.ts';
 
 export const DEFAULT_MOD_LINK_URL = 'ws://127.0.0.1:8788';

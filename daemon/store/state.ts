@@ -4,7 +4,7 @@
  * "Errors": premium_required).
  */
 import * as z from 'zod';
-import { DATA_FILES } from './data-dir.ts';
+import { DATA_FILES } from './data-dir-layout.ts';
 import { defineDataFile, nullableDateField } from './data-file.ts';
 
 /** Plan features the spec gates on ("for packs and claim codes, the plan lacks the pack/shop feature"). */

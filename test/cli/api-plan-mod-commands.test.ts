@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadSnapshot } from '../../daemon/store/snapshot.ts';
+import { DataDir } from '../../daemon/store/data-dir.ts';
 import { encodeKey } from '../../protocol/keys.ts';
 import { dataDirPath } from '../daemon/store/temp-dir.ts';
 import { run, runOk } from '../../harness/cli.ts';
@@ -112,7 +112,7 @@ describe('modgate mod credentials', () => {
     const stdout = await runOk(['mod', 'credentials', '--data-dir', dir]);
     const credentials = JSON.parse(stdout) as Record<string, string>;
     expect(stdout).toBe(await readFile(join(dir, 'mod-credentials.json'), 'utf8'));
-    const snapshot = await loadSnapshot(dir);
+    const snapshot = await (await DataDir.open(dir)).snapshot();
     expect(credentials).toMatchObject({
       url: 'ws://127.0.0.1:8788',
       daemon_public_key: encodeKey(snapshot.identity.daemonPublicKey),

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { loadSnapshot } from '../../daemon/store/snapshot.ts';
+import { DataDir } from '../../daemon/store/data-dir.ts';
 import { dataDirPath } from '../daemon/store/temp-dir.ts';
 import { premiumDataDir } from '../../harness/cli.ts';
 
@@ -24,6 +24,6 @@ describe('keys create in two processes at once', () => {
     const dir = await premiumDataDir(await dataDirPath());
     const results = await Promise.all([createKeysInChild(dir, 5), createKeysInChild(dir, 5)]);
     expect(results.map((result) => result.stdout)).toEqual(['0,0,0,0,0', '0,0,0,0,0']);
-    expect((await loadSnapshot(dir)).keysById.size).toBe(10);
+    expect((await (await DataDir.open(dir)).snapshot()).keysById.size).toBe(10);
   });
 });

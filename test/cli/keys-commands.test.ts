@@ -2,7 +2,7 @@ import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { verifyApiKey } from '../../daemon/store/api-keys.ts';
-import { loadSnapshot } from '../../daemon/store/snapshot.ts';
+import { DataDir } from '../../daemon/store/data-dir.ts';
 import { dataDirPath } from '../daemon/store/temp-dir.ts';
 import { createKey, premiumDataDir, run, runOk } from '../../harness/cli.ts';
 
@@ -48,7 +48,7 @@ describe('modgate keys revoke', () => {
     expect(await runOk(['keys', 'revoke', '--data-dir', dir, created.id])).toBe(
       `Revoked key ${created.id} (bot).\n`,
     );
-    const snapshot = await loadSnapshot(dir);
+    const snapshot = await (await DataDir.open(dir)).snapshot();
     expect(verifyApiKey(snapshot.keysById, created.key, new Date())).toEqual({
       ok: false,
       reason: 'revoked',

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SCOPES } from '../../daemon/scopes.ts';
 import { verifyApiKey } from '../../daemon/store/api-keys.ts';
-import { loadSnapshot } from '../../daemon/store/snapshot.ts';
+import { DataDir } from '../../daemon/store/data-dir.ts';
 import { dataDirPath } from '../daemon/store/temp-dir.ts';
 import { createKey, premiumDataDir, run, runOk, type CreatedKey } from '../../harness/cli.ts';
 
@@ -59,7 +59,7 @@ describe('modgate keys create', () => {
       allow_ips: [],
     });
     expect(created.key).toMatch(new RegExp(`^mg_live_${created.id}_[A-Za-z0-9]{40}$`));
-    const snapshot = await loadSnapshot(dir);
+    const snapshot = await (await DataDir.open(dir)).snapshot();
     expect(verifyApiKey(snapshot.keysById, created.key, new Date())).toMatchObject({ ok: true });
     expect(await readFile(join(dir, 'keys.json'), 'utf8')).not.toContain(created.key);
   });
@@ -228,7 +228,7 @@ describe('modgate keys create', () => {
   it('loses no key when several keys create run at once', async () => {
     const dir = await premiumDataDir(await dataDirPath());
     const created = await Promise.all(Array.from({ length: 8 }, () => createKey(dir)));
-    const snapshot = await loadSnapshot(dir);
+    const snapshot = await (await DataDir.open(dir)).snapshot();
     expect(snapshot.keysById.size).toBe(8);
     for (const key of created) expect(verifyApiKey(snapshot.keysById, key.key, new Date()).ok).toBe(true);
   });

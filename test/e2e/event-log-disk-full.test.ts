@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readFromDataDir } from '../../daemon/store/data-dir-access.ts';
+import { DataDir } from '../../daemon/store/data-dir.ts';
 import { modCredentialsFile } from '../../daemon/store/mod-credentials.ts';
 import { startModBridge, type ModBridge } from '../../protocol/bridge.ts';
 import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
@@ -57,7 +57,7 @@ describe('the event log and the audit log when the disk is full, then frees up',
     const args = ['serve', '--data-dir', data.dir, '--listen', api, '--mod-listen', modLink];
     serve = start([...args, '--metrics-listen', metricsAt], ['prlimit', `--fsize=${LIMIT}:unlimited`, '--']);
     await eventually(async () => (await fetch(`http://${api}/healthz`).catch(() => null)) !== null, 30_000);
-    const credentials = await readFromDataDir(data.dir, modCredentialsFile);
+    const credentials = await (await DataDir.open(data.dir)).read(modCredentialsFile);
     bridge = startModBridge({
       url: `ws://${modLink}`,
       identity: { publicKey: credentials.modPublicKey, secretKey: credentials.modSecretKey },

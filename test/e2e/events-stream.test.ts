@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDaemon } from '../../daemon/daemon.ts';
 import { formatHostPort } from '../../daemon/host-port.ts';
-import { readFromDataDir } from '../../daemon/store/data-dir-access.ts';
+import { DataDir } from '../../daemon/store/data-dir.ts';
 import { modCredentialsFile } from '../../daemon/store/mod-credentials.ts';
 import { startModBridge } from '../../protocol/bridge.ts';
 import { silentLogger } from '../../daemon/log/log.ts';
@@ -308,7 +308,7 @@ describe('events across restarts and redials', () => {
   });
 
   it('drops a resend of sequences already stored, even from another connection', async () => {
-    const credentials = await readFromDataDir(stack.data.dir, modCredentialsFile);
+    const credentials = await (await DataDir.open(stack.data.dir)).read(modCredentialsFile);
     // A second mod process that reuses the first one's stream id resends sequences 1, 2, 3,
     // which the daemon has stored already: it acknowledges them and stores nothing.
     const replay = startModBridge({

@@ -12,7 +12,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WebSocket } from 'ws';
-import { readFromDataDir } from '../../daemon/store/data-dir-access.ts';
+import { DataDir } from '../../daemon/store/data-dir.ts';
 import { modCredentialsFile } from '../../daemon/store/mod-credentials.ts';
 import { startModBridge } from '../../protocol/bridge.ts';
 import { encode } from '../../protocol/codec.ts';
@@ -134,7 +134,7 @@ describe('a hostile mod sending game events to a real serve', () => {
   });
 
   it('refuses every bad event in the ack, closes only for a float seq, and stays healthy', async () => {
-    const credentials = await readFromDataDir(data.dir, modCredentialsFile);
+    const credentials = await (await DataDir.open(data.dir)).read(modCredentialsFile);
     const ids = {
       mod: { publicKey: credentials.modPublicKey, secretKey: credentials.modSecretKey },
       daemon: { publicKey: credentials.daemonPublicKey, secretKey: new Uint8Array(32) },
@@ -206,7 +206,7 @@ describe('a hostile mod sending game events to a real serve', () => {
         ),
       20_000,
     );
-    const credentials = await readFromDataDir(data.dir, modCredentialsFile);
+    const credentials = await (await DataDir.open(data.dir)).read(modCredentialsFile);
     const bridge = startModBridge({
       url: `ws://${modLink}`,
       identity: { publicKey: credentials.modPublicKey, secretKey: credentials.modSecretKey },

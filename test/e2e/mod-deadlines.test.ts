@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { formatHostPort } from '../../daemon/host-port.ts';
 import { createLogger } from '../../daemon/log/log.ts';
-import { readFromDataDir } from '../../daemon/store/data-dir-access.ts';
+import { DataDir } from '../../daemon/store/data-dir.ts';
 import { modCredentialsFile } from '../../daemon/store/mod-credentials.ts';
 import { startModBridge, type ModBridge } from '../../protocol/bridge.ts';
 import { OpError, type OpResult } from '../../protocol/ops/index.ts';
@@ -63,7 +63,7 @@ describe('a mod that reports its own timeout', () => {
 
   beforeAll(async () => {
     stack = await startStack({ sim: false, daemon: { pipeline: deadlines } });
-    const credentials = await readFromDataDir(stack.data.dir, modCredentialsFile);
+    const credentials = await (await DataDir.open(stack.data.dir)).read(modCredentialsFile);
     bridge = startModBridge({
       url: `ws://${formatHostPort(stack.daemon.modLink)}`,
       identity: { publicKey: credentials.modPublicKey, secretKey: credentials.modSecretKey },

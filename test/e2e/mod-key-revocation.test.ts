@@ -5,7 +5,7 @@
  * the simulator's redials, instead of serving that mod until it happens to reconnect.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { updateInDataDir } from '../../daemon/store/data-dir-access.ts';
+import { DataDir } from '../../daemon/store/data-dir.ts';
 import { modKeysFile } from '../../daemon/store/mod-keys.ts';
 import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
 import { freePort } from '../../harness/ports.ts';
@@ -37,7 +37,7 @@ describe('a mod key removed from mod-keys.json', () => {
   });
 
   it('closes the link that key holds with unknown_identity and refuses its redials', async () => {
-    await updateInDataDir(data.dir, modKeysFile, () => ({ trusted: [] }));
+    await (await DataDir.open(data.dir)).update(modKeysFile, () => ({ trusted: [] }));
     await eventually(async () => !(await health()).mod_connected, 10_000);
     const lines = logLines(serve);
     expect(lines.some((line) => line['event'] === 'mod_key_revoked')).toBe(true);

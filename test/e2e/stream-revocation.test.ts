@@ -7,7 +7,7 @@
  * not concern stays open. Waits for conditions, never asserts on time.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { updateInDataDir } from '../../daemon/store/data-dir-access.ts';
+import { DataDir } from '../../daemon/store/data-dir.ts';
 import { keysFile } from '../../daemon/store/keys-file.ts';
 import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
 import { freePort } from '../../harness/ports.ts';
@@ -100,7 +100,8 @@ describe('an open event stream whose access ends', () => {
   it('ends with 401 unauthorized when its key expires, with no file changing', async () => {
     const expiring = await loadedKey();
     const expiresAt = new Date(Date.now() + 3_000);
-    await updateInDataDir(data.dir, keysFile, (keys) =>
+    const dataDir = await DataDir.open(data.dir);
+    await dataDir.update(keysFile, (keys) =>
       keys.map((key) => (key.id === expiring.id ? { ...key, expiresAt } : key)),
     );
     const client = await stream(expiring.key);
@@ -112,7 +113,8 @@ describe('an open event stream whose access ends', () => {
   it('ends with 403 ip_not_allowed when its allowlist no longer holds the client address', async () => {
     const narrowed = await loadedKey();
     const client = await stream(narrowed.key);
-    await updateInDataDir(data.dir, keysFile, (keys) =>
+    const dataDir = await DataDir.open(data.dir);
+    await dataDir.update(keysFile, (keys) =>
       keys.map((key) => (key.id === narrowed.id ? { ...key, allowIps: ['203.0.113.7/32'] } : key)),
     );
     expect((await finalError(client)).error.code).toBe('ip_not_allowed');

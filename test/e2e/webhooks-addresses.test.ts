@@ -11,7 +11,7 @@ import type { ResolvedAddress } from '../../daemon/events/webhooks/address-polic
 import { newEndpoint, updateEndpoints } from '../../daemon/events/webhooks/endpoint-file.ts';
 import type { RetryPolicy } from '../../daemon/events/webhooks/retry-policy.ts';
 import type { Logger } from '../../daemon/log/log.ts';
-import { updateInDataDir } from '../../daemon/store/data-dir-access.ts';
+import { DataDir } from '../../daemon/store/data-dir.ts';
 import { keysFile } from '../../daemon/store/keys-file.ts';
 import type { Player } from '../../mod-sim/world/index.ts';
 import { FAST_POLICY } from '../daemon/events/webhooks/service-support.ts';
@@ -420,7 +420,8 @@ describe('endpoints of a key that no longer works', () => {
     const { id: keyId, key } = await hooksKey(s, 'short-lived');
     const created = await registerQuiet(s, key);
     const id = created.json['id'] as string;
-    await updateInDataDir(s.data.dir, keysFile, (records) =>
+    const dataDir = await DataDir.open(s.data.dir);
+    await dataDir.update(keysFile, (records) =>
       records.map((r) => (r.id === keyId ? { ...r, expiresAt: new Date(Date.now() - 1_000) } : r)),
     );
     await eventually(() => s.daemon.webhooks.get(id)?.disabledReason === 'key_expired');

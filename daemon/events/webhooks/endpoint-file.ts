@@ -8,8 +8,7 @@
  * It is shown once, when the endpoint is created; neither `webhooks list` nor the API show it.
  */
 import * as z from 'zod';
-import { readFromDataDir, updateInDataDir, type Update } from '../../store/data-dir-access.ts';
-import { WEBHOOK_FILES } from '../../store/data-dir.ts';
+import { DataDir, WEBHOOK_FILES, type Update } from '../../store/data-dir.ts';
 import { dateField, defineDataFile, nullableDateField } from '../../store/data-file.ts';
 import { LOWER_ALPHANUMERIC, randomText } from '../../store/random-text.ts';
 import { EVENT_TYPES, type EventType } from '../types.ts';
@@ -122,16 +121,18 @@ function serializeEndpoint(endpoint: WebhookEndpoint): Record<string, unknown> {
  * The endpoints; refuses a webhooks.json other users can read (it holds the secrets), as the data
  * dir check refuses every private file looser than 0600.
  */
-export function readEndpoints(dir: string): Promise<readonly WebhookEndpoint[]> {
-  return readFromDataDir(dir, webhooksFile);
+export async function readEndpoints(dir: string): Promise<readonly WebhookEndpoint[]> {
+  const dataDir = await DataDir.open(dir);
+  return dataDir.read(webhooksFile);
 }
 
 /** Read-modify-write of webhooks.json under the data dir lock; `change` may throw to abort. */
-export function updateEndpoints(
+export async function updateEndpoints(
   dir: string,
   change: (current: readonly WebhookEndpoint[]) => readonly WebhookEndpoint[],
 ): Promise<Update<readonly WebhookEndpoint[]>> {
-  return updateInDataDir(dir, webhooksFile, change);
+  const dataDir = await DataDir.open(dir);
+  return dataDir.update(webhooksFile, change);
 }
 
 export interface NewEndpoint {

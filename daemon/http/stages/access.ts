@@ -8,7 +8,7 @@ import type { AnyRoute } from '../define-route.ts';
 import { isIpAllowed } from '../../store/allow-ip.ts';
 import type { ApiKeyRecord } from '../../store/keys-file.ts';
 import { hasFeature, isPremiumActive } from '../../store/state.ts';
-import type { Snapshot } from '../../store/snapshot.ts';
+import type { Snapshot } from '../../store/data-dir.ts';
 import { ApiError } from '../api-error.ts';
 import type { VerifiedKeys } from './verified-keys.ts';
 

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../../../daemon/http/api-error.ts';
 import { StreamAccess, type WatchedStream } from '../../../daemon/http/stream-access.ts';
-import type { Snapshot } from '../../../daemon/store/snapshot.ts';
+import type { Snapshot } from '../../../daemon/store/data-dir.ts';
 
 /** A stream whose access lapses at `lapsesAt` (never when null), or at once when `refused()`. */
 function fakeStream(lapsesAt: number | null, refused: () => boolean = () => false) {

@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { formatHostPort } from '../../../daemon/host-port.ts';
-import { readFromDataDir } from '../../../daemon/store/data-dir-access.ts';
+import { DataDir } from '../../../daemon/store/data-dir.ts';
 import { modCredentialsFile } from '../../../daemon/store/mod-credentials.ts';
 import { startModBridge, type ModBridge } from '../../../protocol/bridge.ts';
 import { startStack, type Stack } from '../../../harness/stack.ts';
@@ -24,7 +24,7 @@ afterEach(async () => {
 /** A real daemon and a mod (the reference bridge) whose server.status answer has an extra field. */
 async function stackWithChattyMod(): Promise<Stack> {
   stack = await startStack({ sim: false });
-  const credentials = await readFromDataDir(stack.data.dir, modCredentialsFile);
+  const credentials = await (await DataDir.open(stack.data.dir)).read(modCredentialsFile);
   bridge = startModBridge({
     url: `ws://${formatHostPort(stack.daemon.modLink)}`,
     identity: { publicKey: credentials.modPublicKey, secretKey: credentials.modSecretKey },

@@ -2,10 +2,10 @@ import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runCli } from '../../../cli/program.ts';
-import { openDataDir, type DataDirWatcher } from '../../../daemon/store/data-dir-watcher.ts';
+import type { DataDirWatcher } from '../../../daemon/store/data-dir-watcher.ts';
 import type { StoreError } from '../../../daemon/store/errors.ts';
 import { initDataDir } from '../../../daemon/store/init-data-dir.ts';
-import type { Snapshot } from '../../../daemon/store/snapshot.ts';
+import { DataDir, type Snapshot } from '../../../daemon/store/data-dir.ts';
 import { encodeKey } from '../../../protocol/keys.ts';
 import { dataDirPath } from './temp-dir.ts';
 
@@ -18,7 +18,8 @@ afterEach(() => {
 });
 
 async function open(dir: string, pollIntervalMs?: number): Promise<DataDirWatcher> {
-  const watcher = await openDataDir(dir, pollIntervalMs === undefined ? {} : { pollIntervalMs });
+  const dataDir = await DataDir.open(dir);
+  const watcher = await dataDir.watch(pollIntervalMs === undefined ? {} : { pollIntervalMs });
   opened.push(watcher);
   return watcher;
 }
@@ -45,7 +46,7 @@ async function cli(...argv: string[]): Promise<void> {
   expect(code).toBe(0);
 }
 
-describe('openDataDir', () => {
+describe('DataDir.watch', () => {
   it('loads identity, state, keys and trusted mod keys into one snapshot', async () => {
     const dir = await dataDirPath();
     const report = await initDataDir(dir, { name: 'eu-1' });
@@ -59,7 +60,7 @@ describe('openDataDir', () => {
 
   it('refuses a data dir that was not initialised, saying to run modgate init', async () => {
     const dir = await dataDirPath();
-    await expect(openDataDir(dir)).rejects.toThrow(`run \`modgate init --data-dir ${dir}\``);
+    await expect(open(dir)).rejects.toThrow(`run \`modgate init --data-dir ${dir}\``);
   });
 });
 

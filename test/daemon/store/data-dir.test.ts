@@ -1,8 +1,9 @@
-import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { assertDataDirReady, resolveDataDir } from '../../../daemon/store/data-dir.ts';
+import { assertDataDirReady, DataDir, resolveDataDir } from '../../../daemon/store/data-dir.ts';
 import { initDataDir } from '../../../daemon/store/init-data-dir.ts';
+import { stateFile } from '../../../daemon/store/state.ts';
 import { dataDirPath, makeTempDir } from './temp-dir.ts';
 
 describe('resolveDataDir', () => {
@@ -87,5 +88,48 @@ describe('assertDataDirReady', () => {
     await initDataDir(dir);
     await mkdir(join(dir, 'backups'), { mode: 0o755 }); // folders the operator adds are not ours to judge
     await expect(assertDataDirReady(dir)).resolves.toBeUndefined();
+  });
+});
+
+describe('DataDir', () => {
+  async function initialisedDir(): Promise<string> {
+    const dir = await dataDirPath();
+    await initDataDir(dir);
+    return dir;
+  }
+
+  it('refuses a folder that was not initialised when it is opened', async () => {
+    const dir = await dataDirPath();
+    await expect(DataDir.open(dir)).rejects.toMatchObject({ code: 'not_initialised' });
+  });
+
+  it('opens a data dir reached through a link as the real folder behind it', async () => {
+    const dir = await initialisedDir();
+    const link = join(await makeTempDir(), 'link');
+    await symlink(dir, link);
+    const dataDir = await DataDir.open(link);
+    expect(dataDir.path).toBe(dir);
+    expect((await dataDir.read(stateFile)).apiEnabled).toBe(false);
+  });
+
+  it('writes a changed file under the lock and says whether anything changed', async () => {
+    const dataDir = await DataDir.open(await initialisedDir());
+    const enabled = await dataDir.update(stateFile, (state) => ({ ...state, apiEnabled: true }));
+    expect(enabled).toMatchObject({
+      before: { apiEnabled: false },
+      after: { apiEnabled: true },
+      changed: true,
+    });
+    const again = await dataDir.update(stateFile, (state) => ({ ...state, apiEnabled: true }));
+    expect(again.changed).toBe(false);
+    expect((await dataDir.read(stateFile)).apiEnabled).toBe(true);
+  });
+
+  it('checks the folder again for every snapshot, so a file loosened after opening is refused', async () => {
+    const dir = await initialisedDir();
+    const dataDir = await DataDir.open(dir);
+    await expect(dataDir.snapshot()).resolves.toMatchObject({ state: { apiEnabled: false } });
+    await chmod(join(dir, 'keys.json'), 0o644);
+    await expect(dataDir.snapshot()).rejects.toMatchObject({ code: 'insecure_permissions' });
   });
 });

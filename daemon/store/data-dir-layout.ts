@@ -1,0 +1,41 @@
+/**
+ * Which files a data dir holds, by name (docs/data-dir.md). A leaf: each data file's module
+ * (identity.ts, keys-file.ts…) takes its name from here, and data-dir.ts, which reads those
+ * modules, re-exports these names as part of the one way into the data dir.
+ */
+
+/** The files of an initialised data dir. */
+export const DATA_FILES = {
+  identity: 'identity.json',
+  modKeys: 'mod-keys.json',
+  modCredentials: 'mod-credentials.json',
+  state: 'state.json',
+  keys: 'keys.json',
+} as const;
+
+export const DATA_FILE_NAMES: readonly string[] = Object.values(DATA_FILES);
+
+/**
+ * Files the daemon creates as it runs (absent until then): the idempotency journal and the audit
+ * log. They hold request data, so they are held to the same 0600 rule as the data files.
+ */
+export const RECORD_FILES = { journal: 'idempotency.jsonl', audit: 'audit.jsonl' } as const;
+
+export const RECORD_FILE_NAMES: readonly string[] = Object.values(RECORD_FILES);
+
+/**
+ * The webhooks' files (daemon/events/webhooks/): the endpoints and their secrets, created by the
+ * first `webhooks add`, and the daemon's delivery journal. Named here so the data dir check holds
+ * them to 0600 like the rest.
+ */
+export const WEBHOOK_FILES = { endpoints: 'webhooks.json', outbox: 'webhook-outbox.jsonl' } as const;
+
+/** Every file the data dir check holds to 0600 (anything else in the folder: not writable by others). */
+export const PRIVATE_FILE_NAMES: readonly string[] = [
+  ...DATA_FILE_NAMES,
+  ...RECORD_FILE_NAMES,
+  ...Object.values(WEBHOOK_FILES),
+];
+
+/** The exclusive lock the CLI takes for a read-modify-write (see lock.ts). */
+export const LOCK_FILE = '.lock';
