@@ -34,7 +34,7 @@ const OPENS_OUTSIDE_DATA_DIR = [
   'daemon/store/data-dir-fs.ts', // the helper itself
   'daemon/store/user-name.ts', // /etc/passwd
   'daemon/config/config.ts', // the operator's config file
-  'daemon/daemon.ts', // the TLS certificate and key
+  'daemon/http/tls-files.ts', // the TLS certificate and key
   'cli/service/doctor/tls-checks.ts', // the same
   'cli/service/install.ts', // systemd units, the env file, logrotate
   'cli/port-holder.ts', // /proc
