@@ -14,6 +14,7 @@ import { silentLogger, type Logger } from '../log/log.ts';
 import type { AuditLog } from '../log/audit-log.ts';
 import { noopMetrics, type DaemonMetrics } from '../metrics/metrics.ts';
 import { type Admission, type Idempotency, unkeyedAdmission } from '../idempotency/idempotency.ts';
+import type { Snapshot } from '../store/snapshot.ts';
 import { Answers, asApiError, failure, gone, replayed } from './answers.ts';
 import { ApiError } from './api-error.ts';
 import { BuiltinRoutes, isHealthProbe, OPENAPI_PATH } from './builtin-routes.ts';
@@ -22,20 +23,19 @@ import { CursorCodec } from './cursor.ts';
 import type { AnyRoute, RouteServices } from './define-route.ts';
 import { type Exchange, newExchange } from './exchange.ts';
 import { ModCalls, type ModLink } from './mod-calls.ts';
-import { RateLimits } from './stages/rate-limits.ts';
+import { RequestObservers } from './observers.ts';
 import type { RateLimitPolicy } from './rate-limiter.ts';
 import { ReadCache } from './read-cache.ts';
 import { Representations } from './representations.ts';
-import { ReadRecord, ResponseMemo } from './response-memo.ts';
+import { type MemoRead, ReadRecord, ResponseMemo } from './response-memo.ts';
 import { Router } from './router.ts';
-import type { Snapshot } from '../store/snapshot.ts';
 import { authorizeKey, credentialsOf, requireApiEnabled } from './stages/access.ts';
 import { readJsonBody, ValidatedInputs } from './stages/input.ts';
+import { RateLimits } from './stages/rate-limits.ts';
 import { requestTarget, type RequestTarget } from './stages/target.ts';
 import { VerifiedKeys } from './stages/verified-keys.ts';
 import { StreamStage, wantsStream } from './stream-stage.ts';
 import type { StreamLimits } from './stream-slots.ts';
-import { RequestObservers } from './observers.ts';
 import { type ApiRequest, type ApiResponse, ClientGone } from './types.ts';
 
 export type { ModLink } from './mod-calls.ts';
@@ -108,51 +108,11 @@ export interface Pipeline extends Handle {
 }
 
 export function createPipeline(options: PipelineOptions): Pipeline {
-  const router = new Router(options.routes);
-  const log = options.log ?? silentLogger;
-  const clock = options.now ?? Date.now;
-  const metrics = options.metrics ?? noopMetrics;
-  const services = options.services ?? {};
-  const bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
-  const limits = new RateLimits(
-    {
-      key: options.keyRateLimit ?? DEFAULT_KEY_RATE_LIMIT,
-      edge: options.edgeRateLimit ?? DEFAULT_EDGE_RATE_LIMIT,
-    },
-    clock,
-    metrics,
-  );
-  const representations = new Representations();
-  const verifiedKeys = new VerifiedKeys();
-  const validatedInputs = new ValidatedInputs();
-  const readCache = new ReadCache({ now: clock, observe: (outcome) => metrics.readCache(outcome) });
-  const memos = new ResponseMemo();
-  const builtins = new BuiltinRoutes({
-    ...options,
-    startedAt: options.startedAt ?? new Date(clock()),
-    now: clock,
-  });
-  const streams = new StreamStage({
-    limits: options.streamLimits,
-    snapshot: options.snapshot,
-    now: clock,
-    onSnapshotChange: options.onSnapshotChange,
-    verifiedKeys,
-    services,
-    log,
-    metrics,
-  });
-  const calls = new ModCalls({
-    link: options.link,
-    opDeadlines: options.opDeadlines ?? {},
-    metrics,
-    readCache,
-    representations,
-    cursors: new CursorCodec(options.snapshot().identity.daemonSecretKey),
-    services,
-  });
-  const answers = new Answers(representations, options.checkResponses ?? false);
-  const observers = new RequestObservers({ log, metrics, audit: options.audit, now: clock });
+  const parts = pipelineParts(options);
+  const { router, clock, metrics, log, bodyLimit, limits, verifiedKeys, validatedInputs } = parts;
+  const { representations, readCache, memos, builtins, streams, calls, answers, observers } = parts;
+  /** Whether a memoized read is still backed by the live read-cache entry it came from. */
+  const stillHeld = (read: MemoRead) => readCache.holds(read.key, read.value);
 
   async function run(req: ApiRequest, exchange: Exchange): Promise<ApiResponse> {
     const url = requestTarget(req.url);
@@ -179,7 +139,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     const input = validatedInputs.validate(route, match.params, url, rawBody);
     if (wantsStream(route, req)) return streams.open(route, input.query, key, req, exchange);
     const memoKey = memoKeyOf(route, key.id, url);
-    const memo = memoKey === null ? undefined : memos.lookup(memoKey, (r) => readCache.holds(r.key, r.value));
+    const memo = memoKey === null ? undefined : memos.lookup(memoKey, stillHeld);
     if (memo !== undefined) {
       for (let i = 0; i < memo.reads.length; i++) readCache.countHit();
       return answers.answer(route, memo.representation, req, exchange.headers);
@@ -240,6 +200,76 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     if (settings.opDeadlines) calls.opDeadlines = settings.opDeadlines;
   };
   return Object.assign(handle, { reconfigure });
+}
+
+/**
+ * What the pipeline is built from, once: the router, the limits, the caches, and the modules the
+ * stages call. Nothing here runs per request.
+ */
+function pipelineParts(options: PipelineOptions) {
+  const router = new Router(options.routes);
+  const log = options.log ?? silentLogger;
+  const clock = options.now ?? Date.now;
+  const metrics = options.metrics ?? noopMetrics;
+  const services = options.services ?? {};
+  const bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
+  const limits = new RateLimits(
+    {
+      key: options.keyRateLimit ?? DEFAULT_KEY_RATE_LIMIT,
+      edge: options.edgeRateLimit ?? DEFAULT_EDGE_RATE_LIMIT,
+    },
+    clock,
+    metrics,
+  );
+  const representations = new Representations();
+  const verifiedKeys = new VerifiedKeys();
+  const validatedInputs = new ValidatedInputs();
+  const readCache = new ReadCache({ now: clock, observe: (outcome) => metrics.readCache(outcome) });
+  const memos = new ResponseMemo();
+  const builtins = new BuiltinRoutes({
+    ...options,
+    startedAt: options.startedAt ?? new Date(clock()),
+    now: clock,
+  });
+  const streams = new StreamStage({
+    limits: options.streamLimits,
+    snapshot: options.snapshot,
+    now: clock,
+    onSnapshotChange: options.onSnapshotChange,
+    verifiedKeys,
+    services,
+    log,
+    metrics,
+  });
+  const calls = new ModCalls({
+    link: options.link,
+    opDeadlines: options.opDeadlines ?? {},
+    metrics,
+    readCache,
+    representations,
+    cursors: new CursorCodec(options.snapshot().identity.daemonSecretKey),
+    services,
+  });
+  const answers = new Answers(representations, options.checkResponses ?? false);
+  const observers = new RequestObservers({ log, metrics, audit: options.audit, now: clock });
+  return {
+    router,
+    clock,
+    metrics,
+    log,
+    bodyLimit,
+    limits,
+    verifiedKeys,
+    validatedInputs,
+    representations,
+    readCache,
+    memos,
+    builtins,
+    streams,
+    calls,
+    answers,
+    observers,
+  };
 }
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH']);
