@@ -192,24 +192,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         startMetricsServer(prometheus.registry, metricsOptions, log),
       );
     }
-    const routes = options.routes ?? ROUTES;
-    const handle = createPipeline({
-      routes,
-      snapshot: () => watcher.current(),
-      link,
-      openapi: () => buildOpenApi(routes),
-      idempotency: new Idempotency(journal, identity.daemonSecretKey),
-      audit,
-      startedAt,
-      storageFaults: () => storage.faults,
-      workerFaults: () => workers.faults,
-      log,
-      metrics,
-      services: { events, webhooks, eventStream: options.stream ?? {}, metrics },
-      // Open event streams are re-authorized on every change of keys and state (SIGHUP too).
-      onSnapshotChange: (listener) => void watcher.on('change', listener),
-      ...options.pipeline,
-    });
+    const idempotency = new Idempotency(journal, identity.daemonSecretKey);
+    const stores = { idempotency, audit, storage, workers, events, webhooks };
+    const handle = daemonPipeline(options, watcher, link, metrics, stores, startedAt);
     const certificate = options.tls ? await readTls(options.tls) : undefined;
     const server = await listening('api', options.listen, () =>
       startHttpServer(handle, { listen: options.listen, tls: certificate, log, ...options.http }),
@@ -247,6 +232,43 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     await closeStores();
     throw error;
   }
+}
+
+/** The request pipeline over this daemon's data dir, mod link and stores. */
+function daemonPipeline(
+  options: DaemonOptions,
+  watcher: DataDirWatcher,
+  link: ModLinkServer,
+  metrics: DaemonMetrics,
+  stores: {
+    idempotency: Idempotency;
+    audit: AuditLog;
+    storage: StorageHealth;
+    workers: WorkerHealth;
+    events: FileEventLog;
+    webhooks: WebhookService;
+  },
+  startedAt: Date,
+): Pipeline {
+  const { idempotency, audit, storage, workers, events, webhooks } = stores;
+  const routes = options.routes ?? ROUTES;
+  return createPipeline({
+    routes,
+    snapshot: () => watcher.current(),
+    link,
+    openapi: () => buildOpenApi(routes),
+    idempotency,
+    audit,
+    startedAt,
+    storageFaults: () => storage.faults,
+    workerFaults: () => workers.faults,
+    log: options.log,
+    metrics,
+    services: { events, webhooks, eventStream: options.stream ?? {}, metrics },
+    // Open event streams are re-authorized on every change of keys and state (SIGHUP too).
+    onSnapshotChange: (listener) => void watcher.on('change', listener),
+    ...options.pipeline,
+  });
 }
 
 /** prom-client loads only when metrics are on: a daemon without them starts lighter. */
