@@ -7,14 +7,13 @@
  * reloadable settings. close() (SIGTERM) stops accepting, lets in-flight requests finish within
  * the drain time, closes the mod link with its close code, and flushes the journal and the log.
  */
-import { unwatchFile, watchFile } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import packageJson from '../package.json' with { type: 'json' };
 import { ModLinkServer, type ModLinkServerOptions } from '../protocol/link-server.ts';
 import { AuditLog } from './log/audit-log.ts';
 import { formatHostPort, type HostPort } from './host-port.ts';
 import { edgeSubject } from './http/client-address.ts';
 import { startHttpServer, type HttpServerHandle, type HttpServerOptions } from './http/node-adapter.ts';
+import { readTls, watchTls } from './http/tls-files.ts';
 import {
   createPipeline,
   type Pipeline,
@@ -141,22 +140,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const watcher = await dataDir.watch();
   watcher.on('error', (error: Error) => log.error('data dir reload failed', { error: error.message }));
   const { identity } = watcher.current();
-  // prom-client loads only when metrics are on: a daemon without them starts lighter.
-  const prometheus = options.metrics
-    ? (await import('./metrics/prometheus.ts')).createPrometheusMetrics(packageJson.version)
-    : null;
+  const prometheus = await prometheusFor(options);
   const metrics: DaemonMetrics = prometheus ?? noopMetrics;
-  const link = new ModLinkServer({
-    identity: { publicKey: identity.daemonPublicKey, secretKey: identity.daemonSecretKey },
-    trustedModKeys: () => watcher.current().trustedModKeys,
-    log,
-    addressKey: edgeSubject, // an IPv6 /64 is one address, as for the API's per-address limit
-    acceptEvents: true,
-    ...options.link,
-  });
-  // The link server logs mod_connected / mod_disconnected and every rejected handshake itself.
-  link.on('connect', () => metrics.modLink(true));
-  link.on('disconnect', () => metrics.modLink(false));
+  const link = createLink(options, watcher, metrics);
   const storage = new StorageHealth(log);
   const workers = new WorkerHealth();
   const journal = await IdempotencyJournal.open(dataDir.path, { log, health: storage });
@@ -182,13 +168,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     network: { ...options.webhookNetwork, ownListeners: () => ownListeners },
     keys: () => watcher.current().keysById,
   });
-  // A revoked key's endpoints stop within a poll of keys.json, not at their next event.
-  watcher.on('change', () => void webhooks.enforceKeys());
-  // A mod key removed from mod-keys.json ends the link it holds, not only its next handshake.
-  watcher.on('change', () => {
-    if (link.revokeUntrusted())
-      log.warn('mod link closed: its key is no longer trusted', { event: 'mod_key_revoked' });
-  });
+  revokeOnChange(watcher, webhooks, link, log);
   const startedAt = new Date();
   let http: HttpServerHandle | undefined;
   let metricsServer: MetricsServer | undefined;
@@ -213,44 +193,16 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         startMetricsServer(prometheus.registry, metricsOptions, log),
       );
     }
-    const routes = options.routes ?? ROUTES;
-    const handle = createPipeline({
-      routes,
-      snapshot: () => watcher.current(),
-      link,
-      openapi: () => buildOpenApi(routes),
-      idempotency: new Idempotency(journal, identity.daemonSecretKey),
-      audit,
-      startedAt,
-      storageFaults: () => storage.faults,
-      workerFaults: () => workers.faults,
-      log,
-      metrics,
-      services: { events, webhooks, eventStream: options.stream ?? {}, metrics },
-      // Open event streams are re-authorized on every change of keys and state (SIGHUP too).
-      onSnapshotChange: (listener) => void watcher.on('change', listener),
-      ...options.pipeline,
-    });
-    const tls = options.tls ? await readTls(options.tls) : undefined;
+    const idempotency = new Idempotency(journal, identity.daemonSecretKey);
+    const stores = { idempotency, audit, storage, workers, events, webhooks };
+    const handle = daemonPipeline(options, watcher, link, metrics, stores, startedAt);
+    const certificate = options.tls ? await readTls(options.tls) : undefined;
     const server = await listening('api', options.listen, () =>
-      startHttpServer(handle, { listen: options.listen, tls, log, ...options.http }),
+      startHttpServer(handle, { listen: options.listen, tls: certificate, log, ...options.http }),
     );
     http = server;
     ownListeners = [server.address, modLink, ...(metricsServer ? [metricsServer.address] : [])];
-    const reloadTls = async () => {
-      if (!options.tls) return;
-      try {
-        server.reloadTls(await readTls(options.tls));
-        log.info('certificate reloaded', { cert: options.tls.certFile });
-      } catch (error) {
-        log.error('certificate reload failed; still serving the previous one', {
-          error: (error as Error).message,
-        });
-      }
-    };
-    const tlsFiles = options.tls ? [options.tls.certFile, options.tls.keyFile] : [];
-    for (const file of tlsFiles)
-      watchFile(file, { interval: 1_000, persistent: false }, () => void reloadTls());
+    const tls = watchTls(options.tls, server, log);
     return {
       api: server.address,
       modLink,
@@ -265,13 +217,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       reload: async (settings = {}) => {
         await watcher.reload();
         await audit.reopen();
-        await reloadTls();
+        await tls.reload();
         handle.reconfigure(settings);
         if (settings.trustedProxies) server.setTrustedProxies(settings.trustedProxies);
         if (settings.webhookAllowNetworks) webhooks.setAllowNetworks(settings.webhookAllowNetworks);
       },
       close: async () => {
-        for (const file of tlsFiles) unwatchFile(file);
+        tls.close();
         await server.close(options.drainMs ?? DEFAULT_DRAIN_MS);
         await closeStores();
       },
@@ -281,6 +233,82 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     await closeStores();
     throw error;
   }
+}
+
+/** The request pipeline over this daemon's data dir, mod link and stores. */
+function daemonPipeline(
+  options: DaemonOptions,
+  watcher: DataDirWatcher,
+  link: ModLinkServer,
+  metrics: DaemonMetrics,
+  stores: {
+    idempotency: Idempotency;
+    audit: AuditLog;
+    storage: StorageHealth;
+    workers: WorkerHealth;
+    events: FileEventLog;
+    webhooks: WebhookService;
+  },
+  startedAt: Date,
+): Pipeline {
+  const { idempotency, audit, storage, workers, events, webhooks } = stores;
+  const routes = options.routes ?? ROUTES;
+  return createPipeline({
+    routes,
+    snapshot: () => watcher.current(),
+    link,
+    openapi: () => buildOpenApi(routes),
+    idempotency,
+    audit,
+    startedAt,
+    storageFaults: () => storage.faults,
+    workerFaults: () => workers.faults,
+    log: options.log,
+    metrics,
+    services: { events, webhooks, eventStream: options.stream ?? {}, metrics },
+    // Open event streams are re-authorized on every change of keys and state (SIGHUP too).
+    onSnapshotChange: (listener) => void watcher.on('change', listener),
+    ...options.pipeline,
+  });
+}
+
+/** prom-client loads only when metrics are on: a daemon without them starts lighter. */
+async function prometheusFor(options: DaemonOptions) {
+  if (!options.metrics) return null;
+  return (await import('./metrics/prometheus.ts')).createPrometheusMetrics(packageJson.version);
+}
+
+/** The mod link's server, trusting the data dir's mod keys as they are now, counted in `metrics`. */
+function createLink(options: DaemonOptions, watcher: DataDirWatcher, metrics: DaemonMetrics): ModLinkServer {
+  const { identity } = watcher.current();
+  const link = new ModLinkServer({
+    identity: { publicKey: identity.daemonPublicKey, secretKey: identity.daemonSecretKey },
+    trustedModKeys: () => watcher.current().trustedModKeys,
+    log: options.log,
+    addressKey: edgeSubject, // an IPv6 /64 is one address, as for the API's per-address limit
+    acceptEvents: true,
+    ...options.link,
+  });
+  // The link server logs mod_connected / mod_disconnected and every rejected handshake itself.
+  link.on('connect', () => metrics.modLink(true));
+  link.on('disconnect', () => metrics.modLink(false));
+  return link;
+}
+
+/** What a change of the data dir takes away at once rather than at its next use. */
+function revokeOnChange(
+  watcher: DataDirWatcher,
+  webhooks: WebhookService,
+  link: ModLinkServer,
+  log: Logger,
+): void {
+  // A revoked key's endpoints stop within a poll of keys.json, not at their next event.
+  watcher.on('change', () => void webhooks.enforceKeys());
+  // A mod key removed from mod-keys.json ends the link it holds, not only its next handshake.
+  watcher.on('change', () => {
+    if (link.revokeUntrusted())
+      log.warn('mod link closed: its key is no longer trusted', { event: 'mod_key_revoked' });
+  });
 }
 
 /**
@@ -299,9 +327,4 @@ async function warnOnCredentialsUrl(dataDir: DataDir, modLink: HostPort, log: Lo
     mod_link: formatHostPort(modLink),
     fix: `modgate init --data-dir DIR --mod-listen ${formatHostPort(modLink)}, then give the game mod the new file`,
   });
-}
-
-async function readTls(files: { certFile: string; keyFile: string }): Promise<{ cert: Buffer; key: Buffer }> {
-  const [cert, key] = await Promise.all([readFile(files.certFile), readFile(files.keyFile)]);
-  return { cert, key };
 }

@@ -10,6 +10,7 @@ import type { ApiKeyRecord } from '../../store/keys-file.ts';
 import { hasFeature, isPremiumActive } from '../../store/state.ts';
 import type { Snapshot } from '../../store/data-dir.ts';
 import { ApiError } from '../api-error.ts';
+import type { ApiRequest } from '../types.ts';
 import type { VerifiedKeys } from './verified-keys.ts';
 
 /** What the key stages read from a request. */
@@ -17,6 +18,11 @@ export interface Credentials {
   authorization: string | undefined;
   /** The client address, after trusted proxies. */
   remoteAddress: string;
+}
+
+/** The request's credentials: its Authorization header and the address it came from. */
+export function credentialsOf(req: ApiRequest): Credentials {
+  return { authorization: req.headers['authorization'], remoteAddress: req.remoteAddress };
 }
 
 /**
