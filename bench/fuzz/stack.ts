@@ -10,15 +10,15 @@ import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
 import { freePort } from '../../harness/ports.ts';
-import { start, startProgram, stop, type Running } from '../../harness/processes.ts';
+import { start, startProgram, stop, type ModgateProcess } from '../../harness/processes.ts';
 import { eventually } from '../../harness/stack.ts';
 import type { IdPool } from './operations.ts';
 
 export interface FuzzStack {
   apiPort: number;
   key: string;
-  serve: Running;
-  sim: Running;
+  serve: ModgateProcess;
+  sim: ModgateProcess;
   ids: IdPool;
   close(): Promise<void>;
 }

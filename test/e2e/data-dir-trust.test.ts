@@ -29,21 +29,13 @@ import { AUDIT_FILE } from '../../daemon/log/audit-log.ts';
 import { auditedWrite, requestIdsOf } from '../support/audit-load.ts';
 import { createKey, premiumDataDir, runOk } from '../../harness/cli.ts';
 import { freePort } from '../../harness/ports.ts';
-import {
-  BIN,
-  startModgate,
-  startProgram,
-  startServe,
-  stop,
-  stopModgate,
-  type Running,
-} from '../../harness/processes.ts';
+import { BIN, start, startProgram, startServe, stop, type ModgateProcess } from '../../harness/processes.ts';
 import { eventually } from '../../harness/stack.ts';
 
 const NOBODY = 65534;
 const OUTSIDE_TEXT = 'root:*:20000:0:99999:7:::\n';
 const roots: string[] = [];
-let serve: Running | null = null;
+let serve: ModgateProcess | null = null;
 
 afterEach(async () => {
   if (serve) await stop(serve);
@@ -70,9 +62,9 @@ async function writableSetup(): Promise<{ dir: string; key: string; outside: str
 
 /** `modgate serve` that must refuse to start: its exit code and stderr. */
 async function serveRefuses(dir: string): Promise<{ code: number | null; stderr: string }> {
-  const child = startModgate(await serveArgs(dir));
+  const child = start(await serveArgs(dir));
   onTestFinished(async () => {
-    await stopModgate(child); // a serve that started after all
+    await stop(child); // a serve that started after all
   });
   const code = await child.exited();
   return { code, stderr: child.stderr_() };
@@ -194,7 +186,7 @@ describe('modgate serve and a data dir others may write into', () => {
 });
 
 /** `modgate <args>` under umask 000, as a careless provisioning script might run it. */
-function startUnderUmask000(args: readonly string[]): Running {
+function startUnderUmask000(args: readonly string[]): ModgateProcess {
   return startProgram('sh', ['-c', 'umask 000 && exec "$0" "$@"', process.execPath, BIN, ...args]);
 }
 

@@ -9,12 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, premiumDataDir, runOk } from '../../harness/cli.ts';
-import { startServe, stop, type Running } from '../../harness/processes.ts';
+import { startServe, stop, type ModgateProcess } from '../../harness/processes.ts';
 import { eventually } from '../../harness/stack.ts';
 
 describe('rotating an API key on a running daemon', () => {
   let dir: string;
-  let serve: Running;
+  let serve: ModgateProcess;
   let apiPort: number;
   const status = async (key: string) =>
     (await fetch(`http://127.0.0.1:${apiPort}/v1/server`, { headers: { authorization: `Bearer ${key}` } }))

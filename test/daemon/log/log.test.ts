@@ -7,8 +7,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeDataDir, type TestDataDir } from '../../../harness/data-dir.ts';
-import { freePort } from '../../../harness/ports.ts';
-import { logLines, startModgate, stopModgate, type ModgateProcess } from '../../../harness/processes.ts';
+import { launchServe, logLines, stop, type ModgateProcess } from '../../../harness/processes.ts';
 import { eventually } from '../../../harness/stack.ts';
 
 describe('the logs of modgate serve', () => {
@@ -19,39 +18,17 @@ describe('the logs of modgate serve', () => {
   let api: string;
   const forged = 'mg_live_thisisnotakeybutlookslikeoneabcdefghijklmnop';
 
-  const serve = async (extra: string[]) =>
-    startModgate([
-      'serve',
-      '--data-dir',
-      data.dir,
-      '--listen',
-      `127.0.0.1:${await freePort()}`,
-      '--mod-listen',
-      `127.0.0.1:${await freePort()}`,
-      ...extra,
-    ]);
-
   beforeAll(async () => {
     data = await makeDataDir();
     key = await data.createKey('--name', 'log-test');
     const config = join(data.dir, 'modgate.toml');
     await writeFile(config, '[api]\ntrusted_proxies = ["127.0.0.1"]\n');
-    const port = await freePort();
-    api = `http://127.0.0.1:${port}`;
-    [json, pretty] = await Promise.all([
-      startModgate([
-        'serve',
-        '--data-dir',
-        data.dir,
-        '--config',
-        config,
-        '--listen',
-        `127.0.0.1:${port}`,
-        '--mod-listen',
-        `127.0.0.1:${await freePort()}`,
-      ]),
-      serve(['--log-format', 'pretty']),
+    const [served, servedPretty] = await Promise.all([
+      launchServe(data.dir, { extra: ['--config', config] }),
+      launchServe(data.dir, { extra: ['--log-format', 'pretty'] }),
     ]);
+    [json, pretty] = [served.serve, servedPretty.serve];
+    api = `http://127.0.0.1:${served.apiPort}`;
     await eventually(() => json.stdout_().includes('"msg":"listening"'), 30_000);
     await eventually(() => pretty.stdout_().includes('listening'), 30_000);
     await fetch(`${api}/v1/server`, {
@@ -62,7 +39,7 @@ describe('the logs of modgate serve', () => {
   }, 90_000);
 
   afterAll(async () => {
-    await Promise.all([json && stopModgate(json), pretty && stopModgate(pretty)]);
+    await Promise.all([json && stop(json), pretty && stop(pretty)]);
     await data?.remove();
   });
 
