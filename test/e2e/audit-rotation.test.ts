@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUDIT_FILE } from '../../daemon/log/audit-log.ts';
 import { auditedWrite, requestIdsOf, writeConcurrently } from '../support/audit-load.ts';
-import { createKey, premiumDataDir, runOk } from '../../harness/cli.ts';
+import { runOk } from '../../harness/cli.ts';
+import { createKey, premiumDataDir } from '../../harness/data-dir.ts';
 import { startServe, stop, type ModgateProcess } from '../../harness/processes.ts';
 import { eventually } from '../../harness/stack.ts';
 

@@ -8,7 +8,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey, premiumDataDir, runOk } from '../../harness/cli.ts';
+import { runOk } from '../../harness/cli.ts';
+import { createKey, premiumDataDir } from '../../harness/data-dir.ts';
 import { startServe, stop, type ModgateProcess } from '../../harness/processes.ts';
 import { eventually } from '../../harness/stack.ts';
 
