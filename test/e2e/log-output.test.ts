@@ -6,9 +6,9 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeDataDir, type TestDataDir } from '../../../harness/data-dir.ts';
-import { launchServe, logLines, stop, type ModgateProcess } from '../../../harness/processes.ts';
-import { eventually } from '../../../harness/stack.ts';
+import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
+import { launchServe, logLines, stop, type ModgateProcess } from '../../harness/processes.ts';
+import { eventually } from '../../harness/stack.ts';
 
 describe('the logs of modgate serve', () => {
   let data: TestDataDir;

@@ -8,13 +8,13 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import parsePrometheusTextFormat, { type ParsedFamily } from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROUTES } from '../../../daemon/routes/index.ts';
-import { makeDataDir, type TestDataDir } from '../../../harness/data-dir.ts';
-import { freePort } from '../../../harness/ports.ts';
-import { launchServe, startSim, stop, type ModgateProcess } from '../../../harness/processes.ts';
-import { openSse, type SseClient } from '../../../harness/sse-client.ts';
-import { eventually } from '../../../harness/stack.ts';
-import { startReceiver, type Receiver } from '../../support/webhook-receiver.ts';
+import { ROUTES } from '../../daemon/routes/index.ts';
+import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
+import { freePort } from '../../harness/ports.ts';
+import { launchServe, startSim, stop, type ModgateProcess } from '../../harness/processes.ts';
+import { openSse, type SseClient } from '../../harness/sse-client.ts';
+import { eventually } from '../../harness/stack.ts';
+import { startReceiver, type Receiver } from '../support/webhook-receiver.ts';
 
 const KEY_LIMIT = 20;
 
