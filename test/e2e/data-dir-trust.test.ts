@@ -29,8 +29,7 @@ import { AUDIT_FILE } from '../../daemon/log/audit-log.ts';
 import { auditedWrite, requestIdsOf } from '../support/audit-load.ts';
 import { runOk } from '../../harness/cli.ts';
 import { createKey, premiumDataDir } from '../../harness/data-dir.ts';
-import { freePort } from '../../harness/ports.ts';
-import { BIN, start, startProgram, startServe, stop, type ModgateProcess } from '../../harness/processes.ts';
+import { launchServe, start, startServe, stop, type ModgateProcess } from '../../harness/processes.ts';
 import { eventually } from '../../harness/stack.ts';
 
 const NOBODY = 65534;
@@ -63,18 +62,12 @@ async function writableSetup(): Promise<{ dir: string; key: string; outside: str
 
 /** `modgate serve` that must refuse to start: its exit code and stderr. */
 async function serveRefuses(dir: string): Promise<{ code: number | null; stderr: string }> {
-  const child = start(await serveArgs(dir));
+  const { serve: child } = await launchServe(dir);
   onTestFinished(async () => {
     await stop(child); // a serve that started after all
   });
   const code = await child.exited();
   return { code, stderr: child.stderr_() };
-}
-
-/** `serve` on free loopback ports; the API port is the third-last argument's. */
-async function serveArgs(dir: string): Promise<string[]> {
-  const [api, mod] = [await freePort(), await freePort()];
-  return ['serve', '--data-dir', dir, '--listen', `127.0.0.1:${api}`, '--mod-listen', `127.0.0.1:${mod}`];
 }
 
 describe('modgate serve and a link planted at audit.jsonl', () => {
@@ -186,14 +179,12 @@ describe('modgate serve and a data dir others may write into', () => {
   });
 });
 
-/** `modgate <args>` under umask 000, as a careless provisioning script might run it. */
-function startUnderUmask000(args: readonly string[]): ModgateProcess {
-  return startProgram('sh', ['-c', 'umask 000 && exec "$0" "$@"', process.execPath, BIN, ...args]);
-}
+/** Runs modgate under umask 000, as a careless provisioning script might. */
+const UMASK_000 = ['sh', '-c', 'umask 000 && exec "$0" "$@"'];
 
 /** Runs a command under umask 000 to its end; its output, or an error naming it. */
 async function runUnderUmask000(...args: string[]): Promise<string> {
-  const child = startUnderUmask000(args);
+  const child = start(args, { wrap: UMASK_000 });
   const [code] = (await once(child, 'exit')) as [number | null];
   if (code !== 0) throw new Error(`modgate ${args.join(' ')} exited ${code}: ${child.output()}`);
   return child.output();
@@ -219,13 +210,9 @@ describe('a data dir made under umask 000', () => {
     const created = await runUnderUmask000('keys', 'create', '--data-dir', dir, ...bot);
     const { key } = JSON.parse(created) as { key: string };
     for (const round of [1, 2]) {
-      const args = await serveArgs(dir);
-      const apiPort = Number((args.at(-3) as string).split(':')[1]);
-      serve = startUnderUmask000(args);
-      await eventually(
-        async () => (await fetch(`http://127.0.0.1:${apiPort}/healthz`).catch(() => null)) !== null,
-        30_000,
-      );
+      const served = await startServe(dir, { wrap: UMASK_000 });
+      serve = served.serve;
+      const apiPort = served.apiPort;
       const id = await auditedWrite(apiPort, key)();
       const audit = join(dir, AUDIT_FILE);
       await eventually(async () => requestIdsOf(await readFile(audit, 'utf8').catch(() => '')).includes(id));
