@@ -69,7 +69,35 @@ export interface TestDataDir {
   cli(...argv: string[]): Promise<CliRun>;
   /** `createKey` with `ALL_SCOPES_KEY` for what the flags leave out. */
   createKey(...flags: string[]): Promise<CreatedKey>;
+  /**
+   * `modgate webhooks add --json` for `url`, with `--events all` unless the flags name events;
+   * throws when the CLI refuses. Returns the endpoint's id and signing secret.
+   */
+  addWebhook(url: string, ...flags: string[]): Promise<AddedWebhook>;
   remove(): Promise<void>;
+}
+
+/** What `webhooks add --json` prints that tests use. */
+export interface AddedWebhook {
+  id: string;
+  secret: string;
+}
+
+/** `webhooks add --json` on `dir` (see `TestDataDir.addWebhook`). */
+export async function addWebhook(dir: string, url: string, ...flags: string[]): Promise<AddedWebhook> {
+  const events = flags.includes('--events') ? [] : ['--events', 'all'];
+  const stdout = await runOk([
+    'webhooks',
+    'add',
+    '--data-dir',
+    dir,
+    '--url',
+    url,
+    '--json',
+    ...flags,
+    ...events,
+  ]);
+  return JSON.parse(stdout) as AddedWebhook;
 }
 
 export interface DataDirSetup {
@@ -87,6 +115,7 @@ export async function makeDataDir(setup: DataDirSetup = {}): Promise<TestDataDir
     dir,
     cli: (...argv: string[]) => run(argv),
     createKey: (...flags: string[]) => createKey(dir, ...withKeyDefaults(flags, ALL_SCOPES_KEY)),
+    addWebhook: (url: string, ...flags: string[]) => addWebhook(dir, url, ...flags),
     remove: () => rm(dir, { recursive: true, force: true }),
   };
 }

@@ -77,19 +77,7 @@ describe('a hostile mod sending game events to a real serve', () => {
     key = (await data.createKey('--name', 'watcher')).key;
     metricsAt = `127.0.0.1:${await freePort()}`;
     hook = await startReceiver();
-    const added = await data.cli(
-      'webhooks',
-      'add',
-      '--data-dir',
-      data.dir,
-      '--json',
-      '--url',
-      hook.url,
-      '--events',
-      'command.executed',
-    );
-    expect(added.code).toBe(0);
-    hook.secret = (JSON.parse(added.stdout) as { secret: string }).secret;
+    hook.secret = (await data.addWebhook(hook.url, '--events', 'command.executed')).secret;
     // Written after the endpoint: a new endpoint receives only what is logged after it
     // (docs/events.md), and these events are what it must read past the over-long line for.
     await writeOverlongSegment(data.dir);

@@ -50,19 +50,7 @@ describe('the metrics listener of modgate serve', () => {
   const value = (name: string, labels: Record<string, string> = {}) =>
     Number(samples(name).find((s) => Object.entries(labels).every(([k, v]) => s.labels?.[k] === v))?.value);
   const addWebhook = async (receiver: Receiver) => {
-    const added = await data.cli(
-      'webhooks',
-      'add',
-      '--data-dir',
-      data.dir,
-      '--url',
-      receiver.url,
-      '--events',
-      'all',
-      '--json',
-    );
-    if (added.code !== 0) throw new Error(added.stderr);
-    receiver.secret = (JSON.parse(added.stdout) as { secret: string }).secret;
+    receiver.secret = (await data.addWebhook(receiver.url)).secret;
   };
 
   beforeAll(async () => {
