@@ -86,17 +86,8 @@ export interface AddedWebhook {
 /** `webhooks add --json` on `dir` (see `TestDataDir.addWebhook`). */
 export async function addWebhook(dir: string, url: string, ...flags: string[]): Promise<AddedWebhook> {
   const events = flags.includes('--events') ? [] : ['--events', 'all'];
-  const stdout = await runOk([
-    'webhooks',
-    'add',
-    '--data-dir',
-    dir,
-    '--url',
-    url,
-    '--json',
-    ...flags,
-    ...events,
-  ]);
+  const add = ['webhooks', 'add', '--data-dir', dir, '--url', url, '--json'];
+  const stdout = await runOk([...add, ...flags, ...events]);
   return JSON.parse(stdout) as AddedWebhook;
 }
 
