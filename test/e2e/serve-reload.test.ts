@@ -2,18 +2,16 @@
  * `modgate serve --config FILE` as an operator runs it: SIGHUP applies a changed config without a
  * restart, a broken one is refused and the running settings stay, SIGTERM exits 0.
  */
-import { execFile } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../harness/stack.ts';
 import { freePort } from '../../harness/ports.ts';
-import { BIN, start, type ModgateProcess } from '../../harness/processes.ts';
-
-const run = promisify(execFile);
+import { runOk } from '../../harness/cli.ts';
+import { createKey, premiumDataDir } from '../../harness/data-dir.ts';
+import { start, type ModgateProcess } from '../../harness/processes.ts';
 
 describe('serve with a config file', () => {
   let dir: string;
@@ -33,14 +31,9 @@ describe('serve with a config file', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'modgate-reload-e2e-'));
-    const data = join(dir, 'data');
-    const modgate = (...args: string[]) => run(process.execPath, [BIN, ...args, '--data-dir', data]);
-    await modgate('init');
-    await modgate('plan', 'set', '--premium', 'on');
-    await modgate('api', 'enable');
-    key = JSON.parse(
-      (await modgate('keys', 'create', '--name', 'ops', '--scopes', 'players:read', '--json')).stdout,
-    ).key;
+    const data = await premiumDataDir(join(dir, 'data'));
+    await runOk(['api', 'enable', '--data-dir', data]);
+    key = (await createKey(data, '--name', 'ops', '--scopes', 'players:read')).key;
     port = await freePort();
     config = join(dir, 'modgate.toml');
     await writeConfig(100);
