@@ -60,6 +60,42 @@ async function writableSetup(): Promise<{ dir: string; key: string; outside: str
   return { dir, key, outside };
 }
 
+/**
+ * `modgate serve` on `dir`, returned once one audited write reached audit.jsonl: the process,
+ * the writer and that file's path.
+ */
+async function serveWithOneAuditLine(
+  dir: string,
+  key: string,
+): Promise<{ running: ModgateProcess; write: () => Promise<string>; live: string }> {
+  const served = await startServe(dir);
+  serve = served.serve; // stopped by afterEach if the test does not get to stop it
+  const write = auditedWrite(served.apiPort, key);
+  const first = await write();
+  const live = join(dir, AUDIT_FILE);
+  await eventually(async () => requestIdsOf(await readFile(live, 'utf8')).includes(first));
+  return { running: served.serve, write, live };
+}
+
+/**
+ * SIGHUP once `live` was moved to `live.1` and something else planted in its place: serve logs
+ * `refusal`, and three more writes all land in `live.1`, where it was writing.
+ */
+async function reopenAndKeepWriting(
+  running: ModgateProcess,
+  write: () => Promise<string>,
+  live: string,
+  refusal: string,
+): Promise<void> {
+  running.kill('SIGHUP');
+  await eventually(() => running.output().includes(refusal), 10_000);
+  const later = [await write(), await write(), await write()];
+  await eventually(async () => {
+    const kept = requestIdsOf(await readFile(`${live}.1`, 'utf8'));
+    return later.every((id) => kept.includes(id));
+  }, 10_000);
+}
+
 /** `modgate serve` that must refuse to start: its exit code and stderr. */
 async function serveRefuses(dir: string): Promise<{ code: number | null; stderr: string }> {
   const { serve: child } = await launchServe(dir);
@@ -83,22 +119,11 @@ describe('modgate serve and a link planted at audit.jsonl', () => {
 
   it('keeps writing where it was when the link appears while it runs and SIGHUP asks it to reopen', async () => {
     const { dir, key, outside } = await writableSetup();
-    let apiPort: number;
-    ({ serve, apiPort } = await startServe(dir));
-    const write = auditedWrite(apiPort, key);
-    const first = await write();
-    const live = join(dir, AUDIT_FILE);
-    await eventually(async () => requestIdsOf(await readFile(live, 'utf8')).includes(first));
+    const { running, write, live } = await serveWithOneAuditLine(dir, key);
     // What logrotate does, with the new file replaced by a link to a file the daemon must not touch.
     await rename(live, `${live}.1`);
     await symlink(outside, live);
-    serve.kill('SIGHUP');
-    await eventually(() => serve!.output().includes('symbolic link'), 10_000);
-    const later = [await write(), await write(), await write()];
-    await eventually(async () => {
-      const kept = requestIdsOf(await readFile(`${live}.1`, 'utf8'));
-      return later.every((id) => kept.includes(id));
-    }, 10_000);
+    await reopenAndKeepWriting(running, write, live, 'symbolic link');
     expect(await readFile(outside, 'utf8')).toBe(OUTSIDE_TEXT);
   });
 });
@@ -119,31 +144,20 @@ describe('modgate serve and a named pipe in the data dir', () => {
 
   it('sends no audit line into a pipe planted at audit.jsonl while it runs, and keeps writing where it was', async () => {
     const { dir, key } = await writableSetup();
-    let apiPort: number;
-    ({ serve, apiPort } = await startServe(dir));
-    const write = auditedWrite(apiPort, key);
-    const first = await write();
-    const live = join(dir, AUDIT_FILE);
-    await eventually(async () => requestIdsOf(await readFile(live, 'utf8')).includes(first));
+    const { running, write, live } = await serveWithOneAuditLine(dir, key);
     await rename(live, `${live}.1`);
     mkfifo(live);
     // A reader on the pipe, as an attacker would hold one: whatever reached it would be read here.
     const reader = await open(live, constants.O_RDONLY | constants.O_NONBLOCK);
     try {
-      serve.kill('SIGHUP');
-      await eventually(() => serve!.output().includes('named pipe'), 10_000);
-      const later = [await write(), await write(), await write()];
-      await eventually(async () => {
-        const kept = requestIdsOf(await readFile(`${live}.1`, 'utf8'));
-        return later.every((id) => kept.includes(id));
-      }, 10_000);
+      await reopenAndKeepWriting(running, write, live, 'named pipe');
       const leaked = Buffer.alloc(65_536);
       const { bytesRead } = await reader.read(leaked, 0, leaked.length, null).catch(() => ({ bytesRead: 0 }));
       expect(bytesRead).toBe(0);
     } finally {
       await reader.close();
     }
-    expect(await stop(serve)).toBe(0);
+    expect(await stop(running)).toBe(0);
     serve = null;
   });
 });
