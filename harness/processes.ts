@@ -15,9 +15,9 @@ export interface ModgateProcess extends ChildProcess {
   /** Everything written to stdout and stderr so far, interleaved as it arrived. */
   output(): string;
   /** Everything written to stdout so far. */
-  stdout_(): string;
+  stdoutText(): string;
   /** Everything written to stderr so far. */
-  stderr_(): string;
+  stderrText(): string;
   /** Resolves with the exit code once the process has exited. */
   exited(): Promise<number | null>;
 }
@@ -70,8 +70,8 @@ export function startProgram(
   const exit = once(child, 'exit').then(([code]) => code as number | null);
   return Object.assign(child, {
     output: () => output,
-    stdout_: () => stdout,
-    stderr_: () => stderr,
+    stdoutText: () => stdout,
+    stderrText: () => stderr,
     exited: () => exit,
   });
 }

@@ -103,7 +103,7 @@ async function serveRefuses(dir: string): Promise<{ code: number | null; stderr:
     await stop(child); // a serve that started after all
   });
   const code = await child.exited();
-  return { code, stderr: child.stderr_() };
+  return { code, stderr: child.stderrText() };
 }
 
 describe('modgate serve and a link planted at audit.jsonl', () => {

@@ -74,7 +74,7 @@ describe('the metrics listener of modgate serve', () => {
     serve = served.serve;
     api = `http://127.0.0.1:${served.apiPort}`;
     metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
-    await eventually(() => serve.stdout_().includes('"msg":"listening"'), 30_000);
+    await eventually(() => serve.stdoutText().includes('"msg":"listening"'), 30_000);
     sim = startSim(data.dir, served.modPort, ['--catalog-delay', '0', '--players', '20']);
     // /healthz, not /v1: polling with a key would spend its rate limit.
     const healthz = async () => (await (await get('/healthz', null)).json()) as { mod_connected: boolean };

@@ -22,7 +22,7 @@ interface Ended {
 async function serveFails(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Ended> {
   const child = start(['serve', ...args], { env });
   const code = await child.exited();
-  return { code, stderr: child.stderr_() };
+  return { code, stderr: child.stderrText() };
 }
 
 function jsonError(stderr: string): { code: string; message: string } {

@@ -60,7 +60,7 @@ describe.runIf(tools)('modgate serve under a stand-in for systemd', () => {
 
   it('reports READY=1 for its own pid once it listens', () => {
     expect(received).toContain(`MAINPID=${serve.pid} READY=1`);
-    expect(serve.stdout_()).toContain('"msg":"listening"');
+    expect(serve.stdoutText()).toContain('"msg":"listening"');
   });
 
   it('pings the watchdog with WATCHDOG=1, again and again', async () => {
