@@ -12,8 +12,9 @@ import { execFileSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ModBridge } from '../../protocol/bridge.ts';
-import { startBridgeMod } from '../../harness/mod-bridge.ts';
+import { readFromDataDir } from '../../daemon/store/data-dir-access.ts';
+import { modCredentialsFile } from '../../daemon/store/mod-credentials.ts';
+import { startModBridge, type ModBridge } from '../../protocol/bridge.ts';
 import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
 import { commandData } from '../support/game-events.ts';
 import { freePort } from '../../harness/ports.ts';
@@ -56,7 +57,14 @@ describe('the event log and the audit log when the disk is full, then frees up',
     serve = served.serve;
     api = `127.0.0.1:${served.apiPort}`;
     const modLink = `127.0.0.1:${served.modPort}`;
-    bridge = await startBridgeMod(data.dir, `ws://${modLink}`);
+    const credentials = await readFromDataDir(data.dir, modCredentialsFile);
+    bridge = startModBridge({
+      url: `ws://${modLink}`,
+      identity: { publicKey: credentials.modPublicKey, secretKey: credentials.modSecretKey },
+      daemonPublicKey: credentials.daemonPublicKey,
+      modVersion: '2.1.0',
+      handlers: {},
+    });
   }, 60_000);
 
   afterAll(async () => {

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDaemon } from '../../daemon/daemon.ts';
 import { formatHostPort } from '../../daemon/host-port.ts';
-import { startBridgeMod } from '../../harness/mod-bridge.ts';
+import { readFromDataDir } from '../../daemon/store/data-dir-access.ts';
+import { modCredentialsFile } from '../../daemon/store/mod-credentials.ts';
+import { startModBridge } from '../../protocol/bridge.ts';
 import { silentLogger } from '../../daemon/log/log.ts';
 import type { Player } from '../../mod-sim/world/index.ts';
 import { commandData } from '../support/game-events.ts';
@@ -306,9 +308,15 @@ describe('events across restarts and redials', () => {
   });
 
   it('drops a resend of sequences already stored, even from another connection', async () => {
+    const credentials = await readFromDataDir(stack.data.dir, modCredentialsFile);
     // A second mod process that reuses the first one's stream id resends sequences 1, 2, 3,
     // which the daemon has stored already: it acknowledges them and stores nothing.
-    const replay = await startBridgeMod(stack.data.dir, `ws://${formatHostPort(stack.daemon.modLink)}`, {
+    const replay = startModBridge({
+      url: `ws://${formatHostPort(stack.daemon.modLink)}`,
+      identity: { publicKey: credentials.modPublicKey, secretKey: credentials.modSecretKey },
+      daemonPublicKey: credentials.daemonPublicKey,
+      modVersion: '2.1.0',
+      handlers: {},
       events: { stream: stack.sim!.bridge.events.stream },
     });
     for (let n = 0; n < 3; n += 1) replay.events.emit('command.executed', commandData(`replayed ${n}`));

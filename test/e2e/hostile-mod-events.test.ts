@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WebSocket } from 'ws';
 import { readFromDataDir } from '../../daemon/store/data-dir-access.ts';
 import { modCredentialsFile } from '../../daemon/store/mod-credentials.ts';
-import { startBridgeMod } from '../../harness/mod-bridge.ts';
+import { startModBridge } from '../../protocol/bridge.ts';
 import { encode } from '../../protocol/codec.ts';
 import type { EventsAckFrame, FrameBody, ModEvent } from '../../protocol/frames.ts';
 import type { Session } from '../../protocol/session.ts';
@@ -182,7 +182,14 @@ describe('a hostile mod sending game events to a real serve', () => {
         ),
       20_000,
     );
-    const bridge = await startBridgeMod(data.dir, `ws://${modLink}`);
+    const credentials = await readFromDataDir(data.dir, modCredentialsFile);
+    const bridge = startModBridge({
+      url: `ws://${modLink}`,
+      identity: { publicKey: credentials.modPublicKey, secretKey: credentials.modSecretKey },
+      daemonPublicKey: credentials.daemonPublicKey,
+      modVersion: '2.1.0',
+      handlers: {},
+    });
     try {
       // The rate bucket refills at 1 event a second: one well-behaved event goes through.
       await new Promise((resolve) => setTimeout(resolve, 1_100));

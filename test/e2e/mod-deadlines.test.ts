@@ -9,8 +9,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { formatHostPort } from '../../daemon/host-port.ts';
 import { createLogger } from '../../daemon/log/log.ts';
-import { type ModBridge } from '../../protocol/bridge.ts';
-import { startBridgeMod } from '../../harness/mod-bridge.ts';
+import { readFromDataDir } from '../../daemon/store/data-dir-access.ts';
+import { modCredentialsFile } from '../../daemon/store/mod-credentials.ts';
+import { startModBridge, type ModBridge } from '../../protocol/bridge.ts';
 import { OpError, type OpResult } from '../../protocol/ops/index.ts';
 import { errorOf, http } from '../support/http.ts';
 import { startStack, type Stack } from '../../harness/stack.ts';
@@ -62,7 +63,12 @@ describe('a mod that reports its own timeout', () => {
 
   beforeAll(async () => {
     stack = await startStack({ sim: false, daemon: { pipeline: deadlines } });
-    bridge = await startBridgeMod(stack.data.dir, `ws://${formatHostPort(stack.daemon.modLink)}`, {
+    const credentials = await readFromDataDir(stack.data.dir, modCredentialsFile);
+    bridge = startModBridge({
+      url: `ws://${formatHostPort(stack.daemon.modLink)}`,
+      identity: { publicKey: credentials.modPublicKey, secretKey: credentials.modSecretKey },
+      daemonPublicKey: credentials.daemonPublicKey,
+      modVersion: '2.1.0',
       handlers: {
         // The game's own console call has a shorter timeout than the request's deadline.
         'players.unmute': async (_args, ctx): Promise<OpResult<'players.unmute'>> => {

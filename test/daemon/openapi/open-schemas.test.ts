@@ -6,8 +6,9 @@
 import { readFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { formatHostPort } from '../../../daemon/host-port.ts';
-import { type ModBridge } from '../../../protocol/bridge.ts';
-import { startBridgeMod } from '../../../harness/mod-bridge.ts';
+import { readFromDataDir } from '../../../daemon/store/data-dir-access.ts';
+import { modCredentialsFile } from '../../../daemon/store/mod-credentials.ts';
+import { startModBridge, type ModBridge } from '../../../protocol/bridge.ts';
 import { startStack, type Stack } from '../../../harness/stack.ts';
 
 let stack: Stack | undefined;
@@ -23,7 +24,12 @@ afterEach(async () => {
 /** A real daemon and a mod (the reference bridge) whose server.status answer has an extra field. */
 async function stackWithChattyMod(): Promise<Stack> {
   stack = await startStack({ sim: false });
-  bridge = await startBridgeMod(stack.data.dir, `ws://${formatHostPort(stack.daemon.modLink)}`, {
+  const credentials = await readFromDataDir(stack.data.dir, modCredentialsFile);
+  bridge = startModBridge({
+    url: `ws://${formatHostPort(stack.daemon.modLink)}`,
+    identity: { publicKey: credentials.modPublicKey, secretKey: credentials.modSecretKey },
+    daemonPublicKey: credentials.daemonPublicKey,
+    modVersion: '2.1.0',
     handlers: { 'server.status': () => ({ player_count: 12, tps: 60, region: 'eu' }) as never },
   });
   await new Promise((resolve) => bridge?.once('connect', resolve));
