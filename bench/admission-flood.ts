@@ -59,7 +59,7 @@ const data = await makeDataDir();
 const { key } = await data.createKey('--name', 'bench');
 const config = join(data.dir, 'modgate.toml');
 await writeFile(config, values.trusted ? `[api]\ntrusted_proxies = ${JSON.stringify(ADDRESSES)}\n` : '');
-const { serve, apiPort } = await startServe(data.dir, ['--log-level', 'warn', '--config', config]);
+const { serve, apiPort } = await startServe(data.dir, { extra: ['--log-level', 'warn', '--config', config] });
 try {
   const floods = ADDRESSES.map((address, i) =>
     floodSockets(apiPort, address, share(i), {

@@ -38,7 +38,8 @@ import { parseArgs } from 'node:util';
 import { embeddedNodePath } from '../scripts/embedded-node.ts';
 import { makeDataDir } from '../harness/data-dir.ts';
 import { freePort } from '../harness/ports.ts';
-import { autocannon, type Child, type LoadResult, startModgate, startScript } from './e2e/processes.ts';
+import { asChild, autocannon, type Child, type LoadResult, startScript } from './e2e/processes.ts';
+import { launchServe, startSim } from '../harness/processes.ts';
 
 const { values } = parseArgs({
   options: {
@@ -202,30 +203,24 @@ async function startDaemon(
 ): Promise<Daemon> {
   const data = await makeDataDir();
   const { key } = await data.createKey('--scopes', 'all');
-  const [apiPort, modPort] = [await freePort(), await freePort()];
-  const config = join(work, `modgate-${apiPort}.toml`);
+  const port = await freePort();
+  const config = join(work, `modgate-${port}.toml`);
   await writeFile(
     config,
     `[rate_limit]\nper_key = { limit = ${RATE_LIMIT}, window_sec = 60 }\n` +
       `per_address = { limit = ${RATE_LIMIT}, window_sec = 60 }\n` +
       `[log]\nlevel = "${values['log-level']}"\n`,
   );
-  const log = join(work, `modgate-${apiPort}.log`);
-  const serve = startModgate(
-    command('serve'),
-    [
-      'serve',
-      ...['--data-dir', data.dir, '--config', config],
-      ...['--listen', `127.0.0.1:${apiPort}`, '--mod-listen', `127.0.0.1:${modPort}`],
-    ],
-    log,
-  );
+  const run = (role: 'serve' | 'sim') => ({
+    program: command(role),
+    logFile: join(work, `modgate-${port}.log`),
+    cwd: ROOT,
+  });
+  const served = await launchServe(data.dir, { ...run('serve'), extra: ['--config', config] });
+  const { apiPort } = served;
+  const serve = asChild(served.serve);
   children.push(serve);
-  const sim = startModgate(
-    command('sim'),
-    ['sim', '--data-dir', data.dir, '--connect', `ws://127.0.0.1:${modPort}`, '--players', values.players],
-    log,
-  );
+  const sim = asChild(startSim(data.dir, served.modPort, ['--players', values.players], run('sim')));
   children.push(sim);
   const api = `http://127.0.0.1:${apiPort}`;
   await waitFor(`${api}/healthz?mod=required`);

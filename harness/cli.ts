@@ -33,36 +33,3 @@ export async function runOk(argv: readonly string[], options: RunOptions = {}): 
   }
   return result.stdout;
 }
-
-/** An initialised data dir with an active premium plan, ready for `keys create`. */
-export async function premiumDataDir(dir: string): Promise<string> {
-  await runOk(['init', '--data-dir', dir]);
-  await runOk(['plan', 'set', '--data-dir', dir, '--premium', 'on']);
-  return dir;
-}
-
-export interface CreatedKey {
-  id: string;
-  key: string;
-  name: string;
-  scopes: string[];
-  allow_ips: string[];
-  expires_at: string | null;
-}
-
-/** `keys create --json` for a key named bot with scope server:read; `extra` flags come last and win. */
-export async function createKey(dir: string, ...extra: string[]): Promise<CreatedKey> {
-  const stdout = await runOk([
-    'keys',
-    'create',
-    '--data-dir',
-    dir,
-    '--name',
-    'bot',
-    '--scopes',
-    'server:read',
-    '--json',
-    ...extra,
-  ]);
-  return JSON.parse(stdout) as CreatedKey;
-}

@@ -1,23 +1,91 @@
 /**
- * `modgate` as separate processes, through bin/modgate.js as `npx modgate` runs it: start one,
- * read what it printed so far, stop it with SIGTERM and get its exit code.
+ * `modgate` as separate processes, the one way tests and benchmarks start them: through
+ * bin/modgate.js as `npx modgate` runs it, or a built single executable. Start one, read what it
+ * printed so far, stop it with a signal and get its exit code.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { openSync } from 'node:fs';
 import { freePort } from './ports.ts';
 import { eventually } from './stack.ts';
 
 export const BIN = new URL('../bin/modgate.js', import.meta.url).pathname;
 
-export type Running = ChildProcess & { output: () => string };
+export interface ModgateProcess extends ChildProcess {
+  /** Everything written to stdout and stderr so far, interleaved as it arrived. */
+  output(): string;
+  /** Everything written to stdout so far. */
+  stdoutText(): string;
+  /** Everything written to stderr so far. */
+  stderrText(): string;
+  /** Resolves with the exit code once the process has exited. */
+  exited(): Promise<number | null>;
+}
+
+export interface StartOptions {
+  /** Variables added to this process's environment. */
+  readonly env?: NodeJS.ProcessEnv;
+  /** Start from `env` alone, without this process's environment (a binary run with nothing else). */
+  readonly bareEnv?: boolean;
+  /**
+   * Another command to run it through first (`['prlimit', '--fsize=4096', '--']`), as an
+   * operator's unit or shell might.
+   */
+  readonly wrap?: readonly string[];
+  /**
+   * How modgate itself is run: `[process.execPath, BIN]` (the source, as `npx modgate` runs it)
+   * unless given, e.g. a built single executable `[path]` or node with flags of its own
+   * (`--cpu-prof`).
+   */
+  readonly program?: readonly string[];
+  readonly cwd?: string;
+  /**
+   * Append stdout and stderr to this file, as journald would take them, instead of keeping them
+   * (`output()` then stays empty).
+   */
+  readonly logFile?: string;
+}
+
+/** Starts `modgate <args>`, keeping stdout and stderr. */
+export function start(args: readonly string[], options: StartOptions = {}): ModgateProcess {
+  const program = options.program ?? [process.execPath, BIN];
+  const [command, ...rest] = [...(options.wrap ?? []), ...program, ...args] as [string, ...string[]];
+  return startProgram(command, rest, options);
+}
+
+/** Any program (nginx, Caddy, a shell), its output kept as for `start`. */
+export function startProgram(
+  command: string,
+  args: readonly string[],
+  options: Pick<StartOptions, 'env' | 'bareEnv' | 'cwd' | 'logFile'> = {},
+): ModgateProcess {
+  const env = options.bareEnv ? { ...options.env } : { ...process.env, ...options.env };
+  const out = options.logFile === undefined ? 'pipe' : openSync(options.logFile, 'a');
+  const child = spawn(command, args, { stdio: ['ignore', out, out], env, cwd: options.cwd });
+  let output = '';
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk) => ((output += chunk), (stdout += chunk)));
+  child.stderr?.on('data', (chunk) => ((output += chunk), (stderr += chunk)));
+  const exit = once(child, 'exit').then(([code]) => code as number | null);
+  return Object.assign(child, {
+    output: () => output,
+    stdoutText: () => stdout,
+    stderrText: () => stderr,
+    exited: () => exit,
+  });
+}
 
 /**
- * Starts `modgate <args>`, keeping stdout and stderr. `wrap` runs it through another command
- * first (`['prlimit', '--fsize=4096', '--']`), as an operator's unit or shell might.
+ * The signal (SIGTERM unless told, so `--cpu-prof` profiles get written), then the exit code (at
+ * once if it has exited already). Any child process, not only those `start` returns.
  */
-export function start(args: string[], wrap: string[] = []): Running {
-  const [command, ...rest] = [...wrap, process.execPath, BIN, ...args] as [string, ...string[]];
-  return startProgram(command, rest);
+export async function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+  const exit = once(child, 'exit');
+  child.kill(signal);
+  const [code] = (await exit) as [number | null];
+  return code;
 }
 
 /** The first of `candidates` that runs with `args` (`nginx -v`, `caddy version`), if any. */
@@ -32,83 +100,70 @@ export function installed(candidates: string[], args: string[]): string | undefi
   });
 }
 
-/** Any program (nginx, Caddy), its stdout and stderr kept as for `start`. */
-export function startProgram(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): Running {
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
-  let output = '';
-  child.stdout?.on('data', (chunk) => (output += chunk));
-  child.stderr?.on('data', (chunk) => (output += chunk));
-  return Object.assign(child, { output: () => output });
+export interface ServeOptions extends StartOptions {
+  /** Flags after the listen addresses (`--config FILE`, `--log-level warn`). */
+  readonly extra?: readonly string[];
+}
+
+export interface Served {
+  serve: ModgateProcess;
+  apiPort: number;
+  modPort: number;
+}
+
+/** `modgate serve` on free loopback ports for the API and the mod link, not waited for. */
+export async function launchServe(dataDir: string, options: ServeOptions = {}): Promise<Served> {
+  const [apiPort, modPort] = [await freePort(), await freePort()];
+  const listen = ['--listen', `127.0.0.1:${apiPort}`, '--mod-listen', `127.0.0.1:${modPort}`];
+  const serve = start(['serve', '--data-dir', dataDir, ...listen, ...(options.extra ?? [])], options);
+  return { serve, apiPort, modPort };
+}
+
+/** `launchServe`, returned once it answers `GET /healthz`. */
+export async function startServe(dataDir: string, options: ServeOptions = {}): Promise<Served> {
+  const served = await launchServe(dataDir, options);
+  await eventually(
+    async () => (await fetch(`http://127.0.0.1:${served.apiPort}/healthz`).catch(() => null)) !== null,
+    30_000,
+  );
+  return served;
+}
+
+/** `modgate sim` dialling the mod link on `modPort`; `extra` flags (`--players 20`) are passed on. */
+export function startSim(
+  dataDir: string,
+  modPort: number,
+  extra: readonly string[] = [],
+  options: StartOptions = {},
+): ModgateProcess {
+  return start(['sim', '--data-dir', dataDir, '--connect', `ws://127.0.0.1:${modPort}`, ...extra], options);
+}
+
+export interface ServeAndSim extends Served {
+  sim: ModgateProcess;
 }
 
 /**
- * `modgate serve` on free loopback ports, returned once it answers `GET /healthz`; `extra` flags
- * (`--config FILE`, `--log-level warn`) are passed on.
+ * `startServe`, then `modgate sim` dialling it (with `simExtra` flags), returned once serve logs
+ * that the mod connected. If it never does, both are stopped before the error is thrown.
  */
-export async function startServe(
+export async function startServeAndSim(
   dataDir: string,
-  extra: readonly string[] = [],
-): Promise<{ serve: Running; apiPort: number }> {
-  const [apiPort, modPort] = [await freePort(), await freePort()];
-  const serve = start([
-    'serve',
-    '--data-dir',
-    dataDir,
-    '--listen',
-    `127.0.0.1:${apiPort}`,
-    '--mod-listen',
-    `127.0.0.1:${modPort}`,
-    ...extra,
-  ]);
-  await eventually(
-    async () => (await fetch(`http://127.0.0.1:${apiPort}/healthz`).catch(() => null)) !== null,
-    30_000,
-  );
-  return { serve, apiPort };
-}
-
-/** SIGTERM, then the exit code. */
-export async function stop(child: ChildProcess): Promise<number | null> {
-  if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
-  child.kill('SIGTERM');
-  const [code] = (await once(child, 'exit')) as [number | null];
-  return code;
-}
-
-export interface ModgateProcess extends ChildProcess {
-  /** Everything written to stdout so far. */
-  stdout_(): string;
-  /** Everything written to stderr so far. */
-  stderr_(): string;
-  /** Resolves with the exit code once the process has exited. */
-  exited(): Promise<number | null>;
-}
-
-export function startModgate(args: readonly string[], env: NodeJS.ProcessEnv = {}): ModgateProcess {
-  const child = spawn(process.execPath, [BIN, ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...env },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk) => (stdout += chunk));
-  child.stderr?.on('data', (chunk) => (stderr += chunk));
-  const exit = once(child, 'exit').then(([code]) => code as number | null);
-  return Object.assign(child, {
-    stdout_: () => stdout,
-    stderr_: () => stderr,
-    exited: () => exit,
-  });
-}
-
-/** SIGTERM, then the exit code (at once if it has exited already). */
-export async function stopModgate(child: ModgateProcess): Promise<number | null> {
-  if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-  return child.exited();
+  options: ServeOptions & { readonly simExtra?: readonly string[] } = {},
+): Promise<ServeAndSim> {
+  const served = await startServe(dataDir, options);
+  const sim = startSim(dataDir, served.modPort, options.simExtra);
+  try {
+    await eventually(() => served.serve.output().includes('"msg":"mod connected"'), 30_000);
+  } catch (error) {
+    await Promise.all([stop(sim), stop(served.serve)]);
+    throw error;
+  }
+  return { ...served, sim };
 }
 
 /** The JSON log lines printed so far (lines that are not JSON are skipped). */
-export function logLines(source: Running | string): Record<string, unknown>[] {
+export function logLines(source: ModgateProcess | string): Record<string, unknown>[] {
   const output = typeof source === 'string' ? source : source.output();
   return output.split('\n').flatMap((line) => {
     try {

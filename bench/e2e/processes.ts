@@ -1,12 +1,13 @@
 /**
- * Child processes for the end-to-end benchmark: start one, wait for the JSON line it prints when
- * ready, stop it with SIGTERM (so `--cpu-prof` profiles get written), and run autocannon in its
- * own process.
+ * Child processes for the end-to-end benchmark on top of the shared harness (harness/processes.ts,
+ * which starts modgate itself): start an anchor script and wait for the JSON line it prints when
+ * ready, and run autocannon in its own process.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { openSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { stop, type ModgateProcess } from '../../harness/processes.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const AUTOCANNON = `${ROOT}node_modules/.bin/autocannon`;
@@ -28,12 +29,9 @@ export function startScript(script: string, args: readonly string[], node = proc
   );
 }
 
-/** A modgate command with stdout and stderr going to `logFile`, as journald would take them. */
-export function startModgate(command: readonly string[], argv: readonly string[], logFile: string): Child {
-  const out = openSync(logFile, 'a');
-  const [file, ...rest] = command as [string, ...string[]];
-  const child = spawn(file, [...rest, ...argv], { stdio: ['ignore', out, out], cwd: ROOT });
-  return { process: child, ready: Promise.resolve({}), stop: () => stop(child) };
+/** A modgate process the harness started, as a `Child` (ready at once: callers poll /healthz). */
+export function asChild(child: ModgateProcess): Child {
+  return { process: child, ready: Promise.resolve({}), stop: async () => void (await stop(child)) };
 }
 
 function watch(child: ChildProcess): Child {
@@ -52,13 +50,7 @@ function watch(child: ChildProcess): Child {
     });
     child.once('exit', (code) => reject(new Error(`child exited ${code} before it was ready`)));
   });
-  return { process: child, ready, stop: () => stop(child) };
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  child.kill('SIGTERM');
-  await once(child, 'exit');
+  return { process: child, ready, stop: async () => void (await stop(child)) };
 }
 
 export interface LoadResult {

@@ -9,16 +9,15 @@
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
-import { freePort } from '../../harness/ports.ts';
-import { start, startProgram, stop, type Running } from '../../harness/processes.ts';
+import { launchServe, startSim, stop, type ModgateProcess } from '../../harness/processes.ts';
 import { eventually } from '../../harness/stack.ts';
 import type { IdPool } from './operations.ts';
 
 export interface FuzzStack {
   apiPort: number;
   key: string;
-  serve: Running;
-  sim: Running;
+  serve: ModgateProcess;
+  sim: ModgateProcess;
   ids: IdPool;
   close(): Promise<void>;
 }
@@ -41,22 +40,12 @@ export async function startFuzzStack(binary: string | null): Promise<FuzzStack> 
   const { key } = await data.createKey('--name', 'fuzz');
   const config = join(data.dir, '..', `${data.dir.split('/').pop()}.toml`);
   await writeFile(config, CONFIG);
-  const [apiPort, modPort] = [await freePort(), await freePort()];
-  const modgate = (args: string[]) => (binary ? startProgram(binary, args) : start(args));
-  const serve = modgate([
-    'serve',
-    ...['--data-dir', data.dir, '--config', config],
-    ...['--listen', `127.0.0.1:${apiPort}`, '--mod-listen', `127.0.0.1:${modPort}`],
-  ]);
-  const sim = modgate([
-    'sim',
-    '--data-dir',
-    data.dir,
-    '--connect',
-    `ws://127.0.0.1:${modPort}`,
-    '--seed',
-    '1',
-  ]);
+  const program = binary ? { program: [binary] } : {};
+  const { serve, apiPort, modPort } = await launchServe(data.dir, {
+    ...program,
+    extra: ['--config', config],
+  });
+  const sim = startSim(data.dir, modPort, ['--seed', '1'], program);
   const close = async () => {
     await Promise.all([stop(sim), stop(serve)]);
     await Promise.all([data.remove(), rm(config, { force: true })]);

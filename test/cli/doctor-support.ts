@@ -2,7 +2,8 @@
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createKey, premiumDataDir, run, runOk, type CliRun } from '../../harness/cli.ts';
+import { run, runOk, type CliRun } from '../../harness/cli.ts';
+import { createKey, premiumDataDir } from '../../harness/data-dir.ts';
 import { freePort } from '../../harness/ports.ts';
 
 export { freePort };

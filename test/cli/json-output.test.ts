@@ -11,7 +11,8 @@ import { buildProgram } from '../../cli/program.ts';
 import { registerRuntimeCommands } from '../../cli/runtime-commands.ts';
 import { processIo } from '../../cli/io.ts';
 import { dataDirPath } from '../daemon/store/temp-dir.ts';
-import { premiumDataDir, run, runOk, createKey } from '../../harness/cli.ts';
+import { run, runOk } from '../../harness/cli.ts';
+import { premiumDataDir, createKey } from '../../harness/data-dir.ts';
 
 const json = (text: string) => JSON.parse(text) as Record<string, unknown>;
 const errorOf = (stderr: string) =>

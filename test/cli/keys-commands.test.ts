@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { verifyApiKey } from '../../daemon/store/api-keys.ts';
 import { DataDir } from '../../daemon/store/data-dir.ts';
 import { dataDirPath } from '../daemon/store/temp-dir.ts';
-import { createKey, premiumDataDir, run, runOk } from '../../harness/cli.ts';
+import { run, runOk } from '../../harness/cli.ts';
+import { createKey, premiumDataDir } from '../../harness/data-dir.ts';
 
 describe('modgate keys list', () => {
   it('never prints key text or hashes', async () => {

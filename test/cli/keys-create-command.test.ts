@@ -5,7 +5,8 @@ import { SCOPES } from '../../daemon/scopes.ts';
 import { verifyApiKey } from '../../daemon/store/api-keys.ts';
 import { DataDir } from '../../daemon/store/data-dir.ts';
 import { dataDirPath } from '../daemon/store/temp-dir.ts';
-import { createKey, premiumDataDir, run, runOk, type CreatedKey } from '../../harness/cli.ts';
+import { run, runOk } from '../../harness/cli.ts';
+import { createKey, premiumDataDir, type CreatedKey } from '../../harness/data-dir.ts';
 
 describe('modgate keys create', () => {
   it('refuses without an active premium plan, with exit code 3', async () => {

@@ -16,9 +16,10 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUDIT_FILE } from '../../daemon/log/audit-log.ts';
 import { auditedWrite, requestIdsOf, writeConcurrently } from '../support/audit-load.ts';
-import { createKey, premiumDataDir, runOk } from '../../harness/cli.ts';
+import { runOk } from '../../harness/cli.ts';
+import { createKey, premiumDataDir } from '../../harness/data-dir.ts';
 import { swap } from '../support/doc-text.ts';
-import { installed, startServe, stop, type Running } from '../../harness/processes.ts';
+import { installed, startServe, stop, type ModgateProcess } from '../../harness/processes.ts';
 import { eventually } from '../../harness/stack.ts';
 
 const run = promisify(execFile);
@@ -39,7 +40,7 @@ async function shippedLogrotate(): Promise<string> {
 describe.runIf(LOGROTATE !== undefined || required)('the shipped logrotate file, run by logrotate', () => {
   let root: string;
   let dir: string;
-  let serve: Running;
+  let serve: ModgateProcess;
   let apiPort: number;
   let key: string;
   let config: string;

@@ -10,13 +10,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUDIT_FILE } from '../../daemon/log/audit-log.ts';
 import { auditedWrite, requestIdsOf, writeConcurrently } from '../support/audit-load.ts';
-import { createKey, premiumDataDir, runOk } from '../../harness/cli.ts';
-import { startServe, stop, type Running } from '../../harness/processes.ts';
+import { runOk } from '../../harness/cli.ts';
+import { createKey, premiumDataDir } from '../../harness/data-dir.ts';
+import { startServe, stop, type ModgateProcess } from '../../harness/processes.ts';
 import { eventually } from '../../harness/stack.ts';
 
 describe('rotating the audit log under load', () => {
   let dir: string;
-  let serve: Running;
+  let serve: ModgateProcess;
   let apiPort: number;
   let key: string;
 

@@ -7,9 +7,8 @@
  * checks the artifact it ships); otherwise this test builds one from the current source into a
  * temp folder, so it never passes on a stale dist/.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { once } from 'node:events';
 import { copyFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -18,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildBinary } from '../../scripts/build.ts';
 import { eventually } from '../../harness/stack.ts';
 import { freePort } from '../../harness/ports.ts';
+import { launchServe, start, startSim, stop, type StartOptions } from '../../harness/processes.ts';
 
 const execFileAsync = promisify(execFile);
 const packageVersion = (
@@ -33,20 +33,8 @@ async function modgate(...args: string[]): Promise<{ stdout: string; stderr: str
   return execFileAsync(bin, args, { cwd: work, env });
 }
 
-function start(...args: string[]): ChildProcess & { output: () => string } {
-  const child = spawn(bin, args, { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout?.on('data', (chunk) => (output += chunk));
-  child.stderr?.on('data', (chunk) => (output += chunk));
-  return Object.assign(child, { output: () => output });
-}
-
-async function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
-  if (child.exitCode !== null) return child.exitCode;
-  child.kill(signal);
-  const [code] = (await once(child, 'exit')) as [number | null];
-  return code;
-}
+/** The binary alone, in the empty folder, with nothing but `env`. */
+const asBinary = (): StartOptions => ({ program: [bin], cwd: work, env, bareEnv: true });
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'modgate-binary-'));
@@ -98,17 +86,8 @@ describe('the single executable', () => {
       '--json',
     );
     const { key } = JSON.parse(created.stdout) as { key: string };
-    const [apiPort, modPort] = [await freePort(), await freePort()];
-    const serve = start(
-      'serve',
-      '--data-dir',
-      dir,
-      '--listen',
-      `127.0.0.1:${apiPort}`,
-      '--mod-listen',
-      `127.0.0.1:${modPort}`,
-    );
-    const sim = start('sim', '--data-dir', dir, '--connect', `ws://127.0.0.1:${modPort}`, '--players', '20');
+    const { serve, apiPort, modPort } = await launchServe(dir, asBinary());
+    const sim = startSim(dir, modPort, ['--players', '20'], asBinary());
     try {
       await eventually(() => serve.output().includes('"msg":"mod connected"'), 15_000);
       const res = await fetch(`http://127.0.0.1:${apiPort}/v1/server`, {
@@ -135,7 +114,7 @@ describe('the single executable', () => {
 
   it('runs the demo and serves the key it prints', async () => {
     const port = await freePort();
-    const demo = start('demo', '--listen', `127.0.0.1:${port}`);
+    const demo = start(['demo', '--listen', `127.0.0.1:${port}`], asBinary());
     try {
       await eventually(() => demo.output().includes('Press Ctrl-C to stop.'), 20_000);
       const key = /mg_live_[a-z0-9]{12}_[A-Za-z0-9]{40}/.exec(demo.output())?.[0];

@@ -1,5 +1,5 @@
 /**
- * The README's "Running it for real", as separate processes: `modgate init`, `plan set`,
+ * The README's "ModgateProcess it for real", as separate processes: `modgate init`, `plan set`,
  * `api enable`, `keys create`, `serve` and `sim`, each through bin/modgate.js as `npx modgate`
  * runs it, over real sockets.
  */
@@ -10,16 +10,15 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../harness/stack.ts';
-import { freePort } from '../../harness/ports.ts';
-import { BIN, start, stop } from '../../harness/processes.ts';
+import { BIN, startServeAndSim, startSim, stop, type ModgateProcess } from '../../harness/processes.ts';
 
 const run = promisify(execFile);
 
 describe('modgate as separate processes', () => {
   let dir: string;
   let key: string;
-  let serve: ReturnType<typeof start>;
-  let sim: ReturnType<typeof start>;
+  let serve: ModgateProcess;
+  let sim: ModgateProcess;
   let apiPort: number;
   let modPort: number;
 
@@ -32,30 +31,8 @@ describe('modgate as separate processes', () => {
     key = JSON.parse(
       (await modgate('keys', 'create', '--name', 'e2e', '--scopes', 'server:read', '--json')).stdout,
     ).key;
-    apiPort = await freePort();
-    modPort = await freePort();
-    serve = start([
-      'serve',
-      '--data-dir',
-      dir,
-      '--listen',
-      `127.0.0.1:${apiPort}`,
-      '--mod-listen',
-      `127.0.0.1:${modPort}`,
-    ]);
-    await eventually(() => serve.output().includes('"msg":"listening"'), 10_000);
-    sim = start([
-      'sim',
-      '--data-dir',
-      dir,
-      '--connect',
-      `ws://127.0.0.1:${modPort}`,
-      '--players',
-      '50',
-      '--seed',
-      '7',
-    ]);
-    await eventually(() => serve.output().includes('"msg":"mod connected"'), 10_000);
+    const simExtra = ['--players', '50', '--seed', '7'];
+    ({ serve, sim, apiPort, modPort } = await startServeAndSim(dir, { simExtra }));
   }, 30_000);
 
   afterAll(async () => {
@@ -99,7 +76,7 @@ describe('modgate as separate processes', () => {
       return response.status;
     };
     await eventually(async () => (await status()) === 503, 5_000);
-    sim = start(['sim', '--data-dir', dir, '--connect', `ws://127.0.0.1:${modPort}`]);
+    sim = startSim(dir, modPort);
     await eventually(async () => (await status()) === 200, 10_000);
   });
 

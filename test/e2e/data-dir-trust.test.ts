@@ -27,23 +27,15 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { AUDIT_FILE } from '../../daemon/log/audit-log.ts';
 import { auditedWrite, requestIdsOf } from '../support/audit-load.ts';
-import { createKey, premiumDataDir, runOk } from '../../harness/cli.ts';
-import { freePort } from '../../harness/ports.ts';
-import {
-  BIN,
-  startModgate,
-  startProgram,
-  startServe,
-  stop,
-  stopModgate,
-  type Running,
-} from '../../harness/processes.ts';
+import { runOk } from '../../harness/cli.ts';
+import { createKey, premiumDataDir } from '../../harness/data-dir.ts';
+import { launchServe, start, startServe, stop, type ModgateProcess } from '../../harness/processes.ts';
 import { eventually } from '../../harness/stack.ts';
 
 const NOBODY = 65534;
 const OUTSIDE_TEXT = 'root:*:20000:0:99999:7:::\n';
 const roots: string[] = [];
-let serve: Running | null = null;
+let serve: ModgateProcess | null = null;
 
 afterEach(async () => {
   if (serve) await stop(serve);
@@ -68,20 +60,50 @@ async function writableSetup(): Promise<{ dir: string; key: string; outside: str
   return { dir, key, outside };
 }
 
-/** `modgate serve` that must refuse to start: its exit code and stderr. */
-async function serveRefuses(dir: string): Promise<{ code: number | null; stderr: string }> {
-  const child = startModgate(await serveArgs(dir));
-  onTestFinished(async () => {
-    await stopModgate(child); // a serve that started after all
-  });
-  const code = await child.exited();
-  return { code, stderr: child.stderr_() };
+/**
+ * `modgate serve` on `dir`, returned once one audited write reached audit.jsonl: the process,
+ * the writer and that file's path.
+ */
+async function serveWithOneAuditLine(
+  dir: string,
+  key: string,
+): Promise<{ running: ModgateProcess; write: () => Promise<string>; live: string }> {
+  const served = await startServe(dir);
+  serve = served.serve; // stopped by afterEach if the test does not get to stop it
+  const write = auditedWrite(served.apiPort, key);
+  const first = await write();
+  const live = join(dir, AUDIT_FILE);
+  await eventually(async () => requestIdsOf(await readFile(live, 'utf8')).includes(first));
+  return { running: served.serve, write, live };
 }
 
-/** `serve` on free loopback ports; the API port is the third-last argument's. */
-async function serveArgs(dir: string): Promise<string[]> {
-  const [api, mod] = [await freePort(), await freePort()];
-  return ['serve', '--data-dir', dir, '--listen', `127.0.0.1:${api}`, '--mod-listen', `127.0.0.1:${mod}`];
+/**
+ * SIGHUP once `live` was moved to `live.1` and something else planted in its place: serve logs
+ * `refusal`, and three more writes all land in `live.1`, where it was writing.
+ */
+async function reopenAndKeepWriting(
+  running: ModgateProcess,
+  write: () => Promise<string>,
+  live: string,
+  refusal: string,
+): Promise<void> {
+  running.kill('SIGHUP');
+  await eventually(() => running.output().includes(refusal), 10_000);
+  const later = [await write(), await write(), await write()];
+  await eventually(async () => {
+    const kept = requestIdsOf(await readFile(`${live}.1`, 'utf8'));
+    return later.every((id) => kept.includes(id));
+  }, 10_000);
+}
+
+/** `modgate serve` that must refuse to start: its exit code and stderr. */
+async function serveRefuses(dir: string): Promise<{ code: number | null; stderr: string }> {
+  const { serve: child } = await launchServe(dir);
+  onTestFinished(async () => {
+    await stop(child); // a serve that started after all
+  });
+  const code = await child.exited();
+  return { code, stderr: child.stderrText() };
 }
 
 describe('modgate serve and a link planted at audit.jsonl', () => {
@@ -97,22 +119,11 @@ describe('modgate serve and a link planted at audit.jsonl', () => {
 
   it('keeps writing where it was when the link appears while it runs and SIGHUP asks it to reopen', async () => {
     const { dir, key, outside } = await writableSetup();
-    let apiPort: number;
-    ({ serve, apiPort } = await startServe(dir));
-    const write = auditedWrite(apiPort, key);
-    const first = await write();
-    const live = join(dir, AUDIT_FILE);
-    await eventually(async () => requestIdsOf(await readFile(live, 'utf8')).includes(first));
+    const { running, write, live } = await serveWithOneAuditLine(dir, key);
     // What logrotate does, with the new file replaced by a link to a file the daemon must not touch.
     await rename(live, `${live}.1`);
     await symlink(outside, live);
-    serve.kill('SIGHUP');
-    await eventually(() => serve!.output().includes('symbolic link'), 10_000);
-    const later = [await write(), await write(), await write()];
-    await eventually(async () => {
-      const kept = requestIdsOf(await readFile(`${live}.1`, 'utf8'));
-      return later.every((id) => kept.includes(id));
-    }, 10_000);
+    await reopenAndKeepWriting(running, write, live, 'symbolic link');
     expect(await readFile(outside, 'utf8')).toBe(OUTSIDE_TEXT);
   });
 });
@@ -133,31 +144,20 @@ describe('modgate serve and a named pipe in the data dir', () => {
 
   it('sends no audit line into a pipe planted at audit.jsonl while it runs, and keeps writing where it was', async () => {
     const { dir, key } = await writableSetup();
-    let apiPort: number;
-    ({ serve, apiPort } = await startServe(dir));
-    const write = auditedWrite(apiPort, key);
-    const first = await write();
-    const live = join(dir, AUDIT_FILE);
-    await eventually(async () => requestIdsOf(await readFile(live, 'utf8')).includes(first));
+    const { running, write, live } = await serveWithOneAuditLine(dir, key);
     await rename(live, `${live}.1`);
     mkfifo(live);
     // A reader on the pipe, as an attacker would hold one: whatever reached it would be read here.
     const reader = await open(live, constants.O_RDONLY | constants.O_NONBLOCK);
     try {
-      serve.kill('SIGHUP');
-      await eventually(() => serve!.output().includes('named pipe'), 10_000);
-      const later = [await write(), await write(), await write()];
-      await eventually(async () => {
-        const kept = requestIdsOf(await readFile(`${live}.1`, 'utf8'));
-        return later.every((id) => kept.includes(id));
-      }, 10_000);
+      await reopenAndKeepWriting(running, write, live, 'named pipe');
       const leaked = Buffer.alloc(65_536);
       const { bytesRead } = await reader.read(leaked, 0, leaked.length, null).catch(() => ({ bytesRead: 0 }));
       expect(bytesRead).toBe(0);
     } finally {
       await reader.close();
     }
-    expect(await stop(serve)).toBe(0);
+    expect(await stop(running)).toBe(0);
     serve = null;
   });
 });
@@ -193,14 +193,12 @@ describe('modgate serve and a data dir others may write into', () => {
   });
 });
 
-/** `modgate <args>` under umask 000, as a careless provisioning script might run it. */
-function startUnderUmask000(args: readonly string[]): Running {
-  return startProgram('sh', ['-c', 'umask 000 && exec "$0" "$@"', process.execPath, BIN, ...args]);
-}
+/** Runs modgate under umask 000, as a careless provisioning script might. */
+const UMASK_000 = ['sh', '-c', 'umask 000 && exec "$0" "$@"'];
 
 /** Runs a command under umask 000 to its end; its output, or an error naming it. */
 async function runUnderUmask000(...args: string[]): Promise<string> {
-  const child = startUnderUmask000(args);
+  const child = start(args, { wrap: UMASK_000 });
   const [code] = (await once(child, 'exit')) as [number | null];
   if (code !== 0) throw new Error(`modgate ${args.join(' ')} exited ${code}: ${child.output()}`);
   return child.output();
@@ -226,13 +224,9 @@ describe('a data dir made under umask 000', () => {
     const created = await runUnderUmask000('keys', 'create', '--data-dir', dir, ...bot);
     const { key } = JSON.parse(created) as { key: string };
     for (const round of [1, 2]) {
-      const args = await serveArgs(dir);
-      const apiPort = Number((args.at(-3) as string).split(':')[1]);
-      serve = startUnderUmask000(args);
-      await eventually(
-        async () => (await fetch(`http://127.0.0.1:${apiPort}/healthz`).catch(() => null)) !== null,
-        30_000,
-      );
+      const served = await startServe(dir, { wrap: UMASK_000 });
+      serve = served.serve;
+      const apiPort = served.apiPort;
       const id = await auditedWrite(apiPort, key)();
       const audit = join(dir, AUDIT_FILE);
       await eventually(async () => requestIdsOf(await readFile(audit, 'utf8').catch(() => '')).includes(id));

@@ -18,7 +18,7 @@ import { startModBridge, type ModBridge } from '../../protocol/bridge.ts';
 import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
 import { commandData } from '../support/game-events.ts';
 import { freePort } from '../../harness/ports.ts';
-import { logLines, start, stop, type Running } from '../../harness/processes.ts';
+import { logLines, startServe, stop, type ModgateProcess } from '../../harness/processes.ts';
 import { eventually } from '../../harness/stack.ts';
 
 const LIMIT = 64 * 1024;
@@ -27,7 +27,7 @@ const EVENTS = 60;
 describe('the event log and the audit log when the disk is full, then frees up', () => {
   let data: TestDataDir;
   let key: string;
-  let serve: Running;
+  let serve: ModgateProcess;
   let bridge: ModBridge;
   let api: string;
   let metricsAt: string;
@@ -51,12 +51,12 @@ describe('the event log and the audit log when the disk is full, then frees up',
     // The audit log is already at the limit: every line appended fails until it is raised.
     const pad = 'x'.repeat(LIMIT - 12);
     await writeFile(join(data.dir, 'audit.jsonl'), `{"pad":"${pad}"}\n`, { mode: 0o600 });
-    api = `127.0.0.1:${await freePort()}`;
-    const modLink = `127.0.0.1:${await freePort()}`;
     metricsAt = `127.0.0.1:${await freePort()}`;
-    const args = ['serve', '--data-dir', data.dir, '--listen', api, '--mod-listen', modLink];
-    serve = start([...args, '--metrics-listen', metricsAt], ['prlimit', `--fsize=${LIMIT}:unlimited`, '--']);
-    await eventually(async () => (await fetch(`http://${api}/healthz`).catch(() => null)) !== null, 30_000);
+    const wrap = ['prlimit', `--fsize=${LIMIT}:unlimited`, '--'];
+    const served = await startServe(data.dir, { extra: ['--metrics-listen', metricsAt], wrap });
+    serve = served.serve;
+    api = `127.0.0.1:${served.apiPort}`;
+    const modLink = `127.0.0.1:${served.modPort}`;
     const credentials = await (await DataDir.open(data.dir)).read(modCredentialsFile);
     bridge = startModBridge({
       url: `ws://${modLink}`,

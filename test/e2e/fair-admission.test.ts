@@ -9,7 +9,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
-import { startServe, stop, type Running } from '../../harness/processes.ts';
+import { startServe, stop, type ModgateProcess } from '../../harness/processes.ts';
 import { askOnce, type Flood, floodSockets, PARTIAL_HEAD, successRatio } from '../../harness/socket-flood.ts';
 import { eventually } from '../../harness/stack.ts';
 
@@ -29,13 +29,13 @@ interface Served {
 function serving(apiConfig: string): Served {
   const served = { apiPort: 0, key: '' };
   let data: TestDataDir;
-  let serve: Running;
+  let serve: ModgateProcess;
   beforeAll(async () => {
     data = await makeDataDir();
     served.key = (await data.createKey('--name', 'client')).key;
     const config = join(data.dir, 'modgate.toml');
     await writeFile(config, `[api]\n${apiConfig}`);
-    ({ serve, apiPort: served.apiPort } = await startServe(data.dir, ['--config', config]));
+    ({ serve, apiPort: served.apiPort } = await startServe(data.dir, { extra: ['--config', config] }));
   }, 30_000);
   afterAll(async () => {
     if (serve) await stop(serve);

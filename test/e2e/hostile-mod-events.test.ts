@@ -22,7 +22,7 @@ import { closeOf, nextBodies, rawModSession, runCleanups } from '../protocol/sup
 import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
 import { banData, commandData } from '../support/game-events.ts';
 import { freePort } from '../../harness/ports.ts';
-import { logLines, start, stop, type Running } from '../../harness/processes.ts';
+import { logLines, startServe, stop, type ModgateProcess } from '../../harness/processes.ts';
 import { eventually } from '../../harness/stack.ts';
 import { openSse } from '../../harness/sse-client.ts';
 import { startReceiver, type Receiver } from '../support/webhook-receiver.ts';
@@ -40,7 +40,7 @@ interface RawMod {
 describe('a hostile mod sending game events to a real serve', () => {
   let data: TestDataDir;
   let key: string;
-  let serve: Running;
+  let serve: ModgateProcess;
   let hook: Receiver;
   let api: string;
   let modLink: string;
@@ -75,42 +75,18 @@ describe('a hostile mod sending game events to a real serve', () => {
   beforeAll(async () => {
     data = await makeDataDir();
     key = (await data.createKey('--name', 'watcher')).key;
-    api = `127.0.0.1:${await freePort()}`;
-    modLink = `127.0.0.1:${await freePort()}`;
     metricsAt = `127.0.0.1:${await freePort()}`;
     hook = await startReceiver();
-    const added = await data.cli(
-      'webhooks',
-      'add',
-      '--data-dir',
-      data.dir,
-      '--json',
-      '--url',
-      hook.url,
-      '--events',
-      'command.executed',
-    );
-    expect(added.code).toBe(0);
-    hook.secret = (JSON.parse(added.stdout) as { secret: string }).secret;
+    hook.secret = (await data.addWebhook(hook.url, '--events', 'command.executed')).secret;
     // Written after the endpoint: a new endpoint receives only what is logged after it
     // (docs/events.md), and these events are what it must read past the over-long line for.
     await writeOverlongSegment(data.dir);
     const config = join(data.dir, 'modgate.toml');
     await writeFile(config, `[events]\nmod_events_per_second = 1\nmod_events_burst = ${BURST}\n`);
-    serve = start([
-      'serve',
-      '--data-dir',
-      data.dir,
-      '--listen',
-      api,
-      '--mod-listen',
-      modLink,
-      '--metrics-listen',
-      metricsAt,
-      '--config',
-      config,
-    ]);
-    await eventually(async () => (await fetch(`http://${api}/healthz`).catch(() => null)) !== null, 30_000);
+    const served = await startServe(data.dir, { extra: ['--metrics-listen', metricsAt, '--config', config] });
+    serve = served.serve;
+    api = `127.0.0.1:${served.apiPort}`;
+    modLink = `127.0.0.1:${served.modPort}`;
   }, 60_000);
 
   afterAll(async () => {

@@ -8,10 +8,8 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
-import { freePort } from '../../harness/ports.ts';
-import { start, stop, type Running } from '../../harness/processes.ts';
+import { startServeAndSim, stop, type ModgateProcess } from '../../harness/processes.ts';
 import { parseReply, silent, type Silent } from '../support/raw-http.ts';
-import { eventually } from '../../harness/stack.ts';
 
 const SILENT_SOCKETS = 5_000;
 const PER_ADDRESS_CAP = 64; // the default of api.max_connections_per_address
@@ -19,8 +17,8 @@ const PER_ADDRESS_CAP = 64; // the default of api.max_connections_per_address
 describe('5,000 silent sockets', () => {
   let data: TestDataDir;
   let key: string;
-  let serve: Running;
-  let sim: Running;
+  let serve: ModgateProcess;
+  let sim: ModgateProcess;
   let apiPort: number;
 
   beforeAll(async () => {
@@ -32,13 +30,7 @@ describe('5,000 silent sockets', () => {
     }
     data = await makeDataDir();
     key = (await data.createKey('--name', 'client')).key;
-    apiPort = await freePort();
-    const modPort = await freePort();
-    const [api, mod] = [`127.0.0.1:${apiPort}`, `127.0.0.1:${modPort}`];
-    serve = start(['serve', '--data-dir', data.dir, '--listen', api, '--mod-listen', mod]);
-    await eventually(() => serve.output().includes('"msg":"listening"'), 20_000);
-    sim = start(['sim', '--data-dir', data.dir, '--connect', `ws://${mod}`, '--players', '20']);
-    await eventually(() => serve.output().includes('"msg":"mod connected"'), 20_000);
+    ({ serve, sim, apiPort } = await startServeAndSim(data.dir, { simExtra: ['--players', '20'] }));
   }, 60_000);
 
   afterAll(async () => {

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../harness/cli.ts';
 import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
 import { freePort } from '../../harness/ports.ts';
-import { logLines, start, stop, type Running } from '../../harness/processes.ts';
+import { logLines, start, stop, type ModgateProcess } from '../../harness/processes.ts';
 import { eventually } from '../../harness/stack.ts';
 
 const CREDITS = 40;
@@ -27,14 +27,14 @@ interface Answer {
 describe('a keyed write when the journal cannot be written', () => {
   let data: TestDataDir;
   let key: string;
-  let serve: Running;
-  let sim: Running;
+  let serve: ModgateProcess;
+  let sim: ModgateProcess;
   let api: string;
   let mod: string;
   let player: string;
 
   const serveOn = async (wrap: string[] = []) => {
-    const child = start(['serve', '--data-dir', data.dir, '--listen', api, '--mod-listen', mod], wrap);
+    const child = start(['serve', '--data-dir', data.dir, '--listen', api, '--mod-listen', mod], { wrap });
     await eventually(() => child.output().includes('"msg":"mod connected"'), 30_000);
     return child;
   };

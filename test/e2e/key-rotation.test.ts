@@ -4,32 +4,29 @@
  * write the same files a separate `modgate keys …` process writes); the daemon is its own process
  * and learns of each change only through the data dir.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey, premiumDataDir, runOk } from '../../harness/cli.ts';
-import { startServe, stop, type Running } from '../../harness/processes.ts';
+import { runOk } from '../../harness/cli.ts';
+import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
+import { startServe, stop, type ModgateProcess } from '../../harness/processes.ts';
 import { eventually } from '../../harness/stack.ts';
 
 describe('rotating an API key on a running daemon', () => {
-  let dir: string;
-  let serve: Running;
+  let data: TestDataDir;
+  let serve: ModgateProcess;
   let apiPort: number;
   const status = async (key: string) =>
     (await fetch(`http://127.0.0.1:${apiPort}/v1/server`, { headers: { authorization: `Bearer ${key}` } }))
       .status;
-  const create = (name: string) => createKey(dir, '--name', name, '--scopes', 'all');
+  const create = (name: string) => data.createKey('--name', name, '--scopes', 'all');
 
   beforeAll(async () => {
-    dir = await premiumDataDir(join(await mkdtemp(join(tmpdir(), 'modgate-rotate-')), 'data'));
-    await runOk(['api', 'enable', '--data-dir', dir]);
-    ({ serve, apiPort } = await startServe(dir));
+    data = await makeDataDir();
+    ({ serve, apiPort } = await startServe(data.dir));
   }, 60_000);
 
   afterAll(async () => {
     if (serve) await stop(serve);
-    await rm(join(dir, '..'), { recursive: true, force: true });
+    await data?.remove();
   });
 
   // Without a mod connected, an accepted key gets 503 server_unavailable; a refused one gets 401.
@@ -42,11 +39,11 @@ describe('rotating an API key on a running daemon', () => {
     expect(await status(old.key)).toBe(503);
     expect(await status(fresh.key)).toBe(503);
 
-    await runOk(['keys', 'revoke', '--data-dir', dir, old.id]);
+    await runOk(['keys', 'revoke', '--data-dir', data.dir, old.id]);
     // The daemon follows the data dir within a second; polled here, not timed.
     await eventually(async () => (await status(old.key)) === 401);
     expect(await status(fresh.key)).toBe(503);
-    const listed = JSON.parse(await runOk(['keys', 'list', '--data-dir', dir, '--json'])) as {
+    const listed = JSON.parse(await runOk(['keys', 'list', '--data-dir', data.dir, '--json'])) as {
       keys: { id: string; revoked_at: string | null }[];
     };
     expect(listed.keys.find((key) => key.id === old.id)?.revoked_at).not.toBeNull();

@@ -8,14 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataDir } from '../../daemon/store/data-dir.ts';
 import { modKeysFile } from '../../daemon/store/mod-keys.ts';
 import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
-import { freePort } from '../../harness/ports.ts';
-import { logLines, start, stop, type Running } from '../../harness/processes.ts';
+import { logLines, startServeAndSim, stop, type ModgateProcess } from '../../harness/processes.ts';
 import { eventually } from '../../harness/stack.ts';
 
 describe('a mod key removed from mod-keys.json', () => {
   let data: TestDataDir;
-  let serve: Running;
-  let sim: Running;
+  let serve: ModgateProcess;
+  let sim: ModgateProcess;
   let apiPort: number;
 
   const health = async () =>
@@ -23,11 +22,7 @@ describe('a mod key removed from mod-keys.json', () => {
 
   beforeAll(async () => {
     data = await makeDataDir();
-    [apiPort] = [await freePort()];
-    const mod = `127.0.0.1:${await freePort()}`;
-    serve = start(['serve', '--data-dir', data.dir, '--listen', `127.0.0.1:${apiPort}`, '--mod-listen', mod]);
-    await eventually(() => serve.output().includes('"msg":"listening"'), 20_000);
-    sim = start(['sim', '--data-dir', data.dir, '--connect', `ws://${mod}`, '--players', '5']);
+    ({ serve, sim, apiPort } = await startServeAndSim(data.dir, { simExtra: ['--players', '5'] }));
     await eventually(async () => (await health()).mod_connected, 20_000);
   }, 60_000);
 

@@ -5,7 +5,7 @@
  * Node.js against a real daemon: the mod on `modgate/bridge`, the bot on `modgate/client`, and a
  * CommonJS consumer through require().
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { once } from 'node:events';
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -15,6 +15,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatHostPort } from '../../daemon/host-port.ts';
 import { buildPackage, packPackage } from '../../scripts/build-pkg.ts';
+import { startProgram, type ModgateProcess } from '../../harness/processes.ts';
 import { eventually, startStack, type Stack } from '../../harness/stack.ts';
 
 const run = promisify(execFile);
@@ -62,12 +63,9 @@ afterAll(async () => {
   if (project) await rm(project, { recursive: true, force: true });
 });
 
-function start(file: string, env: Record<string, string>): ChildProcess & { output: () => string } {
-  const child = spawn(process.execPath, [file], { cwd: project, env: { ...process.env, ...env } });
-  let output = '';
-  child.stdout?.on('data', (chunk) => (output += chunk));
-  child.stderr?.on('data', (chunk) => (output += chunk));
-  return Object.assign(child, { output: () => output });
+/** One of the installed project's scripts, its output kept. */
+function start(file: string, env: Record<string, string>): ModgateProcess {
+  return startProgram(process.execPath, [file], { cwd: project, env });
 }
 
 describe('the modgate npm package', () => {

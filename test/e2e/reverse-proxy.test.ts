@@ -12,7 +12,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { installed, startProgram, stop, type Running } from '../../harness/processes.ts';
+import { installed, startProgram, stop, type ModgateProcess } from '../../harness/processes.ts';
 import { eventually } from '../../harness/stack.ts';
 import {
   fence,
@@ -30,7 +30,7 @@ interface Proxy {
   command: string | undefined;
   required: boolean;
   /** Writes the proxy's config from the doc's block and starts it in the foreground. */
-  launch(command: string, doc: string, setup: ProxySetup): Promise<Running>;
+  launch(command: string, doc: string, setup: ProxySetup): Promise<ModgateProcess>;
 }
 
 /** The documented server block in a minimal nginx.conf of its own. */
@@ -94,8 +94,7 @@ async function launchCaddy(
   await writeFile(join(dir, 'Caddyfile'), `${global}\n\n${site}`);
   const home = { HOME: dir, XDG_DATA_HOME: join(dir, 'xdg-data'), XDG_CONFIG_HOME: join(dir, 'xdg-config') };
   return startProgram(command, ['run', '--config', join(dir, 'Caddyfile'), '--adapter', 'caddyfile'], {
-    ...process.env,
-    ...home,
+    env: home,
   });
 }
 
@@ -118,7 +117,7 @@ for (const { name, command, required, launch } of PROXIES) {
   describe.runIf(command !== undefined || required)(`modgate behind ${name} (docs/reverse-proxy.md)`, () => {
     let dir: string;
     let modgate: ProxiedModgate | undefined;
-    let proxy: Running | undefined;
+    let proxy: ModgateProcess | undefined;
 
     beforeAll(async () => {
       if (command === undefined)

@@ -2,26 +2,23 @@
  * `modgate serve --config FILE` as an operator runs it: SIGHUP applies a changed config without a
  * restart, a broken one is refused and the running settings stay, SIGTERM exits 0.
  */
-import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../harness/stack.ts';
 import { freePort } from '../../harness/ports.ts';
-
-const BIN = new URL('../../bin/modgate.js', import.meta.url).pathname;
-const run = promisify(execFile);
+import { runOk } from '../../harness/cli.ts';
+import { createKey, premiumDataDir } from '../../harness/data-dir.ts';
+import { start, type ModgateProcess } from '../../harness/processes.ts';
 
 describe('serve with a config file', () => {
   let dir: string;
   let config: string;
   let port: number;
   let key: string;
-  let output = '';
-  let serve: ReturnType<typeof spawn>;
+  let serve: ModgateProcess;
   const policy = async () =>
     (
       await fetch(`http://127.0.0.1:${port}/v1/players`, { headers: { authorization: `Bearer ${key}` } })
@@ -34,23 +31,14 @@ describe('serve with a config file', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'modgate-reload-e2e-'));
-    const data = join(dir, 'data');
-    const modgate = (...args: string[]) => run(process.execPath, [BIN, ...args, '--data-dir', data]);
-    await modgate('init');
-    await modgate('plan', 'set', '--premium', 'on');
-    await modgate('api', 'enable');
-    key = JSON.parse(
-      (await modgate('keys', 'create', '--name', 'ops', '--scopes', 'players:read', '--json')).stdout,
-    ).key;
+    const data = await premiumDataDir(join(dir, 'data'));
+    await runOk(['api', 'enable', '--data-dir', data]);
+    key = (await createKey(data, '--name', 'ops', '--scopes', 'players:read')).key;
     port = await freePort();
     config = join(dir, 'modgate.toml');
     await writeConfig(100);
-    serve = spawn(process.execPath, [BIN, 'serve', '--data-dir', data, '--config', config], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    serve.stdout?.on('data', (chunk) => (output += chunk));
-    serve.stderr?.on('data', (chunk) => (output += chunk));
-    await eventually(() => output.includes('"msg":"listening"'), 10_000);
+    serve = start(['serve', '--data-dir', data, '--config', config]);
+    await eventually(() => serve.output().includes('"msg":"listening"'), 10_000);
   }, 30_000);
 
   afterAll(async () => {
@@ -66,13 +54,13 @@ describe('serve with a config file', () => {
     await writeConfig(7);
     serve.kill('SIGHUP');
     await eventually(async () => (await policy()) === '7;w=60', 5_000);
-    expect(output).toContain('"msg":"reloaded"');
+    expect(serve.output()).toContain('"msg":"reloaded"');
   });
 
   it('refuses a broken file on SIGHUP and keeps the running settings', async () => {
     await writeConfig('"many"');
     serve.kill('SIGHUP');
-    await eventually(() => output.includes('reload refused'), 5_000);
+    await eventually(() => serve.output().includes('reload refused'), 5_000);
     expect(await policy()).toBe('7;w=60');
   });
 
@@ -80,6 +68,6 @@ describe('serve with a config file', () => {
     serve.kill('SIGTERM');
     const [code] = (await once(serve, 'exit')) as [number];
     expect(code).toBe(0);
-    expect(output).toContain('"msg":"stopped"');
+    expect(serve.output()).toContain('"msg":"stopped"');
   });
 });

@@ -10,14 +10,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
 import { freePort } from '../../harness/ports.ts';
-import { start, stop, type Running } from '../../harness/processes.ts';
+import { startServeAndSim, stop, type ModgateProcess } from '../../harness/processes.ts';
 import {
   HOSTILE_LINK_REQUESTS,
   HOSTILE_REQUESTS,
   sendThenReset,
   type ResetMoment,
 } from '../support/resets.ts';
-import { eventually } from '../../harness/stack.ts';
 
 const ON_ANSWER = 50;
 const BEFORE_ANSWER = 10;
@@ -25,27 +24,15 @@ const IN_PARALLEL = 10;
 
 describe('connections reset around the answer', () => {
   let data: TestDataDir;
-  let serve: Running;
-  let sim: Running;
+  let serve: ModgateProcess;
+  let sim: ModgateProcess;
   const ports = { api: 0, metrics: 0, link: 0 };
 
   beforeAll(async () => {
     data = await makeDataDir();
-    [ports.api, ports.metrics, ports.link] = [await freePort(), await freePort(), await freePort()];
-    serve = start([
-      'serve',
-      '--data-dir',
-      data.dir,
-      '--listen',
-      `127.0.0.1:${ports.api}`,
-      '--mod-listen',
-      `127.0.0.1:${ports.link}`,
-      '--metrics-listen',
-      `127.0.0.1:${ports.metrics}`,
-    ]);
-    await eventually(() => serve.output().includes('"msg":"listening"'), 20_000);
-    sim = start(['sim', '--data-dir', data.dir, '--connect', `ws://127.0.0.1:${ports.link}`]);
-    await eventually(() => serve.output().includes('"msg":"mod connected"'), 20_000);
+    ports.metrics = await freePort();
+    const extra = ['--metrics-listen', `127.0.0.1:${ports.metrics}`];
+    ({ serve, sim, apiPort: ports.api, modPort: ports.link } = await startServeAndSim(data.dir, { extra }));
   }, 60_000);
 
   afterAll(async () => {

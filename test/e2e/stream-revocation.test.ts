@@ -11,7 +11,7 @@ import { DataDir } from '../../daemon/store/data-dir.ts';
 import { keysFile } from '../../daemon/store/keys-file.ts';
 import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
 import { freePort } from '../../harness/ports.ts';
-import { logLines, startServe, stop, type Running } from '../../harness/processes.ts';
+import { logLines, startServe, stop, type ModgateProcess } from '../../harness/processes.ts';
 import { openSse, type SseClient } from '../../harness/sse-client.ts';
 import { eventually } from '../../harness/stack.ts';
 
@@ -24,7 +24,7 @@ const WITHIN = 10_000;
 
 describe('an open event stream whose access ends', () => {
   let data: TestDataDir;
-  let serve: Running;
+  let serve: ModgateProcess;
   let apiPort: number;
   let metricsPort: number;
   const open: SseClient[] = [];
@@ -61,7 +61,9 @@ describe('an open event stream whose access ends', () => {
   beforeAll(async () => {
     data = await makeDataDir();
     metricsPort = await freePort();
-    ({ serve, apiPort } = await startServe(data.dir, ['--metrics-listen', `127.0.0.1:${metricsPort}`]));
+    ({ serve, apiPort } = await startServe(data.dir, {
+      extra: ['--metrics-listen', `127.0.0.1:${metricsPort}`],
+    }));
   }, 30_000);
   afterEach(() => {
     for (const client of open.splice(0)) client.close();

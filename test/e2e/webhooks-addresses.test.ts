@@ -17,12 +17,12 @@ import type { Player } from '../../mod-sim/world/index.ts';
 import { FAST_POLICY } from '../daemon/events/webhooks/service-support.ts';
 import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
 import { http } from '../support/http.ts';
-import { startServe, stop, type Running } from '../../harness/processes.ts';
+import { startServe, stop, type ModgateProcess } from '../../harness/processes.ts';
 import { eventually, startStack, type Stack } from '../../harness/stack.ts';
 import { startReceiver, type Receiver } from '../support/webhook-receiver.ts';
 
 let stack: Stack | undefined;
-let serve: Running | undefined;
+let serve: ModgateProcess | undefined;
 let data: TestDataDir | undefined;
 let receivers: Receiver[] = [];
 let logged: { level: string; msg: string; fields: Record<string, unknown> }[] = [];

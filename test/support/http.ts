@@ -3,6 +3,7 @@
  * tests of the REST surface send, as a client would.
  */
 import { eventually, type Stack } from '../../harness/stack.ts';
+import type { CreatedKey } from '../../harness/data-dir.ts';
 
 export interface HttpInit {
   method?: string;
@@ -54,15 +55,7 @@ export function errorOf(json: unknown): { code: string; message: string; details
  * gets a 403 that spends none of its quota; one with it spends one request.
  */
 export async function createLoadedKey(stack: Stack, ...flags: string[]): Promise<CreatedKey> {
-  const created = (await stack.data.createKey(...flags)) as CreatedKey;
+  const created = await stack.data.createKey(...flags);
   await eventually(async () => (await http(stack, '/v1/server', { key: created.key })).status !== 401);
   return created;
-}
-
-/** What `keys create --json` prints. */
-export interface CreatedKey {
-  id: string;
-  key: string;
-  scopes: string[];
-  allow_ips: string[];
 }

@@ -15,7 +15,7 @@ import { promisify } from 'node:util';
 import { generate } from 'selfsigned';
 import { fence as fenceIn, swap as swapIn } from './doc-text.ts';
 import { freePort } from '../../harness/ports.ts';
-import { BIN, start, stop, type Running } from '../../harness/processes.ts';
+import { BIN, start, stop, type ModgateProcess } from '../../harness/processes.ts';
 import { eventually } from '../../harness/stack.ts';
 
 const run = promisify(execFile);
@@ -80,7 +80,7 @@ export interface ProxiedModgate extends ProxySetup {
   /** GET /v1/events as a Server-Sent Events stream through the proxy. */
   stream(from: string, key: string): Promise<ProxiedStream>;
   /** Waits until `proxy` answers over TLS; throws with its output if it exits first. */
-  waitFor(proxy: Running): Promise<void>;
+  waitFor(proxy: ModgateProcess): Promise<void>;
   fingerprint: string;
   close(): Promise<void>;
 }

@@ -18,7 +18,7 @@ import {
   muteArgs,
   testWorld,
 } from '../../mod-sim/handlers/players-support.ts';
-import { findPlayer, packBySlug, shopWorld } from '../../mod-sim/packs-support.ts';
+import { findPlayer, packBySlug, shopWorld } from '../../mod-sim/handlers/packs-support.ts';
 
 /** Every event the simulated world reports, as the bridge would send it. */
 function recording(world: World): Array<{ type: string; data: Record<string, unknown> }> {

@@ -67,20 +67,9 @@ export async function startHarness(
     service: await start(policy),
     logLines,
     add: async (url, ...flags) => {
-      const withEvents = flags.includes('--events') ? flags : [...flags, '--events', 'all'];
-      const result = await data.cli(
-        'webhooks',
-        'add',
-        '--data-dir',
-        data.dir,
-        '--url',
-        url,
-        '--json',
-        ...withEvents,
-      );
-      if (result.code !== 0) throw new Error(result.stderr);
+      const added = await data.addWebhook(url, ...flags);
       await harness.service.reload();
-      return JSON.parse(result.stdout) as { id: string; secret: string };
+      return added;
     },
     append: async (type, payload = { player: { platform_id: '76561198000000001', social_id: null } }) => {
       const event = await log.append({ type, data: payload });

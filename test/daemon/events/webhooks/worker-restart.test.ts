@@ -46,18 +46,7 @@ describe('a webhook delivery loop that fails', () => {
     cleanups.push(() => log.close());
     const receiver: Receiver = await startReceiver();
     cleanups.push(() => receiver.close());
-    const added = await data.cli(
-      'webhooks',
-      'add',
-      '--data-dir',
-      data.dir,
-      '--url',
-      receiver.url,
-      '--events',
-      'all',
-      '--json',
-    );
-    receiver.secret = (JSON.parse(added.stdout) as { secret: string }).secret;
+    receiver.secret = (await data.addWebhook(receiver.url)).secret;
     const errors: string[] = [];
     const logger: Logger = {
       debug: () => {},

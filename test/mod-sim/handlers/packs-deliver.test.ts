@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { OpError } from '../../protocol/ops/index.ts';
-import { PACK_CONTENTS, packContents } from '../../mod-sim/handlers/packs-contents.ts';
-import { PLAYER_INVENTORY_CAPACITY } from '../../mod-sim/handlers/packs-deliver.ts';
-import { ITEM_KINDS } from '../../mod-sim/world/vocab/items.ts';
-import { countItems } from '../../mod-sim/world/index.ts';
+import { OpError } from '../../../protocol/ops/index.ts';
+import { PACK_CONTENTS, packContents } from '../../../mod-sim/handlers/packs-contents.ts';
+import { PLAYER_INVENTORY_CAPACITY } from '../../../mod-sim/handlers/packs-deliver.ts';
+import { ITEM_KINDS } from '../../../mod-sim/world/vocab/items.ts';
+import { countItems } from '../../../mod-sim/world/index.ts';
 import {
   ACTOR,
   deliverArgs,

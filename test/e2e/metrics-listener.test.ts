@@ -8,13 +8,13 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import parsePrometheusTextFormat, { type ParsedFamily } from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROUTES } from '../../../daemon/routes/index.ts';
-import { makeDataDir, type TestDataDir } from '../../../harness/data-dir.ts';
-import { freePort } from '../../../harness/ports.ts';
-import { startModgate, stopModgate, type ModgateProcess } from '../../../harness/processes.ts';
-import { openSse, type SseClient } from '../../../harness/sse-client.ts';
-import { eventually } from '../../../harness/stack.ts';
-import { startReceiver, type Receiver } from '../../support/webhook-receiver.ts';
+import { ROUTES } from '../../daemon/routes/index.ts';
+import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
+import { freePort } from '../../harness/ports.ts';
+import { launchServe, startSim, stop, type ModgateProcess } from '../../harness/processes.ts';
+import { openSse, type SseClient } from '../../harness/sse-client.ts';
+import { eventually } from '../../harness/stack.ts';
+import { startReceiver, type Receiver } from '../support/webhook-receiver.ts';
 
 const KEY_LIMIT = 20;
 
@@ -50,19 +50,7 @@ describe('the metrics listener of modgate serve', () => {
   const value = (name: string, labels: Record<string, string> = {}) =>
     Number(samples(name).find((s) => Object.entries(labels).every(([k, v]) => s.labels?.[k] === v))?.value);
   const addWebhook = async (receiver: Receiver) => {
-    const added = await data.cli(
-      'webhooks',
-      'add',
-      '--data-dir',
-      data.dir,
-      '--url',
-      receiver.url,
-      '--events',
-      'all',
-      '--json',
-    );
-    if (added.code !== 0) throw new Error(added.stderr);
-    receiver.secret = (JSON.parse(added.stdout) as { secret: string }).secret;
+    receiver.secret = (await data.addWebhook(receiver.url)).secret;
   };
 
   beforeAll(async () => {
@@ -75,39 +63,19 @@ describe('the metrics listener of modgate serve', () => {
     gone = await startReceiver(() => ({ status: 410 }));
     await addWebhook(flaky);
     await addWebhook(gone);
-    const [apiPort, modPort, metricsPort] = [await freePort(), await freePort(), await freePort()];
+    const metricsPort = await freePort();
     const config = join(data.dir, 'modgate.toml');
     await writeFile(
       config,
       `[rate_limit]\nper_key = { limit = ${KEY_LIMIT}, window_sec = 600 }\nper_address = { limit = 100000, window_sec = 60 }\n`,
     );
-    api = `http://127.0.0.1:${apiPort}`;
+    const extra = ['--config', config, '--metrics-listen', `127.0.0.1:${metricsPort}`];
+    const served = await launchServe(data.dir, { extra });
+    serve = served.serve;
+    api = `http://127.0.0.1:${served.apiPort}`;
     metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
-    serve = startModgate([
-      'serve',
-      '--data-dir',
-      data.dir,
-      '--config',
-      config,
-      '--listen',
-      `127.0.0.1:${apiPort}`,
-      '--mod-listen',
-      `127.0.0.1:${modPort}`,
-      '--metrics-listen',
-      `127.0.0.1:${metricsPort}`,
-    ]);
-    await eventually(() => serve.stdout_().includes('"msg":"listening"'), 30_000);
-    sim = startModgate([
-      'sim',
-      '--data-dir',
-      data.dir,
-      '--connect',
-      `ws://127.0.0.1:${modPort}`,
-      '--catalog-delay',
-      '0',
-      '--players',
-      '20',
-    ]);
+    await eventually(() => serve.stdoutText().includes('"msg":"listening"'), 30_000);
+    sim = startSim(data.dir, served.modPort, ['--catalog-delay', '0', '--players', '20']);
     // /healthz, not /v1: polling with a key would spend its rate limit.
     const healthz = async () => (await (await get('/healthz', null)).json()) as { mod_connected: boolean };
     await eventually(async () => (await healthz()).mod_connected, 30_000);
@@ -133,7 +101,7 @@ describe('the metrics listener of modgate serve', () => {
 
   afterAll(async () => {
     subscriber?.close();
-    await Promise.all([sim && stopModgate(sim), serve && stopModgate(serve), flaky?.close(), gone?.close()]);
+    await Promise.all([sim && stop(sim), serve && stop(serve), flaky?.close(), gone?.close()]);
     await data?.remove();
   });
 

@@ -6,7 +6,7 @@ import {
   formatCommand,
   parseCommand,
   splitWords,
-} from '../../mod-sim/console/index.ts';
+} from '../../../mod-sim/console/index.ts';
 import { consoleWorld, newest, onlinePlayer } from './console-support.ts';
 
 const takesSubject = (verb: string) => verb !== 'Announce';

@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { DataDir } from '../../daemon/store/data-dir.ts';
 import { dataDirPath } from '../daemon/store/temp-dir.ts';
-import { premiumDataDir } from '../../harness/cli.ts';
+import { premiumDataDir } from '../../harness/data-dir.ts';
 
 const run = promisify(execFile);
 const programUrl = new URL('../../cli/program.ts', import.meta.url).href;

@@ -1,7 +1,7 @@
 /** Helpers for the console tests: a small world on a clock the test moves, and API-style requests. */
-import { CommandConsole, type ConsoleOptions, type ConsoleRequest } from '../../mod-sim/console/index.ts';
-import type { Player, World, WorldOptions } from '../../mod-sim/world/index.ts';
-import { DEFAULT_NOW, createWorld } from '../../mod-sim/world/index.ts';
+import { CommandConsole, type ConsoleOptions, type ConsoleRequest } from '../../../mod-sim/console/index.ts';
+import type { Player, World, WorldOptions } from '../../../mod-sim/world/index.ts';
+import { DEFAULT_NOW, createWorld } from '../../../mod-sim/world/index.ts';
 
 export const API_ACTOR = {
   key_id: 'key_console',

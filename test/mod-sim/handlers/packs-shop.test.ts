@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { type PackPart, packContents } from '../../mod-sim/handlers/packs-contents.ts';
-import { gameFaults } from '../../mod-sim/handlers/packs-deliver.ts';
-import { adminGivePack, purchasePack } from '../../mod-sim/handlers/packs-game.ts';
-import { HOUR } from '../../mod-sim/world/index.ts';
+import { type PackPart, packContents } from '../../../mod-sim/handlers/packs-contents.ts';
+import { gameFaults } from '../../../mod-sim/handlers/packs-deliver.ts';
+import { adminGivePack, purchasePack } from '../../../mod-sim/handlers/packs-game.ts';
+import { HOUR } from '../../../mod-sim/world/index.ts';
 import { deliverArgs, findPlayer, neverJoinedId, packBySlug, shopWorld } from './packs-support.ts';
 
 const SEED = 3;

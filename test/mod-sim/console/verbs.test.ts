@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { consoleStateOf } from '../../mod-sim/console/index.ts';
+import { consoleStateOf } from '../../../mod-sim/console/index.ts';
 import { at, consoleWorld, newest, offlinePlayer, onlinePlayer } from './console-support.ts';
 
 describe('currency verbs', () => {

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { bundleCli } from '../support/cli-bundle.ts';
 import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
 import { freePort } from '../../harness/ports.ts';
-import { startModgate } from '../../harness/processes.ts';
+import { start } from '../../harness/processes.ts';
 import { eventually } from '../../harness/stack.ts';
 
 interface Ended {
@@ -20,9 +20,9 @@ interface Ended {
 }
 
 async function serveFails(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Ended> {
-  const child = startModgate(['serve', ...args], env);
+  const child = start(['serve', ...args], { env });
   const code = await child.exited();
-  return { code, stderr: child.stderr_() };
+  return { code, stderr: child.stderrText() };
 }
 
 function jsonError(stderr: string): { code: string; message: string } {

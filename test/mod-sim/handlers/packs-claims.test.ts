@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { processDmQueue } from '../../mod-sim/handlers/claim-codes-dm.ts';
-import { redeemClaimCode } from '../../mod-sim/handlers/claim-codes-redeem.ts';
-import { gameFaults } from '../../mod-sim/handlers/packs-deliver.ts';
-import { DAY, sqlDateTime } from '../../mod-sim/world/index.ts';
+import { processDmQueue } from '../../../mod-sim/handlers/claim-codes-dm.ts';
+import { redeemClaimCode } from '../../../mod-sim/handlers/claim-codes-redeem.ts';
+import { gameFaults } from '../../../mod-sim/handlers/packs-deliver.ts';
+import { DAY, sqlDateTime } from '../../../mod-sim/world/index.ts';
 import { ACTOR, findPlayer, neverJoinedId, packBySlug, shopWorld, type ShopWorld } from './packs-support.ts';
 
 const SEED = 3;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { OpResult } from '../../protocol/ops/index.ts';
-import type { LedgerEntry } from '../../mod-sim/world/index.ts';
+import type { OpResult } from '../../../protocol/ops/index.ts';
+import type { LedgerEntry } from '../../../mod-sim/world/index.ts';
 import { ACTOR, economyWorld, failure, offlinePlayer, onlinePlayer, strangerId } from './economy-support.ts';
 
 describe('economy.transactions', () => {

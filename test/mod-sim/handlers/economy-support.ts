@@ -3,11 +3,11 @@
  * and the bulk coin cooldown's), its console, and `call`, which checks the arguments and the
  * result against the op catalogue as the bridge and the daemon do.
  */
-import { OPS, type OpArgs, type OpResult } from '../../protocol/ops/index.ts';
-import { CommandConsole } from '../../mod-sim/console/index.ts';
-import { economyHandlers, type EconomyOpName } from '../../mod-sim/handlers/economy.ts';
-import type { LedgerEntry, Player, World, WorldOptions } from '../../mod-sim/world/index.ts';
-import { DEFAULT_NOW, createWorld } from '../../mod-sim/world/index.ts';
+import { OPS, type OpArgs, type OpResult } from '../../../protocol/ops/index.ts';
+import { CommandConsole } from '../../../mod-sim/console/index.ts';
+import { economyHandlers, type EconomyOpName } from '../../../mod-sim/handlers/economy.ts';
+import type { LedgerEntry, Player, World, WorldOptions } from '../../../mod-sim/world/index.ts';
+import { DEFAULT_NOW, createWorld } from '../../../mod-sim/world/index.ts';
 
 export const ACTOR = {
   key_id: 'key_economy',

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startStack, type Stack } from '../../../harness/stack.ts';
+import { eventually, startStack, type Stack } from '../../../../harness/stack.ts';
 
 const ENVELOPE_KEYS = ['code', 'message', 'request_id'];
 

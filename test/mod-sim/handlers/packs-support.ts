@@ -3,13 +3,13 @@
  * fault plan, and `call`, which checks arguments and result against the op catalogue as the
  * bridge and the daemon do.
  */
-import { OPS, type OpArgs, type OpResult } from '../../protocol/ops/index.ts';
-import { FaultPlan } from '../../mod-sim/faults.ts';
-import { claimCodeHandlers, type ClaimCodeOpName } from '../../mod-sim/handlers/claim-codes.ts';
-import { PLAYER_INVENTORY_CAPACITY } from '../../mod-sim/handlers/packs-deliver.ts';
-import { packHandlers, type PackOpName } from '../../mod-sim/handlers/packs.ts';
-import type { Pack, Player, World, WorldOptions } from '../../mod-sim/world/index.ts';
-import { DEFAULT_NOW, countItems, createWorld } from '../../mod-sim/world/index.ts';
+import { OPS, type OpArgs, type OpResult } from '../../../protocol/ops/index.ts';
+import { FaultPlan } from '../../../mod-sim/faults.ts';
+import { claimCodeHandlers, type ClaimCodeOpName } from '../../../mod-sim/handlers/claim-codes.ts';
+import { PLAYER_INVENTORY_CAPACITY } from '../../../mod-sim/handlers/packs-deliver.ts';
+import { packHandlers, type PackOpName } from '../../../mod-sim/handlers/packs.ts';
+import type { Pack, Player, World, WorldOptions } from '../../../mod-sim/world/index.ts';
+import { DEFAULT_NOW, countItems, createWorld } from '../../../mod-sim/world/index.ts';
 
 export type ShopOpName = PackOpName | ClaimCodeOpName;
 

@@ -8,9 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generate } from 'selfsigned';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { premiumDataDir, run } from '../../harness/cli.ts';
+import { run } from '../../harness/cli.ts';
+import { premiumDataDir } from '../../harness/data-dir.ts';
 import { freePort } from '../../harness/ports.ts';
-import { start, stop, type Running } from '../../harness/processes.ts';
+import { start, stop, type ModgateProcess } from '../../harness/processes.ts';
 import { eventually } from '../../harness/stack.ts';
 
 let work: string;
@@ -18,9 +19,9 @@ let dir: string;
 let plainPort: number;
 let tlsPort: number;
 let config: string;
-const running: Running[] = [];
+const running: ModgateProcess[] = [];
 
-function serve(...args: string[]): Running {
+function serve(...args: string[]): ModgateProcess {
   const child = start(['serve', '--data-dir', dir, '--mod-listen', '127.0.0.1:0', ...args]);
   running.push(child);
   return child;

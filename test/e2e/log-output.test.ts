@@ -6,10 +6,9 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeDataDir, type TestDataDir } from '../../../harness/data-dir.ts';
-import { freePort } from '../../../harness/ports.ts';
-import { logLines, startModgate, stopModgate, type ModgateProcess } from '../../../harness/processes.ts';
-import { eventually } from '../../../harness/stack.ts';
+import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
+import { launchServe, logLines, stop, type ModgateProcess } from '../../harness/processes.ts';
+import { eventually } from '../../harness/stack.ts';
 
 describe('the logs of modgate serve', () => {
   let data: TestDataDir;
@@ -19,59 +18,39 @@ describe('the logs of modgate serve', () => {
   let api: string;
   const forged = 'mg_live_thisisnotakeybutlookslikeoneabcdefghijklmnop';
 
-  const serve = async (extra: string[]) =>
-    startModgate([
-      'serve',
-      '--data-dir',
-      data.dir,
-      '--listen',
-      `127.0.0.1:${await freePort()}`,
-      '--mod-listen',
-      `127.0.0.1:${await freePort()}`,
-      ...extra,
-    ]);
-
   beforeAll(async () => {
     data = await makeDataDir();
     key = await data.createKey('--name', 'log-test');
     const config = join(data.dir, 'modgate.toml');
     await writeFile(config, '[api]\ntrusted_proxies = ["127.0.0.1"]\n');
-    const port = await freePort();
-    api = `http://127.0.0.1:${port}`;
-    [json, pretty] = await Promise.all([
-      startModgate([
-        'serve',
-        '--data-dir',
-        data.dir,
-        '--config',
-        config,
-        '--listen',
-        `127.0.0.1:${port}`,
-        '--mod-listen',
-        `127.0.0.1:${await freePort()}`,
-      ]),
-      serve(['--log-format', 'pretty']),
+    const [served, servedPretty] = await Promise.all([
+      launchServe(data.dir, { extra: ['--config', config] }),
+      launchServe(data.dir, { extra: ['--log-format', 'pretty'] }),
     ]);
-    await eventually(() => json.stdout_().includes('"msg":"listening"'), 30_000);
-    await eventually(() => pretty.stdout_().includes('listening'), 30_000);
+    [json, pretty] = [served.serve, servedPretty.serve];
+    api = `http://127.0.0.1:${served.apiPort}`;
+    await eventually(() => json.stdoutText().includes('"msg":"listening"'), 30_000);
+    await eventually(() => pretty.stdoutText().includes('listening'), 30_000);
     await fetch(`${api}/v1/server`, {
       headers: { authorization: `Bearer ${key.key}`, 'x-forwarded-for': '203.0.113.9' },
     });
     await fetch(`${api}/v1/server`, { headers: { authorization: `Bearer ${forged}` } });
-    await eventually(() => logLines(json.stdout_()).filter((line) => line['msg'] === 'request').length === 2);
+    await eventually(
+      () => logLines(json.stdoutText()).filter((line) => line['msg'] === 'request').length === 2,
+    );
   }, 90_000);
 
   afterAll(async () => {
-    await Promise.all([json && stopModgate(json), pretty && stopModgate(pretty)]);
+    await Promise.all([json && stop(json), pretty && stop(pretty)]);
     await data?.remove();
   });
 
-  const requests = () => logLines(json.stdout_()).filter((line) => line['msg'] === 'request');
+  const requests = () => logLines(json.stdoutText()).filter((line) => line['msg'] === 'request');
 
   it('writes JSON lines with an ISO time and a level name when stdout is not a terminal', () => {
-    const lines = json.stdout_().trim().split('\n');
-    expect(logLines(json.stdout_())).toHaveLength(lines.length);
-    const listening = logLines(json.stdout_()).find((line) => line['msg'] === 'listening');
+    const lines = json.stdoutText().trim().split('\n');
+    expect(logLines(json.stdoutText())).toHaveLength(lines.length);
+    const listening = logLines(json.stdoutText()).find((line) => line['msg'] === 'listening');
     expect(listening).toMatchObject({ level: 'info', msg: 'listening' });
     expect(String(listening?.['time'])).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   });
@@ -90,20 +69,20 @@ describe('the logs of modgate serve', () => {
   });
 
   it('uses snake_case field names only', () => {
-    for (const line of logLines(json.stdout_())) {
+    for (const line of logLines(json.stdoutText())) {
       for (const field of Object.keys(line)) expect(field).toMatch(/^[a-z][a-z0-9_]*$/);
     }
   });
 
   it('never logs a key, valid or forged', () => {
-    expect(json.stdout_()).not.toContain(key.key);
-    expect(json.stdout_()).not.toContain(forged);
+    expect(json.stdoutText()).not.toContain(key.key);
+    expect(json.stdoutText()).not.toContain(forged);
   });
 
   it('writes one readable line per event with --log-format pretty', () => {
     const line =
       pretty
-        .stdout_()
+        .stdoutText()
         .split('\n')
         .find((text) => text.includes('listening')) ?? '';
     expect(line).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: listening \{/);

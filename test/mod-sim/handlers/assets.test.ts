@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { assetHandlers } from '../../mod-sim/handlers/assets.ts';
+import { assetHandlers } from '../../../mod-sim/handlers/assets.ts';
 import {
   compareDecimalStrings,
   countItems,
   createWorld,
   type Container,
   type Vehicle,
-} from '../../mod-sim/world/index.ts';
-import { OPS, OpError, type OpName, type OpResult } from '../../protocol/ops/index.ts';
+} from '../../../mod-sim/world/index.ts';
+import { OPS, OpError, type OpName, type OpResult } from '../../../protocol/ops/index.ts';
 
 const ctx = { opId: undefined, signal: new AbortController().signal };
 const world = createWorld({ players: 2_000 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CommandConsole } from '../../mod-sim/console/index.ts';
-import type { World } from '../../mod-sim/world/index.ts';
+import { CommandConsole } from '../../../mod-sim/console/index.ts';
+import type { World } from '../../../mod-sim/world/index.ts';
 import {
   ACTOR,
   ACTOR_IDENTITY,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BULK_COIN_COOLDOWN_MS, clearBulkCoinCooldown } from '../../mod-sim/handlers/economy.ts';
+import { BULK_COIN_COOLDOWN_MS, clearBulkCoinCooldown } from '../../../mod-sim/handlers/economy.ts';
 import {
   ACTOR,
   ACTOR_IDENTITY,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { OPS, type OpArgs, type OpResult } from '../../protocol/ops/index.ts';
-import { commandHandlers, type CommandOpName } from '../../mod-sim/handlers/commands.ts';
-import { API_ACTOR, consoleWorld, onlinePlayer } from './console-support.ts';
+import { OPS, type OpArgs, type OpResult } from '../../../protocol/ops/index.ts';
+import { commandHandlers, type CommandOpName } from '../../../mod-sim/handlers/commands.ts';
+import { API_ACTOR, consoleWorld, onlinePlayer } from '../console/console-support.ts';
 
 function harness() {
   const t = consoleWorld();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { OpError } from '../../protocol/ops/index.ts';
-import { CommandConsole, NOBODY_ONLINE } from '../../mod-sim/console/index.ts';
-import { createWorld } from '../../mod-sim/world/index.ts';
+import { OpError } from '../../../protocol/ops/index.ts';
+import { CommandConsole, NOBODY_ONLINE } from '../../../mod-sim/console/index.ts';
+import { createWorld } from '../../../mod-sim/world/index.ts';
 import {
   API_ACTOR,
   at,

@@ -10,8 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
-import { freePort } from '../../harness/ports.ts';
-import { startModgate, stopModgate, type ModgateProcess } from '../../harness/processes.ts';
+import { launchServe, stop, type ModgateProcess } from '../../harness/processes.ts';
 import { eventually } from '../../harness/stack.ts';
 
 const LISTENER = `
@@ -48,23 +47,12 @@ describe.runIf(tools)('modgate serve under a stand-in for systemd', () => {
     listener = spawn('python3', ['-c', LISTENER, socket], { stdio: ['ignore', 'pipe', 'inherit'] });
     listener.stdout?.on('data', (chunk) => (received += chunk));
     await eventually(() => received.includes('bound'), 20_000);
-    serve = startModgate(
-      [
-        'serve',
-        '--data-dir',
-        data.dir,
-        '--listen',
-        `127.0.0.1:${await freePort()}`,
-        '--mod-listen',
-        `127.0.0.1:${await freePort()}`,
-      ],
-      { NOTIFY_SOCKET: socket, WATCHDOG_USEC: '400000' },
-    );
+    ({ serve } = await launchServe(data.dir, { env: { NOTIFY_SOCKET: socket, WATCHDOG_USEC: '400000' } }));
     await eventually(() => received.includes('WATCHDOG=1'), 30_000);
   }, 60_000);
 
   afterAll(async () => {
-    if (serve) await stopModgate(serve);
+    if (serve) await stop(serve);
     listener?.kill('SIGTERM');
     await data?.remove();
     await rm(folder, { recursive: true, force: true });
@@ -72,7 +60,7 @@ describe.runIf(tools)('modgate serve under a stand-in for systemd', () => {
 
   it('reports READY=1 for its own pid once it listens', () => {
     expect(received).toContain(`MAINPID=${serve.pid} READY=1`);
-    expect(serve.stdout_()).toContain('"msg":"listening"');
+    expect(serve.stdoutText()).toContain('"msg":"listening"');
   });
 
   it('pings the watchdog with WATCHDOG=1, again and again', async () => {
@@ -81,7 +69,7 @@ describe.runIf(tools)('modgate serve under a stand-in for systemd', () => {
   });
 
   it('reports STOPPING=1 on SIGTERM and exits 0', async () => {
-    expect(await stopModgate(serve)).toBe(0);
+    expect(await stop(serve)).toBe(0);
     await eventually(() => received.includes('STOPPING=1'), 10_000);
   });
 });
