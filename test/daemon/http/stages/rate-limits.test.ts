@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RateLimiter } from '../../../daemon/http/rate-limiter.ts';
-import { startStack, type Stack } from '../../../harness/stack.ts';
+import { RateLimiter } from '../../../../daemon/http/rate-limiter.ts';
+import { startStack, type Stack } from '../../../../harness/stack.ts';
 
 describe('RateLimiter', () => {
   it('allows the limit per window, then refuses until the window resets', () => {
