@@ -119,14 +119,33 @@ export async function launchServe(dataDir: string, options: ServeOptions = {}): 
   return { serve, apiPort, modPort };
 }
 
-/** `launchServe`, returned once it answers `GET /healthz`. */
+/**
+ * `launchServe`, returned once it answers `GET /healthz`. A port found free can be taken before
+ * serve binds it (another test's outgoing connections draw from the same range), so a serve that
+ * exits saying its address is in use is started again on new ports, twice at most; one that exits
+ * for any other reason fails at once with what it printed, not after the wait.
+ */
 export async function startServe(dataDir: string, options: ServeOptions = {}): Promise<Served> {
-  const served = await launchServe(dataDir, options);
+  for (let attempt = 1; ; attempt += 1) {
+    const served = await launchServe(dataDir, options);
+    if (await answersBeforeExit(served)) return served;
+    const output = served.serve.output();
+    if (attempt < 3 && output.includes('is already in use')) continue;
+    throw new Error(`modgate serve exited before it answered /healthz:\n${output}`);
+  }
+}
+
+/** True once serve answers /healthz, false if it exits first; throws after 30 s of neither. */
+async function answersBeforeExit(served: Served): Promise<boolean> {
+  let exited = false;
+  // 'close', not 'exit': by then everything it printed has been read, the reason included.
+  served.serve.once('close', () => (exited = true));
   await eventually(
-    async () => (await fetch(`http://127.0.0.1:${served.apiPort}/healthz`).catch(() => null)) !== null,
+    async () =>
+      exited || (await fetch(`http://127.0.0.1:${served.apiPort}/healthz`).catch(() => null)) !== null,
     30_000,
   );
-  return served;
+  return !exited;
 }
 
 /** `modgate sim` dialling the mod link on `modPort`; `extra` flags (`--players 20`) are passed on. */
