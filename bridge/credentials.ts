@@ -3,12 +3,12 @@
  * the mod's key pair, the daemon key to pin, and the mod-link URL, as ModBridgeOptions want them.
  */
 import { readFile } from 'node:fs/promises';
-import { decodeKey, type Identity } from '../protocol/keys.ts';
+import { decodeKey, type KeyPair } from '../protocol/keys.ts';
 
 export interface ModCredentials {
   /** The daemon's mod-link address, e.g. `ws://127.0.0.1:8788`. */
   url: string;
-  identity: Identity;
+  identity: KeyPair;
   daemonPublicKey: Uint8Array;
 }
 

@@ -12,7 +12,7 @@ import type { ReqFrame, ResFrame } from './frames.ts';
 import { dispatchRequest, errorRes, RequestContext } from './dispatch.ts';
 import { EventOutbox, type EventOutboxOptions } from './event-outbox.ts';
 import { ModHandshake, type Established } from './handshake.ts';
-import type { Identity } from './keys.ts';
+import type { KeyPair } from './keys.ts';
 import { LinkConnection, type LinkTimers } from './link-connection.ts';
 import { silentLogger, type Logger } from './log.ts';
 import type { OpHandlers } from './ops/index.ts';
@@ -24,7 +24,7 @@ const SUPERSEDED = PROTOCOL_ERRORS.superseded.closeCode;
 export interface ModBridgeOptions extends Partial<LinkTimers> {
   /** The daemon's mod-link address, e.g. `ws://127.0.0.1:7301`. */
   url: string;
-  identity: Identity;
+  identity: KeyPair;
   /** The daemon key this mod pins (PROTOCOL §3.3). */
   daemonPublicKey: Uint8Array;
   /** The game mod's build, e.g. `2.0.47`. */

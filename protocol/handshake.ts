@@ -31,7 +31,7 @@ import {
   verify,
   x25519,
   type EphemeralKey,
-  type Identity,
+  type KeyPair,
 } from './keys.ts';
 
 /** Returns `length` random bytes; tests and vector generation inject a deterministic one. */
@@ -87,7 +87,7 @@ function withoutFloatVersions(value: unknown, floats: ReadonlySet<string>): unkn
 }
 
 export interface DaemonHandshakeOptions {
-  identity: Identity;
+  identity: KeyPair;
   /** Called once per handshake, when the hello arrives, so a reloaded trust list applies at once. */
   trustedModKeys: () => readonly Uint8Array[];
   versions?: readonly number[];
@@ -170,7 +170,7 @@ export class DaemonHandshake {
 }
 
 export interface ModHandshakeOptions {
-  identity: Identity;
+  identity: KeyPair;
   /** The daemon key this mod pins; any other key is `unknown_identity`. */
   daemonPublicKey: Uint8Array;
   modVersion: string;

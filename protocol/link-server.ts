@@ -11,7 +11,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { CodecLimits } from './codec.ts';
 import { ProtocolError, type ProtocolErrorCode } from './errors.ts';
 import { DaemonHandshake, type Established } from './handshake.ts';
-import { keysEqual, type Identity } from './keys.ts';
+import { keysEqual, type KeyPair } from './keys.ts';
 import { LinkAdmission } from './link-admission.ts';
 import { LinkCallError, PendingCalls } from './link-calls.ts';
 import { EvictionLog, logPeerClose, logRejected } from './link-server-log.ts';
@@ -24,7 +24,7 @@ import { checkIdentity, checkPositiveInt, resolveLinkSettings } from './options.
 export { LinkCallError, type LinkCallErrorKind, type LinkOpError } from './link-calls.ts';
 
 export interface ModLinkServerOptions extends Partial<LinkTimers> {
-  identity: Identity;
+  identity: KeyPair;
   /** The mod keys this daemon trusts; called on each handshake, so a reload applies at once. */
   trustedModKeys: () => readonly Uint8Array[];
   limits?: Partial<CodecLimits>;

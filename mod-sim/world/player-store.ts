@@ -14,7 +14,7 @@ import { deriveInventory } from './inventory.ts';
 import { compareNumbers, compareStrings, descending } from './keyset.ts';
 import { deriveIpHistory, derivePlayerDetails } from './player-details.ts';
 import type {
-  Identity,
+  PlayerIdentity,
   InventoryItem,
   IpHistory,
   LiveState,
@@ -32,7 +32,7 @@ export const SOCIAL_REF_PREFIX = 'social:';
  * violation history is newest first.
  */
 export interface ModerationRecord {
-  readonly identity: Identity;
+  readonly identity: PlayerIdentity;
   readonly moderation: PlayerModeration;
   readonly violations: IndexedList<Violation, number>;
 }
