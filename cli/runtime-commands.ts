@@ -273,7 +273,7 @@ async function sim(flags: SimFlags, io: CliIo): Promise<void> {
   const { startSimulator } = await import('../mod-sim/simulator.ts');
   const simulator = startSimulator({
     url: flags.connect ?? credentials.url,
-    identity: { publicKey: credentials.modPublicKey, secretKey: credentials.modSecretKey },
+    identity: credentials.identity,
     daemonPublicKey: credentials.daemonPublicKey,
     seed: flags.seed,
     players: flags.players,

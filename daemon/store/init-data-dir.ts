@@ -90,12 +90,17 @@ async function completeFiles(
   // Trust the bundled mod's key when either file is new; never re-add a key the operator removed.
   const modKeys = await readIfPresent(dir, modKeysFile);
   if (modKeys === null) {
-    const trusted = trustModKey({ trusted: [] }, credentials.value.modPublicKey, BUNDLED_MOD_LABEL, now);
+    const trusted = trustModKey(
+      { trusted: [] },
+      credentials.value.identity.publicKey,
+      BUNDLED_MOD_LABEL,
+      now,
+    );
     await save(modKeysFile, trusted, true);
-  } else if (credentials.isNew && !isTrusted(modKeys, credentials.value.modPublicKey)) {
+  } else if (credentials.isNew && !isTrusted(modKeys, credentials.value.identity.publicKey)) {
     await save(
       modKeysFile,
-      trustModKey(modKeys, credentials.value.modPublicKey, BUNDLED_MOD_LABEL, now),
+      trustModKey(modKeys, credentials.value.identity.publicKey, BUNDLED_MOD_LABEL, now),
       false,
     );
     updated.push(`trusted the new mod key in ${modKeysFile.name}`);
