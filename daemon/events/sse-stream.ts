@@ -10,7 +10,7 @@
  * with a final `event: error` message carrying the error envelope a new request would get.
  */
 import type { ResponseStream, StreamSink } from '../http/types.ts';
-import type { FileEventLog } from './log.ts';
+import type { FileEventLog } from './event-log.ts';
 import type { EventView } from './payloads.ts';
 import type { EventType, StoredEvent } from './types.ts';
 
@@ -31,7 +31,7 @@ export interface StreamSettings {
 }
 
 export interface EventStreamOptions extends Partial<StreamSettings> {
-  log: FileEventLog;
+  eventLog: FileEventLog;
   /** The last id the client has (0 for everything held). */
   after: number;
   /** Only these types (all when null); the position still moves past the others. */
@@ -107,7 +107,7 @@ export class EventStream implements ResponseStream {
     sink.onDrain(() => this.#catchUp());
     // Browsers' EventSource waits `retry` ms before reconnecting with Last-Event-ID.
     sink.write(`retry: 2000\n: position ${this.#position}\n\n`);
-    this.#unsubscribe = this.options.log.subscribe((event) => this.#onLive(event));
+    this.#unsubscribe = this.options.eventLog.subscribe((event) => this.#onLive(event));
     this.#heartbeat = setInterval(() => this.#write(': heartbeat\n\n'), this.#settings.heartbeatMs);
     this.#heartbeat.unref();
     this.#catchUp();
@@ -153,9 +153,9 @@ export class EventStream implements ResponseStream {
 
   /** Reads the log from the position onwards, pausing while the client has a backlog. */
   #catchUp(): void {
-    while (!this.#ended && this.#position < this.options.log.lastId()) {
+    while (!this.#ended && this.#position < this.options.eventLog.lastId()) {
       if ((this.#sink?.bufferedBytes() ?? 0) > CATCH_UP_HIGH_WATER) return; // onDrain resumes
-      const page = this.options.log.readPage(this.#position, CATCH_UP_PAGE);
+      const page = this.options.eventLog.readPage(this.#position, CATCH_UP_PAGE);
       if (!('events' in page)) return this.close('gone');
       if (page.through <= this.#position) return;
       for (const event of page.events) {

@@ -22,7 +22,7 @@ import { checkWebhookUrl } from './url-policy.ts';
 import { supervise, type WorkerHealth } from '../../worker-health.ts';
 
 export interface WorkerDeps {
-  readonly log: EventLog;
+  readonly eventLog: EventLog;
   readonly journal: OutboxJournal;
   readonly sender: WebhookSender;
   readonly policy: RetryPolicy;
@@ -110,7 +110,7 @@ export class EndpointWorker {
     while (!this.#stopped) {
       this.#signalled = false;
       if (this.#aheadIndex >= this.#ahead.length) {
-        const batch = this.deps.log.readAfter(this.#cursor, READ_BATCH);
+        const batch = this.deps.eventLog.readAfter(this.#cursor, READ_BATCH);
         if (!Array.isArray(batch)) {
           await this.#skipGap(batch.oldestId - 1);
         } else if (batch.length === 0) {

@@ -39,7 +39,7 @@ import type { WorkerHealth } from '../../worker-health.ts';
 
 export interface WebhookServiceOptions {
   readonly dataDir: string;
-  readonly log: EventLog;
+  readonly eventLog: EventLog;
   readonly serverId: string;
   readonly logger: Logger;
   /** Where each delivery attempt is counted (docs/metrics.md); nothing by default. */
@@ -97,7 +97,7 @@ export class WebhookService {
   ) {
     const now = options.now ?? (() => new Date());
     this.#deps = {
-      log: options.log,
+      eventLog: options.eventLog,
       journal,
       sender,
       policy: { ...DEFAULT_RETRY_POLICY, ...options.policy },
@@ -113,7 +113,7 @@ export class WebhookService {
       ownerProblem: (endpoint) => this.#ownerProblem(endpoint),
     };
     this.#allowNetworks = options.network?.allowNetworks ?? [];
-    this.#unsubscribe = options.log.subscribe(() => {
+    this.#unsubscribe = options.eventLog.subscribe(() => {
       for (const worker of this.#workers.values()) worker.notify();
     });
   }
@@ -191,7 +191,7 @@ export class WebhookService {
 
   /** Registers an endpoint that receives the events logged from now on. */
   async create(input: Omit<NewEndpoint, 'startAfter'>): Promise<WebhookEndpoint> {
-    const created = newEndpoint({ ...input, startAfter: this.options.log.lastId() }, this.#deps.now());
+    const created = newEndpoint({ ...input, startAfter: this.options.eventLog.lastId() }, this.#deps.now());
     await updateEndpoints(this.options.dataDir, (current) => {
       if (current.length >= MAX_ENDPOINTS) {
         throw new RegistryFullError(`This server already has ${MAX_ENDPOINTS} webhooks.`);
