@@ -85,8 +85,10 @@ export class EventStream implements ResponseStream {
   #ended = false;
   #counted = false;
   readonly #settings: StreamSettings;
+  readonly #options: EventStreamOptions;
 
-  constructor(private readonly options: EventStreamOptions) {
+  constructor(options: EventStreamOptions) {
+    this.#options = options;
     this.#position = options.after;
     this.#settings = {
       heartbeatMs: options.heartbeatMs ?? STREAM_DEFAULTS.heartbeatMs,
@@ -102,12 +104,12 @@ export class EventStream implements ResponseStream {
   start(sink: StreamSink): void {
     this.#sink = sink;
     this.#counted = true;
-    this.options.subscribers?.(1);
+    this.#options.subscribers?.(1);
     sink.onClose(() => this.#stop());
     sink.onDrain(() => this.#catchUp());
     // Browsers' EventSource waits `retry` ms before reconnecting with Last-Event-ID.
     sink.write(`retry: 2000\n: position ${this.#position}\n\n`);
-    this.#unsubscribe = this.options.eventLog.subscribe((event) => this.#onLive(event));
+    this.#unsubscribe = this.#options.eventLog.subscribe((event) => this.#onLive(event));
     this.#heartbeat = setInterval(() => this.#write(': heartbeat\n\n'), this.#settings.heartbeatMs);
     this.#heartbeat.unref();
     this.#catchUp();
@@ -135,7 +137,7 @@ export class EventStream implements ResponseStream {
     // Written past the slow-reader bound if need be: one message, then the end.
     sink.write(message);
     this.#stop();
-    if (reason !== 'shutdown') this.options.cut?.(reason);
+    if (reason !== 'shutdown') this.#options.cut?.(reason);
     sink.end(STREAM_DEFAULTS.closeGraceMs);
   }
 
@@ -153,9 +155,9 @@ export class EventStream implements ResponseStream {
 
   /** Reads the log from the position onwards, pausing while the client has a backlog. */
   #catchUp(): void {
-    while (!this.#ended && this.#position < this.options.eventLog.lastId()) {
+    while (!this.#ended && this.#position < this.#options.eventLog.lastId()) {
       if ((this.#sink?.bufferedBytes() ?? 0) > CATCH_UP_HIGH_WATER) return; // onDrain resumes
-      const page = this.options.eventLog.readPage(this.#position, CATCH_UP_PAGE);
+      const page = this.#options.eventLog.readPage(this.#position, CATCH_UP_PAGE);
       if (!('events' in page)) return this.close('gone');
       if (page.through <= this.#position) return;
       for (const event of page.events) {
@@ -171,8 +173,8 @@ export class EventStream implements ResponseStream {
   #deliver(event: StoredEvent): void {
     if (this.#congested()) return this.close('slow_reader');
     this.#position = event.id;
-    if (this.options.types && !this.options.types.has(event.type)) return;
-    this.#sink?.write(sseMessage(event, this.options.view));
+    if (this.#options.types && !this.#options.types.has(event.type)) return;
+    this.#sink?.write(sseMessage(event, this.#options.view));
   }
 
   #congested(): boolean {
@@ -193,7 +195,7 @@ export class EventStream implements ResponseStream {
     if (this.#heartbeat) clearInterval(this.#heartbeat);
     this.#heartbeat = null;
     // Both close() and the socket's close end here: the gauge goes down once.
-    if (this.#counted) this.options.subscribers?.(-1);
+    if (this.#counted) this.#options.subscribers?.(-1);
     this.#counted = false;
   }
 }
