@@ -263,14 +263,12 @@ export class EndpointWorker {
    * with the same webhook-id: at least once, never skipped.
    */
   #recordDelivered(record: OutboxRecord): void {
-    this.#deps.journal
-      .append(record)
-      .catch((error: unknown) =>
-        this.#deps.logger.error('webhook outbox journal write failed', {
-          webhook_id: record.endpoint,
-          error,
-        }),
-      );
+    this.#deps.journal.append(record).catch((error: unknown) =>
+      this.#deps.logger.error('webhook outbox journal write failed', {
+        webhook_id: record.endpoint,
+        error,
+      }),
+    );
   }
 
   /** The journal's failure run for this message, restarted at a re-enable. */
