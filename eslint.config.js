@@ -29,6 +29,15 @@ const DATA_DIR_OPENS = ['node:fs', 'node:fs/promises'].map((name) => ({
   message: 'open data-dir files through daemon/store/data-dir-fs.ts (O_NOFOLLOW)',
 }));
 
+// One way to keep a member private: the ES `#name`, which is private at run time too. TypeScript's
+// `private` stays only on a constructor (ES has no private constructor) that a static factory
+// calls.
+const TS_PRIVATE = [
+  'TSParameterProperty[accessibility="private"]',
+  'PropertyDefinition[accessibility="private"]',
+  'MethodDefinition[accessibility="private"][kind!="constructor"]',
+].map((selector) => ({ selector, message: 'use an ES #private member, not TypeScript private' }));
+
 /** The daemon and CLI files that open files outside the data dir, each for the reason given. */
 const OPENS_OUTSIDE_DATA_DIR = [
   'daemon/store/data-dir-fs.ts', // the helper itself
@@ -80,16 +89,19 @@ function importRule(layer, paths) {
   return ['error', { paths, patterns }];
 }
 
-/** no-restricted-syntax for a layer's files: the zod rule, and `import()` of a forbidden folder. */
+/**
+ * no-restricted-syntax for a layer's files: the zod rule, the #private rule, and `import()` of a
+ * forbidden folder.
+ */
 function syntaxRule(layer) {
   const forbidden = LAYER_RULES.find((rule) => rule.layer === layer)?.forbidden ?? [];
-  if (forbidden.length === 0) return ['error', ZOD_NAMESPACE];
+  if (forbidden.length === 0) return ['error', ZOD_NAMESPACE, ...TS_PRIVATE];
   const dynamic = {
     // esquery's /regex/ may hold no slash at all, escaped or not: \x2F stands for one.
     selector: `ImportExpression[source.value=/${forbiddenPath(forbidden).replaceAll('/', '\\x2F')}/]`,
     message: boundaryMessage(layer, forbidden),
   };
-  return ['error', ZOD_NAMESPACE, dynamic];
+  return ['error', ZOD_NAMESPACE, ...TS_PRIVATE, dynamic];
 }
 
 /** One config per layer: its import boundaries on top of the rules every file has. */
@@ -117,7 +129,7 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
       'no-restricted-imports': ['error', { paths: NODE_NAMES }],
-      'no-restricted-syntax': ['error', ZOD_NAMESPACE],
+      'no-restricted-syntax': ['error', ZOD_NAMESPACE, ...TS_PRIVATE],
     },
   },
   ...LAYER_CONFIGS,

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runCli } from '../cli/program.ts';
-import { FileEventLog } from '../daemon/events/log.ts';
+import { FileEventLog } from '../daemon/events/event-log.ts';
 import { WebhookService } from '../daemon/events/webhooks/webhook-service.ts';
 import { silentLogger } from '../daemon/log/log.ts';
 
@@ -76,10 +76,10 @@ await cli(
   '--format',
   'discord',
 );
-const log = await FileEventLog.open(dir);
+const eventLog = await FileEventLog.open(dir);
 const service = await WebhookService.start({
   dataDir: dir,
-  log,
+  eventLog,
   serverId: 'srv_bench',
   logger: silentLogger,
 });
@@ -94,7 +94,7 @@ while (appended < total) {
   for (; appended < due; appended++) {
     const at = now();
     batch.push(
-      log
+      eventLog
         .append({
           type: 'player.banned',
           data: { player: { platform_id: '76561198000000001' }, reason: 'bench' },
@@ -106,13 +106,13 @@ while (appended < total) {
   await new Promise((resolve) => setTimeout(resolve, TICK_MS));
 }
 const offeredSeconds = (now() - started) / 1000;
-await log.flushed();
+await eventLog.flushed();
 const delivered = () =>
   ['standard', 'discord'].map(
     (id) => service.outbox(service.list().find((e) => e.url.endsWith(id))!.id).position,
   );
 const deadline = now() + 60_000;
-while (delivered().some((position) => position < log.lastId()) && now() < deadline) {
+while (delivered().some((position) => position < eventLog.lastId()) && now() < deadline) {
   await new Promise((resolve) => setTimeout(resolve, 20));
 }
 child.send('report');
@@ -135,6 +135,6 @@ console.log(`webhook delivery: ${total} events at ${RATE}/s into the fsync'd log
 report('standard', received.standard);
 report('discord', received.discord);
 await service.close();
-await log.close();
+await eventLog.close();
 child.kill();
 await rm(scratch, { recursive: true, force: true });

@@ -5,6 +5,8 @@
  * catalogue the handlers are typed from; and a reader for `mod-credentials.json`. Mods in other
  * languages implement protocol/PROTOCOL.md instead.
  */
+import type { KeyPair } from '../protocol/keys.ts';
+
 export { ModBridge, startModBridge, type BridgeSession, type ModBridgeOptions } from '../protocol/bridge.ts';
 export { parseModCredentials, readModCredentials, type ModCredentials } from './credentials.ts';
 export {
@@ -22,5 +24,7 @@ export {
 export { ProtocolError, type ProtocolErrorCode } from '../protocol/errors.ts';
 export { DEFAULT_TIMERS, type LinkTimers } from '../protocol/link-connection.ts';
 export { silentLogger, type Logger } from '../protocol/log.ts';
-export type { Identity } from '../protocol/keys.ts';
+export type { KeyPair } from '../protocol/keys.ts';
+/** @deprecated use KeyPair */
+export type Identity = KeyPair;
 export type { BackoffPolicy } from '../protocol/backoff.ts';

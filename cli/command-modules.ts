@@ -4,6 +4,12 @@
  * doctor, the docs or the service installer, nor what they import (start-up, docs/performance.md).
  * Anything that shows more than one command (the program's help, `modgate help`, an unknown
  * command and its suggestion) loads them all, in this order, which is the order help lists them in.
+ *
+ * One of the CLI's two command registries: this one holds the operator commands, which runCli
+ * (program.ts) always knows; the runtime commands (serve, sim, demo, config) are the other,
+ * RUNTIME_COMMANDS in runtime-commands.ts, which only main.ts adds, so the in-process runner the
+ * tests use never loads the daemon's start-up code. They stay two because merging them would
+ * give every runCli caller serve and sim and move them in help's order.
  */
 import type { Command } from 'commander';
 import type { CliIo } from './io.ts';
@@ -16,7 +22,7 @@ interface CommandModule {
   readonly load: () => Promise<RegisterCommands>;
 }
 
-export const COMMAND_MODULES: readonly CommandModule[] = [
+export const OPERATOR_COMMAND_MODULES: readonly CommandModule[] = [
   { name: 'init', load: async () => (await import('./init-command.ts')).registerInitCommand },
   { name: 'keys', load: async () => (await import('./keys-commands.ts')).registerKeysCommands },
   { name: 'api', load: async () => (await import('./api-commands.ts')).registerApiCommands },
@@ -37,12 +43,12 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
  * elsewhere, such as serve), that command's alone when it is an operator command, and every one
  * otherwise (no command, an option first, `help`, a misspelt name).
  */
-export function commandModulesFor(
+export function operatorCommandModulesFor(
   argv: readonly string[],
   others: readonly string[] = [],
 ): Promise<RegisterCommands[]> {
   const first = argv[0];
   if (first !== undefined && others.includes(first)) return Promise.resolve([]);
-  const named = COMMAND_MODULES.filter((module) => module.name === first);
-  return Promise.all((named.length > 0 ? named : COMMAND_MODULES).map((module) => module.load()));
+  const named = OPERATOR_COMMAND_MODULES.filter((module) => module.name === first);
+  return Promise.all((named.length > 0 ? named : OPERATOR_COMMAND_MODULES).map((module) => module.load()));
 }

@@ -41,7 +41,7 @@ export async function runDemo(options: DemoOptions): Promise<void> {
     const daemon = await startOnFreePort(dataDir, { api: options.listen, mod: modListen }, log);
     const simulator = startSimulator({
       url: `ws://${formatHostPort(daemon.modLink)}`,
-      identity: { publicKey: credentials.modPublicKey, secretKey: credentials.modSecretKey },
+      identity: credentials.identity,
       daemonPublicKey: credentials.daemonPublicKey,
       wallClock: true,
       // The curl lines below should work the moment they are printed.

@@ -4,7 +4,7 @@
  * read the exit code, stdout and stderr.
  */
 import { Command } from 'commander';
-import { commandModulesFor, type RegisterCommands } from './command-modules.ts';
+import { operatorCommandModulesFor, type RegisterCommands } from './command-modules.ts';
 import { errorOutcome } from './errors.ts';
 import { processIo, type CliIo } from './io.ts';
 import { versionText } from './version-text.ts';
@@ -23,7 +23,7 @@ export interface RunCliOptions {
 
 /**
  * The program with the operator commands in `commands` (command-modules.ts says which a command
- * line needs; `await commandModulesFor([])` gives them all) and those of `options.register`.
+ * line needs; `await operatorCommandModulesFor([])` gives them all) and those of `options.register`.
  */
 export function buildProgram(
   io: CliIo,
@@ -72,7 +72,7 @@ export async function runCli(
   const fullIo = processIo(io);
   const json = wantsJson(argv);
   try {
-    const commands = await commandModulesFor(argv, options.registers);
+    const commands = await operatorCommandModulesFor(argv, options.registers);
     await buildProgram(fullIo, { ...options, json }, commands).parseAsync([...argv], { from: 'user' });
     return 0;
   } catch (error) {

@@ -68,7 +68,10 @@ interface SimFlags {
   json?: boolean;
 }
 
-/** The top-level commands registerRuntimeCommands adds (program.ts loads no others for them). */
+/**
+ * The top-level commands registerRuntimeCommands adds (program.ts loads no others for them): the
+ * CLI's second command registry, beside OPERATOR_COMMAND_MODULES (command-modules.ts says why two).
+ */
 export const RUNTIME_COMMANDS = ['config', 'serve', 'sim', 'demo'] as const;
 
 export function registerRuntimeCommands(program: Command, io: CliIo): void {
@@ -273,7 +276,7 @@ async function sim(flags: SimFlags, io: CliIo): Promise<void> {
   const { startSimulator } = await import('../mod-sim/simulator.ts');
   const simulator = startSimulator({
     url: flags.connect ?? credentials.url,
-    identity: { publicKey: credentials.modPublicKey, secretKey: credentials.modSecretKey },
+    identity: credentials.identity,
     daemonPublicKey: credentials.daemonPublicKey,
     seed: flags.seed,
     players: flags.players,

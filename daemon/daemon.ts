@@ -22,7 +22,7 @@ import {
 } from './http/pipeline.ts';
 import type { EventLimits } from './events/event-limits.ts';
 import { recordLinkEvents } from './events/ingest.ts';
-import { FileEventLog, type EventLogOptions } from './events/log.ts';
+import { FileEventLog, type EventLogOptions } from './events/event-log.ts';
 import type { StreamSettings } from './events/sse-stream.ts';
 import type { RetryPolicy } from './events/webhooks/retry-policy.ts';
 import { WebhookService, type WebhookNetworkOptions } from './events/webhooks/webhook-service.ts';
@@ -159,7 +159,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   if (options.metrics) ownListeners.push(options.metrics.listen);
   const webhooks = await WebhookService.start({
     dataDir: dataDir.path,
-    log: events,
+    eventLog: events,
     serverId: identity.serverId,
     logger: log,
     metrics,

@@ -21,17 +21,20 @@ interface Fault {
 
 export class WorkerHealth {
   readonly #faults = new Map<string, Fault>();
+  readonly #now: () => number;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(now: () => number = Date.now) {
+    this.#now = now;
+  }
 
   failed(name: string, error: string): void {
     const restarts = (this.#faults.get(name)?.restarts ?? 0) + 1;
-    this.#faults.set(name, { restarts, error, at: this.now() });
+    this.#faults.set(name, { restarts, error, at: this.#now() });
   }
 
   /** `name: restarted N times, last …: error` for each loop that failed recently. */
   get faults(): string[] {
-    const now = this.now();
+    const now = this.#now();
     const recent: string[] = [];
     for (const [name, fault] of this.#faults) {
       if (now - fault.at > FAULT_SHOWN_MS) this.#faults.delete(name);

@@ -63,7 +63,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const startSim: Stack['startSim'] = async (simOptions = {}) => {
     const sim = startSimulator({
       url: `ws://${formatHostPort(daemon.modLink)}`,
-      identity: { publicKey: credentials.modPublicKey, secretKey: credentials.modSecretKey },
+      identity: credentials.identity,
       daemonPublicKey: credentials.daemonPublicKey,
       backoff: { initialMs: 20, maxMs: 200 },
       ...simOptions,

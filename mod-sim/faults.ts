@@ -75,7 +75,7 @@ interface Entry {
 }
 
 export class FaultPlan {
-  private entries: Entry[] = [];
+  #entries: Entry[] = [];
 
   constructor(rules: readonly FaultRule[] = []) {
     for (const rule of rules) this.add(rule);
@@ -84,7 +84,7 @@ export class FaultPlan {
   /** Adds a rule after the existing ones. */
   add(rule: FaultRule): void {
     validateFaultRule(rule);
-    this.entries.push({
+    this.#entries.push({
       rule: Object.freeze({ ...rule }),
       remaining: rule.times ?? Number.POSITIVE_INFINITY,
     });
@@ -92,12 +92,12 @@ export class FaultPlan {
 
   /** Removes every rule. */
   clear(): void {
-    this.entries = [];
+    this.#entries = [];
   }
 
   /** The rules still in force, each with its remaining uses as `times`. */
   rules(): FaultRule[] {
-    return this.entries.map(({ rule, remaining }) =>
+    return this.#entries.map(({ rule, remaining }) =>
       Number.isFinite(remaining) ? { ...rule, times: remaining } : { ...rule },
     );
   }
@@ -105,10 +105,10 @@ export class FaultPlan {
   /** The rule to apply to one call of `opName` (using it up once), or undefined to answer normally. */
   take(opName: string): Readonly<FaultRule> | undefined {
     const entry =
-      this.entries.find((e) => e.rule.op === opName) ?? this.entries.find((e) => e.rule.op === '*');
+      this.#entries.find((e) => e.rule.op === opName) ?? this.#entries.find((e) => e.rule.op === '*');
     if (entry === undefined) return undefined;
     entry.remaining -= 1;
-    if (entry.remaining <= 0) this.entries.splice(this.entries.indexOf(entry), 1);
+    if (entry.remaining <= 0) this.#entries.splice(this.#entries.indexOf(entry), 1);
     return entry.rule;
   }
 }

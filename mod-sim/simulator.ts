@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startModBridge, type ModBridge } from '../protocol/bridge.ts';
-import type { Identity } from '../protocol/keys.ts';
+import type { KeyPair } from '../protocol/keys.ts';
 import type { Logger } from '../protocol/log.ts';
 import { OPS, type OpHandlers, type OpName, OpError } from '../protocol/ops/index.ts';
 import { CommandConsole, ConsoleActivity } from './console/index.ts';
@@ -25,7 +25,7 @@ import { createWorld, type World } from './world/index.ts';
 export interface SimulatorOptions {
   /** The daemon's mod-link address, e.g. ws://127.0.0.1:8788. */
   url: string;
-  identity: Identity;
+  identity: KeyPair;
   daemonPublicKey: Uint8Array;
   seed?: number;
   players?: number;

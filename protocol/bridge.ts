@@ -12,7 +12,7 @@ import type { ReqFrame, ResFrame } from './frames.ts';
 import { dispatchRequest, errorRes, RequestContext } from './dispatch.ts';
 import { EventOutbox, type EventOutboxOptions } from './event-outbox.ts';
 import { ModHandshake, type Established } from './handshake.ts';
-import type { Identity } from './keys.ts';
+import type { KeyPair } from './keys.ts';
 import { LinkConnection, type LinkTimers } from './link-connection.ts';
 import { silentLogger, type Logger } from './log.ts';
 import type { OpHandlers } from './ops/index.ts';
@@ -24,7 +24,7 @@ const SUPERSEDED = PROTOCOL_ERRORS.superseded.closeCode;
 export interface ModBridgeOptions extends Partial<LinkTimers> {
   /** The daemon's mod-link address, e.g. `ws://127.0.0.1:7301`. */
   url: string;
-  identity: Identity;
+  identity: KeyPair;
   /** The daemon key this mod pins (PROTOCOL §3.3). */
   daemonPublicKey: Uint8Array;
   /** The game mod's build, e.g. `2.0.47`. */
@@ -54,39 +54,41 @@ interface BridgeEvents {
 }
 
 export class ModBridge extends EventEmitter<BridgeEvents> {
-  private readonly log: Logger;
-  private readonly limits: CodecLimits;
-  private readonly timers: LinkTimers;
-  private readonly backoff: BackoffPolicy;
-  private readonly maxPayload: number;
-  private connection: LinkConnection | null = null;
-  private redialTimer: NodeJS.Timeout | null = null;
-  private attempt = 0;
-  private closed = false;
-  private started = false;
-  private readonly inFlight = new Set<RequestContext>();
+  readonly #log: Logger;
+  readonly #limits: CodecLimits;
+  readonly #timers: LinkTimers;
+  readonly #backoff: BackoffPolicy;
+  readonly #maxPayload: number;
+  #connection: LinkConnection | null = null;
+  #redialTimer: NodeJS.Timeout | null = null;
+  #attempt = 0;
+  #closed = false;
+  #started = false;
+  readonly #inFlight = new Set<RequestContext>();
   /**
    * Game events for the daemon (PROTOCOL §9): `bridge.events.emit(type, data)`. They are buffered
    * until the daemon acknowledges them, across redials; see EventOutbox for the bound.
    */
   readonly events: EventOutbox;
+  readonly #options: ModBridgeOptions;
 
-  constructor(private readonly options: ModBridgeOptions) {
+  constructor(options: ModBridgeOptions) {
     super();
+    this.#options = options;
     checkIdentity(options.identity, 'identity');
     checkKey(options.daemonPublicKey, 'daemonPublicKey');
     if (typeof options.modVersion !== 'string' || options.modVersion === '') {
       throw new TypeError('modVersion must be a non-empty string');
     }
     new URL(options.url); // throws TypeError for a malformed url, now rather than at dial time
-    this.log = options.log ?? silentLogger;
-    this.events = new EventOutbox({ ...options.events, log: this.log });
+    this.#log = options.log ?? silentLogger;
+    this.events = new EventOutbox({ ...options.events, log: this.#log });
     ({
-      limits: this.limits,
-      timers: this.timers,
-      maxPayload: this.maxPayload,
+      limits: this.#limits,
+      timers: this.#timers,
+      maxPayload: this.#maxPayload,
     } = resolveLinkSettings(options));
-    this.backoff = {
+    this.#backoff = {
       initialMs: checkPositiveInt(
         options.backoff?.initialMs ?? DEFAULT_BACKOFF.initialMs,
         'backoff.initialMs',
@@ -97,15 +99,15 @@ export class ModBridge extends EventEmitter<BridgeEvents> {
 
   /** True while an authenticated session is open. */
   get connected(): boolean {
-    return this.connection?.state === 'open';
+    return this.#connection?.state === 'open';
   }
 
   /** Stops redialing and closes the link with `shutdown`; resolves once the socket is closed. */
   async close(): Promise<void> {
-    this.closed = true;
-    if (this.redialTimer) clearTimeout(this.redialTimer);
-    this.redialTimer = null;
-    const connection = this.connection;
+    this.#closed = true;
+    if (this.#redialTimer) clearTimeout(this.#redialTimer);
+    this.#redialTimer = null;
+    const connection = this.#connection;
     if (!connection || connection.state === 'closed') return;
     const done = new Promise<void>((resolve) => connection.once('close', () => resolve()));
     connection.close('shutdown');
@@ -114,33 +116,33 @@ export class ModBridge extends EventEmitter<BridgeEvents> {
 
   /** Fault injection: writes `bytes` as one binary WebSocket message, unencrypted. */
   sendRaw(bytes: Uint8Array): void {
-    const socket = this.connection?.socket;
+    const socket = this.#connection?.socket;
     if (socket?.readyState === WebSocket.OPEN) socket.send(bytes);
   }
 
   /** Fault injection: cuts the TCP connection without a close frame; the bridge redials. */
   dropLink(): void {
-    this.connection?.terminate();
+    this.#connection?.terminate();
   }
 
   /** Starts dialing; calling it again is a no-op. `startModBridge` calls it for you. */
   start(): this {
-    if (!this.started) {
-      this.started = true;
-      this.dial();
+    if (!this.#started) {
+      this.#started = true;
+      this.#dial();
     }
     return this;
   }
 
   /** Dials once (PROTOCOL §3.2); called by `start()` and by the backoff timer. */
-  private dial(): void {
-    this.redialTimer = null;
-    if (this.closed) return;
-    const { options } = this;
+  #dial(): void {
+    this.#redialTimer = null;
+    if (this.#closed) return;
+    const options = this.#options;
     const socket = new WebSocket(options.url, {
-      maxPayload: this.maxPayload,
+      maxPayload: this.#maxPayload,
       perMessageDeflate: false,
-      handshakeTimeout: this.timers.handshakeTimeoutMs,
+      handshakeTimeout: this.#timers.handshakeTimeoutMs,
     });
     const handshake = new ModHandshake({
       identity: options.identity,
@@ -151,88 +153,88 @@ export class ModBridge extends EventEmitter<BridgeEvents> {
     const connection = new LinkConnection({
       socket,
       handshake,
-      limits: this.limits,
-      maxPayload: this.maxPayload,
-      log: this.log,
-      ...this.timers,
+      limits: this.#limits,
+      maxPayload: this.#maxPayload,
+      log: this.#log,
+      ...this.#timers,
     });
-    this.connection = connection;
-    connection.on('error', (error) => this.report(error));
-    connection.on('open', (established) => this.onOpen(connection, established));
+    this.#connection = connection;
+    connection.on('error', (error) => this.#report(error));
+    connection.on('open', (established) => this.#onOpen(connection, established));
     connection.on('frame', (frame) => {
-      if (frame.t === 'req') this.onRequest(connection, frame);
+      if (frame.t === 'req') this.#onRequest(connection, frame);
       else if (frame.t === 'events_ack') this.events.ack(frame.stream, frame.seq, frame.refused);
     });
-    connection.on('close', (code, reason) => this.onClose(connection, code, reason));
+    connection.on('close', (code, reason) => this.#onClose(connection, code, reason));
   }
 
-  private onOpen(connection: LinkConnection, established: Established): void {
-    this.attempt = 0;
+  #onOpen(connection: LinkConnection, established: Established): void {
+    this.#attempt = 0;
     // PROTOCOL §9.1: only a daemon that announced events in `ready` is sent any.
     if (connection.ready?.events) this.events.attach((body) => connection.send(body));
-    this.log.info('connected to the daemon', { protocolVersion: established.version });
+    this.#log.info('connected to the daemon', { protocolVersion: established.version });
     this.emit('connect', { protocolVersion: established.version, daemonPublicKey: established.peerId });
   }
 
-  private onClose(connection: LinkConnection, code: number, reason: string): void {
+  #onClose(connection: LinkConnection, code: number, reason: string): void {
     const wasOpen = connection.hasOpened;
-    if (this.connection === connection) this.events.detach();
-    for (const ctx of this.inFlight) ctx.abort('the mod link was lost');
-    this.inFlight.clear();
-    if (this.connection === connection) this.connection = null;
+    if (this.#connection === connection) this.events.detach();
+    for (const ctx of this.#inFlight) ctx.abort('the mod link was lost');
+    this.#inFlight.clear();
+    if (this.#connection === connection) this.#connection = null;
     if (wasOpen) {
-      this.log.info('disconnected from the daemon', { code, reason });
+      this.#log.info('disconnected from the daemon', { code, reason });
       this.emit('disconnect', code, reason);
     } else {
-      this.log.warn('the link closed before a session opened', { code, reason });
+      this.#log.warn('the link closed before a session opened', { code, reason });
     }
-    if (code !== SUPERSEDED) return this.scheduleRedial();
+    if (code !== SUPERSEDED) return this.#scheduleRedial();
     // PROTOCOL §5.4: another mod holds this identity; redialing at once would make the two
     // supersede each other in a tight loop. Wait the longest backoff, and say why.
-    this.log.warn('superseded by another mod with this identity; one identity per game server', {
+    this.#log.warn('superseded by another mod with this identity; one identity per game server', {
       event: 'mod_superseded',
-      retry_in_ms: this.backoff.maxMs,
+      retry_in_ms: this.#backoff.maxMs,
     });
-    this.scheduleRedial(this.backoff.maxMs);
+    this.#scheduleRedial(this.#backoff.maxMs);
   }
 
   /** Full jitter (PROTOCOL §5.4): uniform in [0, min(maxMs, initialMs · 2^attempt)). */
-  private scheduleRedial(fixedDelayMs?: number): void {
-    if (this.closed || this.redialTimer) return;
-    const delay = fixedDelayMs ?? backoffDelay(this.attempt, this.backoff, this.options.random);
-    this.attempt += 1;
-    this.redialTimer = setTimeout(() => this.dial(), delay);
+  #scheduleRedial(fixedDelayMs?: number): void {
+    if (this.#closed || this.#redialTimer) return;
+    const delay = fixedDelayMs ?? backoffDelay(this.#attempt, this.#backoff, this.#options.random);
+    this.#attempt += 1;
+    this.#redialTimer = setTimeout(() => this.#dial(), delay);
   }
 
-  private onRequest(connection: LinkConnection, req: ReqFrame): void {
+  #onRequest(connection: LinkConnection, req: ReqFrame): void {
     const ctx = new RequestContext(req.op_id, req.deadline_ms, () => {
       if (connection.state === 'open') connection.send({ t: 'applied', id: req.id });
     });
-    this.inFlight.add(ctx);
-    void dispatchRequest(req, this.options.handlers, ctx, this.log).then((res) => {
+    this.#inFlight.add(ctx);
+    void dispatchRequest(req, this.#options.handlers, ctx, this.#log).then((res) => {
       ctx.dispose();
-      this.inFlight.delete(ctx);
-      this.respond(connection, req, res);
+      this.#inFlight.delete(ctx);
+      this.#respond(connection, req, res);
     });
   }
 
   /** Answers on the link the request came from; a result that cannot be sent becomes `internal`. */
-  private respond(connection: LinkConnection, req: ReqFrame, res: ResFrame): void {
+  #respond(connection: LinkConnection, req: ReqFrame, res: ResFrame): void {
     if (connection.state !== 'open') return; // the daemon already failed this call as link_lost
     try {
       connection.send(res);
     } catch (error) {
-      this.log.error('op result could not be sent', { op: req.op, error: (error as Error).message });
+      this.#log.error('op result could not be sent', { op: req.op, error: (error as Error).message });
       try {
         connection.send(errorRes(req.id, 'internal', 'the mod produced a result it could not send'));
       } catch (fault) {
-        this.log.error('op error could not be sent', { op: req.op, error: (fault as Error).message });
+        this.#log.error('op error could not be sent', { op: req.op, error: (fault as Error).message });
       }
     }
   }
 
-  private report(error: ProtocolError): void {
-    this.log.warn('mod link rejected the daemon', { code: error.code, message: error.message });
+  #report(error: ProtocolError): void {
+    this.#log.warn('mod link rejected the daemon', { code: error.code, message: error.message });
     if (this.listenerCount('error') > 0) this.emit('error', error);
   }
 }

@@ -32,36 +32,38 @@ const DEADLINE_PASSED = 'the op deadline passed';
  * read it) and aborts at the request's deadline or when the link is lost.
  */
 export class RequestContext implements HandlerContext {
-  private controller: AbortController | null = null;
-  private timer: NodeJS.Timeout | null = null;
-  private abortReason: string | null = null;
-  private readonly deadlineAt: number;
+  #controller: AbortController | null = null;
+  #timer: NodeJS.Timeout | null = null;
+  #abortReason: string | null = null;
+  readonly #deadlineAt: number;
 
-  private appliedSent = false;
+  #appliedSent = false;
+  readonly #onApplied: () => void;
 
   constructor(
     readonly opId: string | undefined,
     deadlineMs: number,
-    private readonly onApplied: () => void = () => {},
+    onApplied: () => void = () => {},
   ) {
-    this.deadlineAt = performance.now() + deadlineMs;
+    this.#onApplied = onApplied;
+    this.#deadlineAt = performance.now() + deadlineMs;
   }
 
   applied(): void {
-    if (this.appliedSent || this.abortReason !== null) return;
-    this.appliedSent = true;
-    this.onApplied();
+    if (this.#appliedSent || this.#abortReason !== null) return;
+    this.#appliedSent = true;
+    this.#onApplied();
   }
 
   get signal(): AbortSignal {
-    if (this.controller) return this.controller.signal;
+    if (this.#controller) return this.#controller.signal;
     const controller = new AbortController();
-    this.controller = controller;
-    if (this.abortReason !== null) controller.abort(new Error(this.abortReason));
+    this.#controller = controller;
+    if (this.#abortReason !== null) controller.abort(new Error(this.#abortReason));
     else {
       // A timer holds at most 2^31 − 1 ms; a longer u32 deadline would otherwise fire at once.
-      const remaining = Math.min(Math.max(0, this.deadlineAt - performance.now()), 2_147_483_647);
-      this.timer = setTimeout(() => this.abort(DEADLINE_PASSED), remaining).unref();
+      const remaining = Math.min(Math.max(0, this.#deadlineAt - performance.now()), 2_147_483_647);
+      this.#timer = setTimeout(() => this.abort(DEADLINE_PASSED), remaining).unref();
     }
     return controller.signal;
   }
@@ -71,19 +73,19 @@ export class RequestContext implements HandlerContext {
    * fired (a timer may fire a millisecond before the clock agrees).
    */
   get deadlinePassed(): boolean {
-    return this.abortReason === DEADLINE_PASSED || performance.now() >= this.deadlineAt;
+    return this.#abortReason === DEADLINE_PASSED || performance.now() >= this.#deadlineAt;
   }
 
   abort(reason: string): void {
-    if (this.abortReason !== null) return;
-    this.abortReason = reason;
+    if (this.#abortReason !== null) return;
+    this.#abortReason = reason;
     this.dispose();
-    this.controller?.abort(new Error(reason));
+    this.#controller?.abort(new Error(reason));
   }
 
   dispose(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
   }
 }
 

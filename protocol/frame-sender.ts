@@ -32,17 +32,19 @@ const runSoon = (flush: () => void): void => {
 };
 
 export class FrameSender {
-  private queue: EncodedBody[] = [];
-  private scheduled = false;
-  private readonly schedule: (flush: () => void) => void;
+  #queue: EncodedBody[] = [];
+  #scheduled = false;
+  readonly #schedule: (flush: () => void) => void;
+  readonly #options: FrameSenderOptions;
 
-  constructor(private readonly options: FrameSenderOptions) {
-    this.schedule = options.schedule ?? runSoon;
+  constructor(options: FrameSenderOptions) {
+    this.#options = options;
+    this.#schedule = options.schedule ?? runSoon;
   }
 
   /** Bodies queued and not yet sealed. */
   get pending(): number {
-    return this.queue.length;
+    return this.#queue.length;
   }
 
   /**
@@ -50,18 +52,18 @@ export class FrameSender {
    * and RangeError for one no frame can carry; nothing is queued then, and no seq is used.
    */
   send(body: FrameBody): void {
-    this.queue.push(encodeBody(body, this.options.bounds));
-    if (this.scheduled) return;
-    this.scheduled = true;
-    this.schedule(this.scheduledFlush);
+    this.#queue.push(encodeBody(body, this.#options.bounds));
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    this.#schedule(this.#scheduledFlush);
   }
 
   /** Seals and writes every queued body now, in order, one frame per batch. */
   flush(): void {
-    if (this.queue.length === 0) return;
-    const queued = this.queue;
-    this.queue = [];
-    const { session, bounds, write } = this.options;
+    if (this.#queue.length === 0) return;
+    const queued = this.#queue;
+    this.#queue = [];
+    const { session, bounds, write } = this.#options;
     for (const batch of splitBatches(queued, bounds)) {
       write(session.sealBatch(batch.map((body) => body.bytes)));
     }
@@ -69,16 +71,16 @@ export class FrameSender {
 
   /** Drops every queued body: the link is being rejected or is gone. */
   discard(): void {
-    this.queue = [];
+    this.#queue = [];
   }
 
-  private readonly scheduledFlush = (): void => {
-    this.scheduled = false;
+  readonly #scheduledFlush = (): void => {
+    this.#scheduled = false;
     try {
       this.flush();
     } catch (error) {
-      this.queue = [];
-      this.options.onFault(error);
+      this.#queue = [];
+      this.#options.onFault(error);
     }
   };
 }

@@ -31,7 +31,7 @@ import {
   verify,
   x25519,
   type EphemeralKey,
-  type Identity,
+  type KeyPair,
 } from './keys.ts';
 
 /** Returns `length` random bytes; tests and vector generation inject a deterministic one. */
@@ -87,59 +87,65 @@ function withoutFloatVersions(value: unknown, floats: ReadonlySet<string>): unkn
 }
 
 export interface DaemonHandshakeOptions {
-  identity: Identity;
+  identity: KeyPair;
   /** Called once per handshake, when the hello arrives, so a reloaded trust list applies at once. */
   trustedModKeys: () => readonly Uint8Array[];
   versions?: readonly number[];
   random?: RandomSource;
 }
 
+/** What the daemon knows between hello and auth: the session keys, not yet who the mod is. */
+type PendingSession = Omit<Established, 'role' | 'peerId' | 'modVersion'>;
+
 export class DaemonHandshake {
   state: DaemonHandshakeState = 'await_hello';
-  private hello: Hello | null = null;
-  private pending: Omit<Established, 'role' | 'peerId' | 'modVersion'> | null = null;
+  #hello: Hello | null = null;
+  #pending: PendingSession | null = null;
+  readonly #options: DaemonHandshakeOptions;
 
-  constructor(private readonly options: DaemonHandshakeOptions) {}
+  constructor(options: DaemonHandshakeOptions) {
+    this.#options = options;
+  }
 
   receive(bytes: Uint8Array): HandshakeStep {
     const step =
       this.state === 'await_hello'
-        ? this.onHello(bytes)
+        ? this.#onHello(bytes)
         : this.state === 'await_auth'
-          ? this.onAuth(bytes)
+          ? this.#onAuth(bytes)
           : null;
     if (step === null)
-      return this.fail(new ProtocolError('unexpected_frame', `no message expected in ${this.state}`));
-    if (step.error) return this.fail(step.error);
+      return this.#fail(new ProtocolError('unexpected_frame', `no message expected in ${this.state}`));
+    if (step.error) return this.#fail(step.error);
     return step;
   }
 
-  private fail(error: ProtocolError): HandshakeStep {
+  #fail(error: ProtocolError): HandshakeStep {
     this.state = 'failed';
     return failed(error);
   }
 
   /** PROTOCOL §3.2–§3.3: negotiate, check trust, answer with a signed welcome. */
-  private onHello(bytes: Uint8Array): HandshakeStep {
+  #onHello(bytes: Uint8Array): HandshakeStep {
     const parsed = decodeMessage(bytes, parseHello);
     if (!parsed.ok) return failed(parsed.error);
     const hello = parsed.value;
-    const version = negotiateVersion(hello.versions, this.options.versions ?? SUPPORTED_VERSIONS);
+    const version = negotiateVersion(hello.versions, this.#options.versions ?? SUPPORTED_VERSIONS);
     if (version === null) {
       return failed(
         new ProtocolError('unsupported_version', `no common version in [${hello.versions.join(', ')}]`),
       );
     }
-    if (!this.options.trustedModKeys().some((key) => keysEqual(key, hello.id))) {
+    if (!this.#options.trustedModKeys().some((key) => keysEqual(key, hello.id))) {
       return failed(new ProtocolError('unknown_identity', 'the mod key is not trusted by this daemon'));
     }
-    const random = this.options.random ?? defaultRandom;
+    const random = this.#options.random ?? defaultRandom;
     const nonce = random(NONCE_BYTES);
     const eph: EphemeralKey = generateEphemeral(random(32));
     const shared = x25519(eph.secretKey, hello.eph);
     if (shared === null)
       return failed(new ProtocolError('invalid_message', 'hello.eph is not a usable X25519 key'));
-    const { identity } = this.options;
+    const { identity } = this.#options;
     const th = transcriptHash({
       version,
       offered: hello.versions,
@@ -148,19 +154,19 @@ export class DaemonHandshake {
     });
     const sig = sign(identity.secretKey, signedMessage('daemon', th));
     const keys = deriveSessionKeys(shared, th);
-    this.hello = hello;
-    this.pending = { version, transcriptHash: th, sendKey: keys.daemonToMod, receiveKey: keys.modToDaemon };
+    this.#hello = hello;
+    this.#pending = { version, transcriptHash: th, sendKey: keys.daemonToMod, receiveKey: keys.modToDaemon };
     this.state = 'await_auth';
     const welcome = { t: 'welcome', version, id: identity.publicKey, nonce, eph: eph.publicKey, sig };
     return { reply: encode(welcome) };
   }
 
   /** PROTOCOL §3.5: the mod proves its key over the same transcript. */
-  private onAuth(bytes: Uint8Array): HandshakeStep {
+  #onAuth(bytes: Uint8Array): HandshakeStep {
     const parsed = decodeMessage(bytes, parseAuth);
     if (!parsed.ok) return failed(parsed.error);
-    const hello = this.hello as Hello;
-    const pending = this.pending as NonNullable<DaemonHandshake['pending']>;
+    const hello = this.#hello as Hello;
+    const pending = this.#pending as PendingSession;
     if (!verify(hello.id, signedMessage('mod', pending.transcriptHash), parsed.value.sig)) {
       return failed(new ProtocolError('bad_signature', 'the mod signature does not verify'));
     }
@@ -170,7 +176,7 @@ export class DaemonHandshake {
 }
 
 export interface ModHandshakeOptions {
-  identity: Identity;
+  identity: KeyPair;
   /** The daemon key this mod pins; any other key is `unknown_identity`. */
   daemonPublicKey: Uint8Array;
   modVersion: string;
@@ -180,28 +186,31 @@ export interface ModHandshakeOptions {
 
 export class ModHandshake {
   state: ModHandshakeState = 'start';
-  private hello: Hello | null = null;
-  private eph: EphemeralKey | null = null;
+  #hello: Hello | null = null;
+  #eph: EphemeralKey | null = null;
+  readonly #options: ModHandshakeOptions;
 
-  constructor(private readonly options: ModHandshakeOptions) {}
+  constructor(options: ModHandshakeOptions) {
+    this.#options = options;
+  }
 
   /** PROTOCOL §3.2: the hello that opens the handshake. */
   start(): Uint8Array {
     if (this.state !== 'start') throw new Error(`start() called in state ${this.state}`);
-    const random = this.options.random ?? defaultRandom;
+    const random = this.#options.random ?? defaultRandom;
     const nonce = random(NONCE_BYTES);
-    this.eph = generateEphemeral(random(32));
-    this.hello = {
+    this.#eph = generateEphemeral(random(32));
+    this.#hello = {
       t: 'hello',
-      versions: [...(this.options.versions ?? SUPPORTED_VERSIONS)],
+      versions: [...(this.#options.versions ?? SUPPORTED_VERSIONS)],
       role: 'mod',
-      id: this.options.identity.publicKey,
+      id: this.#options.identity.publicKey,
       nonce,
-      eph: this.eph.publicKey,
-      mod_version: this.options.modVersion,
+      eph: this.#eph.publicKey,
+      mod_version: this.#options.modVersion,
     };
     this.state = 'await_welcome';
-    return encode(this.hello);
+    return encode(this.#hello);
   }
 
   receive(bytes: Uint8Array): HandshakeStep {
@@ -209,34 +218,34 @@ export class ModHandshake {
       this.state = 'failed';
       return failed(new ProtocolError('unexpected_frame', 'no handshake message expected now'));
     }
-    const step = this.onWelcome(bytes);
+    const step = this.#onWelcome(bytes);
     this.state = step.error ? 'failed' : 'done';
     return step;
   }
 
   /** PROTOCOL §3.3–§3.5: check the daemon's key and signature, answer with auth. */
-  private onWelcome(bytes: Uint8Array): HandshakeStep {
+  #onWelcome(bytes: Uint8Array): HandshakeStep {
     const parsed = decodeMessage(bytes, parseWelcome);
     if (!parsed.ok) return failed(parsed.error);
     const welcome = parsed.value;
-    const hello = this.hello as Hello;
+    const hello = this.#hello as Hello;
     if (!hello.versions.includes(welcome.version)) {
       return failed(
         new ProtocolError('unsupported_version', `the daemon chose unoffered version ${welcome.version}`),
       );
     }
-    if (!keysEqual(welcome.id, this.options.daemonPublicKey)) {
+    if (!keysEqual(welcome.id, this.#options.daemonPublicKey)) {
       return failed(new ProtocolError('unknown_identity', 'the daemon key is not the pinned one'));
     }
     const th = transcriptHash({ version: welcome.version, offered: hello.versions, hello, welcome });
     if (!verify(welcome.id, signedMessage('daemon', th), welcome.sig)) {
       return failed(new ProtocolError('bad_signature', 'the daemon signature does not verify'));
     }
-    const shared = x25519((this.eph as EphemeralKey).secretKey, welcome.eph);
+    const shared = x25519((this.#eph as EphemeralKey).secretKey, welcome.eph);
     if (shared === null)
       return failed(new ProtocolError('invalid_message', 'welcome.eph is not a usable X25519 key'));
     const keys = deriveSessionKeys(shared, th);
-    const sig = sign(this.options.identity.secretKey, signedMessage('mod', th));
+    const sig = sign(this.#options.identity.secretKey, signedMessage('mod', th));
     const established: Established = {
       role: 'mod',
       version: welcome.version,

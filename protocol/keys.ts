@@ -23,7 +23,7 @@ import {
 export const KEY_BYTES = 32;
 export const SIGNATURE_BYTES = 64;
 
-export interface Identity {
+export interface KeyPair {
   /** Raw 32-byte Ed25519 public key. */
   readonly publicKey: Uint8Array;
   /** Raw 32-byte Ed25519 seed (libsodium's `seed`, tweetnacl's `keyPair.fromSeed` input). */
@@ -64,12 +64,12 @@ function rawPublic(privateKey: KeyObject): Uint8Array {
   return new Uint8Array(der.subarray(der.length - KEY_BYTES));
 }
 
-export function identityFromSeed(seed: Uint8Array): Identity {
+export function identityFromSeed(seed: Uint8Array): KeyPair {
   const publicKey = rawPublic(privateKeyObject(ED25519_PKCS8, seed));
   return { publicKey, secretKey: new Uint8Array(seed) };
 }
 
-export function generateIdentity(): Identity {
+export function generateIdentity(): KeyPair {
   return identityFromSeed(randomBytes(KEY_BYTES));
 }
 

@@ -33,59 +33,62 @@ interface Entry {
 }
 
 export class LinkAdmission {
-  private readonly byAddress = new Map<string, Entry[]>();
-  private readonly bySocket = new Map<Socket, Entry>();
+  readonly #byAddress = new Map<string, Entry[]>();
+  readonly #bySocket = new Map<Socket, Entry>();
+  readonly #options: AdmissionOptions;
 
-  constructor(private readonly options: AdmissionOptions) {}
+  constructor(options: AdmissionOptions) {
+    this.#options = options;
+  }
 
   /** Unauthenticated connections open now. */
   get pending(): number {
-    return this.bySocket.size;
+    return this.#bySocket.size;
   }
 
   /** Counts a just-accepted connection, making room first if a cap is reached. */
   admit(socket: Socket): void {
-    const address = this.options.addressKey(socket.remoteAddress ?? 'unknown');
-    const mine = this.byAddress.get(address) ?? [];
-    if (mine.length >= this.options.maxPendingPerAddress) this.evict(mine[0] as Entry);
-    else if (this.bySocket.size >= this.options.maxPending) this.evict(this.oldestOfBusiest());
-    const timer = setTimeout(() => this.expire(socket), this.options.deadlineMs).unref();
+    const address = this.#options.addressKey(socket.remoteAddress ?? 'unknown');
+    const mine = this.#byAddress.get(address) ?? [];
+    if (mine.length >= this.#options.maxPendingPerAddress) this.#evict(mine[0] as Entry);
+    else if (this.#bySocket.size >= this.#options.maxPending) this.#evict(this.#oldestOfBusiest());
+    const timer = setTimeout(() => this.#expire(socket), this.#options.deadlineMs).unref();
     const entry: Entry = { socket, address, timer };
-    this.bySocket.set(socket, entry);
-    this.byAddress.set(address, [...(this.byAddress.get(address) ?? []), entry]);
+    this.#bySocket.set(socket, entry);
+    this.#byAddress.set(address, [...(this.#byAddress.get(address) ?? []), entry]);
     socket.once('close', () => this.release(socket));
   }
 
   /** The connection authenticated (or closed): it no longer counts and has no deadline. */
   release(socket: Socket): void {
-    const entry = this.bySocket.get(socket);
+    const entry = this.#bySocket.get(socket);
     if (!entry) return;
     clearTimeout(entry.timer);
-    this.bySocket.delete(socket);
-    const rest = (this.byAddress.get(entry.address) ?? []).filter((other) => other !== entry);
-    if (rest.length === 0) this.byAddress.delete(entry.address);
-    else this.byAddress.set(entry.address, rest);
+    this.#bySocket.delete(socket);
+    const rest = (this.#byAddress.get(entry.address) ?? []).filter((other) => other !== entry);
+    if (rest.length === 0) this.#byAddress.delete(entry.address);
+    else this.#byAddress.set(entry.address, rest);
   }
 
   /** Forgets every connection (the server is closing; it ends them itself). */
   clear(): void {
-    for (const socket of [...this.bySocket.keys()]) this.release(socket);
+    for (const socket of [...this.#bySocket.keys()]) this.release(socket);
   }
 
-  private expire(socket: Socket): void {
-    if (!this.bySocket.has(socket)) return;
+  #expire(socket: Socket): void {
+    if (!this.#bySocket.has(socket)) return;
     this.release(socket);
-    this.options.end(socket, 'timeout');
+    this.#options.end(socket, 'timeout');
   }
 
-  private evict(entry: Entry): void {
+  #evict(entry: Entry): void {
     this.release(entry.socket);
-    this.options.end(entry.socket, 'evicted');
+    this.#options.end(entry.socket, 'evicted');
   }
 
-  private oldestOfBusiest(): Entry {
+  #oldestOfBusiest(): Entry {
     let busiest: Entry[] = [];
-    for (const entries of this.byAddress.values()) if (entries.length > busiest.length) busiest = entries;
+    for (const entries of this.#byAddress.values()) if (entries.length > busiest.length) busiest = entries;
     return busiest[0] as Entry;
   }
 }

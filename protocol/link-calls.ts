@@ -52,48 +52,51 @@ export function toLinkOpError(remote: RemoteOpError): LinkOpError {
 }
 
 export class PendingCalls {
-  private readonly calls = new Map<number, Pending>();
-  private lastId = 0;
+  readonly #calls = new Map<number, Pending>();
+  #lastId = 0;
+  readonly #log: Logger;
 
-  constructor(private readonly log: Logger) {}
+  constructor(log: Logger) {
+    this.#log = log;
+  }
 
   get size(): number {
-    return this.calls.size;
+    return this.#calls.size;
   }
 
   /** Registers a call and arms its deadline; returns the request id (a u32, never 0). */
   add(op: OpName, deadlineMs: number, resolve: Pending['resolve'], reject: Pending['reject']): number {
-    const id = this.nextId();
+    const id = this.#nextId();
     const timer = setTimeout(() => {
-      const applied = this.calls.get(id)?.applied ?? false;
-      this.calls.delete(id);
+      const applied = this.#calls.get(id)?.applied ?? false;
+      this.#calls.delete(id);
       reject(
         new LinkCallError('timeout', op, `${op} got no answer within ${deadlineMs} ms`, undefined, applied),
       );
     }, deadlineMs);
-    this.calls.set(id, { op, applied: false, resolve, reject, timer });
+    this.#calls.set(id, { op, applied: false, resolve, reject, timer });
     return id;
   }
 
   /** Forgets a call whose request could not be sent. */
   remove(id: number): void {
-    const pending = this.calls.get(id);
+    const pending = this.#calls.get(id);
     if (!pending) return;
     clearTimeout(pending.timer);
-    this.calls.delete(id);
+    this.#calls.delete(id);
   }
 
   /** Settles the call a response answers; unknown ids (late answers) are dropped (PROTOCOL §6.2). */
   /** PROTOCOL §6.5: remembers that the mod committed this call's change. */
   markApplied(id: number): void {
-    const pending = this.calls.get(id);
+    const pending = this.#calls.get(id);
     if (pending) pending.applied = true;
   }
 
   settle(res: ResFrame): void {
-    const pending = this.calls.get(res.id);
+    const pending = this.#calls.get(res.id);
     if (!pending) {
-      this.log.debug('mod link: dropped a response with no pending call', { id: res.id });
+      this.#log.debug('mod link: dropped a response with no pending call', { id: res.id });
       return;
     }
     this.remove(res.id);
@@ -113,7 +116,7 @@ export class PendingCalls {
       path: issue.path.join('.'),
       message: issue.message,
     }));
-    this.log.warn('mod link: the mod answered with an invalid result', { op: pending.op, issues });
+    this.#log.warn('mod link: the mod answered with an invalid result', { op: pending.op, issues });
     pending.reject(
       new LinkCallError('bad_result', pending.op, `${pending.op}: the mod answered with an invalid result`),
     );
@@ -121,8 +124,8 @@ export class PendingCalls {
 
   /** Rejects every pending call at once: the link they were sent on is gone. */
   rejectAll(reason: string): void {
-    const calls = [...this.calls.values()];
-    this.calls.clear();
+    const calls = [...this.#calls.values()];
+    this.#calls.clear();
     for (const pending of calls) {
       clearTimeout(pending.timer);
       const message = `${pending.op}: mod link lost (${reason})`;
@@ -130,10 +133,10 @@ export class PendingCalls {
     }
   }
 
-  private nextId(): number {
+  #nextId(): number {
     do {
-      this.lastId = this.lastId >= 0xffffffff ? 1 : this.lastId + 1;
-    } while (this.calls.has(this.lastId));
-    return this.lastId;
+      this.#lastId = this.#lastId >= 0xffffffff ? 1 : this.#lastId + 1;
+    } while (this.#calls.has(this.#lastId));
+    return this.#lastId;
   }
 }

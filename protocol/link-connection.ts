@@ -61,52 +61,54 @@ interface LinkEvents {
 
 export class LinkConnection extends EventEmitter<LinkEvents> {
   readonly role: Role;
-  private stateValue: LinkState = 'connecting';
-  private session: Session | null = null;
-  private sender: FrameSender | null = null;
-  private established: Established | null = null;
-  private reported: ProtocolError | null = null;
-  private handshakeTimer: NodeJS.Timeout | null = null;
-  private pingTimer: NodeJS.Timeout | null = null;
-  private silenceTimer: NodeJS.Timeout | null = null;
-  private graceTimer: NodeJS.Timeout | null = null;
-  private pings = 0;
-  private wasOpened = false;
-  private oversized = false;
-  private readyBody: ReadyFrame | null = null;
+  #stateValue: LinkState = 'connecting';
+  #session: Session | null = null;
+  #sender: FrameSender | null = null;
+  #established: Established | null = null;
+  #reported: ProtocolError | null = null;
+  #handshakeTimer: NodeJS.Timeout | null = null;
+  #pingTimer: NodeJS.Timeout | null = null;
+  #silenceTimer: NodeJS.Timeout | null = null;
+  #graceTimer: NodeJS.Timeout | null = null;
+  #pings = 0;
+  #wasOpened = false;
+  #oversized = false;
+  #readyBody: ReadyFrame | null = null;
+  readonly #options: LinkConnectionOptions;
 
-  constructor(private readonly options: LinkConnectionOptions) {
+  constructor(options: LinkConnectionOptions) {
     super();
+    this.#options = options;
     const { socket, handshake } = options;
     this.role = 'start' in handshake ? 'mod' : 'daemon';
     socket.binaryType = 'nodebuffer';
-    socket.on('message', (data, isBinary) => this.onMessage(data, isBinary));
-    socket.on('close', (code, reason) => this.onClose(code, reason.toString('utf8')));
-    socket.on('error', (error) => this.onSocketError(error));
-    if (socket.readyState === socket.OPEN) this.begin();
-    else socket.once('open', () => this.begin());
+    socket.on('message', (data, isBinary) => this.#onMessage(data, isBinary));
+    socket.on('close', (code, reason) => this.#onClose(code, reason.toString('utf8')));
+    socket.on('error', (error) => this.#onSocketError(error));
+    if (socket.readyState === socket.OPEN) this.#begin();
+    else socket.once('open', () => this.#begin());
   }
 
   get state(): LinkState {
-    return this.stateValue;
+    return this.#stateValue;
   }
 
   get info(): Established | null {
-    return this.established;
+    return this.#established;
   }
 
   /** The `ready` body the daemon sent (mod side) or will send (daemon side), once open. */
   get ready(): ReadyFrame | null {
-    return this.readyBody;
+    return this.#readyBody;
   }
 
   /** True once the session has opened, even after it closed. */
   get hasOpened(): boolean {
-    return this.wasOpened;
+    return this.#wasOpened;
   }
 
   get socket(): WebSocket {
-    return this.options.socket;
+    return this.#options.socket;
   }
 
   /**
@@ -115,8 +117,9 @@ export class LinkConnection extends EventEmitter<LinkEvents> {
    * (larger than a frame may be).
    */
   send(body: FrameBody): void {
-    if (this.stateValue !== 'open' || !this.sender) throw new Error(`link is ${this.stateValue}, not open`);
-    this.sender.send(body);
+    if (this.#stateValue !== 'open' || !this.#sender)
+      throw new Error(`link is ${this.#stateValue}, not open`);
+    this.#sender.send(body);
   }
 
   /**
@@ -124,47 +127,47 @@ export class LinkConnection extends EventEmitter<LinkEvents> {
    * The bodies already queued go out first, as they would have had they been written at once.
    */
   close(code: ProtocolErrorCode = 'shutdown'): void {
-    if (this.stateValue === 'open') {
+    if (this.#stateValue === 'open') {
       try {
-        this.sender?.flush();
+        this.#sender?.flush();
       } catch (cause) {
-        this.options.log.error('mod link fault while closing', { error: describe(cause) });
+        this.#options.log.error('mod link fault while closing', { error: describe(cause) });
       }
     }
-    this.closeSocket(PROTOCOL_ERRORS[code].closeCode, code);
+    this.#closeSocket(PROTOCOL_ERRORS[code].closeCode, code);
   }
 
   /** Cuts the TCP connection without a close frame. */
   terminate(): void {
-    this.options.socket.terminate();
+    this.#options.socket.terminate();
   }
 
   /** Rejects the link: reports `error` once, then closes with its close code (PROTOCOL §5.3). */
   fail(error: ProtocolError): void {
-    if (this.reported || this.stateValue === 'closing' || this.stateValue === 'closed') return;
-    this.reported = error;
-    this.session?.fail(error);
-    this.sender?.discard(); // nothing more is sent on a rejected link (PROTOCOL §4.6)
-    this.options.log.debug('mod link rejected', {
+    if (this.#reported || this.#stateValue === 'closing' || this.#stateValue === 'closed') return;
+    this.#reported = error;
+    this.#session?.fail(error);
+    this.#sender?.discard(); // nothing more is sent on a rejected link (PROTOCOL §4.6)
+    this.#options.log.debug('mod link rejected', {
       code: error.code,
       closeCode: error.closeCode,
       message: error.message,
     });
     if (this.listenerCount('error') > 0) this.emit('error', error);
-    this.closeSocket(error.closeCode, error.closeReason);
+    this.#closeSocket(error.closeCode, error.closeReason);
   }
 
-  private begin(): void {
-    this.stateValue = 'handshake';
-    const { handshake, handshakeTimeoutMs } = this.options;
-    this.handshakeTimer = setTimeout(() => {
+  #begin(): void {
+    this.#stateValue = 'handshake';
+    const { handshake, handshakeTimeoutMs } = this.#options;
+    this.#handshakeTimer = setTimeout(() => {
       this.fail(new ProtocolError('handshake_timeout', `no session within ${handshakeTimeoutMs} ms`));
     }, handshakeTimeoutMs).unref();
-    if ('start' in handshake) this.options.socket.send(handshake.start()); // PROTOCOL §3.2
+    if ('start' in handshake) this.#options.socket.send(handshake.start()); // PROTOCOL §3.2
   }
 
-  private onMessage(data: RawData, isBinary: boolean): void {
-    if (this.stateValue === 'closing' || this.stateValue === 'closed') return;
+  #onMessage(data: RawData, isBinary: boolean): void {
+    if (this.#stateValue === 'closing' || this.#stateValue === 'closed') return;
     if (!isBinary) return this.fail(new ProtocolError('malformed', 'text message; the link is binary only'));
     const bytes = Array.isArray(data)
       ? Buffer.concat(data)
@@ -172,129 +175,129 @@ export class LinkConnection extends EventEmitter<LinkEvents> {
         ? data
         : Buffer.from(data);
     try {
-      if (this.session) this.onSessionFrame(this.session, bytes);
-      else this.onHandshakeMessage(bytes);
+      if (this.#session) this.#onSessionFrame(this.#session, bytes);
+      else this.#onHandshakeMessage(bytes);
     } catch (cause) {
-      this.fault(cause);
+      this.#fault(cause);
     }
   }
 
   /** A local fault, never the peer's doing: logged whole, and the link closes with internal_error. */
-  private fault(cause: unknown): void {
-    this.options.log.error('mod link fault', { error: describe(cause) });
+  #fault(cause: unknown): void {
+    this.#options.log.error('mod link fault', { error: describe(cause) });
     this.fail(new ProtocolError('internal_error'));
   }
 
-  private onHandshakeMessage(bytes: Uint8Array): void {
-    const step = this.options.handshake.receive(bytes);
-    if (step.reply) this.options.socket.send(step.reply);
+  #onHandshakeMessage(bytes: Uint8Array): void {
+    const step = this.#options.handshake.receive(bytes);
+    if (step.reply) this.#options.socket.send(step.reply);
     if (step.error) return this.fail(step.error);
     if (!step.established) return;
-    this.established = step.established;
-    const session = new Session(step.established, this.options.limits);
-    this.session = session;
-    const { socket, limits, maxPayload = DEFAULT_MAX_PAYLOAD } = this.options;
-    this.sender = new FrameSender({
+    this.#established = step.established;
+    const session = new Session(step.established, this.#options.limits);
+    this.#session = session;
+    const { socket, limits, maxPayload = DEFAULT_MAX_PAYLOAD } = this.#options;
+    this.#sender = new FrameSender({
       session,
       bounds: batchBounds(limits, maxPayload),
       write: (frame) => socket.send(frame),
-      onFault: (cause) => this.fault(cause),
+      onFault: (cause) => this.#fault(cause),
     });
     if (this.role === 'mod') {
-      this.stateValue = 'await_ready'; // PROTOCOL §4.5: the daemon speaks first
+      this.#stateValue = 'await_ready'; // PROTOCOL §4.5: the daemon speaks first
       return;
     }
-    this.opened();
+    this.#opened();
   }
 
   /** One frame, then its bodies in order (PROTOCOL §4.2 rule 3), until one of them ends the link. */
-  private onSessionFrame(session: Session, bytes: Uint8Array): void {
+  #onSessionFrame(session: Session, bytes: Uint8Array): void {
     const opened = session.open(bytes);
     if (!opened.ok) return this.fail(opened.error);
-    this.silenceTimer?.refresh(); // PROTOCOL §5.1: any authenticated frame proves liveness
+    this.#silenceTimer?.refresh(); // PROTOCOL §5.1: any authenticated frame proves liveness
     for (const body of opened.value) {
-      if (this.stateValue === 'closing' || this.stateValue === 'closed') return;
+      if (this.#stateValue === 'closing' || this.#stateValue === 'closed') return;
       if (body.t === 'ready') {
-        this.readyBody = body;
-        this.opened();
+        this.#readyBody = body;
+        this.#opened();
       } else if (body.t === 'ping') this.send({ t: 'pong', n: body.n });
       else if (body.t !== 'pong') this.emit('frame', body);
     }
   }
 
   /** The session is open: the daemon queues `ready` before anyone can queue a request (§4.5). */
-  private opened(): void {
-    this.stateValue = 'open';
-    this.wasOpened = true;
-    this.clearTimer('handshakeTimer');
+  #opened(): void {
+    this.#stateValue = 'open';
+    this.#wasOpened = true;
+    this.#handshakeTimer = cleared(this.#handshakeTimer);
     if (this.role === 'daemon') {
-      this.readyBody = this.options.ready ?? { t: 'ready' };
-      this.send(this.readyBody);
+      this.#readyBody = this.#options.ready ?? { t: 'ready' };
+      this.send(this.#readyBody);
     }
-    const { heartbeatMs, heartbeatTimeoutMs } = this.options;
-    this.pingTimer = setInterval(() => this.ping(), heartbeatMs).unref();
-    this.silenceTimer = setTimeout(() => {
+    const { heartbeatMs, heartbeatTimeoutMs } = this.#options;
+    this.#pingTimer = setInterval(() => this.#ping(), heartbeatMs).unref();
+    this.#silenceTimer = setTimeout(() => {
       this.fail(
         new ProtocolError('heartbeat_timeout', `no authenticated frame for ${heartbeatTimeoutMs} ms`),
       );
     }, heartbeatTimeoutMs).unref();
-    this.emit('open', this.established as Established);
+    this.emit('open', this.#established as Established);
   }
 
-  private ping(): void {
-    this.pings = (this.pings + 1) >>> 0;
-    this.send({ t: 'ping', n: this.pings });
+  #ping(): void {
+    this.#pings = (this.#pings + 1) >>> 0;
+    this.send({ t: 'ping', n: this.#pings });
   }
 
-  private closeSocket(code: number, reason: string): void {
-    if (this.stateValue === 'closing' || this.stateValue === 'closed') return;
-    this.stateValue = 'closing';
-    this.clearTimers();
-    const { socket } = this.options;
+  #closeSocket(code: number, reason: string): void {
+    if (this.#stateValue === 'closing' || this.#stateValue === 'closed') return;
+    this.#stateValue = 'closing';
+    this.#clearTimers();
+    const { socket } = this.#options;
     if (socket.readyState === socket.CONNECTING) return socket.terminate();
     socket.close(code, reason);
-    this.graceTimer = setTimeout(() => socket.terminate(), CLOSE_GRACE_MS).unref();
+    this.#graceTimer = setTimeout(() => socket.terminate(), CLOSE_GRACE_MS).unref();
   }
 
   /**
    * ws reports a message over `maxPayload` as a socket error and closes with 1009 itself
    * (PROTOCOL §2.2); the close is then reported as 1009, whatever the peer answered.
    */
-  private onSocketError(error: Error): void {
+  #onSocketError(error: Error): void {
     if ((error as { code?: string }).code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') {
-      this.oversized = true;
-      this.options.log.warn('mod link message over the size limit', {
+      this.#oversized = true;
+      this.#options.log.warn('mod link message over the size limit', {
         event: 'mod_link_message_too_large',
         close_code: 1009,
-        max_payload: this.options.maxPayload ?? DEFAULT_MAX_PAYLOAD,
+        max_payload: this.#options.maxPayload ?? DEFAULT_MAX_PAYLOAD,
       });
       return;
     }
-    this.options.log.debug('mod link socket error', { error: error.message });
+    this.#options.log.debug('mod link socket error', { error: error.message });
   }
 
-  private onClose(code: number, reason: string): void {
-    this.stateValue = 'closed';
-    this.sender?.discard();
-    this.clearTimers();
-    this.clearTimer('graceTimer');
-    if (this.oversized) this.emit('close', 1009, 'message_too_large', this.reported);
-    else this.emit('close', code, reason, this.reported);
+  #onClose(code: number, reason: string): void {
+    this.#stateValue = 'closed';
+    this.#sender?.discard();
+    this.#clearTimers();
+    this.#graceTimer = cleared(this.#graceTimer);
+    if (this.#oversized) this.emit('close', 1009, 'message_too_large', this.#reported);
+    else this.emit('close', code, reason, this.#reported);
   }
 
-  private clearTimers(): void {
-    this.clearTimer('handshakeTimer');
-    this.clearTimer('pingTimer');
-    this.clearTimer('silenceTimer');
-  }
-
-  private clearTimer(name: 'handshakeTimer' | 'pingTimer' | 'silenceTimer' | 'graceTimer'): void {
-    const timer = this[name];
-    if (timer) clearTimeout(timer);
-    this[name] = null;
+  #clearTimers(): void {
+    this.#handshakeTimer = cleared(this.#handshakeTimer);
+    this.#pingTimer = cleared(this.#pingTimer);
+    this.#silenceTimer = cleared(this.#silenceTimer);
   }
 }
 
 function describe(cause: unknown): string | undefined {
   return cause instanceof Error ? cause.stack : String(cause);
+}
+
+/** Stops a timer or interval if there is one; returns the null its field holds from then on. */
+function cleared(timer: NodeJS.Timeout | null): null {
+  if (timer) clearTimeout(timer);
+  return null;
 }

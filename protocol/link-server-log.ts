@@ -39,19 +39,22 @@ export function logPeerClose(log: Logger, code: number, reason: string, remote: 
 
 /** One warning per second of evictions, not one per socket: a flood must not flood the log too. */
 export class EvictionLog {
-  private evicted = 0;
+  #evicted = 0;
+  readonly #log: Logger;
 
-  constructor(private readonly log: Logger) {}
+  constructor(log: Logger) {
+    this.#log = log;
+  }
 
   count(pending: number): void {
-    if (this.evicted++ > 0) return;
+    if (this.#evicted++ > 0) return;
     setTimeout(() => {
-      this.log.warn('mod link: unauthenticated connections closed to make room', {
+      this.#log.warn('mod link: unauthenticated connections closed to make room', {
         event: 'mod_link_connections_evicted',
-        count: this.evicted,
+        count: this.#evicted,
         pending,
       });
-      this.evicted = 0;
+      this.#evicted = 0;
     }, 1_000).unref();
   }
 }

@@ -11,7 +11,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { CodecLimits } from './codec.ts';
 import { ProtocolError, type ProtocolErrorCode } from './errors.ts';
 import { DaemonHandshake, type Established } from './handshake.ts';
-import { keysEqual, type Identity } from './keys.ts';
+import { keysEqual, type KeyPair } from './keys.ts';
 import { LinkAdmission } from './link-admission.ts';
 import { LinkCallError, PendingCalls } from './link-calls.ts';
 import { EvictionLog, logPeerClose, logRejected } from './link-server-log.ts';
@@ -24,7 +24,7 @@ import { checkIdentity, checkPositiveInt, resolveLinkSettings } from './options.
 export { LinkCallError, type LinkCallErrorKind, type LinkOpError } from './link-calls.ts';
 
 export interface ModLinkServerOptions extends Partial<LinkTimers> {
-  identity: Identity;
+  identity: KeyPair;
   /** The mod keys this daemon trusts; called on each handshake, so a reload applies at once. */
   trustedModKeys: () => readonly Uint8Array[];
   limits?: Partial<CodecLimits>;
@@ -102,50 +102,52 @@ export const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 8;
 export const MAX_DEADLINE_MS = 2_147_483_647;
 
 export class ModLinkServer extends EventEmitter<ServerEvents> {
-  private readonly log: Logger;
-  private readonly limits: CodecLimits;
-  private readonly timers: LinkTimers;
-  private readonly maxPayload: number;
-  private readonly admission: LinkAdmission;
-  private wss: WebSocketServer | null = null;
-  private http: Server | null = null;
-  private readonly handshaking = new Set<LinkConnection>();
-  private readonly links = new WeakMap<Socket, LinkConnection>();
-  private readonly evictions: EvictionLog;
-  private active: ActiveLink | null = null;
-  private closing = false;
+  readonly #log: Logger;
+  readonly #limits: CodecLimits;
+  readonly #timers: LinkTimers;
+  readonly #maxPayload: number;
+  readonly #admission: LinkAdmission;
+  #wss: WebSocketServer | null = null;
+  #http: Server | null = null;
+  readonly #handshaking = new Set<LinkConnection>();
+  readonly #links = new WeakMap<Socket, LinkConnection>();
+  readonly #evictions: EvictionLog;
+  #active: ActiveLink | null = null;
+  #closing = false;
+  readonly #options: ModLinkServerOptions;
 
-  constructor(private readonly options: ModLinkServerOptions) {
+  constructor(options: ModLinkServerOptions) {
     super();
+    this.#options = options;
     checkIdentity(options.identity, 'identity');
     if (typeof options.trustedModKeys !== 'function')
       throw new TypeError('trustedModKeys must be a function');
-    this.log = options.log ?? silentLogger;
+    this.#log = options.log ?? silentLogger;
     ({
-      limits: this.limits,
-      timers: this.timers,
-      maxPayload: this.maxPayload,
+      limits: this.#limits,
+      timers: this.#timers,
+      maxPayload: this.#maxPayload,
     } = resolveLinkSettings(options));
-    this.evictions = new EvictionLog(this.log);
-    this.admission = new LinkAdmission({
+    this.#evictions = new EvictionLog(this.#log);
+    this.#admission = new LinkAdmission({
       maxPending: checkPositiveInt(options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, 'maxConnections'),
       maxPendingPerAddress: checkPositiveInt(
         options.maxConnectionsPerAddress ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
         'maxConnectionsPerAddress',
       ),
-      deadlineMs: this.timers.handshakeTimeoutMs,
+      deadlineMs: this.#timers.handshakeTimeoutMs,
       addressKey: options.addressKey ?? ((remote) => remote),
-      end: (socket, why) => this.endPending(socket, why),
+      end: (socket, why) => this.#endPending(socket, why),
     });
   }
 
   /** Connections accepted but not yet authenticated (PROTOCOL §5.2). */
   get pendingConnections(): number {
-    return this.admission.pending;
+    return this.#admission.pending;
   }
 
   get peer(): ModPeer | null {
-    return this.active ? { ...this.active.peer } : null;
+    return this.#active ? { ...this.#active.peer } : null;
   }
 
   /**
@@ -155,17 +157,17 @@ export class ModLinkServer extends EventEmitter<ServerEvents> {
    * have changed. True when a link was closed.
    */
   revokeUntrusted(): boolean {
-    const link = this.active;
+    const link = this.#active;
     if (!link) return false;
-    const trusted = this.options.trustedModKeys().some((key) => keysEqual(key, link.peer.publicKey));
+    const trusted = this.#options.trustedModKeys().some((key) => keysEqual(key, link.peer.publicKey));
     if (trusted) return false;
-    this.dropActive(new ProtocolError('unknown_identity').closeCode, 'unknown_identity');
+    this.#dropActive(new ProtocolError('unknown_identity').closeCode, 'unknown_identity');
     link.connection.close('unknown_identity');
     return true;
   }
 
   async listen(host: string, port: number): Promise<{ host: string; port: number }> {
-    if (this.wss) throw new Error('already listening');
+    if (this.#wss) throw new Error('already listening');
     // Our own HTTP server, so every TCP connection is admitted (and timed) before its first byte.
     const http = createServer((_request, response) => {
       response.writeHead(426, { connection: 'close', upgrade: 'websocket' }).end();
@@ -173,19 +175,19 @@ export class ModLinkServer extends EventEmitter<ServerEvents> {
     // node:http's own connection listener, added with the server, gave the socket its error
     // listener; ws adds one when it takes the socket for the upgrade.
     // eslint-disable-next-line modgate/socket-error-path
-    http.on('connection', (socket: Socket) => this.admission.admit(socket));
+    http.on('connection', (socket: Socket) => this.#admission.admit(socket));
     const wss = new WebSocketServer({
       server: http,
-      maxPayload: this.maxPayload,
+      maxPayload: this.#maxPayload,
       perMessageDeflate: false,
       handleProtocols: () => false, // PROTOCOL §1: no subprotocol
     });
-    this.http = http;
-    this.wss = wss;
+    this.#http = http;
+    this.#wss = wss;
     // ws re-emits the HTTP server's errors; while listening, the promise below reports them.
     let bound = false;
     wss.on('error', (error) => {
-      if (bound) this.log.error('mod link server error', { error: error.message });
+      if (bound) this.#log.error('mod link server error', { error: error.message });
     });
     await new Promise<void>((resolve, reject) => {
       http.once('error', reject);
@@ -195,24 +197,25 @@ export class ModLinkServer extends EventEmitter<ServerEvents> {
       });
     });
     bound = true;
-    wss.on('connection', (socket, request) => this.accept(socket, request));
+    wss.on('connection', (socket, request) => this.#accept(socket, request));
     const address = http.address() as AddressInfo;
     return { host: address.address, port: address.port };
   }
 
   /** Closes every link with `code` (default `shutdown`) and stops listening. */
   async close(code: ProtocolErrorCode = 'shutdown'): Promise<void> {
-    this.closing = true;
-    const connections = [...this.handshaking];
-    if (this.active) connections.push(this.active.connection);
+    this.#closing = true;
+    const connections = [...this.#handshaking];
+    if (this.#active) connections.push(this.#active.connection);
     const closed = connections.map((c) => new Promise<void>((resolve) => c.once('close', () => resolve())));
     for (const connection of connections) connection.close(code);
-    if (this.active) this.dropActive(new ProtocolError(code).closeCode, code);
+    if (this.#active) this.#dropActive(new ProtocolError(code).closeCode, code);
     await Promise.all(closed);
-    const { wss, http } = this;
-    this.wss = null;
-    this.http = null;
-    this.admission.clear();
+    const wss = this.#wss;
+    const http = this.#http;
+    this.#wss = null;
+    this.#http = null;
+    this.#admission.clear();
     if (wss) await new Promise<void>((resolve) => wss.close(() => resolve()));
     if (http) {
       const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
@@ -229,7 +232,7 @@ export class ModLinkServer extends EventEmitter<ServerEvents> {
         new RangeError(`deadlineMs must be in (0, ${MAX_DEADLINE_MS}], got ${requested}`),
       );
     }
-    const link = this.active;
+    const link = this.#active;
     if (!link || link.connection.state !== 'open') {
       return Promise.reject(new LinkCallError('not_connected', op, 'no mod is connected'));
     }
@@ -252,52 +255,52 @@ export class ModLinkServer extends EventEmitter<ServerEvents> {
     });
   }
 
-  private accept(socket: WebSocket, request: IncomingMessage): void {
+  #accept(socket: WebSocket, request: IncomingMessage): void {
     const remote = request.socket.remoteAddress ?? 'unknown';
-    if (this.closing) return socket.close(new ProtocolError('shutdown').closeCode, 'shutdown');
+    if (this.#closing) return socket.close(new ProtocolError('shutdown').closeCode, 'shutdown');
     const handshake = new DaemonHandshake({
-      identity: this.options.identity,
-      trustedModKeys: this.options.trustedModKeys,
-      ...(this.options.versions ? { versions: this.options.versions } : {}),
+      identity: this.#options.identity,
+      trustedModKeys: this.#options.trustedModKeys,
+      ...(this.#options.versions ? { versions: this.#options.versions } : {}),
     });
     const connection = new LinkConnection({
       socket,
       handshake,
-      limits: this.limits,
-      maxPayload: this.maxPayload,
-      log: this.log,
-      ...(this.options.acceptEvents ? { ready: { t: 'ready', events: true } as const } : {}),
-      ...this.timers,
+      limits: this.#limits,
+      maxPayload: this.#maxPayload,
+      log: this.#log,
+      ...(this.#options.acceptEvents ? { ready: { t: 'ready', events: true } as const } : {}),
+      ...this.#timers,
     });
-    this.handshaking.add(connection);
-    this.links.set(request.socket, connection);
+    this.#handshaking.add(connection);
+    this.#links.set(request.socket, connection);
     connection.on('error', (error) => {
-      this.report(error, remote);
+      this.#report(error, remote);
       // The link is dead from here on: fail its calls now, not when the socket finishes closing.
-      if (this.active?.connection === connection) this.dropActive(error.closeCode, error.closeReason);
+      if (this.#active?.connection === connection) this.#dropActive(error.closeCode, error.closeReason);
     });
     connection.on('open', (established) => {
-      this.handshaking.delete(connection);
-      this.admission.release(request.socket);
-      this.adopt(connection, established);
+      this.#handshaking.delete(connection);
+      this.#admission.release(request.socket);
+      this.#adopt(connection, established);
     });
     connection.on('frame', (frame) => {
-      if (this.active?.connection !== connection) return;
-      if (frame.t === 'res') this.active.calls.settle(frame);
-      else if (frame.t === 'applied') this.active.calls.markApplied(frame.id);
-      else if (frame.t === 'events') this.onEvents(connection, frame);
+      if (this.#active?.connection !== connection) return;
+      if (frame.t === 'res') this.#active.calls.settle(frame);
+      else if (frame.t === 'applied') this.#active.calls.markApplied(frame.id);
+      else if (frame.t === 'events') this.#onEvents(connection, frame);
     });
     connection.on('close', (code, reason, error) => {
-      const wasPending = this.handshaking.delete(connection);
-      if (this.active?.connection === connection) this.dropActive(code, reason);
-      else if (wasPending && !error) logPeerClose(this.log, code, reason, remote);
+      const wasPending = this.#handshaking.delete(connection);
+      if (this.#active?.connection === connection) this.#dropActive(code, reason);
+      else if (wasPending && !error) logPeerClose(this.#log, code, reason, remote);
     });
   }
 
   /** PROTOCOL §9.2: events reach whoever stores them; without `acceptEvents` they are dropped. */
-  private onEvents(connection: LinkConnection, frame: EventsFrame): void {
-    if (!this.options.acceptEvents) {
-      this.log.warn('mod sent events this daemon did not announce; dropped', { stream: frame.stream });
+  #onEvents(connection: LinkConnection, frame: EventsFrame): void {
+    if (!this.#options.acceptEvents) {
+      this.#log.warn('mod sent events this daemon did not announce; dropped', { stream: frame.stream });
       return;
     }
     const ack = (seq: number, refused: readonly EventRefusal[] = []) => {
@@ -310,10 +313,10 @@ export class ModLinkServer extends EventEmitter<ServerEvents> {
   }
 
   /** PROTOCOL §5.2: the newest authenticated mod wins; the old one is closed `superseded`. */
-  private adopt(connection: LinkConnection, established: Established): void {
-    const previous = this.active;
+  #adopt(connection: LinkConnection, established: Established): void {
+    const previous = this.#active;
     if (previous) {
-      this.dropActive(new ProtocolError('superseded').closeCode, 'superseded');
+      this.#dropActive(new ProtocolError('superseded').closeCode, 'superseded');
       previous.connection.close('superseded');
     }
     const peer: ModPeer = {
@@ -322,8 +325,8 @@ export class ModLinkServer extends EventEmitter<ServerEvents> {
       connectedAt: new Date(),
       publicKey: established.peerId,
     };
-    this.active = { connection, calls: new PendingCalls(this.log), peer };
-    this.log.info('mod connected', {
+    this.#active = { connection, calls: new PendingCalls(this.#log), peer };
+    this.#log.info('mod connected', {
       event: 'mod_connected',
       mod_version: peer.modVersion,
       protocol_version: peer.protocolVersion,
@@ -331,21 +334,21 @@ export class ModLinkServer extends EventEmitter<ServerEvents> {
     this.emit('connect', { ...peer });
   }
 
-  private dropActive(code: number, reason: string): void {
-    const link = this.active;
+  #dropActive(code: number, reason: string): void {
+    const link = this.#active;
     if (!link) return;
-    this.active = null;
+    this.#active = null;
     link.calls.rejectAll(reason || `close ${code}`);
-    this.log.warn('mod disconnected', { event: 'mod_disconnected', close_code: code, reason });
+    this.#log.warn('mod disconnected', { event: 'mod_disconnected', close_code: code, reason });
     this.emit('disconnect', code, reason);
   }
 
   /** Ends an unauthenticated connection for the admission (PROTOCOL §5.2): timed out, or evicted. */
-  private endPending(socket: Socket, why: 'timeout' | 'evicted'): void {
-    const link = this.links.get(socket);
-    if (why === 'evicted') this.evictions.count(this.admission.pending);
+  #endPending(socket: Socket, why: 'timeout' | 'evicted'): void {
+    const link = this.#links.get(socket);
+    if (why === 'evicted') this.#evictions.count(this.#admission.pending);
     if (!link) {
-      this.log.debug('mod link connection closed before the WebSocket upgrade', {
+      this.#log.debug('mod link connection closed before the WebSocket upgrade', {
         remote: socket.remoteAddress,
         reason: why,
       });
@@ -354,13 +357,13 @@ export class ModLinkServer extends EventEmitter<ServerEvents> {
     }
     link.fail(
       why === 'timeout'
-        ? new ProtocolError('handshake_timeout', `no session within ${this.timers.handshakeTimeoutMs} ms`)
+        ? new ProtocolError('handshake_timeout', `no session within ${this.#timers.handshakeTimeoutMs} ms`)
         : new ProtocolError('too_many_connections', 'closed to make room for a newer connection'),
     );
   }
 
-  private report(error: ProtocolError, remote: string): void {
-    logRejected(this.log, error, remote);
+  #report(error: ProtocolError, remote: string): void {
+    logRejected(this.#log, error, remote);
     if (this.listenerCount('error') > 0) this.emit('error', error);
   }
 }

@@ -4,7 +4,7 @@
  */
 import { resolveLimits, type CodecLimits } from './codec.ts';
 import { batchBounds } from './frame-batch.ts';
-import { KEY_BYTES, type Identity } from './keys.ts';
+import { KEY_BYTES, type KeyPair } from './keys.ts';
 import { DEFAULT_MAX_PAYLOAD, DEFAULT_TIMERS, type LinkTimers } from './link-connection.ts';
 
 export function checkPositiveInt(value: number, name: string): number {
@@ -21,7 +21,7 @@ export function checkKey(key: unknown, name: string): Uint8Array {
   return key;
 }
 
-export function checkIdentity(identity: Identity | undefined, name: string): Identity {
+export function checkIdentity(identity: KeyPair | undefined, name: string): KeyPair {
   if (typeof identity !== 'object' || identity === null) throw new TypeError(`${name} is required`);
   checkKey(identity.publicKey, `${name}.publicKey`);
   checkKey(identity.secretKey, `${name}.secretKey`);

@@ -29,34 +29,34 @@ export class Session {
   readonly role: Role;
   readonly peer: Role;
   readonly limits: CodecLimits;
-  private stateValue: SessionState;
-  private failure: ProtocolError | null = null;
-  private readonly sendKey: AeadKey;
-  private readonly receiveKey: AeadKey;
-  private lastSent = 0;
-  private expected = 1;
+  #stateValue: SessionState;
+  #failure: ProtocolError | null = null;
+  readonly #sendKey: AeadKey;
+  readonly #receiveKey: AeadKey;
+  #lastSent = 0;
+  #expected = 1;
 
   constructor(keys: SessionKeys, limits?: Partial<CodecLimits>) {
     this.role = keys.role;
     this.peer = keys.role === 'daemon' ? 'mod' : 'daemon';
     this.limits = resolveLimits(limits);
-    this.sendKey = aeadKey(keys.sendKey);
-    this.receiveKey = aeadKey(keys.receiveKey);
-    this.stateValue = keys.role === 'mod' ? 'await_ready' : 'open';
+    this.#sendKey = aeadKey(keys.sendKey);
+    this.#receiveKey = aeadKey(keys.receiveKey);
+    this.#stateValue = keys.role === 'mod' ? 'await_ready' : 'open';
   }
 
   get state(): SessionState {
-    return this.stateValue;
+    return this.#stateValue;
   }
 
   /** The error the session failed with, once it has. */
   get error(): ProtocolError | null {
-    return this.failure;
+    return this.#failure;
   }
 
   /** The seq the next received frame must carry (PROTOCOL §4.3). */
   get expectedSeq(): number {
-    return this.expected;
+    return this.#expected;
   }
 
   /**
@@ -71,7 +71,7 @@ export class Session {
 
   /** `seal` for bodies already encoded one by one (the send queue encodes each as it is queued). */
   sealBatch(bodies: readonly Uint8Array[]): Uint8Array {
-    if (this.stateValue !== 'open') throw new Error(`cannot send in session state ${this.stateValue}`);
+    if (this.#stateValue !== 'open') throw new Error(`cannot send in session state ${this.#stateValue}`);
     if (bodies.length === 0 || bodies.length > MAX_FRAME_BODIES) {
       throw new RangeError(`a frame holds 1 to ${MAX_FRAME_BODIES} bodies, not ${bodies.length}`);
     }
@@ -79,9 +79,9 @@ export class Session {
     if (plaintext.length > this.limits.maxBytes) {
       throw new RangeError(`frame plaintext of ${plaintext.length} bytes exceeds ${this.limits.maxBytes}`);
     }
-    if (this.lastSent >= MAX_SEQ) throw new RangeError('the session has exhausted its sequence numbers');
-    this.lastSent += 1;
-    return sealFrame(this.sendKey, this.lastSent, plaintext);
+    if (this.#lastSent >= MAX_SEQ) throw new RangeError('the session has exhausted its sequence numbers');
+    this.#lastSent += 1;
+    return sealFrame(this.#sendKey, this.#lastSent, plaintext);
   }
 
   /**
@@ -90,31 +90,31 @@ export class Session {
    * whole, so none of its bodies reaches the caller.
    */
   open(bytes: Uint8Array): Outcome<FrameBody[]> {
-    if (this.failure) return { ok: false, error: this.failure };
-    const opened = openFrame(this.receiveKey, bytes, this.limits.maxBytes);
+    if (this.#failure) return { ok: false, error: this.#failure };
+    const opened = openFrame(this.#receiveKey, bytes, this.limits.maxBytes);
     if (!opened.ok) return this.fail(opened.error);
     const { seq, plaintext } = opened.value;
-    if (seq !== this.expected) {
-      const how = seq < this.expected ? 'repeated or reordered' : 'skipped ahead';
-      return this.fail(new ProtocolError('sequence', `expected seq ${this.expected}, got ${seq} (${how})`));
+    if (seq !== this.#expected) {
+      const how = seq < this.#expected ? 'repeated or reordered' : 'skipped ahead';
+      return this.fail(new ProtocolError('sequence', `expected seq ${this.#expected}, got ${seq} (${how})`));
     }
-    this.expected += 1;
+    this.#expected += 1;
     const floats: FloatPaths = [];
     const decoded = decodeWith(plaintext, this.limits, floats);
     if (!decoded.ok) return this.fail(decoded.error);
     const batch = parseFrameBatch(decoded.value, this.peer, floats.length > 0 ? new Set(floats) : undefined);
     if (!batch.ok) return this.fail(batch.error);
-    const misplaced = this.advance(batch.value);
+    const misplaced = this.#advance(batch.value);
     if (misplaced) return this.fail(misplaced);
     return batch;
   }
 
   /** PROTOCOL §4.5, body by body: the mod's first body is `ready`, and `ready` never comes again. */
-  private advance(bodies: readonly FrameBody[]): ProtocolError | null {
+  #advance(bodies: readonly FrameBody[]): ProtocolError | null {
     for (const body of bodies) {
-      if (this.stateValue === 'await_ready') {
+      if (this.#stateValue === 'await_ready') {
         if (body.t !== 'ready') return new ProtocolError('unexpected_frame', `"${body.t}" before "ready"`);
-        this.stateValue = 'open';
+        this.#stateValue = 'open';
       } else if (body.t === 'ready') {
         return new ProtocolError('unexpected_frame', '"ready" after the session opened');
       }
@@ -124,10 +124,10 @@ export class Session {
 
   /** Marks the session failed from outside (e.g. a timeout), so later frames are refused. */
   fail(error: ProtocolError): { ok: false; error: ProtocolError } {
-    if (!this.failure) {
-      this.failure = error;
-      this.stateValue = 'failed';
+    if (!this.#failure) {
+      this.#failure = error;
+      this.#stateValue = 'failed';
     }
-    return { ok: false, error: this.failure };
+    return { ok: false, error: this.#failure };
   }
 }

@@ -44,20 +44,22 @@ export function resolveEventLimits(overrides: Partial<EventLimits> = {}): EventL
 export class TokenBucket {
   #tokens: number;
   #at: number;
+  readonly #rate: number;
+  readonly #burst: number;
+  readonly #now: () => number;
 
-  constructor(
-    private readonly rate: number,
-    private readonly burst: number,
-    private readonly now: () => number = Date.now,
-  ) {
+  constructor(rate: number, burst: number, now: () => number = Date.now) {
+    this.#rate = rate;
+    this.#burst = burst;
+    this.#now = now;
     this.#tokens = burst;
     this.#at = now();
   }
 
   /** Takes `cost` tokens if there are that many; false (and nothing taken) otherwise. */
   take(cost: number): boolean {
-    const now = this.now();
-    this.#tokens = Math.min(this.burst, this.#tokens + ((now - this.#at) / 1000) * this.rate);
+    const now = this.#now();
+    this.#tokens = Math.min(this.#burst, this.#tokens + ((now - this.#at) / 1000) * this.#rate);
     this.#at = now;
     if (cost > this.#tokens) return false;
     this.#tokens -= cost;

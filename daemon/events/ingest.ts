@@ -11,7 +11,7 @@ import type { DaemonMetrics } from '../metrics/metrics.ts';
 import { checkEvents } from './event-checks.ts';
 import { EventRateLimit, resolveEventLimits, type EventLimits } from './event-limits.ts';
 import { IntervalReport } from './interval-report.ts';
-import type { FileEventLog } from './log.ts';
+import type { FileEventLog } from './event-log.ts';
 import type { StoredEvent } from './types.ts';
 
 export interface IngestOptions {

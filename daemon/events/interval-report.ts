@@ -14,20 +14,32 @@ export class IntervalReport {
   #fields: Record<string, unknown> = {};
   #lastLogged = Number.NEGATIVE_INFINITY;
   #timer: NodeJS.Timeout | null = null;
+  readonly #log: Logger;
+  readonly #message: string;
+  readonly #intervalMs: number;
+  readonly #now: () => number;
 
   constructor(
-    private readonly log: Logger,
-    private readonly message: string,
-    private readonly intervalMs: number = REPORT_INTERVAL_MS,
-    private readonly now: () => number = Date.now,
-  ) {}
+    log: Logger,
+    message: string,
+    intervalMs: number = REPORT_INTERVAL_MS,
+    now: () => number = Date.now,
+  ) {
+    this.#log = log;
+    this.#message = message;
+    this.#intervalMs = intervalMs;
+    this.#now = now;
+  }
 
   /** Counts `count` occurrences of `reason`; `fields` (the latest wins) go into the log line. */
   add(reason: string, count = 1, fields: Record<string, unknown> = {}): void {
     this.#counts.set(reason, (this.#counts.get(reason) ?? 0) + count);
     this.#fields = { ...this.#fields, ...fields };
-    if (this.now() - this.#lastLogged >= this.intervalMs) return this.#report();
-    this.#timer ??= setTimeout(() => this.#report(), this.#lastLogged + this.intervalMs - this.now()).unref();
+    if (this.#now() - this.#lastLogged >= this.#intervalMs) return this.#report();
+    this.#timer ??= setTimeout(
+      () => this.#report(),
+      this.#lastLogged + this.#intervalMs - this.#now(),
+    ).unref();
   }
 
   /** Logs what is still counted (a daemon stopping says what it refused last). */
@@ -40,9 +52,9 @@ export class IntervalReport {
   #report(): void {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
-    this.#lastLogged = this.now();
+    this.#lastLogged = this.#now();
     if (this.#counts.size === 0) return;
-    this.log.warn(this.message, { ...this.#fields, counts: Object.fromEntries(this.#counts) });
+    this.#log.warn(this.#message, { ...this.#fields, counts: Object.fromEntries(this.#counts) });
     this.#counts = new Map();
     this.#fields = {};
   }

@@ -22,13 +22,19 @@ const MAX_UNREADABLE_REMEMBERED = 100_000;
 export class SegmentReader {
   readonly #unreadable = new Set<number>();
   readonly #report: IntervalReport;
+  readonly #folder: string;
+  readonly #maxLineBytes: number;
+  readonly #metrics: Pick<DaemonMetrics, 'eventLineSkipped'> | undefined;
 
   constructor(
-    private readonly folder: string,
-    private readonly maxLineBytes: number,
+    folder: string,
+    maxLineBytes: number,
     log: Logger,
-    private readonly metrics: Pick<DaemonMetrics, 'eventLineSkipped'> | undefined,
+    metrics: Pick<DaemonMetrics, 'eventLineSkipped'> | undefined,
   ) {
+    this.#folder = folder;
+    this.#maxLineBytes = maxLineBytes;
+    this.#metrics = metrics;
     this.#report = new IntervalReport(log, 'event log: unreadable lines skipped');
   }
 
@@ -44,12 +50,12 @@ export class SegmentReader {
    */
   read(segment: Segment, from: number, to: number): EventLine[] {
     const lines: EventLine[] = [];
-    const fd = openDataFileSyncForReading(join(this.folder, segment.name));
+    const fd = openDataFileSyncForReading(join(this.#folder, segment.name));
     try {
       let id = from;
       while (id <= to) {
         const start = this.#offset(segment, id);
-        if (this.#offset(segment, id + 1) - start - 1 > this.maxLineBytes || this.#unreadable.has(id)) {
+        if (this.#offset(segment, id + 1) - start - 1 > this.#maxLineBytes || this.#unreadable.has(id)) {
           this.skipped(id, segment.name);
           id += 1;
           continue;
@@ -82,7 +88,7 @@ export class SegmentReader {
   #fits(segment: Segment, start: number, id: number): boolean {
     const end = this.#offset(segment, id + 1);
     return (
-      end - this.#offset(segment, id) - 1 <= this.maxLineBytes &&
+      end - this.#offset(segment, id) - 1 <= this.#maxLineBytes &&
       end - start <= READ_CHUNK_BYTES &&
       !this.#unreadable.has(id)
     );
@@ -92,7 +98,7 @@ export class SegmentReader {
   skipped(id: number, file: string): void {
     if (this.#unreadable.has(id)) return;
     if (this.#unreadable.size < MAX_UNREADABLE_REMEMBERED) this.#unreadable.add(id);
-    this.metrics?.eventLineSkipped();
+    this.#metrics?.eventLineSkipped();
     this.#report.add('unreadable', 1, { file, last_id: id });
   }
 }

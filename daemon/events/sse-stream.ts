@@ -10,7 +10,7 @@
  * with a final `event: error` message carrying the error envelope a new request would get.
  */
 import type { ResponseStream, StreamSink } from '../http/types.ts';
-import type { FileEventLog } from './log.ts';
+import type { FileEventLog } from './event-log.ts';
 import type { EventView } from './payloads.ts';
 import type { EventType, StoredEvent } from './types.ts';
 
@@ -31,7 +31,7 @@ export interface StreamSettings {
 }
 
 export interface EventStreamOptions extends Partial<StreamSettings> {
-  log: FileEventLog;
+  eventLog: FileEventLog;
   /** The last id the client has (0 for everything held). */
   after: number;
   /** Only these types (all when null); the position still moves past the others. */
@@ -85,8 +85,10 @@ export class EventStream implements ResponseStream {
   #ended = false;
   #counted = false;
   readonly #settings: StreamSettings;
+  readonly #options: EventStreamOptions;
 
-  constructor(private readonly options: EventStreamOptions) {
+  constructor(options: EventStreamOptions) {
+    this.#options = options;
     this.#position = options.after;
     this.#settings = {
       heartbeatMs: options.heartbeatMs ?? STREAM_DEFAULTS.heartbeatMs,
@@ -102,12 +104,12 @@ export class EventStream implements ResponseStream {
   start(sink: StreamSink): void {
     this.#sink = sink;
     this.#counted = true;
-    this.options.subscribers?.(1);
+    this.#options.subscribers?.(1);
     sink.onClose(() => this.#stop());
     sink.onDrain(() => this.#catchUp());
     // Browsers' EventSource waits `retry` ms before reconnecting with Last-Event-ID.
     sink.write(`retry: 2000\n: position ${this.#position}\n\n`);
-    this.#unsubscribe = this.options.log.subscribe((event) => this.#onLive(event));
+    this.#unsubscribe = this.#options.eventLog.subscribe((event) => this.#onLive(event));
     this.#heartbeat = setInterval(() => this.#write(': heartbeat\n\n'), this.#settings.heartbeatMs);
     this.#heartbeat.unref();
     this.#catchUp();
@@ -135,7 +137,7 @@ export class EventStream implements ResponseStream {
     // Written past the slow-reader bound if need be: one message, then the end.
     sink.write(message);
     this.#stop();
-    if (reason !== 'shutdown') this.options.cut?.(reason);
+    if (reason !== 'shutdown') this.#options.cut?.(reason);
     sink.end(STREAM_DEFAULTS.closeGraceMs);
   }
 
@@ -153,9 +155,9 @@ export class EventStream implements ResponseStream {
 
   /** Reads the log from the position onwards, pausing while the client has a backlog. */
   #catchUp(): void {
-    while (!this.#ended && this.#position < this.options.log.lastId()) {
+    while (!this.#ended && this.#position < this.#options.eventLog.lastId()) {
       if ((this.#sink?.bufferedBytes() ?? 0) > CATCH_UP_HIGH_WATER) return; // onDrain resumes
-      const page = this.options.log.readPage(this.#position, CATCH_UP_PAGE);
+      const page = this.#options.eventLog.readPage(this.#position, CATCH_UP_PAGE);
       if (!('events' in page)) return this.close('gone');
       if (page.through <= this.#position) return;
       for (const event of page.events) {
@@ -171,8 +173,8 @@ export class EventStream implements ResponseStream {
   #deliver(event: StoredEvent): void {
     if (this.#congested()) return this.close('slow_reader');
     this.#position = event.id;
-    if (this.options.types && !this.options.types.has(event.type)) return;
-    this.#sink?.write(sseMessage(event, this.options.view));
+    if (this.#options.types && !this.#options.types.has(event.type)) return;
+    this.#sink?.write(sseMessage(event, this.#options.view));
   }
 
   #congested(): boolean {
@@ -193,7 +195,7 @@ export class EventStream implements ResponseStream {
     if (this.#heartbeat) clearInterval(this.#heartbeat);
     this.#heartbeat = null;
     // Both close() and the socket's close end here: the gauge goes down once.
-    if (this.#counted) this.options.subscribers?.(-1);
+    if (this.#counted) this.#options.subscribers?.(-1);
     this.#counted = false;
   }
 }

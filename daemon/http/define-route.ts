@@ -4,7 +4,7 @@
  */
 import type { z } from 'zod';
 import type { OpArgs, OpName, OpResult } from '../../protocol/ops/index.ts';
-import type { FileEventLog } from '../events/log.ts';
+import type { FileEventLog } from '../events/event-log.ts';
 import type { StreamSettings } from '../events/sse-stream.ts';
 import type { WebhookService } from '../events/webhooks/webhook-service.ts';
 import type { ErrorCode } from './error-catalogue.ts';

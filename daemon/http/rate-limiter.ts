@@ -25,11 +25,13 @@ interface Window {
 export class RateLimiter {
   readonly #windows = new Map<string, Window>();
   #lastSweep = 0;
+  readonly #now: () => number;
 
   constructor(
     readonly policy: RateLimitPolicy,
-    private readonly now: () => number = Date.now,
+    now: () => number = Date.now,
   ) {
+    this.#now = now;
     if (!Number.isInteger(policy.limit) || policy.limit < 1) throw new Error('rate limit must be >= 1');
     if (!Number.isInteger(policy.windowSec) || policy.windowSec < 1) throw new Error('window must be >= 1 s');
   }
@@ -48,7 +50,7 @@ export class RateLimiter {
   }
 
   #verdict(subject: string, count: boolean): RateLimitVerdict {
-    const now = this.now();
+    const now = this.#now();
     const windowMs = this.policy.windowSec * 1000;
     this.#sweep(now, windowMs);
     let window = this.#windows.get(subject);

@@ -37,18 +37,20 @@ export class StreamAccess {
   #timer: NodeJS.Timeout | null = null;
   /** When the timer fires (Infinity: no timer). */
   #deadline = Infinity;
+  readonly #options: StreamAccessOptions;
 
-  constructor(private readonly options: StreamAccessOptions) {
+  constructor(options: StreamAccessOptions) {
+    this.#options = options;
     options.onChange?.(() => this.recheckAll());
   }
 
   /** Watches `stream` until the returned function is called (when the stream ends). */
   watch(stream: WatchedStream): () => void {
     this.#streams.add(stream);
-    const now = this.options.now();
+    const now = this.#options.now();
     let next: number | null;
     try {
-      next = stream.recheck(this.options.snapshot(), new Date(now));
+      next = stream.recheck(this.#options.snapshot(), new Date(now));
     } catch {
       next = now; // refused already (the data dir changed meanwhile): the timer ends it at once
     }
@@ -62,8 +64,8 @@ export class StreamAccess {
   /** Checks every open stream now, ending those refused, and sets the timer for what is left. */
   recheckAll(): void {
     this.#disarm();
-    const snapshot = this.options.snapshot();
-    const now = new Date(this.options.now());
+    const snapshot = this.#options.snapshot();
+    const now = new Date(this.#options.now());
     let next = Infinity;
     for (const stream of [...this.#streams]) {
       try {
@@ -88,7 +90,7 @@ export class StreamAccess {
     if (this.#timer && at >= this.#deadline) return;
     this.#disarm();
     this.#deadline = at;
-    const delay = Math.min(Math.max(at - this.options.now(), 0), MAX_DELAY_MS);
+    const delay = Math.min(Math.max(at - this.#options.now(), 0), MAX_DELAY_MS);
     this.#timer = setTimeout(() => this.recheckAll(), delay);
     this.#timer.unref();
   }

@@ -43,12 +43,12 @@ export type Admission =
 export class Idempotency {
   readonly #opIdKey: Buffer;
   readonly #inFlight = new Map<string, { fingerprint: string; outcome: Promise<ApiResponse | null> }>();
+  readonly #journal: IdempotencyJournal;
+  readonly #now: () => number;
 
-  constructor(
-    private readonly journal: IdempotencyJournal,
-    daemonSecret: Uint8Array,
-    private readonly now: () => number = Date.now,
-  ) {
+  constructor(journal: IdempotencyJournal, daemonSecret: Uint8Array, now: () => number = Date.now) {
+    this.#journal = journal;
+    this.#now = now;
     this.#opIdKey = Buffer.from(hkdfSync('sha256', daemonSecret, Buffer.alloc(0), 'modgate/1 op id', 32));
   }
 
@@ -64,7 +64,7 @@ export class Idempotency {
     }
     const id = recordId(request);
     const fingerprint = fingerprintOf(request);
-    const stored = this.journal.get(id);
+    const stored = this.#journal.get(id);
     if (stored)
       return { kind: 'replay', response: replay(checked(stored.fingerprint, fingerprint, stored.response)) };
     const running = this.#inFlight.get(id);
@@ -91,7 +91,7 @@ export class Idempotency {
       complete: async (response) => {
         try {
           if (storable(response)) {
-            await this.journal.append({ id, fingerprint, at: this.now(), response: toStored(response) });
+            await this.#journal.append({ id, fingerprint, at: this.#now(), response: toStored(response) });
           }
         } finally {
           done(storable(response) ? response : null);

@@ -60,14 +60,23 @@ export class IdempotencyJournal {
   #retry: NodeJS.Timeout | null = null;
   /** Appends run one at a time: a large line written in pieces must not interleave with another. */
   #writes: Promise<unknown> = Promise.resolve();
+  readonly #retentionMs: number;
+  readonly #now: () => number;
+  readonly #log: Logger;
+  readonly #health: StorageHealth | undefined;
 
   private constructor(
     readonly path: string,
-    private readonly retentionMs: number,
-    private readonly now: () => number,
-    private readonly log: Logger,
-    private readonly health: StorageHealth | undefined,
-  ) {}
+    retentionMs: number,
+    now: () => number,
+    log: Logger,
+    health: StorageHealth | undefined,
+  ) {
+    this.#retentionMs = retentionMs;
+    this.#now = now;
+    this.#log = log;
+    this.#health = health;
+  }
 
   static async open(dataDir: string, options: JournalOptions = {}): Promise<IdempotencyJournal> {
     const journal = new IdempotencyJournal(
@@ -83,7 +92,7 @@ export class IdempotencyJournal {
 
   get(id: string): JournalRecord | undefined {
     const record = this.#records.get(id);
-    if (record && this.now() - record.at >= this.retentionMs) {
+    if (record && this.#now() - record.at >= this.#retentionMs) {
       this.#records.delete(id);
       return undefined;
     }
@@ -115,7 +124,7 @@ export class IdempotencyJournal {
     if (this.#retry) clearInterval(this.#retry);
     this.#retry = null;
     if (this.#unsaved.length > 0) {
-      this.log.error('idempotency records lost at shutdown: the disk refused them', {
+      this.#log.error('idempotency records lost at shutdown: the disk refused them', {
         file: JOURNAL_FILE,
         unsaved: this.#unsaved.length,
         consequence: 'a retry of these requests runs again, with the op id of the first attempt',
@@ -143,7 +152,7 @@ export class IdempotencyJournal {
     } catch (error) {
       // Part of it may be on disk: start the next attempt on a fresh line.
       this.#atLineStart = false;
-      this.health?.fault(JOURNAL_FILE, error, {
+      this.#health?.fault(JOURNAL_FILE, error, {
         unsaved: this.#unsaved.length,
         consequence: 'kept in memory and retried; lost if the daemon stops before the disk accepts them',
       });
@@ -156,7 +165,7 @@ export class IdempotencyJournal {
       clearInterval(this.#retry);
       this.#retry = null;
     }
-    this.health?.recovered(JOURNAL_FILE, { written: batch.length });
+    this.#health?.recovered(JOURNAL_FILE, { written: batch.length });
     return true;
   }
 
@@ -169,7 +178,7 @@ export class IdempotencyJournal {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       exists = false;
     }
-    const cutoff = this.now() - this.retentionMs;
+    const cutoff = this.#now() - this.#retentionMs;
     const tally = { lines: 0, torn: 0, corrupt: 0 };
     for (const line of text.split('\n')) {
       if (line.trim() === '') continue;
@@ -178,7 +187,7 @@ export class IdempotencyJournal {
       if (record && record.at > cutoff) this.#records.set(record.id, record);
     }
     if (tally.torn > 0) {
-      this.log.warn('idempotency journal: dropped lines cut short by a crash or a full disk', {
+      this.#log.warn('idempotency journal: dropped lines cut short by a crash or a full disk', {
         file: JOURNAL_FILE,
         lines: tally.torn,
       });
@@ -199,11 +208,11 @@ export class IdempotencyJournal {
 
   /** Renames the journal to a free `<name>.corrupt-<time>` and says so; the caller rewrites it. */
   async #keepAside(badLines: number): Promise<void> {
-    const stamp = new Date(this.now()).toISOString().replaceAll(':', '-');
+    const stamp = new Date(this.#now()).toISOString().replaceAll(':', '-');
     let aside = `${this.path}.corrupt-${stamp}`;
     for (let n = 1; (await lstatOrNull(aside)) !== null; n++) aside = `${this.path}.corrupt-${stamp}-${n}`;
     await rename(this.path, aside);
-    this.log.error('idempotency journal is corrupt: kept aside, its readable records kept', {
+    this.#log.error('idempotency journal is corrupt: kept aside, its readable records kept', {
       file: JOURNAL_FILE,
       kept_aside_as: aside,
       bad_lines: badLines,

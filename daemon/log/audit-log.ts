@@ -38,11 +38,14 @@ export class AuditLog {
   #atLineStart = true;
   /** Lines not written since the last write that succeeded (a full disk); said when writes resume. */
   #lost = 0;
+  readonly #health: StorageHealth | undefined;
 
   private constructor(
     readonly path: string,
-    private readonly health: StorageHealth | undefined,
-  ) {}
+    health: StorageHealth | undefined,
+  ) {
+    this.#health = health;
+  }
 
   static async open(dataDir: string, health?: StorageHealth): Promise<AuditLog> {
     const log = new AuditLog(join(dataDir, AUDIT_FILE), health);
@@ -59,11 +62,11 @@ export class AuditLog {
       } catch (error) {
         this.#atLineStart = false;
         this.#lost += 1;
-        this.health?.fault(AUDIT_FILE, error, { request_id: entry.request_id, lines_lost: this.#lost });
+        this.#health?.fault(AUDIT_FILE, error, { request_id: entry.request_id, lines_lost: this.#lost });
         throw error;
       }
       this.#atLineStart = true;
-      this.health?.recovered(AUDIT_FILE, { lines_lost: this.#lost });
+      this.#health?.recovered(AUDIT_FILE, { lines_lost: this.#lost });
       this.#lost = 0;
     });
     this.#writes = write.catch(() => undefined);

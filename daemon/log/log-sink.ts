@@ -42,8 +42,10 @@ class TurnBatchedSink implements LineSink {
   #pending = '';
   #scheduled = false;
   #failed = false;
+  readonly #output: NodeJS.WriteStream;
 
-  constructor(private readonly output: NodeJS.WriteStream) {
+  constructor(output: NodeJS.WriteStream) {
+    this.#output = output;
     // Every error, not only the first: an unhandled 'error' on stdout would end the process.
     output.on('error', () => {
       this.#failed = true;
@@ -66,7 +68,7 @@ class TurnBatchedSink implements LineSink {
     if (this.#failed) return done?.();
     if (pending === '' && !done) return;
     // An empty write still calls back in order: after everything written before it is out.
-    this.output.write(pending, done && ((error) => done(error ?? undefined)));
+    this.#output.write(pending, done && ((error) => done(error ?? undefined)));
   }
 
   readonly #endOfTurn = (): void => {

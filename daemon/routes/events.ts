@@ -13,7 +13,7 @@ import * as z from 'zod';
 import { EventStream } from '../events/sse-stream.ts';
 import { eventView } from '../events/payloads.ts';
 import { EVENT_TYPES, isEventType, type EventType, type StoredEvent } from '../events/types.ts';
-import type { FileEventLog } from '../events/log.ts';
+import type { FileEventLog } from '../events/event-log.ts';
 import { ApiError } from '../http/api-error.ts';
 import { collection } from './collection.ts';
 import { defineRoute, type RouteServices } from '../http/define-route.ts';
@@ -67,7 +67,7 @@ export const Event = z
   })
   .meta({ id: 'Event' });
 
-function logOf(services: RouteServices): FileEventLog {
+function eventLogOf(services: RouteServices): FileEventLog {
   if (!services.events) throw new ApiError('internal', 'The event log is not available.');
   return services.events;
 }
@@ -77,7 +77,7 @@ function logOf(services: RouteServices): FileEventLog {
  * the oldest event held, a stream at the newest); checked against the log.
  */
 function startAfter(
-  log: FileEventLog,
+  eventLog: FileEventLog,
   query: Query,
   lastEventId: string | undefined,
   fallback: number,
@@ -89,10 +89,10 @@ function startAfter(
     }
     after = Number(lastEventId.trim());
   }
-  if (after > log.lastId()) {
-    throw invalid('after', `No event has id ${after} yet; the newest is ${log.lastId()}.`);
+  if (after > eventLog.lastId()) {
+    throw invalid('after', `No event has id ${after} yet; the newest is ${eventLog.lastId()}.`);
   }
-  const oldest = log.oldestId();
+  const oldest = eventLog.oldestId();
   if (after < oldest - 1) {
     throw new ApiError(
       'validation_error',
@@ -127,8 +127,13 @@ export const listEvents = defineRoute({
     },
     open: ({ query, key, headers, services }) =>
       new EventStream({
-        log: logOf(services),
-        after: startAfter(logOf(services), query, headers['last-event-id'], logOf(services).lastId()),
+        eventLog: eventLogOf(services),
+        after: startAfter(
+          eventLogOf(services),
+          query,
+          headers['last-event-id'],
+          eventLogOf(services).lastId(),
+        ),
         types: query.types ?? null,
         view: eventView(key.scopes),
         subscribers: (delta) => services.metrics?.eventSubscribers(delta, 'sse'),
@@ -137,15 +142,15 @@ export const listEvents = defineRoute({
       }),
   },
   handler: async ({ query, key, headers, services }) => {
-    const log = logOf(services);
+    const eventLog = eventLogOf(services);
     const view = eventView(key.scopes);
-    let after = startAfter(log, query, headers['last-event-id'], log.oldestId() - 1);
+    let after = startAfter(eventLog, query, headers['last-event-id'], eventLog.oldestId() - 1);
     const data: StoredEvent[] = [];
     // Filtered reads skip ahead through the log, at most SCAN_LIMIT events a request; a page
     // never holds more than `limit` events.
     const stop = after + SCAN_LIMIT;
-    while (data.length < query.limit && after < log.lastId() && after < stop) {
-      const read = log.readPage(after, query.limit - data.length);
+    while (data.length < query.limit && after < eventLog.lastId() && after < stop) {
+      const read = eventLog.readPage(after, query.limit - data.length);
       if (!('events' in read)) throw invalid('after', 'Events were dropped by retention while reading.');
       for (const event of read.events) {
         if (!query.types || query.types.has(event.type)) data.push(view(event));
@@ -153,7 +158,7 @@ export const listEvents = defineRoute({
       // The position moves past unreadable lines too (the log skipped and counted them).
       after = read.through;
     }
-    const hasMore = after < log.lastId();
+    const hasMore = after < eventLog.lastId();
     return { data, has_more: hasMore, next_cursor: hasMore ? String(after) : null };
   },
 });

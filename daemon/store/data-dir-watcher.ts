@@ -46,33 +46,32 @@ export async function watchDataDir(
 }
 
 export class DataDirWatcher extends EventEmitter<WatcherEvents> {
-  private snapshot: Snapshot;
-  private fingerprint: string;
-  private timer: NodeJS.Timeout | undefined;
-  private closed = false;
+  #snapshot: Snapshot;
+  #fingerprint: string;
+  #timer: NodeJS.Timeout | undefined;
+  #closed = false;
   /** Loads run one after another; a poll that finds one queued skips its turn. */
-  private queue: Promise<void> = Promise.resolve();
-  private pendingLoads = 0;
+  #queue: Promise<void> = Promise.resolve();
+  #pendingLoads = 0;
 
   readonly dir: string;
+  readonly #dataDir: DataDir;
+  readonly #pollIntervalMs: number;
 
   /** Use DataDir.watch(). */
-  constructor(
-    private readonly dataDir: DataDir,
-    snapshot: Snapshot,
-    fingerprint: string,
-    private readonly pollIntervalMs: number,
-  ) {
+  constructor(dataDir: DataDir, snapshot: Snapshot, fingerprint: string, pollIntervalMs: number) {
     super();
+    this.#dataDir = dataDir;
+    this.#pollIntervalMs = pollIntervalMs;
     this.dir = dataDir.path;
-    this.snapshot = snapshot;
-    this.fingerprint = fingerprint;
-    this.schedule();
+    this.#snapshot = snapshot;
+    this.#fingerprint = fingerprint;
+    this.#schedule();
   }
 
   /** The last snapshot that loaded completely. */
   current(): Snapshot {
-    return this.snapshot;
+    return this.#snapshot;
   }
 
   /**
@@ -80,59 +79,59 @@ export class DataDirWatcher extends EventEmitter<WatcherEvents> {
    * the last good snapshot stays current.
    */
   async reload(): Promise<void> {
-    this.pendingLoads += 1;
-    this.queue = this.queue.then(async () => {
-      await this.load();
-      this.pendingLoads -= 1;
+    this.#pendingLoads += 1;
+    this.#queue = this.#queue.then(async () => {
+      await this.#load();
+      this.#pendingLoads -= 1;
     });
-    await this.queue;
+    await this.#queue;
   }
 
   /** Stops polling. Idempotent. */
   close(): void {
-    this.closed = true;
-    clearTimeout(this.timer);
-    this.timer = undefined;
+    this.#closed = true;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
   }
 
-  private schedule(): void {
-    if (this.closed) return;
-    this.timer = setTimeout(() => void this.poll(), this.pollIntervalMs);
-    this.timer.unref();
+  #schedule(): void {
+    if (this.#closed) return;
+    this.#timer = setTimeout(() => void this.#poll(), this.#pollIntervalMs);
+    this.#timer.unref();
   }
 
-  private async poll(): Promise<void> {
+  async #poll(): Promise<void> {
     try {
-      if (this.pendingLoads > 0) return;
-      const fingerprint = await fingerprintFiles(this.dataDir);
-      if (fingerprint !== this.fingerprint) await this.reload();
+      if (this.#pendingLoads > 0) return;
+      const fingerprint = await fingerprintFiles(this.#dataDir);
+      if (fingerprint !== this.#fingerprint) await this.reload();
     } catch (error) {
-      this.report(error);
+      this.#report(error);
     } finally {
-      this.schedule();
+      this.#schedule();
     }
   }
 
-  private async load(): Promise<void> {
+  async #load(): Promise<void> {
     try {
       // Take the fingerprint before reading: a write that lands in between is seen next poll.
-      this.fingerprint = await fingerprintFiles(this.dataDir);
-      const snapshot = await this.dataDir.snapshot();
-      if (this.closed) return;
-      this.snapshot = snapshot;
+      this.#fingerprint = await fingerprintFiles(this.#dataDir);
+      const snapshot = await this.#dataDir.snapshot();
+      if (this.#closed) return;
+      this.#snapshot = snapshot;
       this.emit('change', snapshot);
     } catch (error) {
-      this.report(error);
+      this.#report(error);
     }
   }
 
-  private report(error: unknown): void {
-    if (this.closed) return;
+  #report(error: unknown): void {
+    if (this.#closed) return;
     const storeError =
       error instanceof StoreError
         ? error
         : new StoreError('invalid_file', `cannot reload ${this.dir}: ${String(error)}`, { cause: error });
-    const message = `${storeError.message} (still serving the data dir as loaded at ${this.snapshot.loadedAt.toISOString()})`;
+    const message = `${storeError.message} (still serving the data dir as loaded at ${this.#snapshot.loadedAt.toISOString()})`;
     const reported = new StoreError(storeError.code, message, { cause: storeError.cause ?? storeError });
     // An 'error' event without a listener would throw and take the daemon down: warn instead.
     if (this.listenerCount('error') > 0) this.emit('error', reported);

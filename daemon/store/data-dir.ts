@@ -18,7 +18,7 @@ import { watchDataDir, type DataDirWatcher, type DataDirWatcherOptions } from '.
 import { DATA_FILE_NAMES, DATA_FILES, PRIVATE_FILE_NAMES } from './data-dir-layout.ts';
 import { readDataFile, writeDataFile, type DataFile } from './data-file.ts';
 import { errnoCode, StoreError, type StoreErrorCode } from './errors.ts';
-import { identityFile, type Identity } from './identity.ts';
+import { identityFile, type ServerIdentity } from './identity.ts';
 import { indexById, keysFile, type ApiKeyRecord } from './keys-file.ts';
 import { withDataDirLock, type LockOptions } from './lock.ts';
 import { modKeysFile } from './mod-keys.ts';
@@ -119,7 +119,7 @@ export interface Update<T> {
  * never mutated. The request pipeline reads one snapshot per request; a reload swaps it whole.
  */
 export interface Snapshot {
-  readonly identity: Identity;
+  readonly identity: ServerIdentity;
   readonly state: State;
   readonly keysById: ReadonlyMap<string, ApiKeyRecord>;
   /** Raw 32-byte Ed25519 public keys of the mods allowed to connect. */

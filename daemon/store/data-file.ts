@@ -6,10 +6,12 @@
  */
 import { join } from 'node:path';
 import * as z from 'zod';
-import { decodeKey } from '../../protocol/keys.ts';
 import { writeJsonAtomic } from './atomic-file.ts';
 import { readDataText } from './data-dir-fs.ts';
 import { errnoCode, StoreError } from './errors.ts';
+
+/** A raw 32-byte key stored as standard base64; protocol/'s, which mod-credentials.json shares. */
+export { keyField } from '../../protocol/mod-credentials.ts';
 
 export interface DataFile<T> {
   /** File name inside the data dir, e.g. `keys.json`. */
@@ -108,16 +110,6 @@ function describe(error: unknown): string {
 }
 
 // Field schemas shared by the files.
-
-/** A raw 32-byte key stored as standard base64, decoded to bytes. */
-export const keyField = z.string().transform((text, ctx) => {
-  try {
-    return decodeKey(text);
-  } catch {
-    ctx.addIssue({ code: 'custom', message: 'expected a base64-encoded 32-byte key' });
-    return z.NEVER;
-  }
-});
 
 /** An ISO 8601 date-time with a zone (`Z` or an offset), decoded to a Date. */
 export const dateField = z.iso

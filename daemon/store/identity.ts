@@ -8,7 +8,7 @@ import { DATA_FILES } from './data-dir-layout.ts';
 import { dateField, defineDataFile, keyField } from './data-file.ts';
 import { LOWER_ALPHANUMERIC, randomText } from './random-text.ts';
 
-export interface Identity {
+export interface ServerIdentity {
   readonly serverId: string;
   /** A human name for the server, shown by the CLI; null until `init --name` sets one. */
   readonly name: string | null;
@@ -31,7 +31,7 @@ const identitySchema = z
     daemon_secret_key: keyField,
     created_at: dateField,
   })
-  .transform((file): Identity => ({
+  .transform((file): ServerIdentity => ({
     serverId: file.server_id,
     name: file.name,
     daemonPublicKey: file.daemon_public_key,
@@ -39,7 +39,7 @@ const identitySchema = z
     createdAt: file.created_at,
   }));
 
-export const identityFile = defineDataFile<Identity>({
+export const identityFile = defineDataFile<ServerIdentity>({
   name: DATA_FILES.identity,
   schema: identitySchema,
   serialize: (identity) => ({
@@ -52,7 +52,7 @@ export const identityFile = defineDataFile<Identity>({
   }),
 });
 
-export function createIdentity(name: string | null, now: Date): Identity {
+export function createIdentity(name: string | null, now: Date): ServerIdentity {
   const keys = generateIdentity();
   return {
     serverId: `srv_${randomText(LOWER_ALPHANUMERIC, 16)}`,

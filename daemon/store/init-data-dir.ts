@@ -11,7 +11,7 @@ import { DIR_MODE, ensureFolder } from './atomic-file.ts';
 import { assertPermissions, formatMode, lstatOrNull, statOrNull } from './data-dir.ts';
 import { readDataFile, writeDataFile, type DataFile } from './data-file.ts';
 import { StoreError } from './errors.ts';
-import { createIdentity, identityFile, type Identity } from './identity.ts';
+import { createIdentity, identityFile, type ServerIdentity } from './identity.ts';
 import { keysFile } from './keys-file.ts';
 import { withDataDirLock } from './lock.ts';
 import {
@@ -33,7 +33,7 @@ export interface InitOptions {
 
 export interface InitReport {
   readonly dir: string;
-  readonly identity: Identity;
+  readonly identity: ServerIdentity;
   /** Files written because they did not exist, in the order written. */
   readonly created: readonly string[];
   /** Other changes, in words (`name set to "eu-1"`). */
@@ -90,12 +90,17 @@ async function completeFiles(
   // Trust the bundled mod's key when either file is new; never re-add a key the operator removed.
   const modKeys = await readIfPresent(dir, modKeysFile);
   if (modKeys === null) {
-    const trusted = trustModKey({ trusted: [] }, credentials.value.modPublicKey, BUNDLED_MOD_LABEL, now);
+    const trusted = trustModKey(
+      { trusted: [] },
+      credentials.value.identity.publicKey,
+      BUNDLED_MOD_LABEL,
+      now,
+    );
     await save(modKeysFile, trusted, true);
-  } else if (credentials.isNew && !isTrusted(modKeys, credentials.value.modPublicKey)) {
+  } else if (credentials.isNew && !isTrusted(modKeys, credentials.value.identity.publicKey)) {
     await save(
       modKeysFile,
-      trustModKey(modKeys, credentials.value.modPublicKey, BUNDLED_MOD_LABEL, now),
+      trustModKey(modKeys, credentials.value.identity.publicKey, BUNDLED_MOD_LABEL, now),
       false,
     );
     updated.push(`trusted the new mod key in ${modKeysFile.name}`);
@@ -117,7 +122,7 @@ async function ensureIdentity(
   name: string | undefined,
   now: Date,
   updated: string[],
-): Promise<Ensured<Identity>> {
+): Promise<Ensured<ServerIdentity>> {
   const existing = await readIfPresent(dir, identityFile);
   if (existing === null) return { value: createIdentity(name ?? null, now), isNew: true, changed: true };
   if (name === undefined || name === existing.name) return { value: existing, isNew: false, changed: false };
@@ -127,7 +132,7 @@ async function ensureIdentity(
 
 async function ensureCredentials(
   dir: string,
-  identity: Identity,
+  identity: ServerIdentity,
   modListen: HostPort | undefined,
   updated: string[],
 ): Promise<Ensured<ModCredentials>> {

@@ -41,56 +41,58 @@ function actorOf(player: Player, source: 'panel' | 'chat'): ConsoleActor {
 }
 
 export class ConsoleActivity {
-  private readonly rng: Rng;
-  private timer: NodeJS.Timeout | undefined;
+  readonly #rng: Rng;
+  #timer: NodeJS.Timeout | undefined;
+  readonly #commands: CommandConsole;
 
-  constructor(private readonly commands: CommandConsole) {
-    this.rng = deriveRng(commands.world.seed, STREAM.consoleActivity);
+  constructor(commands: CommandConsole) {
+    this.#commands = commands;
+    this.#rng = deriveRng(commands.world.seed, STREAM.consoleActivity);
   }
 
   /** Runs one command from one source; undefined when the console is not ready. */
   tick(): ConsoleOutcome | undefined {
-    if (!this.commands.catalogLoaded) return undefined;
-    const roll = this.rng.float();
-    const online = this.commands.world.players.online();
-    if (roll < 0.3 && online.length > 0) return this.chat(this.rng.pick(online));
+    if (!this.#commands.catalogLoaded) return undefined;
+    const roll = this.#rng.float();
+    const online = this.#commands.world.players.online();
+    if (roll < 0.3 && online.length > 0) return this.#chat(this.#rng.pick(online));
     if (roll < 0.6) {
-      const admins = this.commands.world.players.list.values().filter((p) => p.is_admin);
-      if (admins.length > 0) return this.panel(this.rng.pick(admins), online);
+      const admins = this.#commands.world.players.list.values().filter((p) => p.is_admin);
+      if (admins.length > 0) return this.#panel(this.#rng.pick(admins), online);
     }
-    return this.task();
+    return this.#task();
   }
 
   /** Ticks every `intervalMs` until stop(); the timer never keeps the process alive. */
   start(intervalMs: number = DEFAULT_ACTIVITY_INTERVAL_MS): void {
     this.stop();
     if (intervalMs <= 0) return;
-    this.timer = setInterval(() => {
+    this.#timer = setInterval(() => {
       try {
         this.tick();
       } catch (error) {
         if (!(error instanceof OpError)) throw error;
       }
     }, intervalMs);
-    this.timer.unref();
+    this.#timer.unref();
   }
 
   stop(): void {
-    if (this.timer !== undefined) clearInterval(this.timer);
-    this.timer = undefined;
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#timer = undefined;
   }
 
-  private task(): ConsoleOutcome {
-    return this.run(this.rng.pick(TASK_LINES), { actor: TASK_ACTOR, source: 'task', rank: 4 });
+  #task(): ConsoleOutcome {
+    return this.#run(this.#rng.pick(TASK_LINES), { actor: TASK_ACTOR, source: 'task', rank: 4 });
   }
 
-  private panel(admin: Player, online: readonly Player[]): ConsoleOutcome {
-    const lines = ['#ListPlayers', `#SetWeather ${this.rng.pick(WEATHERS)}`, '#Online'];
-    if (online.length > 0) lines.push(`#Heal ${this.rng.pick(online).platform_id}`);
-    return this.run(this.rng.pick(lines), { actor: actorOf(admin, 'panel'), source: 'panel', rank: 4 });
+  #panel(admin: Player, online: readonly Player[]): ConsoleOutcome {
+    const lines = ['#ListPlayers', `#SetWeather ${this.#rng.pick(WEATHERS)}`, '#Online'];
+    if (online.length > 0) lines.push(`#Heal ${this.#rng.pick(online).platform_id}`);
+    return this.#run(this.#rng.pick(lines), { actor: actorOf(admin, 'panel'), source: 'panel', rank: 4 });
   }
 
-  private chat(player: Player): ConsoleOutcome {
+  #chat(player: Player): ConsoleOutcome {
     const lines = ['#Online', `#Location ${player.platform_id}`, '#Help'];
     if (player.is_admin) lines.push('#ListPlayers');
     const typed: TypedCommand = {
@@ -99,10 +101,10 @@ export class ConsoleActivity {
       rank: player.is_admin ? 1 : 0,
       caller: player,
     };
-    return this.run(this.rng.pick(lines), typed);
+    return this.#run(this.#rng.pick(lines), typed);
   }
 
-  private run(line: string, typed: TypedCommand): ConsoleOutcome {
-    return this.commands.run(line, typed);
+  #run(line: string, typed: TypedCommand): ConsoleOutcome {
+    return this.#commands.run(line, typed);
   }
 }

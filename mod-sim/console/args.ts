@@ -18,18 +18,22 @@ export type ArgValue = string | number | boolean;
 
 /** The checked arguments by name; a repeating argument is its words joined by single spaces. */
 export class ParsedArgs {
-  constructor(private readonly values: ReadonlyMap<string, ArgValue>) {}
+  readonly #values: ReadonlyMap<string, ArgValue>;
+
+  constructor(values: ReadonlyMap<string, ArgValue>) {
+    this.#values = values;
+  }
 
   has(name: string): boolean {
-    return this.values.has(name);
+    return this.#values.has(name);
   }
 
   text(name: string): string {
-    return String(this.get(name));
+    return String(this.#get(name));
   }
 
   number(name: string): number {
-    const value = this.get(name);
+    const value = this.#get(name);
     if (typeof value !== 'number') throw new TypeError(`argument ${name} is not a number`);
     return value;
   }
@@ -39,8 +43,8 @@ export class ParsedArgs {
     return this.has(name) ? this.number(name) : fallback;
   }
 
-  private get(name: string): ArgValue {
-    const value = this.values.get(name);
+  #get(name: string): ArgValue {
+    const value = this.#values.get(name);
     if (value === undefined) throw new RangeError(`argument ${name} was not given`);
     return value;
   }

@@ -45,10 +45,10 @@ export interface TypedCommand {
 
 export class CommandConsole {
   readonly blockedVerbs: readonly string[];
-  private readonly blocked: ReadonlySet<string>;
-  private readonly byVerb: ReadonlyMap<string, CommandCatalogEntry>;
-  private readonly now: () => number;
-  private readyAt: number;
+  readonly #blocked: ReadonlySet<string>;
+  readonly #byVerb: ReadonlyMap<string, CommandCatalogEntry>;
+  readonly #now: () => number;
+  #readyAt: number;
 
   constructor(
     readonly world: World,
@@ -58,31 +58,31 @@ export class CommandConsole {
     if (!Number.isSafeInteger(delay) || delay < 0) {
       throw new RangeError(`catalogDelayMs must be a whole number of ms, got ${String(delay)}`);
     }
-    this.now = options.now ?? Date.now;
-    this.readyAt = this.now() + delay;
+    this.#now = options.now ?? Date.now;
+    this.#readyAt = this.#now() + delay;
     this.blockedVerbs = [...(options.blockedVerbs ?? [])];
-    this.blocked = new Set(this.blockedVerbs.map((verb) => verb.toLowerCase()));
-    this.byVerb = new Map(world.commands.catalog.data.map((entry) => [entry.verb.toLowerCase(), entry]));
+    this.#blocked = new Set(this.blockedVerbs.map((verb) => verb.toLowerCase()));
+    this.#byVerb = new Map(world.commands.catalog.data.map((entry) => [entry.verb.toLowerCase(), entry]));
   }
 
   get catalogLoaded(): boolean {
-    return this.now() >= this.readyAt;
+    return this.#now() >= this.#readyAt;
   }
 
   /** Finishes building the catalogue now (tests; an operator's reload). */
   loadCatalog(): void {
-    this.readyAt = Math.min(this.readyAt, this.now());
+    this.#readyAt = Math.min(this.#readyAt, this.#now());
   }
 
   /** The catalogue, sorted by verb; `unavailable` while it is being built. */
   catalog(): CommandCatalog {
-    this.requireLoaded();
+    this.#requireLoaded();
     return this.world.commands.catalog;
   }
 
   /** The catalogue entry of a verb (any case), if the game has it. */
   entryOf(verb: string): CommandCatalogEntry | undefined {
-    return this.byVerb.get(verb.toLowerCase());
+    return this.#byVerb.get(verb.toLowerCase());
   }
 
   /**
@@ -90,15 +90,15 @@ export class CommandConsole {
    * `not_found` for a social id linked to nobody (then nothing runs and nothing is logged).
    */
   execute(request: ConsoleRequest): ConsoleOutcome {
-    this.requireLoaded();
-    const subject = this.resolve(request);
-    const at = this.nextAt();
+    this.#requireLoaded();
+    const subject = this.#resolve(request);
+    const at = this.#nextAt();
     const entry = this.entryOf(request.verb.startsWith('#') ? request.verb.slice(1) : request.verb);
-    const blocked = entry !== undefined && this.blocked.has(entry.verb.toLowerCase());
+    const blocked = entry !== undefined && this.#blocked.has(entry.verb.toLowerCase());
     const outcome = dispatch({ world: this.world, entry, blocked, subject, request, at });
     const verb = entry?.verb ?? request.verb;
     const command = formatCommand(verb, subject, request.args);
-    this.log(at, command, outcome.result, request.actor);
+    this.#log(at, command, outcome.result, request.actor);
     const effects = outcome.effects ?? [];
     const ledger = recordEffects({ world: this.world, request, command, at }, effects);
     return { ...outcome, verb, subject, command, effects, ledger };
@@ -114,15 +114,15 @@ export class CommandConsole {
 
   /** Runs a typed line, `#Verb [subject] arg…`, as chat and the panel do. */
   run(line: string, typed: TypedCommand): ConsoleOutcome {
-    this.requireLoaded();
+    this.#requireLoaded();
     let parsed: CommandLine;
     try {
       parsed = parseCommand(line, (verb) => (this.entryOf(verb)?.target_mode ?? 'none') !== 'none');
     } catch (error) {
       if (!(error instanceof CommandLineError)) throw error;
-      const at = this.nextAt();
+      const at = this.#nextAt();
       const command = line.trim();
-      this.log(at, command, error.message, typed.actor);
+      this.#log(at, command, error.message, typed.actor);
       return {
         verb: '',
         success: false,
@@ -142,15 +142,15 @@ export class CommandConsole {
     return this.execute({ ...typed, verb: parsed.verb, args: parsed.args, target });
   }
 
-  private requireLoaded(): void {
+  #requireLoaded(): void {
     if (this.catalogLoaded) return;
-    const retryAfterSec = Math.max(1, Math.ceil((this.readyAt - this.now()) / 1000));
+    const retryAfterSec = Math.max(1, Math.ceil((this.#readyAt - this.#now()) / 1000));
     throw new OpError('unavailable', 'The game server is still building its command catalogue.', {
       retry_after_sec: retryAfterSec,
     });
   }
 
-  private resolve(request: ConsoleRequest): ResolvedSubject | null {
+  #resolve(request: ConsoleRequest): ResolvedSubject | null {
     const target = request.target;
     if (target === null) return null;
     if ('position' in target) return { kind: 'position', position: { ...target.position } };
@@ -169,7 +169,7 @@ export class CommandConsole {
   }
 
   /** The world clock, never before the newest history entry, so the history stays in time order. */
-  private nextAt(): number {
+  #nextAt(): number {
     const history = this.world.commands.history;
     const clock = this.world.clock();
     if (history.length === 0) return clock;
@@ -177,7 +177,7 @@ export class CommandConsole {
     return Math.max(clock, last);
   }
 
-  private log(at: number, command: string, result: string, actor: ConsoleActor): void {
+  #log(at: number, command: string, result: string, actor: ConsoleActor): void {
     const attributed = this.world.features.commandHistoryActor;
     this.world.commands.history.append({
       at: historyStamp(at),

@@ -11,7 +11,7 @@
 import { OpError } from '../../protocol/ops/index.ts';
 import type { OpHandlers } from '../../protocol/ops/index.ts';
 import type { FaultPlan } from '../faults.ts';
-import type { ClaimCode, Identity, PackRef, World } from '../world/index.ts';
+import type { ClaimCode, PlayerIdentity, PackRef, World } from '../world/index.ts';
 import { DAY, sqlDateTime } from '../world/index.ts';
 import { newClaimCode } from '../world/ids.ts';
 import { STREAM, deriveRng } from '../world/rng.ts';
@@ -57,7 +57,7 @@ function freshCode(world: World): string {
 function mint(world: World, args: ArgsOf<'claim_codes.mint'>, faults: GameFaults) {
   const pack = resolvePack(world, args.pack_id);
   const now = nowOf(world);
-  let target: Identity | null = null;
+  let target: PlayerIdentity | null = null;
   if (args.platform_id !== null) {
     const player = world.players.byPlatformId(args.platform_id);
     target = player?.refs.identity ?? { platform_id: args.platform_id, social_id: null };

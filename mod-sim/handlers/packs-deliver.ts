@@ -23,7 +23,7 @@ import type { FaultPlan } from '../faults.ts';
 import type {
   DeliverySource,
   DeliveryStatus,
-  Identity,
+  PlayerIdentity,
   InventoryItem,
   LedgerEntry,
   Pack,
@@ -68,7 +68,7 @@ export interface DeliveryRequest {
   /** Coins per unit: the shop price on a purchase, 0 on grants, gives and redemptions. */
   unitPrice: number;
   /** Who the ledger names as the actor; null when automatic. */
-  actor: Identity | null;
+  actor: PlayerIdentity | null;
 }
 
 /** Statuses in which something reached the player: the API's `delivered: true`. */

@@ -8,7 +8,7 @@
  * A refusal (unknown pack, player offline, not enough coins, buy limit reached) writes nothing
  * and answers `{ok: false, reason}` with the game's sentence.
  */
-import type { Identity, Pack, PackDelivery, World } from '../world/index.ts';
+import type { PlayerIdentity, Pack, PackDelivery, World } from '../world/index.ts';
 import { MINUTE, sqlDateTime } from '../world/index.ts';
 import { DELIVERED_STATUSES, type GameFaults, NO_FAULTS, deliverPack } from './packs-deliver.ts';
 import { nowOf } from './players-common.ts';
@@ -82,7 +82,7 @@ export function adminGivePack(
   world: World,
   packId: number,
   platformId: string,
-  options: { quantity?: number; admin?: Identity | null; faults?: GameFaults } = {},
+  options: { quantity?: number; admin?: PlayerIdentity | null; faults?: GameFaults } = {},
 ): GameOutcome {
   const pack = world.shop.pack(packId);
   if (pack === undefined) return refused(`No pack with id ${packId}`);

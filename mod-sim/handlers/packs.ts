@@ -9,7 +9,7 @@
 import { OpError } from '../../protocol/ops/index.ts';
 import type { OpHandlers } from '../../protocol/ops/index.ts';
 import type { FaultPlan } from '../faults.ts';
-import type { Identity, Pack, PackDelivery, Player, World } from '../world/index.ts';
+import type { PlayerIdentity, Pack, PackDelivery, Player, World } from '../world/index.ts';
 import { NUMBER_KEY, allOf, countOf, notFound, pageOf } from './assets-paging.ts';
 import { DELIVERED_STATUSES, type GameFaults, deliverPack, gameFaults } from './packs-deliver.ts';
 import { type ArgsOf, notFound as playerNotFound } from './players-common.ts';
@@ -38,7 +38,7 @@ export function resolvePack(world: World, id: string): Pack {
 }
 
 /** The ledger actor of a write: the key owner's identity, or null for a key without an owner. */
-export function actorIdentity(actor: ArgsOf<'packs.deliver'>['actor']): Identity | null {
+export function actorIdentity(actor: ArgsOf<'packs.deliver'>['actor']): PlayerIdentity | null {
   return actor.platform_id === null ? null : { platform_id: actor.platform_id, social_id: actor.social_id };
 }
 

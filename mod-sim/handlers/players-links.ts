@@ -4,11 +4,11 @@
  * moderators) sees the change at once.
  */
 import { OpError } from '../../protocol/ops/index.ts';
-import type { Identity, World } from '../world/index.ts';
+import type { PlayerIdentity, World } from '../world/index.ts';
 import { type ArgsOf, notFound, resolvePlayer } from './players-common.ts';
 
 interface LinkResult {
-  player: Identity;
+  player: PlayerIdentity;
 }
 
 /**

@@ -16,7 +16,7 @@ export interface AppliedOp {
 }
 
 export class AppliedOps {
-  private readonly byOpId = new Map<string, AppliedOp>();
+  readonly #byOpId = new Map<string, AppliedOp>();
 
   constructor(readonly capacity: number = APPLIED_OPS_CAPACITY) {
     if (!Number.isSafeInteger(capacity) || capacity < 1) {
@@ -25,12 +25,12 @@ export class AppliedOps {
   }
 
   get size(): number {
-    return this.byOpId.size;
+    return this.#byOpId.size;
   }
 
   /** What `opId` produced, as a fresh copy of the recorded snapshot; undefined when unknown. */
   get(opId: string): AppliedOp | undefined {
-    const applied = this.byOpId.get(opId);
+    const applied = this.#byOpId.get(opId);
     return applied === undefined ? undefined : { op: applied.op, result: structuredClone(applied.result) };
   }
 
@@ -39,11 +39,11 @@ export class AppliedOps {
    * relink edits shared identity objects in place) never alter what a retry receives.
    */
   record(opId: string, op: string, result: unknown): void {
-    this.byOpId.delete(opId);
-    this.byOpId.set(opId, { op, result: structuredClone(result) });
-    if (this.byOpId.size > this.capacity) {
-      const oldest = this.byOpId.keys().next();
-      if (oldest.done !== true) this.byOpId.delete(oldest.value);
+    this.#byOpId.delete(opId);
+    this.#byOpId.set(opId, { op, result: structuredClone(result) });
+    if (this.#byOpId.size > this.capacity) {
+      const oldest = this.#byOpId.keys().next();
+      if (oldest.done !== true) this.#byOpId.delete(oldest.value);
     }
   }
 }

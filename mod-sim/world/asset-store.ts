@@ -35,32 +35,31 @@ export class AssetStore {
   readonly bases: IndexedList<Base, number>;
   readonly vehicles: IndexedList<Vehicle, string>;
   readonly containers: IndexedList<Container, string>;
-  private readonly basesById = new Map<number, Base>();
+  readonly #basesById = new Map<number, Base>();
   /** Generation order, which is grouped by owner profile id (ascending): the owner index. */
-  private readonly generated: GeneratedAssets;
-  private readonly inventories = new Map<string, InventoryItem[]>();
+  readonly #generated: GeneratedAssets;
+  readonly #inventories = new Map<string, InventoryItem[]>();
   /** Character name → profile ids of the asset owners so named, ascending; built on first use. */
-  private ownerNames: Map<string, number[]> | undefined;
+  #ownerNames: Map<string, number[]> | undefined;
+  readonly #seed: number;
 
-  constructor(
-    private readonly seed: number,
-    generated: GeneratedAssets,
-  ) {
-    this.generated = generated;
+  constructor(seed: number, generated: GeneratedAssets) {
+    this.#seed = seed;
+    this.#generated = generated;
     this.bases = new IndexedList(generated.bases, (b) => b.flag_id, compareNumbers);
     this.vehicles = new IndexedList(generated.vehicles, (v) => v.entity_id, compareDecimalStrings);
     this.containers = new IndexedList(generated.containers, (c) => c.entity_id, compareDecimalStrings);
-    for (const base of generated.bases) this.basesById.set(base.base_id, base);
+    for (const base of generated.bases) this.#basesById.set(base.base_id, base);
   }
 
   baseByBaseId(baseId: number): Base | undefined {
-    return this.basesById.get(baseId);
+    return this.#basesById.get(baseId);
   }
 
   /** What one player owns, in generation order: O(log n) by binary search on the owner index. */
   ownedBy(profileId: number): OwnedAssets {
     const slice = <T extends Owned>(assets: T[]): T[] => assets.slice(...ownerRange(assets, profileId));
-    const { bases, vehicles, containers } = this.generated;
+    const { bases, vehicles, containers } = this.#generated;
     return { bases: slice(bases), vehicles: slice(vehicles), containers: slice(containers) };
   }
 
@@ -70,28 +69,28 @@ export class AssetStore {
    * not change, and a player created later owns nothing, so it never goes stale.
    */
   ownersNamed(name: string): readonly number[] {
-    if (this.ownerNames === undefined) {
+    if (this.#ownerNames === undefined) {
       const index = new Map<string, Set<number>>();
       const add = ({ owner }: { owner: Owner }): void => {
         index.set(owner.name, (index.get(owner.name) ?? new Set<number>()).add(owner.profile_id));
       };
-      const { bases, vehicles, containers } = this.generated;
+      const { bases, vehicles, containers } = this.#generated;
       bases.forEach(add);
       vehicles.forEach(add);
       containers.forEach(add);
-      this.ownerNames = new Map([...index].map(([key, ids]) => [key, [...ids].sort(compareNumbers)]));
+      this.#ownerNames = new Map([...index].map(([key, ids]) => [key, [...ids].sort(compareNumbers)]));
     }
-    return this.ownerNames.get(name) ?? [];
+    return this.#ownerNames.get(name) ?? [];
   }
 
   vehicleInventory(vehicle: Vehicle): InventoryItem[] {
     const kind = VEHICLE_KIND_BY_CLASS.get(vehicle.class_name);
-    return this.inventory('vehicle', vehicle.entity_id, kind && [kind.minItems, kind.maxItems]);
+    return this.#inventory('vehicle', vehicle.entity_id, kind && [kind.minItems, kind.maxItems]);
   }
 
   containerInventory(container: Container): InventoryItem[] {
     const kind = CONTAINER_KIND_BY_CLASS.get(container.class_name);
-    return this.inventory('container', container.entity_id, kind && [kind.minItems, kind.maxItems]);
+    return this.#inventory('container', container.entity_id, kind && [kind.minItems, kind.maxItems]);
   }
 
   /** Spec `/vehicles/types`: display name → count. */
@@ -104,25 +103,25 @@ export class AssetStore {
     return countBy(this.containers, (c) => c.display_name);
   }
 
-  private inventory(
+  #inventory(
     kind: 'vehicle' | 'container',
     entityId: string,
     range: readonly [number, number] | undefined,
   ): InventoryItem[] {
-    let items = this.inventories.get(entityId);
+    let items = this.#inventories.get(entityId);
     if (items === undefined) {
-      const ordinal = this.ordinalOf(
-        kind === 'vehicle' ? this.generated.vehicles : this.generated.containers,
+      const ordinal = this.#ordinalOf(
+        kind === 'vehicle' ? this.#generated.vehicles : this.#generated.containers,
         entityId,
       );
-      items = ordinal < 0 ? [] : deriveInventory(this.seed, kind, ordinal, range);
-      this.inventories.set(entityId, items);
+      items = ordinal < 0 ? [] : deriveInventory(this.#seed, kind, ordinal, range);
+      this.#inventories.set(entityId, items);
     }
     return items;
   }
 
   /** Generation position of an asset (the seed of its inventory); -1 for one added later. */
-  private ordinalOf(assets: readonly (Vehicle | Container)[], entityId: string): number {
+  #ordinalOf(assets: readonly (Vehicle | Container)[], entityId: string): number {
     const asset = this.vehicles.get(entityId) ?? this.containers.get(entityId);
     if (asset === undefined) return -1;
     const [start, end] = ownerRange(assets, asset.owner.profile_id);

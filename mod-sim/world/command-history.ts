@@ -30,38 +30,38 @@ export function historyBound(text: string, edge: 'start' | 'end'): string {
 
 export class CommandHistory implements SortedView<CommandHistoryEntry, number> {
   readonly compareKeys = descending(compareNumbers);
-  private readonly entries: CommandHistoryEntry[];
+  readonly #entries: CommandHistoryEntry[];
   /** Where run-time commands are reported (`command.executed`); set by createWorld. */
   events: GameEvents | null = null;
 
   /** `entries` oldest first. */
   constructor(entries: CommandHistoryEntry[]) {
-    this.entries = entries;
+    this.#entries = entries;
   }
 
   get length(): number {
-    return this.entries.length;
+    return this.#entries.length;
   }
 
   itemAt(index: number): CommandHistoryEntry {
-    return this.bySeq(this.entries.length - 1 - index);
+    return this.bySeq(this.#entries.length - 1 - index);
   }
 
   keyAt(index: number): number {
-    return this.entries.length - 1 - index;
+    return this.#entries.length - 1 - index;
   }
 
   bySeq(seq: number): CommandHistoryEntry {
-    const entry = this.entries[seq];
+    const entry = this.#entries[seq];
     if (entry === undefined) throw new RangeError(`history position ${seq} out of range`);
     return entry;
   }
 
   /** Adds the newest entry; returns its key. */
   append(entry: CommandHistoryEntry): number {
-    this.entries.push(entry);
+    this.#entries.push(entry);
     this.events?.emit('command.executed', { ...entry });
-    return this.entries.length - 1;
+    return this.#entries.length - 1;
   }
 
   /** One newest-first page after key `after` (a seq). */
@@ -71,15 +71,16 @@ export class CommandHistory implements SortedView<CommandHistoryEntry, number> {
     filter: CommandHistoryFilter = {},
   ): KeysetPage<CommandHistoryEntry, number> {
     if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError('limit must be a positive integer');
-    let high = after === undefined ? this.entries.length : Math.max(0, Math.min(after, this.entries.length));
+    let high =
+      after === undefined ? this.#entries.length : Math.max(0, Math.min(after, this.#entries.length));
     const low =
-      filter.start_date === undefined ? 0 : this.firstAtOrAfter(historyBound(filter.start_date, 'start'));
+      filter.start_date === undefined ? 0 : this.#firstAtOrAfter(historyBound(filter.start_date, 'start'));
     if (filter.end_date !== undefined)
-      high = Math.min(high, this.firstAfter(historyBound(filter.end_date, 'end')));
+      high = Math.min(high, this.#firstAfter(historyBound(filter.end_date, 'end')));
     const items: CommandHistoryEntry[] = [];
     let lastSeq = -1;
     for (let seq = high - 1; seq >= low; seq--) {
-      const entry = this.entries[seq] as CommandHistoryEntry;
+      const entry = this.#entries[seq] as CommandHistoryEntry;
       if (filter.command !== undefined && !entry.command.includes(filter.command)) continue;
       if (items.length === limit) return { items, hasMore: true, nextAfter: lastSeq };
       items.push(entry);
@@ -88,21 +89,21 @@ export class CommandHistory implements SortedView<CommandHistoryEntry, number> {
     return { items, hasMore: false, nextAfter: null };
   }
 
-  private firstAtOrAfter(at: string): number {
-    return this.search((entry) => entry.at < at);
+  #firstAtOrAfter(at: string): number {
+    return this.#search((entry) => entry.at < at);
   }
 
-  private firstAfter(at: string): number {
-    return this.search((entry) => entry.at <= at);
+  #firstAfter(at: string): number {
+    return this.#search((entry) => entry.at <= at);
   }
 
   /** First position where `before` turns false (it is true on a prefix). */
-  private search(before: (entry: CommandHistoryEntry) => boolean): number {
+  #search(before: (entry: CommandHistoryEntry) => boolean): number {
     let low = 0;
-    let high = this.entries.length;
+    let high = this.#entries.length;
     while (low < high) {
       const mid = (low + high) >>> 1;
-      if (before(this.entries[mid] as CommandHistoryEntry)) low = mid + 1;
+      if (before(this.#entries[mid] as CommandHistoryEntry)) low = mid + 1;
       else high = mid;
     }
     return low;

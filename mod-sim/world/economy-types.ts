@@ -9,7 +9,7 @@ import {
   CLAIM_STATUSES,
   DELIVERY_STATUSES,
 } from '../../protocol/ops/packs.ts';
-import type { Identity, PackRef } from './types.ts';
+import type { PlayerIdentity, PackRef } from './types.ts';
 
 // The wire vocabulary is the op catalogue's (protocol/ops); the world re-exports it.
 export {
@@ -56,7 +56,7 @@ export interface PackDelivery {
   id: number;
   pack: PackRef;
   /** The player's shared identity: social_id is the current link. */
-  player: Identity;
+  player: PlayerIdentity;
   quantity: number;
   total_price: number;
   status: DeliveryStatus;
@@ -75,7 +75,7 @@ export interface ClaimCode {
   code: string;
   pack: PackRef;
   /** Null for a public, untargeted code. */
-  target: Identity | null;
+  target: PlayerIdentity | null;
   source: ClaimSource;
   status: ClaimStatus;
   max_uses: number;
@@ -101,9 +101,9 @@ export interface LedgerEntry {
   id: string;
   at: string;
   /** Null on a bulk entry. */
-  player: Identity | null;
+  player: PlayerIdentity | null;
   /** Null when automatic (kill reward, scheduled charge, leaderboard payout). */
-  actor: Identity | null;
+  actor: PlayerIdentity | null;
   asset: LedgerAsset;
   mode: LedgerMode;
   amount: number;

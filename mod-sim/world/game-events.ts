@@ -12,8 +12,11 @@ export type GameEventListener = (type: string, data: Record<string, unknown>, at
 
 export class GameEvents {
   #listener: GameEventListener | null = null;
+  readonly #clock: () => number;
 
-  constructor(private readonly clock: () => number) {}
+  constructor(clock: () => number) {
+    this.#clock = clock;
+  }
 
   /** Sends every later event to `listener` (one at a time; the last connected wins). */
   connect(listener: GameEventListener | null): void {
@@ -21,6 +24,6 @@ export class GameEvents {
   }
 
   emit(type: string, data: Record<string, unknown>): void {
-    this.#listener?.(type, structuredClone(data), isoDateTime(this.clock()));
+    this.#listener?.(type, structuredClone(data), isoDateTime(this.#clock()));
   }
 }

@@ -13,7 +13,7 @@ import { newClaimCode, newSnowflake } from './ids.ts';
 import { weightTable } from './rng.ts';
 import type { Rng } from './rng.ts';
 import { DAY, HOUR, MINUTE, sqlDateTime } from './time.ts';
-import type { Identity, PackRef, Player } from './types.ts';
+import type { PlayerIdentity, PackRef, Player } from './types.ts';
 
 export interface ClaimGenInput {
   count: number;
@@ -73,7 +73,7 @@ function buildCode(rng: Rng, input: ClaimGenInput, codes: Set<string>, features:
   const facts = drawFacts(rng, input.players, input.now);
   const pack = rng.pick(input.packs);
   const delivery = deliveryOf(rng, facts, input.now, features);
-  const target: Identity | null = facts.target?.refs.identity ?? null;
+  const target: PlayerIdentity | null = facts.target?.refs.identity ?? null;
   return {
     code: newClaimCode(rng, codes),
     pack: input.refs.get(pack.id) as PackRef,

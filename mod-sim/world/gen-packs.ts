@@ -10,7 +10,7 @@ import { PLATFORM_ID_PREFIX } from './ids.ts';
 import { weightTable } from './rng.ts';
 import type { Rng, WeightTable } from './rng.ts';
 import { DAY, parseSqlDateTime, sqlDateTime } from './time.ts';
-import type { Identity, PackRef, Player } from './types.ts';
+import type { PlayerIdentity, PackRef, Player } from './types.ts';
 
 export const PACK_CATEGORIES: readonly PackCategory[] = [
   { id: 1, name: 'items' },
@@ -142,7 +142,7 @@ export interface DeliveryGenInput {
   now: number;
 }
 
-function strangerIdentity(rng: Rng, platformIds: ReadonlySet<string>): Identity {
+function strangerIdentity(rng: Rng, platformIds: ReadonlySet<string>): PlayerIdentity {
   let platformId = PLATFORM_ID_PREFIX + rng.digits(10);
   while (platformIds.has(platformId)) platformId = PLATFORM_ID_PREFIX + rng.digits(10);
   return { platform_id: platformId, social_id: null };

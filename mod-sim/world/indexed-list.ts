@@ -37,8 +37,8 @@ function sortByKey<T, K>(items: T[], keys: K[], compare: Compare<K>): { items: T
 }
 
 export class IndexedList<T, K> implements SortedView<T, K>, Iterable<T> {
-  private readonly items: T[];
-  private readonly byKey: Map<K, T> | undefined = undefined;
+  readonly #items: T[];
+  readonly #byKey: Map<K, T> | undefined = undefined;
   readonly keyOf: (item: T) => K;
   readonly compareKeys: Compare<K>;
 
@@ -52,20 +52,20 @@ export class IndexedList<T, K> implements SortedView<T, K>, Iterable<T> {
     this.compareKeys = compareKeys;
     const list = Array.from(items);
     const sorted = sortByKey(list, list.map(keyOf), compareKeys);
-    this.items = sorted.items;
+    this.#items = sorted.items;
     if (options.hashIndex !== false) {
-      this.byKey = new Map();
-      sorted.keys.forEach((key, i) => this.byKey?.set(key, sorted.items[i] as T));
+      this.#byKey = new Map();
+      sorted.keys.forEach((key, i) => this.#byKey?.set(key, sorted.items[i] as T));
     }
   }
 
   get length(): number {
-    return this.items.length;
+    return this.#items.length;
   }
 
   itemAt(index: number): T {
-    if (index < 0 || index >= this.items.length) throw new RangeError(`index ${index} out of range`);
-    return this.items[index] as T;
+    if (index < 0 || index >= this.#items.length) throw new RangeError(`index ${index} out of range`);
+    return this.#items[index] as T;
   }
 
   keyAt(index: number): K {
@@ -73,10 +73,10 @@ export class IndexedList<T, K> implements SortedView<T, K>, Iterable<T> {
   }
 
   get(key: K): T | undefined {
-    if (this.byKey !== undefined) return this.byKey.get(key);
+    if (this.#byKey !== undefined) return this.#byKey.get(key);
     const index = indexAtOrAfter(this, key);
-    return index < this.items.length && this.compareKeys(this.keyAt(index), key) === 0
-      ? this.items[index]
+    return index < this.#items.length && this.compareKeys(this.keyAt(index), key) === 0
+      ? this.#items[index]
       : undefined;
   }
 
@@ -86,26 +86,26 @@ export class IndexedList<T, K> implements SortedView<T, K>, Iterable<T> {
 
   /** The items in order, read-only (no copy). */
   values(): readonly T[] {
-    return this.items;
+    return this.#items;
   }
 
   [Symbol.iterator](): Iterator<T> {
-    return this.items[Symbol.iterator]();
+    return this.#items[Symbol.iterator]();
   }
 
   /** Adds an item at its sorted position; a duplicate key is an error. */
   insert(item: T): void {
     const key = this.keyOf(item);
     if (this.has(key)) throw new Error(`duplicate key ${String(key)}`);
-    this.items.splice(indexAtOrAfter(this, key), 0, item);
-    this.byKey?.set(key, item);
+    this.#items.splice(indexAtOrAfter(this, key), 0, item);
+    this.#byKey?.set(key, item);
   }
 
   /** Removes the item with `key`; false when there was none. */
   remove(key: K): boolean {
     if (!this.has(key)) return false;
-    this.items.splice(indexAtOrAfter(this, key), 1);
-    this.byKey?.delete(key);
+    this.#items.splice(indexAtOrAfter(this, key), 1);
+    this.#byKey?.delete(key);
     return true;
   }
 }

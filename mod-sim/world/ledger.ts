@@ -67,29 +67,31 @@ const orNull = (value: number): number | null => (value === NULL_BALANCE ? null 
 
 export class Ledger implements SortedView<LedgerEntry, string> {
   readonly compareKeys = descending(compareDecimalStrings);
-  private readonly appended: LedgerEntry[] = [];
-  private readonly appendedMs: number[] = [];
-  private postings: { offsets: Int32Array; seqs: Int32Array } | undefined;
+  readonly #appended: LedgerEntry[] = [];
+  readonly #appendedMs: number[] = [];
+  #postings: { offsets: Int32Array; seqs: Int32Array } | undefined;
   /** Where run-time movements are reported (`economy.changed`); set by createWorld. */
   events: GameEvents | null = null;
+  readonly #cols: LedgerColumns;
+  readonly #resolver: LedgerResolver;
 
-  constructor(
-    private readonly cols: LedgerColumns,
-    private readonly resolver: LedgerResolver,
-  ) {}
+  constructor(cols: LedgerColumns, resolver: LedgerResolver) {
+    this.#cols = cols;
+    this.#resolver = resolver;
+  }
 
   get length(): number {
-    return this.cols.count + this.appended.length;
+    return this.#cols.count + this.#appended.length;
   }
 
   /** Entry by chronological position (0 = oldest). */
   entry(seq: number): LedgerEntry {
-    if (seq >= this.cols.count) {
-      const entry = this.appended[seq - this.cols.count];
+    if (seq >= this.#cols.count) {
+      const entry = this.#appended[seq - this.#cols.count];
       if (entry === undefined) throw new RangeError(`ledger position ${seq} out of range`);
       return entry;
     }
-    return this.materialise(seq);
+    return this.#materialise(seq);
   }
 
   itemAt(index: number): LedgerEntry {
@@ -105,7 +107,7 @@ export class Ledger implements SortedView<LedgerEntry, string> {
    * time column stays ordered for the date bounds' binary search.
    */
   stampAt(ms: number): string {
-    const newest = this.length === 0 ? ms : this.timeMs(this.length - 1);
+    const newest = this.length === 0 ? ms : this.#timeMs(this.length - 1);
     return sqlDateTime(Math.max(ms, newest));
   }
 
@@ -114,8 +116,8 @@ export class Ledger implements SortedView<LedgerEntry, string> {
     const ms = parseSqlDateTime(draft.at);
     if (Number.isNaN(ms)) throw new RangeError(`bad ledger time '${draft.at}'`);
     const entry: LedgerEntry = { id: String(this.length + 1), ...draft };
-    this.appended.push(entry);
-    this.appendedMs.push(ms);
+    this.#appended.push(entry);
+    this.#appendedMs.push(ms);
     this.events?.emit('economy.changed', { ...entry });
     return entry;
   }
@@ -125,12 +127,12 @@ export class Ledger implements SortedView<LedgerEntry, string> {
     const filter = query.filter ?? {};
     const { limit } = query;
     if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer`);
-    const [low, high] = this.bounds(query.after, filter);
+    const [low, high] = this.#bounds(query.after, filter);
     const ordinal =
-      filter.platform_id === undefined ? undefined : this.resolver.ordinalOf(filter.platform_id);
+      filter.platform_id === undefined ? undefined : this.#resolver.ordinalOf(filter.platform_id);
     const items: LedgerEntry[] = [];
-    for (const seq of this.candidates(low, high, filter.platform_id, ordinal)) {
-      if (!this.matches(seq, filter)) continue;
+    for (const seq of this.#candidates(low, high, filter.platform_id, ordinal)) {
+      if (!this.#matches(seq, filter)) continue;
       if (items.length === limit)
         return { items, hasMore: true, nextAfter: (items[limit - 1] as LedgerEntry).id };
       items.push(this.entry(seq));
@@ -139,7 +141,7 @@ export class Ledger implements SortedView<LedgerEntry, string> {
   }
 
   /** The chronological range [low, high) the page may draw from. */
-  private bounds(after: string | undefined, filter: LedgerFilter): [number, number] {
+  #bounds(after: string | undefined, filter: LedgerFilter): [number, number] {
     let high = this.length;
     if (after !== undefined) {
       if (!/^\d{1,15}$/.test(after)) throw new RangeError(`bad ledger key '${after}'`);
@@ -147,30 +149,30 @@ export class Ledger implements SortedView<LedgerEntry, string> {
     }
     const start = filter.start_date === undefined ? Number.NaN : parseSqlDateTime(filter.start_date);
     const end = filter.end_date === undefined ? Number.NaN : parseSqlDateTime(filter.end_date);
-    const low = Number.isNaN(start) ? 0 : this.firstAtOrAfter(start);
-    if (!Number.isNaN(end)) high = Math.min(high, this.firstAtOrAfter(end + 1000));
+    const low = Number.isNaN(start) ? 0 : this.#firstAtOrAfter(start);
+    if (!Number.isNaN(end)) high = Math.min(high, this.#firstAtOrAfter(end + 1000));
     return [low, Math.max(low, high)];
   }
 
-  private timeMs(seq: number): number {
-    if (seq < this.cols.count) return ((this.cols.time[seq] as number) + this.cols.baseSec) * 1000;
-    return this.appendedMs[seq - this.cols.count] as number;
+  #timeMs(seq: number): number {
+    if (seq < this.#cols.count) return ((this.#cols.time[seq] as number) + this.#cols.baseSec) * 1000;
+    return this.#appendedMs[seq - this.#cols.count] as number;
   }
 
-  private firstAtOrAfter(ms: number): number {
+  #firstAtOrAfter(ms: number): number {
     let low = 0;
     let high = this.length;
     while (low < high) {
       const mid = (low + high) >>> 1;
-      if (this.timeMs(mid) < ms) low = mid + 1;
+      if (this.#timeMs(mid) < ms) low = mid + 1;
       else high = mid;
     }
     return low;
   }
 
   /** Positions in [low, high), newest first: the appended tail, then the generated part. */
-  private *candidates(low: number, high: number, platformId?: string, ordinal?: number): Generator<number> {
-    const count = this.cols.count;
+  *#candidates(low: number, high: number, platformId?: string, ordinal?: number): Generator<number> {
+    const count = this.#cols.count;
     for (let seq = high - 1; seq >= Math.max(low, count); seq--) yield seq;
     const top = Math.min(high, count);
     if (platformId === undefined) {
@@ -178,7 +180,7 @@ export class Ledger implements SortedView<LedgerEntry, string> {
       return;
     }
     if (ordinal === undefined) return;
-    const { offsets, seqs } = this.postingLists();
+    const { offsets, seqs } = this.#postingLists();
     const first = offsets[ordinal] ?? 0;
     const end = offsets[ordinal + 1] ?? first;
     for (let at = end - 1; at >= first; at--) {
@@ -188,8 +190,8 @@ export class Ledger implements SortedView<LedgerEntry, string> {
     }
   }
 
-  private matches(seq: number, filter: LedgerFilter): boolean {
-    if (seq >= this.cols.count) {
+  #matches(seq: number, filter: LedgerFilter): boolean {
+    if (seq >= this.#cols.count) {
       const entry = this.entry(seq);
       return (
         (filter.platform_id === undefined || entry.player?.platform_id === filter.platform_id) &&
@@ -198,7 +200,7 @@ export class Ledger implements SortedView<LedgerEntry, string> {
         (filter.scope === undefined || entry.scope === filter.scope)
       );
     }
-    const kind = LEDGER_KINDS[this.cols.kind[seq] as number] as LedgerKind;
+    const kind = LEDGER_KINDS[this.#cols.kind[seq] as number] as LedgerKind;
     return (
       (filter.asset === undefined || kind.asset === filter.asset) &&
       (filter.source === undefined || kind.source === filter.source) &&
@@ -210,9 +212,9 @@ export class Ledger implements SortedView<LedgerEntry, string> {
    * Generated positions grouped by player ordinal (CSR layout): player p's positions, ascending,
    * are seqs[offsets[p]] up to seqs[offsets[p + 1]]. Built on the first per-player query.
    */
-  private postingLists(): { offsets: Int32Array; seqs: Int32Array } {
-    if (this.postings !== undefined) return this.postings;
-    const { player, count } = this.cols;
+  #postingLists(): { offsets: Int32Array; seqs: Int32Array } {
+    if (this.#postings !== undefined) return this.#postings;
+    const { player, count } = this.#cols;
     let players = 0;
     for (let seq = 0; seq < count; seq++) players = Math.max(players, (player[seq] as number) + 1);
     const offsets = new Int32Array(players + 1);
@@ -229,15 +231,15 @@ export class Ledger implements SortedView<LedgerEntry, string> {
       seqs[next[p] as number] = seq;
       next[p] = (next[p] as number) + 1;
     }
-    this.postings = { offsets, seqs };
-    return this.postings;
+    this.#postings = { offsets, seqs };
+    return this.#postings;
   }
 
-  private materialise(seq: number): LedgerEntry {
-    const c = this.cols;
+  #materialise(seq: number): LedgerEntry {
+    const c = this.#cols;
     const kind = LEDGER_KINDS[c.kind[seq] as number] as LedgerKind;
-    const player = this.resolver.playerAt(c.player[seq] as number);
-    const actor = this.resolver.playerAt(c.actor[seq] as number);
+    const player = this.#resolver.playerAt(c.player[seq] as number);
+    const actor = this.#resolver.playerAt(c.actor[seq] as number);
     const pack = c.pack[seq] as number;
     const affected = c.affected[seq] as number;
     return {
@@ -254,7 +256,7 @@ export class Ledger implements SortedView<LedgerEntry, string> {
       affected_count: affected < 0 ? null : affected,
       source: kind.source,
       reason: kind.reason,
-      pack_name: pack < 0 ? null : this.resolver.packName(pack),
+      pack_name: pack < 0 ? null : this.#resolver.packName(pack),
     };
   }
 }

@@ -14,7 +14,7 @@ import { deriveInventory } from './inventory.ts';
 import { compareNumbers, compareStrings, descending } from './keyset.ts';
 import { deriveIpHistory, derivePlayerDetails } from './player-details.ts';
 import type {
-  Identity,
+  PlayerIdentity,
   InventoryItem,
   IpHistory,
   LiveState,
@@ -32,7 +32,7 @@ export const SOCIAL_REF_PREFIX = 'social:';
  * violation history is newest first.
  */
 export interface ModerationRecord {
-  readonly identity: Identity;
+  readonly identity: PlayerIdentity;
   readonly moderation: PlayerModeration;
   readonly violations: IndexedList<Violation, number>;
 }
@@ -46,43 +46,47 @@ export class PlayerStore {
   readonly list: IndexedList<Player, string>;
   /** Connected players, sorted by platform id like the roster (read-only: use setOnline). */
   readonly onlineList: IndexedList<Player, string>;
-  private readonly byOrdinal: Player[];
+  readonly #byOrdinal: Player[];
   /** Moderation-list entries by platform id, for ids with no player (never joined). */
-  private readonly moderationList = new Map<string, ModerationRecord>();
+  readonly #moderationList = new Map<string, ModerationRecord>();
   /** Platform ids with a record but no join yet (created by a coin credit; see `add`). */
-  private readonly neverJoined = new Set<string>();
-  private lastViolationId = 0;
+  readonly #neverJoined = new Set<string>();
+  #lastViolationId = 0;
   /** Where presence and link changes are reported; set by createWorld. */
   events: GameEvents | null = null;
-  private readonly bySocial = new Map<string, Player>();
-  private readonly violationLists = new Map<number, IndexedList<Violation, number>>();
-  private readonly detailCache = new Map<number, PlayerDetails>();
-  private readonly inventoryCache = new Map<number, InventoryItem[]>();
-  private readonly ipCache = new Map<number, IpHistory>();
+  readonly #bySocial = new Map<string, Player>();
+  readonly #violationLists = new Map<number, IndexedList<Violation, number>>();
+  readonly #detailCache = new Map<number, PlayerDetails>();
+  readonly #inventoryCache = new Map<number, InventoryItem[]>();
+  readonly #ipCache = new Map<number, IpHistory>();
+  readonly #seed: number;
+  readonly #features: FeatureSet;
 
   constructor(
-    private readonly seed: number,
-    private readonly features: FeatureSet,
+    seed: number,
+    features: FeatureSet,
     players: readonly Player[],
     violations: ReadonlyMap<number, Violation[]>,
   ) {
-    this.byOrdinal = [...players];
+    this.#seed = seed;
+    this.#features = features;
+    this.#byOrdinal = [...players];
     this.list = new IndexedList(players, (p) => p.platform_id, compareStrings);
     this.onlineList = new IndexedList(
       players.filter((p) => p.online),
       (p) => p.platform_id,
       compareStrings,
     );
-    for (const player of players) if (player.social_id !== null) this.bySocial.set(player.social_id, player);
+    for (const player of players) if (player.social_id !== null) this.#bySocial.set(player.social_id, player);
     for (const [ordinal, list] of violations) {
       const history = newViolationList(list);
-      this.violationLists.set(ordinal, history);
-      if (history.length > 0) this.lastViolationId = Math.max(this.lastViolationId, history.keyAt(0));
+      this.#violationLists.set(ordinal, history);
+      if (history.length > 0) this.#lastViolationId = Math.max(this.#lastViolationId, history.keyAt(0));
     }
   }
 
   get size(): number {
-    return this.byOrdinal.length;
+    return this.#byOrdinal.length;
   }
 
   byPlatformId(platformId: string): Player | undefined {
@@ -90,15 +94,15 @@ export class PlayerStore {
   }
 
   bySocialId(socialId: string): Player | undefined {
-    return this.bySocial.get(socialId);
+    return this.#bySocial.get(socialId);
   }
 
   byProfileId(profileId: number): Player | undefined {
-    return this.byOrdinal[profileId - 1];
+    return this.#byOrdinal[profileId - 1];
   }
 
   atOrdinal(ordinal: number): Player | undefined {
-    return ordinal < 0 ? undefined : this.byOrdinal[ordinal];
+    return ordinal < 0 ? undefined : this.#byOrdinal[ordinal];
   }
 
   /** Resolves a `<player_ref>`: a platform id, or `social:` followed by a social id. */
@@ -122,17 +126,17 @@ export class PlayerStore {
    * through here so the online index and count stay right. Connecting counts as joining.
    */
   setOnline(player: Player, live: LiveState | null): void {
-    if (live !== null) this.neverJoined.delete(player.platform_id);
+    if (live !== null) this.#neverJoined.delete(player.platform_id);
     const was = player.online;
     player.online = live !== null;
     player.live = live;
     if (live !== null && !this.onlineList.has(player.platform_id)) this.onlineList.insert(player);
     if (live === null) this.onlineList.remove(player.platform_id);
-    if (was !== player.online) this.reportPresence(player);
+    if (was !== player.online) this.#reportPresence(player);
   }
 
   /** `player.joined` carries the address the player connected from (a sensitive field). */
-  private reportPresence(player: Player): void {
+  #reportPresence(player: Player): void {
     if (!this.events) return;
     const identity = { ...player.refs.identity };
     if (!player.online) return this.events.emit('player.left', { player: identity });
@@ -142,29 +146,29 @@ export class PlayerStore {
 
   /** Service stats, skills and survival, derived on first read. */
   details(player: Player): PlayerDetails {
-    return memo(this.detailCache, player.ordinal, () =>
-      derivePlayerDetails(this.seed, player, this.features),
+    return memo(this.#detailCache, player.ordinal, () =>
+      derivePlayerDetails(this.#seed, player, this.#features),
     );
   }
 
   inventory(player: Player): InventoryItem[] {
-    return memo(this.inventoryCache, player.ordinal, () =>
-      deriveInventory(this.seed, 'player', player.ordinal),
+    return memo(this.#inventoryCache, player.ordinal, () =>
+      deriveInventory(this.#seed, 'player', player.ordinal),
     );
   }
 
   ipHistory(player: Player): IpHistory {
-    return memo(this.ipCache, player.ordinal, () => deriveIpHistory(this.seed, player));
+    return memo(this.#ipCache, player.ordinal, () => deriveIpHistory(this.#seed, player));
   }
 
   /** The player's violation history, newest first (keyed by violation id). */
   violations(player: Player): IndexedList<Violation, number> {
-    return memo(this.violationLists, player.ordinal, () => newViolationList());
+    return memo(this.#violationLists, player.ordinal, () => newViolationList());
   }
 
   /** The id for the next violation written at run time: one above every id so far. */
   nextViolationId(): number {
-    return ++this.lastViolationId;
+    return ++this.#lastViolationId;
   }
 
   /** A player's moderation record (shares the player's identity and moderation objects). */
@@ -182,12 +186,12 @@ export class PlayerStore {
    * having a record is not having joined).
    */
   hasJoined(player: Player): boolean {
-    return !this.neverJoined.has(player.platform_id);
+    return !this.#neverJoined.has(player.platform_id);
   }
 
   /** The moderation-list entry of a platform id that never joined; undefined when there is none. */
   moderationListed(platformId: string): ModerationRecord | undefined {
-    return this.moderationList.get(platformId);
+    return this.#moderationList.get(platformId);
   }
 
   /**
@@ -196,7 +200,7 @@ export class PlayerStore {
    */
   moderationListEntry(platformId: string): ModerationRecord {
     if (this.byPlatformId(platformId) !== undefined) throw new Error(`${platformId} is a player`);
-    return memo(this.moderationList, platformId, () => ({
+    return memo(this.#moderationList, platformId, () => ({
       identity: { platform_id: platformId, social_id: null },
       moderation: cleanModeration(),
       violations: newViolationList(),
@@ -209,20 +213,20 @@ export class PlayerStore {
    * entry for its platform id becomes the player's moderation state and history.
    */
   add(player: Player, { joined = true }: { joined?: boolean } = {}): void {
-    if (player.ordinal !== this.byOrdinal.length)
-      throw new Error(`expected ordinal ${this.byOrdinal.length}`);
-    if (player.social_id !== null && this.bySocial.has(player.social_id))
+    if (player.ordinal !== this.#byOrdinal.length)
+      throw new Error(`expected ordinal ${this.#byOrdinal.length}`);
+    if (player.social_id !== null && this.#bySocial.has(player.social_id))
       throw new Error('social id already linked');
     this.list.insert(player);
-    this.byOrdinal.push(player);
-    if (player.social_id !== null) this.bySocial.set(player.social_id, player);
+    this.#byOrdinal.push(player);
+    if (player.social_id !== null) this.#bySocial.set(player.social_id, player);
     if (player.online) this.onlineList.insert(player);
-    if (!joined && !player.online) this.neverJoined.add(player.platform_id);
-    const listed = this.moderationList.get(player.platform_id);
+    if (!joined && !player.online) this.#neverJoined.add(player.platform_id);
+    const listed = this.#moderationList.get(player.platform_id);
     if (listed !== undefined) {
       player.moderation = listed.moderation;
-      this.violationLists.set(player.ordinal, listed.violations);
-      this.moderationList.delete(player.platform_id);
+      this.#violationLists.set(player.ordinal, listed.violations);
+      this.#moderationList.delete(player.platform_id);
     }
   }
 
@@ -232,17 +236,17 @@ export class PlayerStore {
    */
   setSocialLink(player: Player, socialId: string | null): void {
     if (socialId !== null) {
-      const holder = this.bySocial.get(socialId);
+      const holder = this.#bySocial.get(socialId);
       if (holder !== undefined && holder !== player)
         throw new Error(`social id ${socialId} is linked to another player`);
     }
     const previous = player.social_id;
-    if (player.social_id !== null) this.bySocial.delete(player.social_id);
+    if (player.social_id !== null) this.#bySocial.delete(player.social_id);
     player.social_id = socialId;
     player.refs.identity.social_id = socialId;
     player.refs.owner.social_id = socialId;
     player.refs.moderator.social_id = socialId;
-    if (socialId !== null) this.bySocial.set(socialId, player);
+    if (socialId !== null) this.#bySocial.set(socialId, player);
     const identity = { ...player.refs.identity };
     if (socialId !== null) this.events?.emit('player.linked', { player: identity });
     else if (previous !== null)

@@ -8,7 +8,7 @@ import type { World } from './create-world.ts';
 import type {
   Attributes,
   BanState,
-  Identity,
+  PlayerIdentity,
   MuteState,
   Player,
   Position,
@@ -67,7 +67,7 @@ export interface OnlineRow {
 
 /** Spec "Moderation state". */
 export interface ModerationState {
-  player: Identity;
+  player: PlayerIdentity;
   ban: BanState;
   mute: MuteState;
 }

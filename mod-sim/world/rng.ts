@@ -79,15 +79,15 @@ export function weightTable<T>(entries: readonly (readonly [T, number])[]): Weig
 
 /** A small sampling API over one pure-rand generator (which advances in place). */
 export class Rng {
-  private readonly gen: RandomGenerator;
+  readonly #gen: RandomGenerator;
 
   constructor(gen: RandomGenerator) {
-    this.gen = gen;
+    this.#gen = gen;
   }
 
   /** Next unsigned 32-bit value. */
   u32(): number {
-    return this.gen.next() >>> 0;
+    return this.#gen.next() >>> 0;
   }
 
   /** Uniform float in [0, 1) with 53 bits of randomness. */

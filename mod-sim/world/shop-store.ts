@@ -25,11 +25,11 @@ export class ShopStore {
   readonly packs: IndexedList<Pack, number>;
   readonly deliveries: IndexedList<PackDelivery, number>;
   readonly claimCodes: IndexedList<ClaimCode, string>;
-  private readonly refs: Map<number, PackRef>;
-  private readonly codes = new Map<string, ClaimCode>();
+  readonly #refs: Map<number, PackRef>;
+  readonly #codes = new Map<string, ClaimCode>();
   /** Every pack ever created, deleted ones included, ascending id (ledger pack names). */
-  private readonly history: readonly Pack[];
-  private readonly slugs = new Map<number, string>();
+  readonly #history: readonly Pack[];
+  readonly #slugs = new Map<number, string>();
   /** Codes whose direct message waits in the game's queue (delivery_status `pending`). */
   readonly pendingDms = new Set<string>();
   /** Pending messages the queue accepts before refusing (a knob tests may lower). */
@@ -47,9 +47,9 @@ export class ShopStore {
   ) {
     this.categories = categories;
     this.packs = new IndexedList(generated.packs, (p) => p.id, descending(compareNumbers));
-    this.refs = new Map(generated.refs);
-    this.history = generated.history;
-    for (const pack of generated.history) this.slugs.set(pack.id, pack.name);
+    this.#refs = new Map(generated.refs);
+    this.#history = generated.history;
+    for (const pack of generated.history) this.#slugs.set(pack.id, pack.name);
     this.deliveries = new IndexedList(deliveries, (d) => d.id, descending(compareNumbers), {
       hashIndex: false,
     });
@@ -57,7 +57,7 @@ export class ShopStore {
       hashIndex: false,
     });
     for (const code of claimCodes) {
-      this.codes.set(code.code, code);
+      this.#codes.set(code.code, code);
       if (code.delivery_status === 'pending') this.pendingDms.add(code.code);
     }
   }
@@ -68,27 +68,27 @@ export class ShopStore {
 
   /** The shared reference for a pack id ever created (labels null once deleted). */
   packRef(id: number): PackRef | undefined {
-    return this.refs.get(id);
+    return this.#refs.get(id);
   }
 
   /** The slug a pack had, even after deletion; null for an id never created. */
   packSlug(id: number): string | null {
-    return this.slugs.get(id) ?? null;
+    return this.#slugs.get(id) ?? null;
   }
 
   /** Every pack ever created, deleted ones included, as generated (ascending id). */
   packHistory(): readonly Pack[] {
-    return this.history;
+    return this.#history;
   }
 
   claimCode(code: string): ClaimCode | undefined {
-    return this.codes.get(code);
+    return this.#codes.get(code);
   }
 
   /** Adds a newly minted code. */
   addClaimCode(code: ClaimCode): void {
     this.claimCodes.insert(code);
-    this.codes.set(code.code, code);
+    this.#codes.set(code.code, code);
   }
 
   /** The id the next delivery record gets: one above every id so far. */
@@ -104,7 +104,7 @@ export class ShopStore {
 
   /** Deletes a pack from the catalogue; its reference keeps the id and loses both labels. */
   deletePack(id: number): boolean {
-    const ref = this.refs.get(id);
+    const ref = this.#refs.get(id);
     if (!this.packs.remove(id) || ref === undefined) return false;
     ref.name = null;
     ref.display_name = null;

@@ -1,7 +1,7 @@
 /**
  * The world's records, in the spec's snake_case (spec "Resources and their fields") so API
  * responses are near pass-through. A field the spec marks nullable is `T | null` and always
- * present. Records that refer to a player share that player's `Identity` / `Owner` /
+ * present. Records that refer to a player share that player's `PlayerIdentity` / `Owner` /
  * `Moderator` objects, so a social link change is seen everywhere at once (the spec requires
  * "the current link" in delivery rows and owner objects).
  */
@@ -15,7 +15,7 @@ export interface Position {
 }
 
 /** Spec "Identity object". */
-export interface Identity {
+export interface PlayerIdentity {
   platform_id: string;
   social_id: string | null;
 }
@@ -131,7 +131,7 @@ export interface PlayerModeration {
 
 /** The shared objects through which other records refer to this player. */
 export interface PlayerRefs {
-  readonly identity: Identity;
+  readonly identity: PlayerIdentity;
   readonly owner: Owner;
   readonly moderator: Moderator;
 }

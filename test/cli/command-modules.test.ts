@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { COMMAND_MODULES, commandModulesFor } from '../../cli/command-modules.ts';
+import { OPERATOR_COMMAND_MODULES, operatorCommandModulesFor } from '../../cli/command-modules.ts';
 import { processIo } from '../../cli/io.ts';
 import { registerRuntimeCommands, RUNTIME_COMMANDS } from '../../cli/runtime-commands.ts';
 import { run } from '../../harness/cli.ts';
@@ -13,7 +13,7 @@ const registered = (register: (program: Command) => void): string[] => {
 
 describe('the operator command modules', () => {
   it('each register exactly the top-level command they are listed under', async () => {
-    for (const module of COMMAND_MODULES) {
+    for (const module of OPERATOR_COMMAND_MODULES) {
       const register = await module.load();
       expect(registered((program) => register(program, processIo()))).toEqual([module.name]);
     }
@@ -26,13 +26,13 @@ describe('the operator command modules', () => {
   });
 
   it('load none for a runtime command, one for an operator command and all otherwise', async () => {
-    expect(await commandModulesFor(['serve', '--data-dir', 'x'], RUNTIME_COMMANDS)).toEqual([]);
-    const keys = await commandModulesFor(['keys', 'list'], RUNTIME_COMMANDS);
+    expect(await operatorCommandModulesFor(['serve', '--data-dir', 'x'], RUNTIME_COMMANDS)).toEqual([]);
+    const keys = await operatorCommandModulesFor(['keys', 'list'], RUNTIME_COMMANDS);
     expect(keys).toHaveLength(1);
     expect(registered((program) => keys[0]?.(program, processIo()))).toEqual(['keys']);
     for (const argv of [[], ['help'], ['--help'], ['--json', 'keys'], ['kyes']]) {
-      expect(await commandModulesFor(argv, RUNTIME_COMMANDS), argv.join(' ')).toHaveLength(
-        COMMAND_MODULES.length,
+      expect(await operatorCommandModulesFor(argv, RUNTIME_COMMANDS), argv.join(' ')).toHaveLength(
+        OPERATOR_COMMAND_MODULES.length,
       );
     }
   });

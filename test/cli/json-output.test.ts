@@ -6,7 +6,7 @@
 import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { commandModulesFor } from '../../cli/command-modules.ts';
+import { operatorCommandModulesFor } from '../../cli/command-modules.ts';
 import { buildProgram } from '../../cli/program.ts';
 import { registerRuntimeCommands } from '../../cli/runtime-commands.ts';
 import { processIo } from '../../cli/io.ts';
@@ -23,7 +23,7 @@ describe('--json on the operator commands', () => {
     const program = buildProgram(
       processIo(),
       { register: registerRuntimeCommands },
-      await commandModulesFor([]),
+      await operatorCommandModulesFor([]),
     );
     const leaves = (command: typeof program): (typeof program)[] =>
       command.commands.length === 0 ? [command] : command.commands.flatMap(leaves);

@@ -60,7 +60,7 @@ describe('the event log and the audit log when the disk is full, then frees up',
     const credentials = await (await DataDir.open(data.dir)).read(modCredentialsFile);
     bridge = startModBridge({
       url: `ws://${modLink}`,
-      identity: { publicKey: credentials.modPublicKey, secretKey: credentials.modSecretKey },
+      identity: credentials.identity,
       daemonPublicKey: credentials.daemonPublicKey,
       modVersion: '2.1.0',
       handlers: {},

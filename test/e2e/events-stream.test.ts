@@ -313,7 +313,7 @@ describe('events across restarts and redials', () => {
     // which the daemon has stored already: it acknowledges them and stores nothing.
     const replay = startModBridge({
       url: `ws://${formatHostPort(stack.daemon.modLink)}`,
-      identity: { publicKey: credentials.modPublicKey, secretKey: credentials.modSecretKey },
+      identity: credentials.identity,
       daemonPublicKey: credentials.daemonPublicKey,
       modVersion: '2.1.0',
       handlers: {},

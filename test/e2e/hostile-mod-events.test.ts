@@ -112,7 +112,7 @@ describe('a hostile mod sending game events to a real serve', () => {
   it('refuses every bad event in the ack, closes only for a float seq, and stays healthy', async () => {
     const credentials = await (await DataDir.open(data.dir)).read(modCredentialsFile);
     const ids = {
-      mod: { publicKey: credentials.modPublicKey, secretKey: credentials.modSecretKey },
+      mod: credentials.identity,
       daemon: { publicKey: credentials.daemonPublicKey, secretKey: new Uint8Array(32) },
     };
     const mod = await rawModSession(`ws://${modLink}`, ids);
@@ -185,7 +185,7 @@ describe('a hostile mod sending game events to a real serve', () => {
     const credentials = await (await DataDir.open(data.dir)).read(modCredentialsFile);
     const bridge = startModBridge({
       url: `ws://${modLink}`,
-      identity: { publicKey: credentials.modPublicKey, secretKey: credentials.modSecretKey },
+      identity: credentials.identity,
       daemonPublicKey: credentials.daemonPublicKey,
       modVersion: '2.1.0',
       handlers: {},

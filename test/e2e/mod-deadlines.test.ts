@@ -66,7 +66,7 @@ describe('a mod that reports its own timeout', () => {
     const credentials = await (await DataDir.open(stack.data.dir)).read(modCredentialsFile);
     bridge = startModBridge({
       url: `ws://${formatHostPort(stack.daemon.modLink)}`,
-      identity: { publicKey: credentials.modPublicKey, secretKey: credentials.modSecretKey },
+      identity: credentials.identity,
       daemonPublicKey: credentials.daemonPublicKey,
       modVersion: '2.1.0',
       handlers: {

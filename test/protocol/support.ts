@@ -10,7 +10,7 @@ import type { Outcome, ProtocolError, ProtocolErrorCode } from '../../protocol/e
 import type { FrameBody } from '../../protocol/frames.ts';
 import { PROTOCOL_ERRORS } from '../../protocol/errors.ts';
 import { DaemonHandshake, ModHandshake, type Established } from '../../protocol/handshake.ts';
-import { generateIdentity, type Identity } from '../../protocol/keys.ts';
+import { generateIdentity, type KeyPair } from '../../protocol/keys.ts';
 import { ModLinkServer, type ModLinkServerOptions } from '../../protocol/link-server.ts';
 import { Session } from '../../protocol/session.ts';
 
@@ -27,8 +27,8 @@ export function expectRejected<T>(outcome: Outcome<T>, code: ProtocolErrorCode):
 }
 
 export interface Identities {
-  daemon: Identity;
-  mod: Identity;
+  daemon: KeyPair;
+  mod: KeyPair;
 }
 
 export function identities(): Identities {

@@ -22,7 +22,7 @@ import { checkWebhookUrl } from './url-policy.ts';
 import { supervise, type WorkerHealth } from '../../worker-health.ts';
 
 export interface WorkerDeps {
-  readonly log: EventLog;
+  readonly eventLog: EventLog;
   readonly journal: OutboxJournal;
   readonly sender: WebhookSender;
   readonly policy: RetryPolicy;
@@ -59,11 +59,10 @@ export class EndpointWorker {
   #wake: (() => void) | null = null;
   #cancelSleep: (() => void) | null = null;
   readonly #done: Promise<void>;
+  readonly #deps: WorkerDeps;
 
-  constructor(
-    endpoint: WebhookEndpoint,
-    private readonly deps: WorkerDeps,
-  ) {
+  constructor(endpoint: WebhookEndpoint, deps: WorkerDeps) {
+    this.#deps = deps;
     this.#endpoint = endpoint;
     // A new endpoint starts at the log's end as it was at registration (docs/events.md).
     this.#cursor = Math.max(deps.journal.state.get(endpoint.id).position, endpoint.startAfter);
@@ -110,7 +109,7 @@ export class EndpointWorker {
     while (!this.#stopped) {
       this.#signalled = false;
       if (this.#aheadIndex >= this.#ahead.length) {
-        const batch = this.deps.log.readAfter(this.#cursor, READ_BATCH);
+        const batch = this.#deps.eventLog.readAfter(this.#cursor, READ_BATCH);
         if (!Array.isArray(batch)) {
           await this.#skipGap(batch.oldestId - 1);
         } else if (batch.length === 0) {
@@ -145,13 +144,13 @@ export class EndpointWorker {
 
   /** Retention dropped events this endpoint had not received: say so, record it, move on. */
   async #skipGap(to: number): Promise<void> {
-    this.deps.logger.error('webhook endpoint missed events dropped by retention', {
+    this.#deps.logger.error('webhook endpoint missed events dropped by retention', {
       webhook_id: this.#endpoint.id,
       after: this.#cursor,
       resumes_after: to,
     });
-    const at = this.deps.now();
-    await this.deps.journal.append({
+    const at = this.#deps.now();
+    await this.#deps.journal.append({
       ...positionMarker(this.#endpoint.id, to, at),
       outcome: 'gap',
       first_event: this.#cursor + 1,
@@ -162,8 +161,8 @@ export class EndpointWorker {
 
   async #persistSkips(): Promise<void> {
     const id = this.#endpoint.id;
-    if (this.#cursor > this.deps.journal.state.get(id).position) {
-      await this.deps.journal.append(positionMarker(id, this.#cursor, this.deps.now()));
+    if (this.#cursor > this.#deps.journal.state.get(id).position) {
+      await this.#deps.journal.append(positionMarker(id, this.#cursor, this.#deps.now()));
     }
   }
 
@@ -180,20 +179,20 @@ export class EndpointWorker {
   /** Delivers one message, retrying; false when the worker stopped or the endpoint was disabled. */
   async #deliver(events: StoredEvent[]): Promise<boolean> {
     const first = events[0] as StoredEvent;
-    const messageId = `msg_${this.deps.serverId}_${first.id}`;
+    const messageId = `msg_${this.#deps.serverId}_${first.id}`;
     let run = this.#runFor(first.id);
     for (;;) {
       if (this.#stopped) return false;
       const endpoint = this.#endpoint;
-      const ownerProblem = this.deps.ownerProblem(endpoint);
+      const ownerProblem = this.#deps.ownerProblem(endpoint);
       if (ownerProblem !== null) {
-        await this.deps.disable(endpoint, ownerProblem);
+        await this.#deps.disable(endpoint, ownerProblem);
         return false;
       }
       const { body, carried } = this.#body(events);
       const last = carried[carried.length - 1] as StoredEvent;
       const attempt = (run?.attempts ?? 0) + 1;
-      const at = this.deps.now();
+      const at = this.#deps.now();
       const result = await this.#send(endpoint, messageId, body, at);
       // Cancelled by shutdown: the receiver may or may not have it; the next start resends it.
       if (this.#stopped && !result.ok) return false;
@@ -206,7 +205,7 @@ export class EndpointWorker {
       const answer = { message_id: messageId, attempt, status: result.status, latency_ms: result.latencyMs };
       const seconds = result.latencyMs / 1000;
       if (result.ok) {
-        this.deps.metrics.webhookDelivery('delivered', seconds);
+        this.#deps.metrics.webhookDelivery('delivered', seconds);
         this.#recordDelivered({
           ...base,
           ...answer,
@@ -221,12 +220,12 @@ export class EndpointWorker {
       const runStartedAt = run?.startedAt ?? at;
       run = { firstEvent: first.id, attempts: attempt, startedAt: runStartedAt };
       const reason = giveUpReason(
-        this.deps.policy,
+        this.#deps.policy,
         { status: result.status, runStartedAt, attempts: attempt },
-        this.deps.now(),
+        this.#deps.now(),
       );
       const wait = reason === null ? this.#retryWait(result, attempt) : null;
-      this.deps.metrics.webhookDelivery(reason === null ? 'failed' : 'gave_up', seconds);
+      this.#deps.metrics.webhookDelivery(reason === null ? 'failed' : 'gave_up', seconds);
       const record: OutboxRecord = {
         ...base,
         ...answer,
@@ -235,8 +234,8 @@ export class EndpointWorker {
         error: result.failure,
         retry_in_ms: wait,
       };
-      await this.deps.journal.append(record);
-      this.deps.logger.warn('webhook delivery failed', {
+      await this.#deps.journal.append(record);
+      this.#deps.logger.warn('webhook delivery failed', {
         webhook_id: endpoint.id,
         message_id: messageId,
         attempt,
@@ -245,13 +244,13 @@ export class EndpointWorker {
         retry_in_ms: wait,
       });
       // The underlying error's text, never the URL (a Discord URL carries its token).
-      this.deps.logger.debug('webhook delivery failure detail', {
+      this.#deps.logger.debug('webhook delivery failure detail', {
         webhook_id: endpoint.id,
         message_id: messageId,
         detail: result.detail,
       });
       if (reason !== null) {
-        await this.deps.disable(endpoint, reason);
+        await this.#deps.disable(endpoint, reason);
         return false;
       }
       await this.#sleep(wait ?? 0);
@@ -264,16 +263,17 @@ export class EndpointWorker {
    * with the same webhook-id: at least once, never skipped.
    */
   #recordDelivered(record: OutboxRecord): void {
-    this.deps.journal
-      .append(record)
-      .catch((error: unknown) =>
-        this.deps.logger.error('webhook outbox journal write failed', { webhook_id: record.endpoint, error }),
-      );
+    this.#deps.journal.append(record).catch((error: unknown) =>
+      this.#deps.logger.error('webhook outbox journal write failed', {
+        webhook_id: record.endpoint,
+        error,
+      }),
+    );
   }
 
   /** The journal's failure run for this message, restarted at a re-enable. */
   #runFor(firstEvent: number): FailureRun | null {
-    const run = this.deps.journal.state.get(this.#endpoint.id).run;
+    const run = this.#deps.journal.state.get(this.#endpoint.id).run;
     if (run === null || run.firstEvent !== firstEvent) return null;
     const enabledAt = this.#endpoint.enabledAt;
     return run.startedAt < enabledAt ? { ...run, startedAt: enabledAt } : run;
@@ -303,17 +303,17 @@ export class EndpointWorker {
     }
     const headers = {
       'content-type': 'application/json',
-      'user-agent': this.deps.userAgent,
+      'user-agent': this.#deps.userAgent,
       ...signatureHeaders(endpoint.secret, messageId, Math.floor(at.getTime() / 1000), body),
     };
-    return this.deps.sender.send({
+    return this.#deps.sender.send({
       url: checked.url,
-      rule: this.deps.ruleFor(endpoint),
+      rule: this.#deps.ruleFor(endpoint),
       byKey: endpoint.createdBy !== null,
       headers,
       body,
-      timeoutMs: this.deps.policy.timeoutMs,
-      maxResponseBytes: this.deps.policy.maxResponseBytes,
+      timeoutMs: this.#deps.policy.timeoutMs,
+      maxResponseBytes: this.#deps.policy.maxResponseBytes,
     });
   }
 
@@ -323,7 +323,8 @@ export class EndpointWorker {
     if (result.status === 429) requested = discordRetryAfterMs(result.body) ?? result.retryAfterMs;
     else if (result.status === 503) requested = result.retryAfterMs;
     return (
-      honouredWait(this.deps.policy, requested) ?? backoffDelay(this.deps.policy, attempt, this.deps.random)
+      honouredWait(this.#deps.policy, requested) ??
+      backoffDelay(this.#deps.policy, attempt, this.#deps.random)
     );
   }
 

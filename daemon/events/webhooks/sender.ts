@@ -58,8 +58,11 @@ export class WebhookSender {
   #operator = agents();
   #keys = agents();
   readonly #inFlight = new Set<() => void>();
+  readonly #resolve: Resolver;
 
-  constructor(private readonly resolve: Resolver) {}
+  constructor(resolve: Resolver) {
+    this.#resolve = resolve;
+  }
 
   send(request: SendRequest): Promise<SendResult> {
     const started = performance.now();
@@ -94,7 +97,7 @@ export class WebhookSender {
       const req = (secure ? httpsRequest : httpRequest)(request.url, {
         method: 'POST',
         agent: secure ? pool.https : pool.http,
-        lookup: guardedLookup(request.rule, port, this.resolve),
+        lookup: guardedLookup(request.rule, port, this.#resolve),
         headers: { ...request.headers, 'content-length': String(request.body.length) },
       });
       const abort = () => {

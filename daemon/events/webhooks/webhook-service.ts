@@ -39,7 +39,7 @@ import type { WorkerHealth } from '../../worker-health.ts';
 
 export interface WebhookServiceOptions {
   readonly dataDir: string;
-  readonly log: EventLog;
+  readonly eventLog: EventLog;
   readonly serverId: string;
   readonly logger: Logger;
   /** Where each delivery attempt is counted (docs/metrics.md); nothing by default. */
@@ -89,15 +89,19 @@ export class WebhookService {
   readonly #disabled = new Set<string>();
   readonly #unsubscribe: () => void;
   readonly #deps: WorkerDeps;
+  readonly #options: WebhookServiceOptions;
+  readonly #sender: WebhookSender;
 
   private constructor(
-    private readonly options: WebhookServiceOptions,
+    options: WebhookServiceOptions,
     readonly journal: OutboxJournal,
-    private readonly sender: WebhookSender,
+    sender: WebhookSender,
   ) {
+    this.#options = options;
+    this.#sender = sender;
     const now = options.now ?? (() => new Date());
     this.#deps = {
-      log: options.log,
+      eventLog: options.eventLog,
       journal,
       sender,
       policy: { ...DEFAULT_RETRY_POLICY, ...options.policy },
@@ -113,7 +117,7 @@ export class WebhookService {
       ownerProblem: (endpoint) => this.#ownerProblem(endpoint),
     };
     this.#allowNetworks = options.network?.allowNetworks ?? [];
-    this.#unsubscribe = options.log.subscribe(() => {
+    this.#unsubscribe = options.eventLog.subscribe(() => {
       for (const worker of this.#workers.values()) worker.notify();
     });
   }
@@ -145,9 +149,9 @@ export class WebhookService {
    * a key's, public addresses only; the operator's, loopback and its allowed networks too.
    */
   ruleFor(createdBy: string | null): AddressRule {
-    const ownListeners = this.options.network?.ownListeners?.() ?? [];
+    const ownListeners = this.#options.network?.ownListeners?.() ?? [];
     if (createdBy !== null) {
-      return { loopback: false, networks: this.options.network?.keyNetworksForTests ?? [], ownListeners };
+      return { loopback: false, networks: this.#options.network?.keyNetworksForTests ?? [], ownListeners };
     }
     return { loopback: true, networks: this.#allowNetworks, ownListeners };
   }
@@ -157,7 +161,7 @@ export class WebhookService {
     return checkTarget(
       url,
       this.ruleFor(createdBy),
-      this.options.network?.resolve ?? systemResolver,
+      this.#options.network?.resolve ?? systemResolver,
       REGISTRATION_LOOKUP_TIMEOUT_MS,
     );
   }
@@ -169,7 +173,7 @@ export class WebhookService {
       networks.every((n, i) => n === this.#allowNetworks[i]);
     if (same) return;
     this.#allowNetworks = [...networks];
-    this.sender.resetConnections();
+    this.#sender.resetConnections();
   }
 
   /** Disables every enabled endpoint whose key was revoked or has expired (the keys changed). */
@@ -191,8 +195,8 @@ export class WebhookService {
 
   /** Registers an endpoint that receives the events logged from now on. */
   async create(input: Omit<NewEndpoint, 'startAfter'>): Promise<WebhookEndpoint> {
-    const created = newEndpoint({ ...input, startAfter: this.options.log.lastId() }, this.#deps.now());
-    await updateEndpoints(this.options.dataDir, (current) => {
+    const created = newEndpoint({ ...input, startAfter: this.#options.eventLog.lastId() }, this.#deps.now());
+    await updateEndpoints(this.#options.dataDir, (current) => {
       if (current.length >= MAX_ENDPOINTS) {
         throw new RegistryFullError(`This server already has ${MAX_ENDPOINTS} webhooks.`);
       }
@@ -208,7 +212,7 @@ export class WebhookService {
 
   /** False when no such endpoint is registered. */
   async remove(id: string): Promise<boolean> {
-    const update = await updateEndpoints(this.options.dataDir, (current) =>
+    const update = await updateEndpoints(this.#options.dataDir, (current) =>
       current.filter((endpoint) => endpoint.id !== id),
     );
     await this.reload();
@@ -225,7 +229,7 @@ export class WebhookService {
     this.#closed = true;
     clearTimeout(this.#timer);
     this.#unsubscribe();
-    this.sender.destroy();
+    this.#sender.destroy();
     await Promise.all([...this.#workers.values()].map((worker) => worker.stop()));
     this.#workers.clear();
     await this.#reloading;
@@ -236,9 +240,9 @@ export class WebhookService {
     if (this.#closed) return;
     try {
       this.#fingerprint = await this.#fingerprintFile();
-      this.#endpoints = await readEndpoints(this.options.dataDir);
+      this.#endpoints = await readEndpoints(this.#options.dataDir);
     } catch (error) {
-      this.options.logger.error('webhooks.json reload failed; keeping the endpoints as loaded', {
+      this.#options.logger.error('webhooks.json reload failed; keeping the endpoints as loaded', {
         error: (error as Error).message,
       });
       return;
@@ -263,8 +267,8 @@ export class WebhookService {
   }
 
   #ownerProblem(endpoint: WebhookEndpoint): string | null {
-    if (endpoint.createdBy === null || !this.options.keys) return null;
-    const key = this.options.keys().get(endpoint.createdBy);
+    if (endpoint.createdBy === null || !this.#options.keys) return null;
+    const key = this.#options.keys().get(endpoint.createdBy);
     // A key that is gone from keys.json cannot be used any more: as good as revoked.
     if (key === undefined) return 'key_revoked';
     const status = apiKeyStatus(key, this.#deps.now());
@@ -277,14 +281,14 @@ export class WebhookService {
     this.#disabled.add(once);
     const at = this.#deps.now();
     // Not the URL: a Discord webhook URL carries its token.
-    this.options.logger.error('webhook endpoint disabled', {
+    this.#options.logger.error('webhook endpoint disabled', {
       webhook_id: endpoint.id,
       reason,
       fix: reason.startsWith('key_')
         ? `the key that registered it no longer works; remove it: modgate webhooks remove ${endpoint.id}`
         : `modgate webhooks enable ${endpoint.id}`,
     });
-    await updateEndpoints(this.options.dataDir, (current) =>
+    await updateEndpoints(this.#options.dataDir, (current) =>
       current.map((candidate) =>
         candidate.id === endpoint.id &&
         candidate.disabledAt === null &&
@@ -293,7 +297,7 @@ export class WebhookService {
           : candidate,
       ),
     ).catch((error: unknown) =>
-      this.options.logger.error('could not record the disabled webhook in webhooks.json', { error }),
+      this.#options.logger.error('could not record the disabled webhook in webhooks.json', { error }),
     );
     this.#workers.get(endpoint.id)?.update({ ...endpoint, disabledAt: at, disabledReason: reason });
     void this.reload();
@@ -301,7 +305,7 @@ export class WebhookService {
 
   #schedule(): void {
     if (this.#closed) return;
-    this.#timer = setTimeout(() => void this.#poll(), this.options.pollIntervalMs ?? 250);
+    this.#timer = setTimeout(() => void this.#poll(), this.#options.pollIntervalMs ?? 250);
     this.#timer.unref();
   }
 
@@ -315,7 +319,7 @@ export class WebhookService {
 
   async #fingerprintFile(): Promise<string> {
     try {
-      const info = await stat(join(this.options.dataDir, WEBHOOKS_FILE));
+      const info = await stat(join(this.#options.dataDir, WEBHOOKS_FILE));
       return `${info.ino}:${info.size}:${info.mtimeMs}:${info.mode}`;
     } catch (error) {
       if (errnoCode(error) === 'ENOENT') return 'missing';

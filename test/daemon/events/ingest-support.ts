@@ -5,7 +5,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { recordLinkEvents, type IngestOptions } from '../../../daemon/events/ingest.ts';
-import { FileEventLog } from '../../../daemon/events/log.ts';
+import { FileEventLog } from '../../../daemon/events/event-log.ts';
 import type { Logger } from '../../../daemon/log/log.ts';
 import type { EventRefusal, ModEvent } from '../../../protocol/frames.ts';
 import type { ModEventBatch, ModLinkServer } from '../../../protocol/link-server.ts';
@@ -19,7 +19,7 @@ export interface Acked {
 
 /** A log, the ingest wired to a stand-in link, and what it acknowledged, refused, counted, logged. */
 export async function ingest(options: IngestOptions = {}) {
-  const log = await FileEventLog.open(await makeTempDir());
+  const eventLog = await FileEventLog.open(await makeTempDir());
   const link = new EventEmitter();
   const counted: string[] = [];
   const warnings: Array<{ msg: string; fields: Record<string, unknown> }> = [];
@@ -27,7 +27,7 @@ export async function ingest(options: IngestOptions = {}) {
     ...silent,
     warn: (msg: string, fields: Record<string, unknown> = {}) => warnings.push({ msg, fields }),
   } as Logger;
-  const unwire = recordLinkEvents(link as unknown as ModLinkServer, log, logger, {
+  const unwire = recordLinkEvents(link as unknown as ModLinkServer, eventLog, logger, {
     metrics: { eventsRefused: (reason) => counted.push(reason) },
     ...options,
   });
@@ -51,12 +51,12 @@ export async function ingest(options: IngestOptions = {}) {
       link.emit('events', batch);
     });
   const stored = () =>
-    log.readAfter(0, 10_000) as Array<{ type: string; data: Record<string, unknown>; at: string }>;
+    eventLog.readAfter(0, 10_000) as Array<{ type: string; data: Record<string, unknown>; at: string }>;
   const close = async () => {
     unwire();
-    await log.close();
+    await eventLog.close();
   };
-  return { send, stored, counted, warnings, close, log };
+  return { send, stored, counted, warnings, close, eventLog };
 }
 
 const ignore = (): void => {};

@@ -27,7 +27,7 @@ async function stackWithChattyMod(): Promise<Stack> {
   const credentials = await (await DataDir.open(stack.data.dir)).read(modCredentialsFile);
   bridge = startModBridge({
     url: `ws://${formatHostPort(stack.daemon.modLink)}`,
-    identity: { publicKey: credentials.modPublicKey, secretKey: credentials.modSecretKey },
+    identity: credentials.identity,
     daemonPublicKey: credentials.daemonPublicKey,
     modVersion: '2.1.0',
     handlers: { 'server.status': () => ({ player_count: 12, tps: 60, region: 'eu' }) as never },

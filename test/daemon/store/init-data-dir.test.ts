@@ -57,7 +57,7 @@ describe('initDataDir', () => {
     const modKeys = await readDataFile(dir, modKeysFile);
     expect(encodeKey(credentials.daemonPublicKey)).toBe(encodeKey(identity.daemonPublicKey));
     expect(modKeys.trusted.map((entry) => encodeKey(entry.publicKey))).toEqual([
-      encodeKey(credentials.modPublicKey),
+      encodeKey(credentials.identity.publicKey),
     ]);
   });
 

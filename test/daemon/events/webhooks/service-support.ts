@@ -2,7 +2,7 @@
  * A webhook service over a real data dir (set up through the CLI), a real event log and real
  * receivers on loopback sockets, with retry timing shrunk to milliseconds.
  */
-import { FileEventLog } from '../../../../daemon/events/log.ts';
+import { FileEventLog } from '../../../../daemon/events/event-log.ts';
 import type { EventType } from '../../../../daemon/events/types.ts';
 import type { RetryPolicy } from '../../../../daemon/events/webhooks/retry-policy.ts';
 import {
@@ -21,7 +21,7 @@ export const FAST_POLICY: Partial<RetryPolicy> = {
 
 export interface Harness {
   data: TestDataDir;
-  log: FileEventLog;
+  eventLog: FileEventLog;
   service: WebhookService;
   logLines: { level: string; msg: string; fields: Record<string, unknown> }[];
   /** `webhooks add --json` with the given flags; returns the id and secret. */
@@ -43,7 +43,7 @@ export async function startHarness(
   extra: HarnessOptions = {},
 ): Promise<Harness> {
   const data = await makeDataDir();
-  const log = await FileEventLog.open(data.dir);
+  const eventLog = await FileEventLog.open(data.dir);
   const logLines: Harness['logLines'] = [];
   const logger: Logger = {
     debug: (msg, fields = {}) => logLines.push({ level: 'debug', msg, fields }),
@@ -54,7 +54,7 @@ export async function startHarness(
   const start = (p: Partial<RetryPolicy>) =>
     WebhookService.start({
       dataDir: data.dir,
-      log,
+      eventLog,
       serverId: 'srv_test',
       logger,
       policy: p,
@@ -63,7 +63,7 @@ export async function startHarness(
     });
   const harness: Harness = {
     data,
-    log,
+    eventLog,
     service: await start(policy),
     logLines,
     add: async (url, ...flags) => {
@@ -72,7 +72,7 @@ export async function startHarness(
       return added;
     },
     append: async (type, payload = { player: { platform_id: '76561198000000001', social_id: null } }) => {
-      const event = await log.append({ type, data: payload });
+      const event = await eventLog.append({ type, data: payload });
       if (event === null) throw new Error('append dropped the event');
       return event.id;
     },
@@ -82,7 +82,7 @@ export async function startHarness(
     },
     close: async () => {
       await harness.service.close();
-      await log.close();
+      await eventLog.close();
       await data.remove();
     },
   };

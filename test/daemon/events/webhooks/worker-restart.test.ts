@@ -5,7 +5,7 @@
  * doctor` reads) names the endpoint.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { FileEventLog } from '../../../../daemon/events/log.ts';
+import { FileEventLog } from '../../../../daemon/events/event-log.ts';
 import type { EventLog } from '../../../../daemon/events/types.ts';
 import { WebhookService } from '../../../../daemon/events/webhooks/webhook-service.ts';
 import type { Logger } from '../../../../daemon/log/log.ts';
@@ -22,17 +22,17 @@ afterEach(async () => {
 });
 
 /** The log, except that the next read throws once armed. */
-function flaky(log: FileEventLog): EventLog & { arm(): void } {
+function flaky(eventLog: FileEventLog): EventLog & { arm(): void } {
   let armed = false;
   return {
-    lastId: () => log.lastId(),
-    subscribe: (listener) => log.subscribe(listener),
+    lastId: () => eventLog.lastId(),
+    subscribe: (listener) => eventLog.subscribe(listener),
     readAfter: (after, limit) => {
       if (armed) {
         armed = false;
         throw new Error('EIO: i/o error, read');
       }
-      return log.readAfter(after, limit);
+      return eventLog.readAfter(after, limit);
     },
     arm: () => void (armed = true),
   };
@@ -42,8 +42,8 @@ describe('a webhook delivery loop that fails', () => {
   it('is restarted after a backoff, counted, shown in worker faults, and still delivers', async () => {
     const data: TestDataDir = await makeDataDir();
     cleanups.push(() => data.remove());
-    const log = await FileEventLog.open(data.dir);
-    cleanups.push(() => log.close());
+    const eventLog = await FileEventLog.open(data.dir);
+    cleanups.push(() => eventLog.close());
     const receiver: Receiver = await startReceiver();
     cleanups.push(() => receiver.close());
     receiver.secret = (await data.addWebhook(receiver.url)).secret;
@@ -56,10 +56,10 @@ describe('a webhook delivery loop that fails', () => {
     };
     const restarts: string[] = [];
     const workers = new WorkerHealth();
-    const source = flaky(log);
+    const source = flaky(eventLog);
     const service = await WebhookService.start({
       dataDir: data.dir,
-      log: source,
+      eventLog: source,
       serverId: 'srv_test',
       logger,
       policy: FAST_POLICY,
@@ -70,7 +70,7 @@ describe('a webhook delivery loop that fails', () => {
     cleanups.push(() => service.close());
     await eventually(() => service.list().length === 1);
     source.arm();
-    await log.append({ type: 'command.executed', data: commandData('#Say restarted') });
+    await eventLog.append({ type: 'command.executed', data: commandData('#Say restarted') });
     await eventually(() => restarts.length === 1, 5_000);
     expect(errors).toContain('background worker failed; restarting it after a backoff');
     expect(workers.faults).toEqual([

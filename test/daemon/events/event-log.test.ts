@@ -1,15 +1,15 @@
 import { appendFile, readdir, readFile, readlink, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FileEventLog } from '../../../daemon/events/log.ts';
+import { FileEventLog } from '../../../daemon/events/event-log.ts';
 import { EVENTS_FOLDER, segmentName } from '../../../daemon/events/segments.ts';
 import type { StoredEvent } from '../../../daemon/events/types.ts';
 import { makeTempDir } from '../store/temp-dir.ts';
 
 const joined = (n: number) => ({ type: 'player.joined' as const, data: { n } });
 
-async function appendMany(log: FileEventLog, count: number): Promise<void> {
-  await Promise.all(Array.from({ length: count }, (_, n) => log.append(joined(n))));
+async function appendMany(eventLog: FileEventLog, count: number): Promise<void> {
+  await Promise.all(Array.from({ length: count }, (_, n) => eventLog.append(joined(n))));
 }
 
 function events(result: StoredEvent[] | { gone: true }): StoredEvent[] {
@@ -19,29 +19,29 @@ function events(result: StoredEvent[] | { gone: true }): StoredEvent[] {
 
 describe('FileEventLog', () => {
   it('assigns increasing ids from 1 and reads back what was appended, oldest first', async () => {
-    const log = await FileEventLog.open(await makeTempDir());
-    await appendMany(log, 5);
-    expect(log.lastId()).toBe(5);
-    const read = events(log.readAfter(2, 2));
+    const eventLog = await FileEventLog.open(await makeTempDir());
+    await appendMany(eventLog, 5);
+    expect(eventLog.lastId()).toBe(5);
+    const read = events(eventLog.readAfter(2, 2));
     expect(read.map((e) => e.id)).toEqual([3, 4]);
     expect(read[0]).toMatchObject({ type: 'player.joined', data: { n: 2 } });
     expect(Object.keys(read[0] as object).sort()).toEqual(['at', 'data', 'id', 'type']);
-    expect(events(log.readAfter(5, 10))).toEqual([]);
-    await log.close();
+    expect(events(eventLog.readAfter(5, 10))).toEqual([]);
+    await eventLog.close();
   });
 
   it('tells subscribers about each event once it is durable, in id order', async () => {
-    const log = await FileEventLog.open(await makeTempDir());
+    const eventLog = await FileEventLog.open(await makeTempDir());
     const seen: number[] = [];
-    const stop = log.subscribe((event) => {
+    const stop = eventLog.subscribe((event) => {
       seen.push(event.id);
-      expect(log.lastId()).toBeGreaterThanOrEqual(event.id);
+      expect(eventLog.lastId()).toBeGreaterThanOrEqual(event.id);
     });
-    await appendMany(log, 3);
+    await appendMany(eventLog, 3);
     stop();
-    await log.append(joined(9));
+    await eventLog.append(joined(9));
     expect(seen).toEqual([1, 2, 3]);
-    await log.close();
+    await eventLog.close();
   });
 
   it('keeps ids increasing across a restart and writes files only its owner can read', async () => {
@@ -114,15 +114,15 @@ describe('FileEventLog', () => {
   });
 
   it('drops whole segments past the count and answers gone for a position before them', async () => {
-    const log = await FileEventLog.open(await makeTempDir(), { maxEvents: 4, segmentEvents: 2 });
-    for (let n = 0; n < 10; n += 1) await log.append(joined(n));
-    expect(log.lastId()).toBe(10);
-    expect(log.oldestId()).toBeGreaterThan(1);
-    expect(log.readAfter(0, 10)).toEqual({ gone: true, oldestId: log.oldestId() });
-    const kept = events(log.readAfter(log.oldestId() - 1, 100));
+    const eventLog = await FileEventLog.open(await makeTempDir(), { maxEvents: 4, segmentEvents: 2 });
+    for (let n = 0; n < 10; n += 1) await eventLog.append(joined(n));
+    expect(eventLog.lastId()).toBe(10);
+    expect(eventLog.oldestId()).toBeGreaterThan(1);
+    expect(eventLog.readAfter(0, 10)).toEqual({ gone: true, oldestId: eventLog.oldestId() });
+    const kept = events(eventLog.readAfter(eventLog.oldestId() - 1, 100));
     expect(kept.at(-1)?.id).toBe(10);
     expect(kept.length).toBeGreaterThanOrEqual(4);
-    await log.close();
+    await eventLog.close();
   });
 
   it('drops events older than the age limit, keeping the id sequence', async () => {
@@ -213,15 +213,15 @@ describe('FileEventLog', () => {
 
   it('rolls to a new segment once a segment holds segmentBytes, whatever its count', async () => {
     const dir = await makeTempDir();
-    const log = await FileEventLog.open(dir, { segmentBytes: 4_096 });
+    const eventLog = await FileEventLog.open(dir, { segmentBytes: 4_096 });
     for (let n = 0; n < 8; n += 1)
-      await log.append({ type: 'player.joined', data: { pad: 'z'.repeat(1_000) } });
+      await eventLog.append({ type: 'player.joined', data: { pad: 'z'.repeat(1_000) } });
     const names = (await readdir(join(dir, EVENTS_FOLDER))).sort();
     expect(names.length).toBeGreaterThanOrEqual(2);
     for (const name of names)
       expect((await stat(join(dir, EVENTS_FOLDER, name))).size).toBeLessThan(4_096 + 1_100);
-    expect(events(log.readAfter(0, 10)).map((e) => e.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
-    await log.close();
+    expect(events(eventLog.readAfter(0, 10)).map((e) => e.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    await eventLog.close();
     const again = await FileEventLog.open(dir, { segmentBytes: 4_096 });
     expect(events(again.readAfter(0, 10))).toHaveLength(8);
     await again.close();
