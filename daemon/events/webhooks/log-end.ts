@@ -1,14 +1,16 @@
 /**
  * Where the event log ends, read without opening it: what `modgate webhooks add` records as a
  * new endpoint's starting point (it receives only later events, docs/events.md). Read-only, so
- * it is safe beside a running daemon: the newest segment's last complete line gives the id
- * (segments.ts: ids are consecutive, a torn last line has no newline and does not count).
+ * it is safe beside a running daemon. The newest segment's newlines are counted in chunks
+ * (segment-lines.ts), never read as one string: ids are consecutive from the segment's first id,
+ * one per line after the header, an unreadable line keeping its id, and a torn last line (no
+ * newline) does not count (segments.ts).
  */
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readDataText } from '../../store/data-dir-fs.ts';
 import { errnoCode } from '../../store/errors.ts';
-import { EVENTS_FOLDER, parseEventLine, SEGMENT_NAME, segmentName } from '../segments.ts';
+import { countLines } from '../segment-lines.ts';
+import { EVENTS_FOLDER, SEGMENT_NAME, segmentName } from '../segments.ts';
 
 /** The highest event id stored in `dataDir`; 0 when there is no log yet. */
 export async function lastStoredEventId(dataDir: string): Promise<number> {
@@ -27,11 +29,7 @@ export async function lastStoredEventId(dataDir: string): Promise<number> {
     .sort((a, b) => b - a);
   const newest = firstIds[0];
   if (newest === undefined) return 0;
-  const text = await readDataText(join(folder, segmentName(newest)));
-  const complete = text.slice(0, text.lastIndexOf('\n') + 1).split('\n');
-  for (let i = complete.length - 1; i >= 0; i -= 1) {
-    const line = parseEventLine(complete[i] as string);
-    if (line !== null) return line.id;
-  }
-  return newest - 1;
+  // countLines is newlines + 1: the header, one line per event, then the (torn or empty) tail.
+  const lines = await countLines(join(folder, segmentName(newest)));
+  return newest - 1 + Math.max(0, lines - 2);
 }
