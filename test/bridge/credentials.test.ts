@@ -1,15 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseModCredentials, readModCredentials } from '../../bridge/index.ts';
-import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
+import { suiteDataDir } from '../support/suite.ts';
 
 describe('mod-credentials.json for the bridge', () => {
-  let data: TestDataDir;
-  beforeAll(async () => {
-    data = await makeDataDir();
-  });
-  afterAll(() => data.remove());
+  const data = suiteDataDir();
 
   it('reads the file modgate init writes into the options a bridge takes', async () => {
     const credentials = await readModCredentials(join(data.dir, 'mod-credentials.json'));

@@ -9,6 +9,7 @@ import { generate } from 'selfsigned';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUDIT_FILE } from '../../daemon/log/audit-log.ts';
 import { eventually, startStack, type Stack } from '../../harness/stack.ts';
+import { suiteStack } from '../support/suite.ts';
 
 describe('trusted proxies', () => {
   let stack: Stack;
@@ -106,11 +107,7 @@ describe('certificate reload', () => {
 });
 
 describe('the audit log', () => {
-  let stack: Stack;
-  beforeAll(async () => {
-    stack = await startStack();
-  });
-  afterAll(() => stack.close());
+  const stack = suiteStack();
 
   it('records every authenticated write with its key, route, target and outcome, and no read', async () => {
     const player = stack.sim!.world.players.list.itemAt(2).platform_id;

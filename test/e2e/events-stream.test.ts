@@ -9,6 +9,7 @@ import type { Player } from '../../mod-sim/world/index.ts';
 import { commandData } from '../support/game-events.ts';
 import { openSse, type SseClient, type SseMessage } from '../../harness/sse-client.ts';
 import { eventually, startStack, type Stack } from '../../harness/stack.ts';
+import { suiteStack } from '../support/suite.ts';
 
 interface Event {
   id: number;
@@ -285,11 +286,7 @@ describe('the event stream under pressure', () => {
 });
 
 describe('events across restarts and redials', () => {
-  let stack: Stack;
-  beforeAll(async () => {
-    stack = await startStack();
-  });
-  afterAll(() => stack.close());
+  const stack = suiteStack();
 
   const stored = () =>
     stack.daemon.events.readAfter(0, 100_000) as Array<{ id: number; data: Record<string, unknown> }>;

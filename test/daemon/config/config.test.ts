@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../../daemon/config/config.ts';
 import { daemonOptions, reloadSettings } from '../../../daemon/config/settings.ts';
-import { makeDataDir, type TestDataDir } from '../../../harness/data-dir.ts';
+import { suiteDataDir } from '../../support/suite.ts';
 
 let dir: string;
 let n = 0;
@@ -151,11 +151,7 @@ level = "warn"
 });
 
 describe('modgate config check', () => {
-  let data: TestDataDir;
-  beforeAll(async () => {
-    data = await makeDataDir();
-  });
-  afterAll(() => data.remove());
+  const data = suiteDataDir();
 
   it('prints the settings a good file gives and exits 0', async () => {
     const path = await configFile('[api]\nlisten = "127.0.0.1:9999"\n');

@@ -3,15 +3,12 @@ import { parseReply, raw, type Silent, silent } from '../../support/raw-http.ts'
 import { openSse } from '../../../harness/sse-client.ts';
 import { TEST_ROUTES } from '../../support/test-routes.ts';
 import { eventually, startStack, type Stack } from '../../../harness/stack.ts';
+import { suiteStack } from '../../support/suite.ts';
 
 const ATTACKER = '127.0.0.2';
 
 describe('the per-address connection cap', () => {
-  let stack: Stack;
-  beforeAll(async () => {
-    stack = await startStack({ sim: false, daemon: { http: { maxConnectionsPerAddress: 3 } } });
-  });
-  afterAll(() => stack.close());
+  const stack = suiteStack({ sim: false, daemon: { http: { maxConnectionsPerAddress: 3 } } });
 
   it('answers one connection over the cap with 429 rate_limited in the envelope, and serves others', async () => {
     const held = await Promise.all([1, 2, 3].map(() => silent(stack.daemon.api.port, ATTACKER)));

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startStack, type Stack } from '../../../harness/stack.ts';
+import { suiteStack } from '../../support/suite.ts';
 
 function errorOf(json: unknown) {
   return (json as { error: { code: string; message: string; details?: Record<string, unknown> } }).error;
@@ -89,11 +90,7 @@ describe('a fault on the mod link never hangs a request', () => {
 });
 
 describe('with no mod connected', () => {
-  let stack: Stack;
-  beforeAll(async () => {
-    stack = await startStack({ sim: false });
-  });
-  afterAll(() => stack.close());
+  const stack = suiteStack({ sim: false });
 
   it('answers 503 server_unavailable with Retry-After, never online false', async () => {
     const res = await stack.call('/v1/server');

@@ -1,18 +1,14 @@
 import { once } from 'node:events';
 import { connect, createServer, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../daemon/http/api-error.ts';
 import { refuseRaw } from '../../../daemon/http/raw-response.ts';
 import { API_VERSION } from '../../../daemon/version.ts';
 import { parseReply, raw } from '../../support/raw-http.ts';
-import { startStack, type Stack } from '../../../harness/stack.ts';
+import { suiteStack } from '../../support/suite.ts';
 
 describe('answers to what node:http refuses before the pipeline', () => {
-  let stack: Stack;
-  beforeAll(async () => {
-    stack = await startStack({ sim: false, daemon: { http: { headersTimeoutMs: 300 } } });
-  });
-  afterAll(() => stack.close());
+  const stack = suiteStack({ sim: false, daemon: { http: { headersTimeoutMs: 300 } } });
 
   const send = async (bytes: string | Buffer) =>
     parseReply(await raw(stack.daemon.api.port, (socket) => socket.write(bytes)));

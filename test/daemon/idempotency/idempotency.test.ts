@@ -6,6 +6,7 @@ import { JOURNAL_FILE } from '../../../daemon/idempotency/journal.ts';
 import { silentLogger } from '../../../daemon/log/log.ts';
 import type { Player } from '../../../mod-sim/world/index.ts';
 import { startStack, type Stack } from '../../../harness/stack.ts';
+import { suiteStack } from '../../support/suite.ts';
 
 function errorOf(json: unknown) {
   return (json as { error: { code: string } }).error;
@@ -124,11 +125,7 @@ describe('Idempotency-Key', () => {
 });
 
 describe('Idempotency-Key across a daemon restart', () => {
-  let stack: Stack;
-  beforeAll(async () => {
-    stack = await startStack();
-  });
-  afterAll(() => stack.close());
+  const stack = suiteStack();
 
   it('replays a write made before the restart', async () => {
     const ref = stack.sim!.world.players.list.itemAt(5).platform_id;
@@ -154,11 +151,7 @@ describe('Idempotency-Key across a daemon restart', () => {
 });
 
 describe('a replayed error', () => {
-  let stack: Stack;
-  beforeAll(async () => {
-    stack = await startStack();
-  });
-  afterAll(() => stack.close());
+  const stack = suiteStack();
 
   it("carries the retry's own request id in error.request_id and X-Request-Id alike", async () => {
     const ref = stack.sim!.world.players.list.itemAt(3).platform_id;

@@ -3,6 +3,7 @@ import { buildOpenApi } from '../../../daemon/openapi/openapi.ts';
 import { ROUTES } from '../../../daemon/routes/index.ts';
 import { startStack, type Stack } from '../../../harness/stack.ts';
 import { errorOf, newKey } from './commands-support.ts';
+import { suiteStack } from '../../support/suite.ts';
 
 type Catalog = { version: number; data: Array<Record<string, unknown> & { verb: string; args: unknown[] }> };
 
@@ -97,11 +98,7 @@ describe('GET /v1/commands/catalog', () => {
 });
 
 describe('GET /v1/commands/catalog while the game builds it', () => {
-  let stack: Stack;
-  beforeAll(async () => {
-    stack = await startStack({ sim: { catalogDelayMs: 30_000, activityIntervalMs: 0 } });
-  });
-  afterAll(() => stack.close());
+  const stack = suiteStack({ sim: { catalogDelayMs: 30_000, activityIntervalMs: 0 } });
 
   it('answers 503 server_unavailable with Retry-After until loaded, then the catalogue', async () => {
     const res = await stack.call('/v1/commands/catalog');

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startStack, type Stack } from '../../../harness/stack.ts';
 import { errorOf, historyLength, onlinePlayer, postCommand } from './commands-support.ts';
+import { suiteStack } from '../../support/suite.ts';
 
 describe('POST /v1/commands retried', () => {
   let stack: Stack;
@@ -78,11 +79,7 @@ describe('POST /v1/commands retried', () => {
 });
 
 describe('POST /v1/commands while the game is starting', () => {
-  let stack: Stack;
-  beforeAll(async () => {
-    stack = await startStack({ sim: { catalogDelayMs: 120_000, activityIntervalMs: 0 } });
-  });
-  afterAll(() => stack.close());
+  const stack = suiteStack({ sim: { catalogDelayMs: 120_000, activityIntervalMs: 0 } });
 
   it('answers 503 with Retry-After until the console is ready, running nothing', async () => {
     const before = historyLength(stack);

@@ -12,6 +12,7 @@ import {
   pick,
   post,
 } from './economy-support.ts';
+import { suiteStack } from '../../support/suite.ts';
 
 const NEVER_SEEN = '76561180000000123';
 
@@ -234,11 +235,7 @@ describe('POST /v1/economy/coins', () => {
 });
 
 describe('POST /v1/economy/coins on a game server older than 2.0.30', () => {
-  let stack: Stack;
-  beforeAll(async () => {
-    stack = await startStack({ sim: { modVersion: '2.0.29', catalogDelayMs: 0, activityIntervalMs: 0 } });
-  });
-  afterAll(() => stack.close());
+  const stack = suiteStack({ sim: { modVersion: '2.0.29', catalogDelayMs: 0, activityIntervalMs: 0 } });
 
   it('answers 404 for target online and never applies it to anyone', async () => {
     const world = stack.sim!.world;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Player } from '../../../mod-sim/world/index.ts';
 import { startStack, type Stack } from '../../../harness/stack.ts';
+import { suiteStack } from '../../support/suite.ts';
 
 type Page = {
   data: Array<Record<string, unknown>>;
@@ -227,11 +228,7 @@ describe('player reads', () => {
 });
 
 describe('player reads on a mod older than 2.0.47', () => {
-  let stack: Stack;
-  beforeAll(async () => {
-    stack = await startStack({ sim: { modVersion: '2.0.46' } });
-  });
-  afterAll(() => stack.close());
+  const stack = suiteStack({ sim: { modVersion: '2.0.46' } });
 
   it('answers null total_kills, total_deaths and login_streak', async () => {
     const player = stack.sim!.world.players.list.itemAt(0);
@@ -247,11 +244,7 @@ describe('player reads on a mod older than 2.0.47', () => {
 });
 
 describe('the read cache', () => {
-  let stack: Stack;
-  beforeAll(async () => {
-    stack = await startStack();
-  });
-  afterAll(() => stack.close());
+  const stack = suiteStack();
 
   it('sends concurrent identical reads to the game server once', async () => {
     const player = stack.sim!.world.players.list.itemAt(3);

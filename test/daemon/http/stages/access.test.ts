@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startStack, type Stack } from '../../../../harness/stack.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../../../../harness/stack.ts';
+import { suiteStack } from '../../../support/suite.ts';
 
 const ENVELOPE_KEYS = ['code', 'message', 'request_id'];
 
@@ -13,11 +14,7 @@ function errorOf(json: unknown): {
 }
 
 describe('access stages', () => {
-  let stack: Stack;
-  beforeAll(async () => {
-    stack = await startStack();
-  });
-  afterAll(() => stack.close());
+  const stack = suiteStack();
 
   it('answers a valid key with 200 and the server status', async () => {
     const res = await stack.call('/v1/server');
@@ -105,11 +102,7 @@ describe('access stages', () => {
 });
 
 describe('the API switch and the plan', () => {
-  let stack: Stack;
-  beforeAll(async () => {
-    stack = await startStack();
-  });
-  afterAll(() => stack.close());
+  const stack = suiteStack();
 
   const setPlan = (...flags: string[]) =>
     stack.data.cli('plan', 'set', '--data-dir', stack.data.dir, ...flags);

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RateLimiter } from '../../../../daemon/http/rate-limiter.ts';
-import { startStack, type Stack } from '../../../../harness/stack.ts';
+import { suiteStack } from '../../../support/suite.ts';
 
 describe('RateLimiter', () => {
   it('allows the limit per window, then refuses until the window resets', () => {
@@ -28,11 +28,7 @@ describe('RateLimiter', () => {
 });
 
 describe('per-key limit', () => {
-  let stack: Stack;
-  beforeAll(async () => {
-    stack = await startStack({ daemon: { pipeline: { keyRateLimit: { limit: 3, windowSec: 60 } } } });
-  });
-  afterAll(() => stack.close());
+  const stack = suiteStack({ daemon: { pipeline: { keyRateLimit: { limit: 3, windowSec: 60 } } } });
 
   it('counts down RateLimit-Remaining and answers 429 with Retry-After past the limit', async () => {
     const remaining = [];
@@ -55,11 +51,7 @@ describe('per-key limit', () => {
 });
 
 describe('edge (per-address) limit', () => {
-  let stack: Stack;
-  beforeAll(async () => {
-    stack = await startStack({ daemon: { pipeline: { edgeRateLimit: { limit: 2, windowSec: 60 } } } });
-  });
-  afterAll(() => stack.close());
+  const stack = suiteStack({ daemon: { pipeline: { edgeRateLimit: { limit: 2, windowSec: 60 } } } });
 
   it('refuses an address past its limit before looking at the key', async () => {
     const from = { remoteAddress: '198.51.100.7', anonymous: true };

@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseReply, raw } from '../../../support/raw-http.ts';
-import { startStack, type Stack } from '../../../../harness/stack.ts';
+import { suiteStack } from '../../../support/suite.ts';
 
 describe('the request target', () => {
-  let stack: Stack;
-  beforeAll(async () => {
-    stack = await startStack();
-  });
-  afterAll(() => stack.close());
+  const stack = suiteStack();
 
   const get = async (path: string) =>
     parseReply(
