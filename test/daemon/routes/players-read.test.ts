@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Player } from '../../../mod-sim/world/index.ts';
 import { startStack, type Stack } from '../../../harness/stack.ts';
+import { ROSTER_KEYS } from '../../support/roster.ts';
 import { suiteStack } from '../../support/suite.ts';
 
 type Page = {
@@ -9,24 +10,6 @@ type Page = {
   next_cursor: string | null;
   total?: number;
 };
-const ROSTER_KEYS = [
-  'platform_id',
-  'social_id',
-  'user_profile_id',
-  'platform_name',
-  'char_name',
-  'online',
-  'squad',
-  'money',
-  'gold',
-  'coins',
-  'fame_points',
-  'attributes',
-  'play_time',
-  'is_admin',
-  'last_seen',
-  'created_at',
-];
 
 function errorOf(json: unknown) {
   return (json as { error: { code: string; details?: Record<string, unknown> } }).error;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { OpArgs } from '../../../protocol/ops/index.ts';
+import { ROSTER_KEYS } from '../../support/roster.ts';
 import { freeSocialId, find, neverJoinedId, testWorld } from './players-support.ts';
 
 type Filters = Omit<OpArgs<'players.list'>, 'after' | 'limit'>;
@@ -109,24 +110,7 @@ describe('players.list', () => {
 
   it('returns the roster row with exactly the spec keys', async () => {
     const page = await t.list({ limit: 10 });
-    expect(Object.keys(page.data[0]!)).toEqual([
-      'platform_id',
-      'social_id',
-      'user_profile_id',
-      'platform_name',
-      'char_name',
-      'online',
-      'squad',
-      'money',
-      'gold',
-      'coins',
-      'fame_points',
-      'attributes',
-      'play_time',
-      'is_admin',
-      'last_seen',
-      'created_at',
-    ]);
+    expect(Object.keys(page.data[0]!)).toEqual(ROSTER_KEYS);
   });
 
   it('follows presence changes in the online filter and its total', async () => {
