@@ -12,17 +12,15 @@ import { eventually, startStack, type Stack } from '../../harness/stack.ts';
 import { suiteStack } from '../support/suite.ts';
 
 describe('trusted proxies', () => {
-  let stack: Stack;
+  const stack = suiteStack();
   let key: string;
   const get = (headers: Record<string, string>) =>
     fetch(`${stack.baseUrl}/v1/server`, { headers: { authorization: `Bearer ${key}`, ...headers } });
 
   beforeAll(async () => {
-    stack = await startStack();
     key = (await stack.data.createKey('--name', 'office', '--allow-ip', '203.0.113.7')).key;
     await eventually(() => stack.daemon.watcher.current().keysById.size === 2);
   });
-  afterAll(() => stack.close());
 
   it('ignores X-Forwarded-For from a peer that is not a trusted proxy', async () => {
     expect((await get({ 'x-forwarded-for': '203.0.113.7' })).status).toBe(403);

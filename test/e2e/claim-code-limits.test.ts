@@ -3,21 +3,19 @@
  * (a 32-bit integer, 2^31 − 1), not a product cap the spec does not have. Real HTTP listener, real
  * simulator.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { errorOf, http } from '../support/http.ts';
-import { startStack, type Stack } from '../../harness/stack.ts';
+import { suiteStack } from '../support/suite.ts';
 
 const INT32_MAX = 2_147_483_647;
 
 describe('claim code max_uses over HTTP', () => {
-  let stack: Stack;
+  const stack = suiteStack();
   let packId: string;
 
   beforeAll(async () => {
-    stack = await startStack();
     packId = String(stack.sim!.world.shop.packs.itemAt(0).id);
   });
-  afterAll(() => stack.close());
 
   it.each([1_000_001, 123_456_789, INT32_MAX])('mints a code with max_uses %i', async (maxUses) => {
     const res = await http(stack, '/v1/claim-codes', {

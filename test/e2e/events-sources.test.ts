@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { redeemClaimCode } from '../../mod-sim/handlers/claim-codes-redeem.ts';
 import type { Player } from '../../mod-sim/world/index.ts';
-import { eventually, startStack, type Stack } from '../../harness/stack.ts';
+import { eventually } from '../../harness/stack.ts';
+import { suiteStack } from '../support/suite.ts';
 
 interface Event {
   id: number;
@@ -10,7 +11,7 @@ interface Event {
 }
 
 describe('every write, through the API or in the game, becomes an event', () => {
-  let stack: Stack;
+  const stack = suiteStack({ sim: { catalogDelayMs: 0 } });
   let players: Player[];
   let next = 0;
   const fresh = () => players[next++] as Player;
@@ -41,14 +42,12 @@ describe('every write, through the API or in the game, becomes an event', () => 
   const mark = () => stack.daemon.events.lastId();
 
   beforeAll(async () => {
-    stack = await startStack({ sim: { catalogDelayMs: 0 } });
     players = stack
       .sim!.world.players.list.values()
       .filter(
         (p) => p.online && !p.moderation.ban.banned && !p.moderation.mute.muted && p.social_id === null,
       );
   });
-  afterAll(() => stack.close());
 
   it('reports a mute and an unmute with the mute object and who did it', async () => {
     const player = fresh();

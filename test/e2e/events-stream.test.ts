@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { startDaemon } from '../../daemon/daemon.ts';
 import { formatHostPort } from '../../daemon/host-port.ts';
 import { DataDir } from '../../daemon/store/data-dir.ts';
@@ -8,7 +8,7 @@ import { silentLogger } from '../../daemon/log/log.ts';
 import type { Player } from '../../mod-sim/world/index.ts';
 import { commandData } from '../support/game-events.ts';
 import { openSse, type SseClient, type SseMessage } from '../../harness/sse-client.ts';
-import { eventually, startStack, type Stack } from '../../harness/stack.ts';
+import { eventually, startStack } from '../../harness/stack.ts';
 import { suiteStack } from '../support/suite.ts';
 
 interface Event {
@@ -22,7 +22,7 @@ const parsed = (message: SseMessage) => JSON.parse(message.data) as Event;
 const ofType = (type: string) => (message: SseMessage) => message.event === type;
 
 describe('GET /v1/events over real sockets', () => {
-  let stack: Stack;
+  const stack = suiteStack();
   let clean: Player[];
   let next = 0;
   const target = () => clean[next++] as Player;
@@ -69,10 +69,8 @@ describe('GET /v1/events over real sockets', () => {
   };
 
   beforeAll(async () => {
-    stack = await startStack();
     clean = stack.sim!.world.players.list.values().filter((p) => !p.moderation.ban.banned);
   });
-  afterAll(() => stack.close());
 
   it('streams a ban made through the API as player.banned with the identity and ban object', async () => {
     const client = await sse();

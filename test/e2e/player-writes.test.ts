@@ -3,10 +3,10 @@
  * as docs/players.md#players-who-never-joined words them: mute accepts a platform id that never joined ("as ban"), a link needs
  * a player who has joined (a record is not a join), and `permanent: true` ignores `duration`.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Player } from '../../mod-sim/world/index.ts';
 import { errorOf, http } from '../support/http.ts';
-import { startStack, type Stack } from '../../harness/stack.ts';
+import { suiteStack } from '../support/suite.ts';
 
 interface State {
   player: { platform_id: string; social_id: string | null };
@@ -15,19 +15,17 @@ interface State {
 }
 
 describe('player writes over HTTP', () => {
-  let stack: Stack;
+  const stack = suiteStack();
   let clean: Player[];
   let next = 0;
   /** A player with neither a ban nor a mute, a different one each call. */
   const cleanPlayer = () => clean[next++] as Player;
 
   beforeAll(async () => {
-    stack = await startStack();
     clean = stack
       .sim!.world.players.list.values()
       .filter((p) => !p.moderation.ban.banned && !p.moderation.mute.muted);
   });
-  afterAll(() => stack.close());
 
   describe('mute of a platform id that never joined', () => {
     const id = '76561199999999944';

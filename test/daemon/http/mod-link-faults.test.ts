@@ -1,5 +1,5 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startStack, type Stack } from '../../../harness/stack.ts';
+import { afterEach, describe, expect, it } from 'vitest';
+import { eventually } from '../../../harness/stack.ts';
 import { suiteStack } from '../../support/suite.ts';
 
 function errorOf(json: unknown) {
@@ -7,15 +7,11 @@ function errorOf(json: unknown) {
 }
 
 describe('a fault on the mod link never hangs a request', () => {
-  let stack: Stack;
-  beforeAll(async () => {
-    stack = await startStack({ daemon: { pipeline: { opDeadlines: { 'server.status': 300 } } } });
-  });
+  const stack = suiteStack({ daemon: { pipeline: { opDeadlines: { 'server.status': 300 } } } });
   afterEach(async () => {
     stack.sim?.faults.clear();
     await stack.sim?.connected();
   });
-  afterAll(() => stack.close());
 
   it('answers 504 gateway_timeout when the mod never answers', async () => {
     stack.sim?.faults.add({ op: 'server.status', kind: 'hang', times: 1 });

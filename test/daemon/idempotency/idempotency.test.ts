@@ -1,11 +1,10 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { startDaemon } from '../../../daemon/daemon.ts';
 import { JOURNAL_FILE } from '../../../daemon/idempotency/journal.ts';
 import { silentLogger } from '../../../daemon/log/log.ts';
 import type { Player } from '../../../mod-sim/world/index.ts';
-import { startStack, type Stack } from '../../../harness/stack.ts';
 import { suiteStack } from '../../support/suite.ts';
 
 function errorOf(json: unknown) {
@@ -13,7 +12,7 @@ function errorOf(json: unknown) {
 }
 
 describe('Idempotency-Key', () => {
-  let stack: Stack;
+  const stack = suiteStack({ daemon: { pipeline: { opDeadlines: { 'players.ban': 300 } } } });
   let clean: Player[];
   let next = 0;
   const target = () => clean[next++] as Player;
@@ -26,10 +25,8 @@ describe('Idempotency-Key', () => {
   const count = () => stack.sim!.opCounts.get('players.ban') ?? 0;
 
   beforeAll(async () => {
-    stack = await startStack({ daemon: { pipeline: { opDeadlines: { 'players.ban': 300 } } } });
     clean = stack.sim!.world.players.list.values().filter((p) => !p.moderation.ban.banned);
   });
-  afterAll(() => stack.close());
 
   it('replays the original status and body for the same key and body, without reaching the game again', async () => {
     const ref = target().platform_id;

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { historyBound } from '../../../daemon/routes/commands.ts';
-import { startStack, type Stack } from '../../../harness/stack.ts';
 import { type HistoryPage, errorOf, postCommand } from './commands-support.ts';
+import { suiteStack } from '../../support/suite.ts';
 
 const ENTRY_KEYS = ['at', 'command', 'result', 'actor'];
 const IPV4 = /\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b/;
@@ -10,19 +10,17 @@ const q = (params: Record<string, string>) =>
   `/v1/commands/history?${new URLSearchParams(params).toString()}`;
 
 describe('GET /v1/commands/history', () => {
-  let stack: Stack;
+  const stack = suiteStack({ sim: { catalogDelayMs: 0, activityIntervalMs: 0 } });
   const get = async (params: Record<string, string>) => {
     const res = await stack.call(q(params));
     return { res, page: res.json as HistoryPage };
   };
 
   beforeAll(async () => {
-    stack = await startStack({ sim: { catalogDelayMs: 0, activityIntervalMs: 0 } });
     // Two commands through the API, stamped at the world clock: 2025-06-01 12:00:00.000.
     await postCommand(stack, { verb: 'Announce', args: ['boundary', 'marker'] });
     await postCommand(stack, { verb: 'Online' });
   });
-  afterAll(() => stack.close());
 
   it('answers 50 entries newest first, each with exactly the spec keys, and no IP anywhere', async () => {
     const { res, page } = await get({});

@@ -1,15 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startStack, type Stack } from '../../../harness/stack.ts';
+import { describe, expect, it } from 'vitest';
+import { eventually } from '../../../harness/stack.ts';
 import { errorOf, historyLength, onlinePlayer, postCommand } from './commands-support.ts';
 import { suiteStack } from '../../support/suite.ts';
 
 describe('POST /v1/commands retried', () => {
-  let stack: Stack;
-
-  beforeAll(async () => {
-    stack = await startStack({ sim: { catalogDelayMs: 0, activityIntervalMs: 0 } });
-  });
-  afterAll(() => stack.close());
+  const stack = suiteStack({ sim: { catalogDelayMs: 0, activityIntervalMs: 0 } });
 
   it('replays a command sent again with the same Idempotency-Key, running it once', async () => {
     const player = onlinePlayer(stack.sim!.world, 4);

@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { clearBulkCoinCooldown } from '../../../mod-sim/handlers/economy.ts';
-import { startStack, type Stack } from '../../../harness/stack.ts';
 import {
   OWNER,
   bearer,
@@ -17,16 +16,14 @@ import { suiteStack } from '../../support/suite.ts';
 const NEVER_SEEN = '76561180000000123';
 
 describe('POST /v1/players/{ref}/coins', () => {
-  let stack: Stack;
+  const stack = suiteStack({ sim: { catalogDelayMs: 0, activityIntervalMs: 0 } });
   let key: string;
   const coins = (ref: string, body: unknown, headers: Record<string, string> = {}) =>
     post(stack, `/v1/players/${ref}/coins`, body, { ...bearer(key), ...headers });
 
   beforeAll(async () => {
-    stack = await startStack({ sim: { catalogDelayMs: 0, activityIntervalMs: 0 } });
     key = await ownedKey(stack, 'shop-bot');
   });
-  afterAll(() => stack.close());
 
   it('credits a player and answers the signed amount, the new balance and the identity', async () => {
     const player = pick(stack.sim!.world, isOffline, 0);
@@ -155,15 +152,13 @@ describe('POST /v1/players/{ref}/coins', () => {
 });
 
 describe('POST /v1/economy/coins', () => {
-  let stack: Stack;
+  const stack = suiteStack({ sim: { catalogDelayMs: 0, activityIntervalMs: 0 } });
   let key: string;
   const bulk = (body: unknown) => post(stack, '/v1/economy/coins', body, bearer(key));
 
   beforeAll(async () => {
-    stack = await startStack({ sim: { catalogDelayMs: 0, activityIntervalMs: 0 } });
     key = await ownedKey(stack, 'event-bot');
   });
-  afterAll(() => stack.close());
 
   it('credits every player on record by default and writes one bulk ledger entry', async () => {
     clearBulkCoinCooldown(stack.sim!.world);

@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Player } from '../../../mod-sim/world/index.ts';
-import { startStack, type Stack } from '../../../harness/stack.ts';
 import {
   OWNER,
   bearer,
@@ -12,6 +11,7 @@ import {
   pick,
   post,
 } from './economy-support.ts';
+import { suiteStack } from '../../support/suite.ts';
 
 type CurrencyChange = {
   player: { platform_id: string; social_id: string | null };
@@ -21,7 +21,7 @@ type CurrencyChange = {
 };
 
 describe('POST /v1/players/{ref}/currency', () => {
-  let stack: Stack;
+  const stack = suiteStack({ sim: { catalogDelayMs: 0, activityIntervalMs: 0 } });
   let key: string;
   const currency = (ref: string, body: unknown) =>
     post(stack, `/v1/players/${ref}/currency`, body, bearer(key));
@@ -31,10 +31,8 @@ describe('POST /v1/players/{ref}/currency', () => {
     };
 
   beforeAll(async () => {
-    stack = await startStack({ sim: { catalogDelayMs: 0, activityIntervalMs: 0 } });
     key = await ownedKey(stack, 'bank-bot');
   });
-  afterAll(() => stack.close());
 
   it('credits cash by default as a delta and answers both balances and the transaction id', async () => {
     const player = pick(stack.sim!.world, isOnline, 0);
@@ -204,15 +202,13 @@ describe('POST /v1/players/{ref}/currency', () => {
 });
 
 describe('POST /v1/economy/currency', () => {
-  let stack: Stack;
+  const stack = suiteStack({ sim: { catalogDelayMs: 0, activityIntervalMs: 0 } });
   let key: string;
   const bulk = (body: unknown) => post(stack, '/v1/economy/currency', body, bearer(key));
 
   beforeAll(async () => {
-    stack = await startStack({ sim: { catalogDelayMs: 0, activityIntervalMs: 0 } });
     key = await ownedKey(stack, 'bulk-bank-bot');
   });
-  afterAll(() => stack.close());
 
   it('changes every player in the database by default and answers affected_count null', async () => {
     const world = stack.sim!.world;

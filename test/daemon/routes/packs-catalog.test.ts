@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Pack } from '../../../mod-sim/world/index.ts';
-import { startStack, type Stack } from '../../../harness/stack.ts';
+import { suiteStack } from '../../support/suite.ts';
 
 type Page<T = Record<string, unknown>> = {
   data: T[];
@@ -39,14 +39,12 @@ function errorOf(json: unknown) {
 }
 
 describe('pack catalogue and delivery history reads', () => {
-  let stack: Stack;
+  const stack = suiteStack({ sim: { seed: 3 } });
   let packs: readonly Pack[];
 
   beforeAll(async () => {
-    stack = await startStack({ sim: { seed: 3 } });
     packs = stack.sim!.world.shop.packs.values();
   });
-  afterAll(() => stack.close());
 
   describe('GET /v1/packs', () => {
     it('answers the collection with total, newest-configured first, every key present', async () => {

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { countItems, type Pack, type Player, type World } from '../../../mod-sim/world/index.ts';
-import { startStack, type Stack } from '../../../harness/stack.ts';
+import { suiteStack } from '../../support/suite.ts';
 
 type Delivery = {
   pack: { id: number; name: string | null; display_name: string | null };
@@ -24,7 +24,7 @@ function errorOf(json: unknown) {
 }
 
 describe('POST /v1/packs/{id}/deliver', () => {
-  let stack: Stack;
+  const stack = suiteStack({ sim: { seed: 3 } });
   let world: World;
   let key: string;
   const bySlug = (slug: string): Pack => world.shop.packs.values().find((p) => p.name === slug)!;
@@ -39,13 +39,11 @@ describe('POST /v1/packs/{id}/deliver', () => {
     (await stack.call(`/v1/packs/deliveries?${query}`)).json as Page<Row>;
 
   beforeAll(async () => {
-    stack = await startStack({ sim: { seed: 3 } });
     world = stack.sim!.world;
     const flags = ['--owner-platform-id', OWNER.platform_id, '--owner-social-id', OWNER.social_id];
     key = (await stack.data.createKey('--name', 'shop-bot', ...flags)).key;
     await new Promise((resolve) => setTimeout(resolve, 600));
   });
-  afterAll(() => stack.close());
 
   it('grants a pack for free and answers the spec’s shape', async () => {
     const player = pick((p) => p.online);

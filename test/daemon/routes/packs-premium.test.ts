@@ -1,10 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { buildOpenApi } from '../../../daemon/openapi/openapi.ts';
 import { CLAIM_CODE_ROUTES } from '../../../daemon/routes/claim-codes.ts';
 import { ROUTES } from '../../../daemon/routes/index.ts';
 import { PACK_ROUTES } from '../../../daemon/routes/packs.ts';
 import type { Player } from '../../../mod-sim/world/index.ts';
 import { eventually, startStack, type Stack } from '../../../harness/stack.ts';
+import { suiteStack } from '../../support/suite.ts';
 
 const SHOP_ROUTES = [...PACK_ROUTES, ...CLAIM_CODE_ROUTES];
 
@@ -24,7 +25,7 @@ function errorOf(json: unknown) {
 }
 
 describe('the shop feature of the plan', () => {
-  let stack: Stack;
+  const stack = suiteStack({ sim: { seed: 3 } });
   const send = (method: string, path: string, body?: unknown) =>
     stack.call(path, {
       method,
@@ -33,11 +34,6 @@ describe('the shop feature of the plan', () => {
         : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
     });
   const plan = (...flags: string[]) => stack.data.cli('plan', 'set', '--data-dir', stack.data.dir, ...flags);
-
-  beforeAll(async () => {
-    stack = await startStack({ sim: { seed: 3 } });
-  });
-  afterAll(() => stack.close());
 
   it('answers 403 premium_required on all seven pack and claim-code endpoints when premium lacks shop', async () => {
     expect((await plan('--premium', 'on')).code).toBe(0);

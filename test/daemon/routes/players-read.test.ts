@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Player } from '../../../mod-sim/world/index.ts';
-import { startStack, type Stack } from '../../../harness/stack.ts';
 import { ROSTER_KEYS } from '../../support/roster.ts';
 import { suiteStack } from '../../support/suite.ts';
 
@@ -16,18 +15,16 @@ function errorOf(json: unknown) {
 }
 
 describe('player reads', () => {
-  let stack: Stack;
+  const stack = suiteStack();
   let players: readonly Player[];
   let linked: Player;
   let unlinked: Player;
 
   beforeAll(async () => {
-    stack = await startStack();
     players = stack.sim!.world.players.list.values();
     linked = players.find((p) => p.social_id !== null) as Player;
     unlinked = players.find((p) => p.social_id === null) as Player;
   });
-  afterAll(() => stack.close());
 
   describe('GET /v1/players', () => {
     it('answers the collection envelope with total and roster rows carrying every key', async () => {

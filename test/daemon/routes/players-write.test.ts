@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Player } from '../../../mod-sim/world/index.ts';
-import { startStack, type Stack } from '../../../harness/stack.ts';
+import { suiteStack } from '../../support/suite.ts';
 
 type State = {
   player: { platform_id: string; social_id: string | null };
@@ -22,7 +22,7 @@ function errorOf(json: unknown) {
 }
 
 describe('player writes', () => {
-  let stack: Stack;
+  const stack = suiteStack();
   let players: readonly Player[];
   let modKey: string;
   const json = (body: unknown) => ({
@@ -42,7 +42,6 @@ describe('player writes', () => {
     players.filter((p) => !p.moderation.ban.banned && !p.moderation.mute.muted)[n] as Player;
 
   beforeAll(async () => {
-    stack = await startStack();
     players = stack.sim!.world.players.list.values();
     modKey = (
       await stack.data.createKey(
@@ -56,7 +55,6 @@ describe('player writes', () => {
     ).key;
     await new Promise((resolve) => setTimeout(resolve, 600));
   });
-  afterAll(() => stack.close());
 
   describe('ban', () => {
     it('bans for exactly the duration asked, attributed to the key', async () => {

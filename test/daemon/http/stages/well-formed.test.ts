@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStack, type Stack } from '../../../../harness/stack.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { suiteStack } from '../../../support/suite.ts';
 
 interface FieldError {
   in: string;
@@ -8,13 +8,11 @@ interface FieldError {
 }
 
 describe('text that is not valid Unicode', () => {
-  let stack: Stack;
+  const stack = suiteStack();
   let player: string;
   beforeAll(async () => {
-    stack = await startStack();
     player = [...stack.sim!.world.players.list.values()][0]!.platform_id;
   });
-  afterAll(() => stack.close());
 
   const coinOps = () => stack.sim!.opCounts.get('economy.coins') ?? 0;
   const post = (path: string, body: string | Buffer) =>
