@@ -3,7 +3,8 @@
  * and the bulk coin cooldown's), its console, and `call`, which checks the arguments and the
  * result against the op catalogue as the bridge and the daemon do.
  */
-import { OPS, type OpArgs, type OpResult } from '../../../protocol/ops/index.ts';
+import type { OpArgs, OpResult } from '../../../protocol/ops/index.ts';
+import { catalogueCaller } from '../../support/catalogue-call.ts';
 import { CommandConsole } from '../../../mod-sim/console/index.ts';
 import { economyHandlers, type EconomyOpName } from '../../../mod-sim/handlers/economy.ts';
 import type { LedgerEntry, Player, World, WorldOptions } from '../../../mod-sim/world/index.ts';
@@ -33,12 +34,7 @@ export function economyWorld(options: WorldOptions = {}): EconomyWorld {
   const world = createWorld({ players: 120, ...options, clock: () => now });
   const gameConsole = new CommandConsole(world, { catalogDelayMs: 0 });
   const handlers = economyHandlers(world, gameConsole, { now: () => now });
-  const call = async <N extends EconomyOpName>(name: N, args: OpArgs<N>, opId?: string) => {
-    const op = OPS[name];
-    const handler = handlers[name] as (args: unknown, ctx: unknown) => unknown;
-    const ctx = { opId, signal: new AbortController().signal, applied: () => {} };
-    return op.result.parse(await handler(op.args.parse(args), ctx)) as OpResult<N>;
-  };
+  const call = catalogueCaller(handlers);
   return {
     world,
     console: gameConsole,

@@ -3,7 +3,8 @@
  * fault plan, and `call`, which checks arguments and result against the op catalogue as the
  * bridge and the daemon do.
  */
-import { OPS, type OpArgs, type OpResult } from '../../../protocol/ops/index.ts';
+import type { OpArgs, OpResult } from '../../../protocol/ops/index.ts';
+import { catalogueCaller } from '../../support/catalogue-call.ts';
 import { FaultPlan } from '../../../mod-sim/faults.ts';
 import { claimCodeHandlers, type ClaimCodeOpName } from '../../../mod-sim/handlers/claim-codes.ts';
 import { PLAYER_INVENTORY_CAPACITY } from '../../../mod-sim/handlers/packs-deliver.ts';
@@ -30,12 +31,7 @@ export function shopWorld(options: WorldOptions = {}): ShopWorld {
   const world = createWorld({ players: 150, ...options, clock: () => now });
   const faults = new FaultPlan();
   const handlers = { ...packHandlers(world, { faults }), ...claimCodeHandlers(world, { faults }) };
-  const call = async <N extends ShopOpName>(name: N, args: OpArgs<N>, opId?: string) => {
-    const op = OPS[name];
-    const handler = handlers[name] as (args: unknown, ctx: unknown) => unknown;
-    const ctx = { opId, signal: new AbortController().signal, applied: () => {} };
-    return op.result.parse(await handler(op.args.parse(args), ctx)) as OpResult<N>;
-  };
+  const call = catalogueCaller(handlers);
   return {
     world,
     faults,

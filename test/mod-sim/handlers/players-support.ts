@@ -3,7 +3,8 @@
  * which checks the arguments and the result against the op catalogue, as the bridge and the
  * daemon do.
  */
-import { OPS, type OpArgs, type OpResult } from '../../../protocol/ops/index.ts';
+import type { OpArgs, OpResult } from '../../../protocol/ops/index.ts';
+import { catalogueCaller } from '../../support/catalogue-call.ts';
 import { playerHandlers, type PlayerOpName } from '../../../mod-sim/handlers/players.ts';
 import type { RosterPage } from '../../../mod-sim/handlers/players-list.ts';
 import type { Player, World, WorldOptions } from '../../../mod-sim/world/index.ts';
@@ -28,16 +29,7 @@ export function testWorld(options: WorldOptions = {}): TestWorld {
   let now = DEFAULT_NOW;
   const world = createWorld({ players: 120, ...options, clock: () => now });
   const handlers = playerHandlers(world);
-  const call = async <N extends PlayerOpName>(name: N, args: OpArgs<N>, opId?: string) => {
-    const op = OPS[name];
-    const handler = handlers[name] as (args: unknown, ctx: unknown) => unknown;
-    const result = await handler(op.args.parse(args), {
-      opId,
-      signal: new AbortController().signal,
-      applied: () => {},
-    });
-    return op.result.parse(result) as OpResult<N>;
-  };
+  const call = catalogueCaller(handlers);
   return {
     world,
     call,
