@@ -278,3 +278,16 @@ export async function rawDaemon(
   const { port } = wss.address() as { port: number };
   return { url: `ws://127.0.0.1:${port}`, sockets };
 }
+
+/**
+ * Every truncation of `frame` is refused as malformed or with a bad tag by a fresh session of the
+ * link's daemon end, and the whole frame opens: a cut frame never half-opens.
+ */
+export function expectOnlyWholeFrameOpens(link: InMemoryLink, frame: Uint8Array): void {
+  for (let length = 0; length < frame.length; length += 1) {
+    const opened = new Session(link.daemon).open(frame.subarray(0, length));
+    expect(opened.ok).toBe(false);
+    expect(['malformed', 'bad_mac']).toContain((opened as { ok: false; error: { code: string } }).error.code);
+  }
+  expect(new Session(link.daemon).open(frame).ok).toBe(true);
+}
