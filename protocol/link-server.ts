@@ -297,12 +297,11 @@ export class ModLinkServer extends EventEmitter<ServerEvents> {
     });
   }
 
-  /** PROTOCOL §9.2: events reach whoever stores them; without `acceptEvents` they are dropped. */
+  /**
+   * PROTOCOL §9.2: events reach whoever stores them. Without `acceptEvents` none arrives here: the
+   * session refuses them as `unexpected_frame` (§9.1).
+   */
   #onEvents(connection: LinkConnection, frame: EventsFrame): void {
-    if (!this.#options.acceptEvents) {
-      this.#log.warn('mod sent events this daemon did not announce; dropped', { stream: frame.stream });
-      return;
-    }
     const ack = (seq: number, refused: readonly EventRefusal[] = []) => {
       if (connection.state !== 'open') return;
       const body = { t: 'events_ack', stream: frame.stream, seq } as const;
