@@ -140,6 +140,8 @@ export class EventOutbox {
     let count = 0;
     while (count < this.#buffer.length && (this.#buffer[count] as ModEvent).seq <= seq) count += 1;
     if (count > 0) this.#buffer.splice(0, count);
+    // An ack that covers nothing pending (a repeat, a seq already forgotten) is harmless (§9.3).
+    this.#log.debug('events acknowledged', { stream, seq, forgotten: count, pending: this.#buffer.length });
   }
 
   #schedule(): void {
@@ -173,6 +175,12 @@ export class EventOutbox {
         continue;
       }
       this.#sentThrough = (events.at(-1) as ModEvent).seq;
+      this.#log.debug('events sent', {
+        stream: this.stream,
+        first_seq: (events[0] as ModEvent).seq,
+        last_seq: this.#sentThrough,
+        count: events.length,
+      });
     }
   }
 
