@@ -93,6 +93,18 @@ export function eventSessionCases(h: GoldenHandshake): Array<Record<string, unkn
       code: 'integer_out_of_range',
     },
     {
+      name: 'events with a stream that is a bin, not a str',
+      direction: m2d,
+      plaintexts: [batch(body({ ...events([event(1)]), stream: new Uint8Array([0x73]) }))],
+      code: 'invalid_message',
+    },
+    {
+      name: 'an event whose data is not a map',
+      direction: m2d,
+      plaintexts: [batch(body(events([{ ...event(1), data: [] }])))],
+      code: 'invalid_message',
+    },
+    {
       name: 'events whose seq repeats within the body',
       direction: m2d,
       plaintexts: [batch(body(events([event(1), event(1)])))],
@@ -136,6 +148,7 @@ export function eventSessionAccepted(h: GoldenHandshake): Array<Record<string, u
       'mod->daemon',
       [events([event(1)], STREAM_64_BYTES_4)],
     ],
+    ['events with a stream of 1 byte', 'mod->daemon', [events([event(1)], 's')]],
     ['events with seq 2^32 − 1', 'mod->daemon', [events([event(0xffff_ffff)])]],
     [
       'events whose seqs leave gaps (1, 3, 7): not an error',
