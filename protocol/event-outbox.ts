@@ -9,7 +9,8 @@
  * enough to fill it, the oldest events are dropped, counted in `dropped` and logged: a game
  * server must never run out of memory because its daemon is down.
  *
- * An event over `MAX_EVENT_BYTES` of msgpack, or with no msgpack form, is never sent (§9.6): it
+ * An event over `MAX_EVENT_BYTES` of msgpack, nested deeper than `MAX_EVENT_DEPTH` or with no
+ * msgpack form, is never sent (§9.6): it
  * is dropped when emitted, takes no sequence number, and is counted in `dropped` and logged. A
  * body holds at most `EVENTS_PER_BODY` events, `MAX_BODY_BYTES` of their msgpack (the daemon's
  * default per-body limit, §9.5) and `MAX_BODY_VALUES` values (§2.2). An event the daemon refused
@@ -35,6 +36,11 @@ export const EVENTS_PER_BODY = 64;
 export const MAX_BODY_BYTES = 512 * 1024;
 /** The largest event sent: the daemon's default `maxEventBytes` (§9.5, §9.6). */
 export const MAX_EVENT_BYTES = 64 * 1024;
+/**
+ * Nesting within one event: the codec's `maxDepth` (§2.2) less the three levels around it (the
+ * batch array, the body map and its `events` array).
+ */
+export const MAX_EVENT_DEPTH = DEFAULT_CODEC_LIMITS.maxDepth - 3;
 /** Values of events per body: the codec's `maxElements` (§2.2), less room for the body around them. */
 export const MAX_BODY_VALUES = DEFAULT_CODEC_LIMITS.maxElements - 16;
 
@@ -212,13 +218,14 @@ export class EventOutbox {
 }
 
 /**
- * An event's msgpack size (§9.5), or why it can never be sent (§9.6): no msgpack form, or over
- * MAX_EVENT_BYTES, which the daemon would refuse and which may not even fit a frame.
+ * An event's msgpack size (§9.5), or why it can never be sent (§9.6): no msgpack form, nested
+ * deeper than MAX_EVENT_DEPTH, or over MAX_EVENT_BYTES, which the daemon would refuse and which
+ * may not even fit a frame.
  */
 function measure(event: ModEvent): number | string {
   let bytes: number;
   try {
-    bytes = encode(event).length;
+    bytes = encode(event, MAX_EVENT_DEPTH).length;
   } catch (error) {
     return (error as Error).message;
   }

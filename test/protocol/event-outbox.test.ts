@@ -5,13 +5,21 @@ import {
   MAX_BODY_BYTES,
   MAX_BODY_VALUES,
   MAX_EVENT_BYTES,
+  MAX_EVENT_DEPTH,
 } from '../../protocol/event-outbox.ts';
 import { silentLogger } from '../../protocol/log.ts';
 import { countValues } from '../../protocol/msgpack-scan.ts';
-import { encode } from '../../protocol/codec.ts';
+import { decode, encode } from '../../protocol/codec.ts';
 import type { EventsFrame } from '../../protocol/frames.ts';
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+/** A `data` map nested `depth` levels deep, itself included. */
+function nested(depth: number): Record<string, unknown> {
+  let data: Record<string, unknown> = {};
+  for (let level = 1; level < depth; level += 1) data = { d: data };
+  return data;
+}
 
 function sink() {
   const bodies: EventsFrame[] = [];
@@ -131,7 +139,7 @@ describe('EventOutbox', () => {
     for (const body of link.bodies) expect(countValues(encode(body))).toBeLessThan(MAX_BODY_VALUES + 16);
   });
 
-  it('drops an event over MAX_EVENT_BYTES when emitted: no seq, never sent, counted and logged', () => {
+  it('drops an event too large or too deep when emitted: no seq, never sent, counted and logged', async () => {
     const errors: unknown[] = [];
     const log = { ...silentLogger, error: (msg: string) => errors.push(msg) };
     const outbox = new EventOutbox({ log });
@@ -144,10 +152,17 @@ describe('EventOutbox', () => {
     expect(outbox.emit('command.executed', { text }, at)).toBe(1); // exactly at the limit: sent
     expect(outbox.emit('command.executed', { text: text + 'x' }, at)).toBe(0);
     expect(outbox.emit('command.executed', { when: new Date() }, at)).toBe(0); // no msgpack form
-    expect(outbox.emit('player.left', {}, at)).toBe(2);
-    expect(outbox.dropped).toBe(2);
-    expect(outbox.pending).toBe(2);
-    expect(errors).toHaveLength(2);
+    expect(outbox.emit('command.executed', nested(MAX_EVENT_DEPTH - 1), at)).toBe(2); // with the event map: at it
+    expect(outbox.emit('command.executed', nested(MAX_EVENT_DEPTH), at)).toBe(0); // deeper than a frame allows
+    expect(outbox.emit('player.left', {}, at)).toBe(3);
+    expect(outbox.dropped).toBe(3);
+    expect(outbox.pending).toBe(3);
+    expect(errors).toHaveLength(3);
+    await turn();
+    expect(link.seqs()).toEqual([1, 2, 3]);
+    // What was sent fits a frame at the daemon: its decoder takes the batch whole.
+    const plaintext = encode(link.bodies);
+    expect(decode(plaintext).ok).toBe(true);
   });
 
   it('ignores an ack that covers nothing pending: another stream, a seq already forgotten', () => {
