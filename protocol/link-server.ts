@@ -43,7 +43,8 @@ export interface ModLinkServerOptions extends Partial<LinkTimers> {
   versions?: readonly number[];
   /**
    * Announce in `ready` that game events are stored (PROTOCOL §9.1). Whoever sets it listens for
-   * `events` and acknowledges each batch once it is durable.
+   * `events` and acknowledges each batch once it is durable. Without it, an `events` body closes
+   * the link with `unexpected_frame`.
    */
   acceptEvents?: boolean;
   log?: Logger;
