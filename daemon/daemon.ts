@@ -38,6 +38,7 @@ import { buildOpenApi } from './openapi/openapi.ts';
 import type { AnyRoute } from './http/define-route.ts';
 import { ROUTES } from './routes/index.ts';
 import { DataDir } from './store/data-dir.ts';
+import { KeyUsageRecorder } from './store/key-usage-recorder.ts';
 import type { DataDirWatcher } from './store/data-dir-watcher.ts';
 import { modCredentialsFile } from './store/mod-credentials.ts';
 
@@ -104,6 +105,8 @@ export interface DaemonOptions {
    * also inject the resolver. The daemon adds its own listeners, which no webhook may reach.
    */
   webhookNetwork?: Omit<WebhookNetworkOptions, 'ownListeners'>;
+  /** How often key uses are written to key-usage.json (docs/data-dir.md); tests shrink it. */
+  keyUsage?: { flushDelayMs?: number };
 }
 
 /** What a reload (SIGHUP) may change without a restart. */
@@ -127,6 +130,8 @@ export interface Daemon {
   events: FileEventLog;
   /** The webhook registry and its delivery workers, readers of `events`. */
   webhooks: WebhookService;
+  /** When and from where each API key was last used (key-usage.json). */
+  keyUsage: KeyUsageRecorder;
   startedAt: Date;
   reload(settings?: ReloadSettings): Promise<void>;
   close(): Promise<void>;
@@ -147,6 +152,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const workers = new WorkerHealth();
   const journal = await IdempotencyJournal.open(dataDir.path, { log, health: storage });
   const audit = await AuditLog.open(dataDir.path, storage);
+  const keyUsage = await KeyUsageRecorder.open(dataDir, {
+    ...options.keyUsage,
+    onError: (error) => log.warn('cannot record key use', { error: (error as Error).message }),
+  });
   const events = await FileEventLog.open(dataDir.path, {
     ...options.events,
     log,
@@ -180,6 +189,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     await events.close();
     await journal.close();
     await audit.close();
+    await keyUsage.close();
     watcher.close();
   };
   try {
@@ -194,7 +204,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       );
     }
     const idempotency = new Idempotency(journal, identity.daemonSecretKey);
-    const stores = { idempotency, audit, storage, workers, events, webhooks };
+    const stores = { idempotency, audit, storage, workers, events, webhooks, keyUsage };
     const handle = daemonPipeline(options, watcher, link, metrics, stores, startedAt);
     const certificate = options.tls ? await readTls(options.tls) : undefined;
     const server = await listening('api', options.listen, () =>
@@ -213,6 +223,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       metricsAddress: metricsServer?.address ?? null,
       events,
       webhooks,
+      keyUsage,
       startedAt,
       reload: async (settings = {}) => {
         await watcher.reload();
@@ -248,10 +259,11 @@ function daemonPipeline(
     workers: WorkerHealth;
     events: FileEventLog;
     webhooks: WebhookService;
+    keyUsage: KeyUsageRecorder;
   },
   startedAt: Date,
 ): Pipeline {
-  const { idempotency, audit, storage, workers, events, webhooks } = stores;
+  const { idempotency, audit, storage, workers, events, webhooks, keyUsage } = stores;
   const routes = options.routes ?? ROUTES;
   return createPipeline({
     routes,
@@ -268,6 +280,7 @@ function daemonPipeline(
     services: { events, webhooks, eventStream: options.stream ?? {}, metrics },
     // Open event streams are re-authorized on every change of keys and state (SIGHUP too).
     onSnapshotChange: (listener) => void watcher.on('change', listener),
+    keyUsage,
     ...options.pipeline,
   });
 }
