@@ -4,6 +4,7 @@
  * daemon/store/key-admin.ts's, the same the admin API runs.
  */
 import type { Command } from 'commander';
+import { handOverWebhooks } from '../daemon/events/webhooks/key-handover.ts';
 import { SCOPES } from '../daemon/scopes.ts';
 import { parseApiKey } from '../daemon/store/api-keys.ts';
 import {
@@ -81,6 +82,7 @@ export function registerKeysCommands(program: Command, io: CliIo): void {
       const dataDir = await openDataDirOf(flags, io);
       const overlapMs = flags.expireOldIn ?? DEFAULT_ROLL_OVERLAP_MS;
       const rolled = await withKeyErrors(dataDir, () => rollKey(dataDir, id, overlapMs, io.now()));
+      await handOverWebhooks(dataDir.path, rolled.old.id, rolled.record.id);
       if (flags.json) {
         printJson(io, {
           ...createdJson(rolled.key, rolled.record),

@@ -29,6 +29,8 @@ export class KeyAdminError extends Error {
   constructor(
     readonly code: KeyAdminErrorCode,
     message: string,
+    /** The input field at fault (`allow_ips`, `expires_at`, `expire_old_in`), for invalid_input. */
+    readonly field?: string,
   ) {
     super(message);
     this.name = 'KeyAdminError';
@@ -127,7 +129,11 @@ export async function rollKey(
   now: Date,
 ): Promise<RolledKey> {
   if (overlapMs > MAX_ROLL_OVERLAP_MS) {
-    throw new KeyAdminError('invalid_input', `the overlap is at most ${formatDuration(MAX_ROLL_OVERLAP_MS)}`);
+    throw new KeyAdminError(
+      'invalid_input',
+      `the overlap is at most ${formatDuration(MAX_ROLL_OVERLAP_MS)}`,
+      'expire_old_in',
+    );
   }
   await requirePremium(dataDir, now);
   let rolled: RolledKey | undefined;
@@ -212,14 +218,20 @@ async function requirePremium(dataDir: DataDir, now: Date): Promise<void> {
 
 function checkAllowIps(allowIps: readonly string[]): void {
   if (allowIps.length > MAX_ALLOW_IPS) {
-    throw new KeyAdminError('invalid_input', `at most ${MAX_ALLOW_IPS} allowlist entries per key`);
+    throw new KeyAdminError(
+      'invalid_input',
+      `at most ${MAX_ALLOW_IPS} allowlist entries per key`,
+      'allow_ips',
+    );
   }
 }
 
 function checkExpiry(expiresAt: Date, now: Date): void {
   const ms = expiresAt.getTime() - now.getTime();
-  if (ms <= 0) throw new KeyAdminError('invalid_input', 'the expiry must lie in the future');
-  if (ms > MAX_DURATION_MS) throw new KeyAdminError('invalid_input', 'the expiry is at most ten years away');
+  if (ms <= 0) throw new KeyAdminError('invalid_input', 'the expiry must lie in the future', 'expires_at');
+  if (ms > MAX_DURATION_MS) {
+    throw new KeyAdminError('invalid_input', 'the expiry is at most ten years away', 'expires_at');
+  }
 }
 
 function replaceKey(
