@@ -94,7 +94,12 @@ export function registerKeysCommands(program: Command, io: CliIo): void {
       const { apiEnabled } = await dataDir.read(stateFile);
       const lines = createdLines(rolled.key, rolled.record, apiEnabled, dataDir.path);
       lines[0] = `Rolled key ${rolled.old.id} (${rolled.record.name}) to ${rolled.record.id}`;
-      lines.push(`The old key ${rolled.old.id} works until ${formatDate(rolled.old.expiresAt as Date)}.`);
+      // After the new key's `expires:` line, before the key itself.
+      lines.splice(
+        4,
+        0,
+        `  old key:   ${rolled.old.id} works until ${formatDate(rolled.old.expiresAt as Date)}`,
+      );
       printLines(io, ...lines);
     });
 }
