@@ -169,8 +169,8 @@ export interface KeyView {
   id: string;
   name: string;
   status: ApiKeyStatus;
-  scopes: readonly Scope[];
-  allow_ips: readonly string[];
+  scopes: Scope[];
+  allow_ips: string[];
   owner_platform_id: string | null;
   owner_social_id: string | null;
   created_at: string;
@@ -187,8 +187,8 @@ export function keyView(record: ApiKeyRecord, use: KeyUse | undefined, now: Date
     id: record.id,
     name: record.name,
     status: apiKeyStatus(record, now),
-    scopes: record.scopes,
-    allow_ips: record.allowIps,
+    scopes: [...record.scopes],
+    allow_ips: [...record.allowIps],
     owner_platform_id: record.ownerPlatformId,
     owner_social_id: record.ownerSocialId,
     created_at: record.createdAt.toISOString(),
