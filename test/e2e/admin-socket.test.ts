@@ -34,6 +34,8 @@ describe('admin.sock', () => {
       expect(answer.status).toBe(200);
       expect(answer.json).toMatchObject({ api: { enabled: true }, link: { connected: false } });
       expect(answer.headers['x-request-id']).toMatch(/^req_[0-9a-f]{32}$/);
+      const openapi = await adminRequest({ dataDir: data.dir, path: '/admin/v1/openapi.json' });
+      expect(openapi.json).toMatchObject({ openapi: '3.1.0', paths: { '/admin/v1/status': { get: {} } } });
     } finally {
       expect(await stop(serve)).toBe(0);
     }
