@@ -8,7 +8,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { adminRequest } from '../../harness/admin.ts';
-import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
+import { makeDataDir, premiumDataDir, type TestDataDir } from '../../harness/data-dir.ts';
 import { launchServe, startServe, stop } from '../../harness/processes.ts';
 import { eventually } from '../../harness/stack.ts';
 
@@ -60,6 +60,14 @@ describe('admin.sock', () => {
     } finally {
       await stop(again.serve);
     }
+  }, 60_000);
+
+  it('refuses to start, exit 2, when the data dir path is too long for a socket in it', async () => {
+    const long = join(data.dir, 'd'.repeat(100));
+    await premiumDataDir(long);
+    const { serve } = await launchServe(long);
+    expect(await serve.exited()).toBe(2);
+    expect(serve.output()).toContain('longer than the 107 bytes a Unix socket path may have');
   }, 60_000);
 
   it('refuses to start when a running process answers on the socket', async () => {
