@@ -12,6 +12,7 @@ import { join, relative } from 'node:path';
 import { formatHostPort, type HostPort } from '../../../daemon/host-port.ts';
 import { apiKeyStatus } from '../../../daemon/store/api-keys.ts';
 import {
+  ADMIN_FILES,
   DATA_FILES,
   formatMode,
   LOCK_FILE,
@@ -53,7 +54,7 @@ export async function checkDataDir(dir: string, options: DataDirCheckOptions): P
   for (const name of Object.values(DATA_FILES)) {
     if (!judged.has(join(dir, name))) results.push(await fileMode(dir, name, folder, true));
   }
-  for (const name of [...RECORD_FILE_NAMES, ...Object.values(WEBHOOK_FILES)]) {
+  for (const name of [...RECORD_FILE_NAMES, ...Object.values(WEBHOOK_FILES), ...Object.values(ADMIN_FILES)]) {
     const path = join(dir, name);
     if (!judged.has(path) && (await lstatOrNull(path)) !== null) {
       results.push(await fileMode(dir, name, folder, false));
@@ -76,7 +77,11 @@ export async function checkDataDir(dir: string, options: DataDirCheckOptions): P
  * whoever runs doctor); the folder's own mode and owner are folderResult's.
  */
 async function untrustedInside(dir: string, folder: Stats): Promise<TrustProblem[]> {
-  const problems = await findUntrusted(dir, { uid: folder.uid, privateFiles: PRIVATE_FILE_NAMES });
+  const problems = await findUntrusted(dir, {
+    uid: folder.uid,
+    privateFiles: PRIVATE_FILE_NAMES,
+    sockets: [ADMIN_FILES.socket],
+  });
   return problems.filter((problem) => problem.path !== dir);
 }
 

@@ -1,0 +1,18 @@
+/**
+ * Every admin route (docs/admin.md): one import and one line per resource file, so a new
+ * resource is a file and two lines here.
+ */
+import type { AnyAdminRoute } from '../define-admin-route.ts';
+import { keyRoutes } from './keys.ts';
+import { statusRoutes } from './status.ts';
+import { switchRoutes } from './switches.ts';
+import { tokenRoutes } from './tokens.ts';
+
+// One resource a line, so branches adding resources merge without conflict.
+// prettier-ignore
+export const ADMIN_ROUTES: readonly AnyAdminRoute[] = [
+  ...statusRoutes,
+  ...tokenRoutes,
+  ...switchRoutes,
+  ...keyRoutes,
+];
