@@ -76,22 +76,47 @@ export const DeliveryAttemptSchema = z
   })
   .meta({ id: 'WebhookDeliveryAttempt' });
 
+const createFields = {
+  url: z
+    .string()
+    .max(WEBHOOK_URL_MAX_LENGTH)
+    .describe('https to a public address; the name must resolve to public addresses only'),
+  events: z.array(eventSelector).min(1).describe('Event types, or ["*"] for all'),
+  format: z.enum(WEBHOOK_FORMATS).optional().describe('Default: standard'),
+  description: z.string().max(200).optional(),
+};
+
+/** The URL's form (url-policy.ts), with plain http to a non-loopback host only when allowed. */
+function urlIssue(url: string, allowHttp: boolean, ctx: z.RefinementCtx): void {
+  const checked = checkWebhookUrl(url, { allowHttp });
+  if ('error' in checked) ctx.addIssue({ code: 'custom', path: ['url'], message: checked.error });
+}
+
+/** A key's registration (POST /v1/webhooks): https, public addresses. */
 export const CreateBody = z
+  .object(createFields)
+  .strict()
+  .superRefine((body, ctx) => urlIssue(body.url, false, ctx))
+  .meta({ id: 'WebhookCreateRequest' });
+
+/**
+ * The operator's registration (POST /admin/v1/webhooks): as `modgate webhooks add`, loopback and
+ * `[webhooks] allow_networks` too, and plain http elsewhere when `allow_http` says so.
+ */
+export const OperatorCreateBody = z
   .object({
-    url: z
-      .string()
-      .max(WEBHOOK_URL_MAX_LENGTH)
-      .describe('https to a public address; the name must resolve to public addresses only'),
-    events: z.array(eventSelector).min(1).describe('Event types, or ["*"] for all'),
-    format: z.enum(WEBHOOK_FORMATS).optional().describe('Default: standard'),
-    description: z.string().max(200).optional(),
+    ...createFields,
+    url: createFields.url.describe(
+      'https (plain http to loopback, or anywhere with allow_http) to a public address, loopback or a network in [webhooks] allow_networks',
+    ),
+    allow_http: z
+      .boolean()
+      .optional()
+      .describe('Allow plain http to a non-loopback host (events travel unencrypted); default false'),
   })
   .strict()
-  .superRefine((body, ctx) => {
-    const checked = checkWebhookUrl(body.url, { allowHttp: false });
-    if ('error' in checked) ctx.addIssue({ code: 'custom', path: ['url'], message: checked.error });
-  })
-  .meta({ id: 'WebhookCreateRequest' });
+  .superRefine((body, ctx) => urlIssue(body.url, body.allow_http === true, ctx))
+  .meta({ id: 'AdminWebhookCreateRequest' });
 
 export const idParams = z
   .object({ id: z.string().regex(WEBHOOK_ID_PATTERN, 'a webhook id: wh_ and 16 characters a-z0-9') })
