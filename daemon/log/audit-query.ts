@@ -79,9 +79,10 @@ export async function readAuditPage(
   for (; index < files.length; index += 1) {
     const file = files[index] as AuditFile;
     const end = (after !== null && file.head === after.head ? after.offset : null) ?? (await endOf(file));
+    const spent = () => now() > deadline;
     const outcome = file.compressed
-      ? await scanCompressed(file, end, matches, page)
-      : await scanPlain(file, end, matches, page, () => now() > deadline);
+      ? await scanCompressed(file, end, matches, page, spent)
+      : await scanPlain(file, end, matches, page, spent);
     if (outcome === 'full' || outcome === 'older') break;
     if (outcome === 'budget') return { entries: page.entries, next: page.resumeAt ?? null };
     if (now() > deadline && index + 1 < files.length) {
@@ -150,19 +151,28 @@ async function scanPlain(
 
 /**
  * A compressed file streams forward, so the newest lines before `end` come last: it keeps the
- * last `room + 1` matches in a ring, then gives them newest first. It is read to `end` in one
- * go, whatever the budget (docs/admin.md says how long a large one takes).
+ * last `room + 1` matches in a ring, then gives them newest first. Nothing of it can be given
+ * before it is read to `end`: when the budget runs out and the page already holds lines (from
+ * newer files), it stops and the next page starts this file again; otherwise it is read to the
+ * end whatever the budget, so every page makes progress (docs/admin.md says how long it takes).
  */
 async function scanCompressed(
   file: AuditFile,
   end: number,
   matches: (record: AuditRecord) => Verdict,
   page: PageBuilder,
+  spent: () => boolean,
 ): Promise<ScanOutcome> {
   const room = page.limit - page.entries.length + 1;
   const ring: { record: AuditRecord; start: number }[] = [];
+  const head = file.head as string;
   let older = false;
+  let stopped = false;
   await readCompressedForward(file.path, end, (line) => {
+    if (page.entries.length > 0 && spent()) {
+      stopped = true;
+      return false;
+    }
     const record = parse(line.text);
     const verdict = record === null ? 'skip' : matches(record);
     if (verdict === 'older') {
@@ -174,7 +184,10 @@ async function scanCompressed(
     }
     return true;
   });
-  const head = file.head as string;
+  if (stopped) {
+    page.resumeAt = { head, offset: Number.isFinite(end) ? end : null };
+    return 'budget';
+  }
   for (const { record, start } of ring.reverse()) {
     if (!page.add(record, { head, offset: start })) return 'full';
   }

@@ -145,8 +145,9 @@ describe('reading the audit log newest first', () => {
   });
 
   it('ends a page short when the time budget is spent, and the next page goes on from there', async () => {
-    await writeFile(join(dir, 'audit.jsonl.1'), text(lines(0, 50)));
-    await writeFile(join(dir, 'audit.jsonl'), text(lines(50, 50)));
+    await writeFile(join(dir, 'audit.jsonl.2.gz'), gzipSync(text(lines(0, 40))));
+    await writeFile(join(dir, 'audit.jsonl.1'), text(lines(40, 30)));
+    await writeFile(join(dir, 'audit.jsonl'), text(lines(70, 30)));
     // Each look at the clock costs a millisecond: a 3 ms budget lets a page read three lines.
     const { seen, pages } = await allPages(
       { keyId: 'key_b' },
