@@ -18,16 +18,19 @@ import {
   EndpointChangeError,
   MAX_SECRET_OVERLAP_SEC,
 } from '../events/webhooks/endpoint-changes.ts';
-import { createdView, rotatedView } from '../events/webhooks/views.ts';
+import { RECENT_ATTEMPTS } from '../events/webhooks/outbox-state.ts';
+import { createdView, recentAttempts, rotatedView } from '../events/webhooks/views.ts';
 import { RegistryFullError, type WebhookService } from '../events/webhooks/webhook-service.ts';
 import { ApiError } from '../http/api-error.ts';
+import { collection } from './collection.ts';
+import { limitParam } from './params.ts';
 import { DELIVERY_FAILURES } from '../events/webhooks/delivery-failure.ts';
 import { checkWebhookUrl, WEBHOOK_URL_MAX_LENGTH } from '../events/webhooks/url-policy.ts';
 import { EVENT_TYPES } from '../events/types.ts';
 
 export const eventSelector = z.enum([ALL_EVENTS, ...EVENT_TYPES]);
 
-const endpointShape = {
+export const endpointShape = {
   id: z.string().describe('wh_ and 16 characters a-z0-9'),
   url: z.string(),
   events: z.array(eventSelector).describe('Subscribed event types; `*` is every type'),
@@ -93,6 +96,14 @@ function urlIssue(url: string, allowHttp: boolean, ctx: z.RefinementCtx): void {
 }
 
 /** A key's registration (POST /v1/webhooks): https, public addresses. */
+/** GET …/webhooks/{id}/deliveries: the recent attempts the outbox keeps, in one page. */
+export const DeliveriesQuery = z.object({ limit: limitParam(1, RECENT_ATTEMPTS) }).strict();
+export const DeliveriesPage = collection(DeliveryAttemptSchema, false, 'WebhookDeliveryAttemptPage');
+
+export function deliveriesPage(webhooks: WebhookService, id: string, limit: number) {
+  return { data: recentAttempts(webhooks.outbox(id), limit), has_more: false, next_cursor: null };
+}
+
 export const CreateBody = z
   .object(createFields)
   .strict()

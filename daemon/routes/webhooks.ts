@@ -10,16 +10,17 @@
 import * as z from 'zod';
 import { MAX_ENDPOINTS_PER_KEY } from '../events/webhooks/endpoint-file.ts';
 import { RECENT_ATTEMPTS } from '../events/webhooks/outbox-state.ts';
-import { endpointView, recentAttempts } from '../events/webhooks/views.ts';
+import { endpointView } from '../events/webhooks/views.ts';
 import type { WebhookService } from '../events/webhooks/webhook-service.ts';
 import { ApiError } from '../http/api-error.ts';
 import { collection } from './collection.ts';
 import { defineRoute, type RouteServices } from '../http/define-route.ts';
-import { limitParam } from './params.ts';
 import {
   CreateBody,
   CreatedWebhookSchema,
-  DeliveryAttemptSchema,
+  deliveriesPage,
+  DeliveriesPage,
+  DeliveriesQuery,
   idParams,
   registerEndpoint,
   rotateAndShow,
@@ -115,20 +116,13 @@ export const listWebhookDeliveries = defineRoute({
   operationId: 'listWebhookDeliveries',
   summary: `Recent delivery attempts, newest first (the last ${RECENT_ATTEMPTS} are kept)`,
   params: idParams,
-  query: z.object({ limit: limitParam(1, RECENT_ATTEMPTS) }).strict(),
-  response: {
-    status: 200,
-    schema: collection(DeliveryAttemptSchema, false, 'WebhookDeliveryAttemptPage'),
-  },
+  query: DeliveriesQuery,
+  response: { status: 200, schema: DeliveriesPage },
   errors: ['not_found'],
   handler: async ({ params, query, key, services }) => {
     const webhooks = registry(services);
     found(webhooks, params.id, key.id);
-    return {
-      data: recentAttempts(webhooks.outbox(params.id), query.limit),
-      has_more: false,
-      next_cursor: null,
-    };
+    return deliveriesPage(webhooks, params.id, query.limit);
   },
 });
 
