@@ -40,6 +40,7 @@ import { ROUTES } from './routes/index.ts';
 import { DataDir } from './store/data-dir.ts';
 import type { DataDirWatcher } from './store/data-dir-watcher.ts';
 import { modCredentialsFile } from './store/mod-credentials.ts';
+import { AdminEventStreams } from './admin/admin-event-streams.ts';
 import { AdminTokens } from './admin/admin-tokens.ts';
 import type { AdminListenOptions } from './admin/admin-listen.ts';
 import { type AdminServer, startAdminServer } from './admin/admin-server.ts';
@@ -223,6 +224,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         audit,
         tokens,
         requests,
+        eventStreams: new AdminEventStreams({
+          eventLog: events,
+          snapshot: () => watcher.current(),
+          onTokenRevoked: (listener) => tokens.onRevoked(listener),
+          ...(options.stream ? { settings: options.stream } : {}),
+          metrics,
+        }),
       },
       routes: ADMIN_ROUTES,
       options: options.admin ?? {},

@@ -3,6 +3,14 @@
  * resource is a file and two lines here.
  */
 import type { AnyAdminRoute } from '../define-admin-route.ts';
+import { auditRoutes } from './audit.ts';
+import { eventRoutes } from './events.ts';
 import { statusRoutes } from './status.ts';
+import { webhookRoutes } from './webhooks.ts';
 
-export const ADMIN_ROUTES: readonly AnyAdminRoute[] = [...statusRoutes];
+export const ADMIN_ROUTES: readonly AnyAdminRoute[] = [
+  ...statusRoutes,
+  ...webhookRoutes,
+  ...auditRoutes,
+  ...eventRoutes,
+];
