@@ -6,10 +6,16 @@ import type { AnyAdminRoute } from '../define-admin-route.ts';
 import { auditRoutes } from './audit.ts';
 import { eventRoutes } from './events.ts';
 import { statusRoutes } from './status.ts';
+import { switchRoutes } from './switches.ts';
+import { tokenRoutes } from './tokens.ts';
 import { webhookRoutes } from './webhooks.ts';
 
+// One resource a line, so branches adding resources merge without conflict.
+// prettier-ignore
 export const ADMIN_ROUTES: readonly AnyAdminRoute[] = [
   ...statusRoutes,
+  ...tokenRoutes,
+  ...switchRoutes,
   ...webhookRoutes,
   ...auditRoutes,
   ...eventRoutes,
