@@ -5,8 +5,6 @@
  * token that opened it is revoked, while another token's stream goes on.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { DataDir } from '../../daemon/store/data-dir.ts';
-import { createAdminToken, revokeAdminToken } from '../../daemon/store/admin-tokens.ts';
 import { formatHostPort } from '../../daemon/host-port.ts';
 import { adminRequest } from '../../harness/admin.ts';
 import { openSse, type SseClient } from '../../harness/sse-client.ts';
@@ -35,8 +33,14 @@ const base = (s: Stack) => `http://${formatHostPort(s.daemon.admin.address!)}`;
 
 /** A new admin token the running daemon already accepts. */
 async function token(s: Stack, name: string): Promise<{ id: string; token: string }> {
-  const minted = await createAdminToken(await DataDir.open(s.data.dir), name, new Date());
-  await s.daemon.reload();
+  const created = await adminRequest({
+    dataDir: s.data.dir,
+    method: 'POST',
+    path: '/admin/v1/tokens',
+    body: { name },
+  });
+  expect(created.status).toBe(201);
+  const minted = created.json as { id: string; token: string };
   await eventually(
     async () =>
       (await adminRequest({ url: base(s), token: minted.token, path: '/admin/v1/status' })).status === 200,
@@ -84,8 +88,8 @@ describe('GET /admin/v1/events', () => {
     const s = await setup();
     const [revoked, other] = [await token(s, 'leaving'), await token(s, 'staying')];
     const [client, bystander] = [await stream(s, revoked.token), await stream(s, other.token)];
-    await revokeAdminToken(await DataDir.open(s.data.dir), revoked.id, new Date());
-    await s.daemon.reload();
+    const revoke = { dataDir: s.data.dir, method: 'DELETE', path: `/admin/v1/tokens/${revoked.id}` };
+    expect((await adminRequest(revoke)).status).toBe(204);
     const final = await client.next((m) => m.event === 'error', 10_000);
     await client.ended;
     const envelope = JSON.parse(final.data) as { error: { code: string; request_id: string } };
