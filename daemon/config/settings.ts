@@ -121,6 +121,8 @@ function adminOptions(
     ...(tls ? { tls } : {}),
     hostnames: admin.hostnames,
     ...(admin.max_token_failures !== undefined ? { backoff: { maxFailures: admin.max_token_failures } } : {}),
+    eventStreams: defined({ maxPerActor: admin.events_max_per_admin, maxTotal: admin.events_max_total }),
+    auditRead: defined({ budgetMs: admin.audit_page_budget_ms }),
   };
 }
 

@@ -24,8 +24,12 @@ const JOINED = {
   ip: '203.0.113.9',
 };
 
-async function setup(): Promise<Stack> {
-  stack = await startStack({ sim: false, daemon: { admin: { listen: { host: '127.0.0.1', port: 0 } } } });
+async function setup(eventStreams?: { maxPerActor?: number; maxTotal?: number }): Promise<Stack> {
+  const listen = { host: '127.0.0.1', port: 0 };
+  stack = await startStack({
+    sim: false,
+    daemon: { admin: { listen, ...(eventStreams ? { eventStreams } : {}) } },
+  });
   return stack;
 }
 
@@ -113,6 +117,19 @@ describe('GET /admin/v1/events', () => {
     await eventually(async () => {
       const again = await stream(s, bearer);
       return again.status === 200;
+    });
+  });
+
+  it('takes its caps from the options ([admin] events_max_per_admin, events_max_total)', async () => {
+    const s = await setup({ maxPerActor: 1, maxTotal: 2 });
+    const [one, two, three] = [await token(s, 'a'), await token(s, 'b'), await token(s, 'c')];
+    expect((await stream(s, one.token)).status).toBe(200);
+    expect((await stream(s, one.token)).status).toBe(429);
+    expect((await stream(s, two.token)).status).toBe(200);
+    const full = await stream(s, three.token);
+    expect(full.status).toBe(429);
+    expect(JSON.parse(await full.text())).toMatchObject({
+      error: { message: expect.stringContaining('all admins 2') },
     });
   });
 });
