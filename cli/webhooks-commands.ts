@@ -11,13 +11,13 @@ import {
   updateEndpoints,
   WEBHOOK_FORMATS,
   WEBHOOK_ID_PATTERN,
-  MAX_ENDPOINTS,
   newEndpoint,
   type EventSelector,
   type WebhookEndpoint,
   type WebhookFormat,
 } from '../daemon/events/webhooks/endpoint-file.ts';
 import {
+  addEndpoint,
   DEFAULT_SECRET_OVERLAP_SEC,
   EndpointChangeError,
   enableEndpoint,
@@ -146,10 +146,7 @@ async function add(flags: AddFlags, io: CliIo): Promise<void> {
     },
     io.now(),
   );
-  await updateEndpoints(dir, (current) => {
-    if (current.length >= MAX_ENDPOINTS) throw new CliError(`${dir} already has ${MAX_ENDPOINTS} webhooks`);
-    return [...current, endpoint];
-  });
+  await updateEndpoints(dir, (current) => changed(() => addEndpoint(current, endpoint)));
   if (flags.json) {
     printJson(io, createdView(endpoint));
     return;
