@@ -195,8 +195,10 @@ function changed<T>(change: () => T): T {
   try {
     return change();
   } catch (error) {
-    if (error instanceof EndpointChangeError) throw new CliError(error.message);
-    throw error;
+    if (!(error instanceof EndpointChangeError)) throw error;
+    // The API says "remove it"; here is the command that does.
+    const remedy = error.code === 'owner_gone' ? ` (modgate webhooks remove ${error.id})` : '';
+    throw new CliError(`${error.message}${remedy}`);
   }
 }
 

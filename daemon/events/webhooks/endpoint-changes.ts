@@ -28,6 +28,8 @@ export class EndpointChangeError extends Error {
   constructor(
     readonly code: EndpointChangeCode,
     message: string,
+    /** The endpoint the change was refused for; null when none is (a full registry). */
+    readonly id: string | null = null,
   ) {
     super(message);
   }
@@ -58,7 +60,7 @@ function changeOne(
   change: (endpoint: WebhookEndpoint) => WebhookEndpoint,
 ): readonly WebhookEndpoint[] {
   if (!current.some((endpoint) => endpoint.id === id)) {
-    throw new EndpointChangeError('not_found', `No webhook ${id}.`);
+    throw new EndpointChangeError('not_found', `No webhook ${id}.`, id);
   }
   return current.map((endpoint) => (endpoint.id === id ? change(endpoint) : endpoint));
 }
@@ -80,6 +82,7 @@ export function enableEndpoint(
       throw new EndpointChangeError(
         'owner_gone',
         `Webhook ${id} was disabled because the API key that registered it no longer works (${endpoint.disabledReason}); remove it instead.`,
+        id,
       );
     }
     return { ...endpoint, disabledAt: null, disabledReason: null, enabledAt: now };
