@@ -106,6 +106,27 @@ describe('the admin API on TCP', () => {
     }
   });
 
+  it('replays a POST retried with the same Idempotency-Key instead of creating a second token', async () => {
+    const post = (name: string) =>
+      tcp({
+        method: 'POST',
+        path: '/admin/v1/tokens',
+        body: { name },
+        headers: { 'idempotency-key': 'order-1' },
+      });
+    const first = await post('retried');
+    const again = await post('retried');
+    expect(first.status).toBe(201);
+    expect(again.status).toBe(201);
+    expect(again.json).toEqual(first.json);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    const conflict = await post('another body');
+    expect(conflict.status).toBe(409);
+    expect(conflict.json).toMatchObject({ error: { code: 'idempotency_conflict' } });
+    const listed = (await tcp({ path: '/admin/v1/tokens' })).json as { data: Array<{ name: string }> };
+    expect(listed.data.filter((entry) => entry.name === 'retried')).toHaveLength(1);
+  });
+
   it('answers 404 for revoking a token that does not exist', async () => {
     const answer = await tcp({ method: 'DELETE', path: '/admin/v1/tokens/zzzzzzzzzzzz' });
     expect(answer.status).toBe(404);
