@@ -4,9 +4,12 @@
  */
 import type { AnyAdminRoute } from '../define-admin-route.ts';
 import { keyRoutes } from './keys.ts';
+import { auditRoutes } from './audit.ts';
+import { eventRoutes } from './events.ts';
 import { statusRoutes } from './status.ts';
 import { switchRoutes } from './switches.ts';
 import { tokenRoutes } from './tokens.ts';
+import { webhookRoutes } from './webhooks.ts';
 
 // One resource a line, so branches adding resources merge without conflict.
 // prettier-ignore
@@ -15,4 +18,7 @@ export const ADMIN_ROUTES: readonly AnyAdminRoute[] = [
   ...tokenRoutes,
   ...switchRoutes,
   ...keyRoutes,
+  ...webhookRoutes,
+  ...auditRoutes,
+  ...eventRoutes,
 ];
