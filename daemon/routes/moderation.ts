@@ -3,16 +3,12 @@
  * attributed to the key, and accept If-Match against GET /v1/players/{ref}/moderation.
  */
 import * as z from 'zod';
-import { ModerationState, MUTE_CHANNELS } from '../../protocol/ops/players.ts';
+import { BAN_CAPS, ModerationState, MUTE_CAPS, MUTE_CHANNELS } from '../../protocol/ops/players.ts';
 import { defineRoute } from '../http/define-route.ts';
 import { playerRefParam } from './params.ts';
 import { actorOf, playerWrite } from './player-writes.ts';
 
 export const DEFAULT_REASON = 'No reason provided';
-
-/** docs/players.md#durations: duration caps per unit. Mutes take no months. */
-export const BAN_CAPS = { minutes: 5_256_000, hours: 87_600, days: 3_650, months: 120 } as const;
-export const MUTE_CAPS = { minutes: 5_256_000, hours: 87_600, days: 3_650 } as const;
 
 type Unit = keyof typeof BAN_CAPS;
 

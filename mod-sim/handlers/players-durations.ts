@@ -5,6 +5,7 @@
  * the requested duration whatever the calendar).
  */
 import { OpError } from '../../protocol/ops/index.ts';
+import { BAN_CAPS, MUTE_CAPS } from '../../protocol/ops/players.ts';
 
 export const MINUTES_PER_UNIT = {
   minutes: 1,
@@ -16,19 +17,8 @@ export const MINUTES_PER_UNIT = {
 export type BanUnit = keyof typeof MINUTES_PER_UNIT;
 export type MuteUnit = Exclude<BanUnit, 'months'>;
 
-/** Largest duration per unit (spec "Limits"); the daemon checks them too, the game again. */
-export const BAN_CAPS: Readonly<Record<BanUnit, number>> = {
-  minutes: 5_256_000,
-  hours: 87_600,
-  days: 3_650,
-  months: 120,
-};
-
-export const MUTE_CAPS: Readonly<Record<MuteUnit, number>> = {
-  minutes: 5_256_000,
-  hours: 87_600,
-  days: 3_650,
-};
+/** Largest duration per unit (spec "Limits", PROTOCOL §6.6): the catalogue's, which the daemon checks too. */
+export { BAN_CAPS, MUTE_CAPS };
 
 export interface DurationRequest<U extends BanUnit> {
   permanent: boolean;

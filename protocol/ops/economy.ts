@@ -115,12 +115,16 @@ const write = <N extends string, A extends z.ZodType, R extends z.ZodType>(name:
 /** Coins for one player: a credit to a well-formed unknown platform id creates the player. */
 export const economyCoins = write(
   'economy.coins',
-  z.object({
-    ref: PlayerRef,
-    amount: amount.refine((n) => n !== 0, 'must not be 0'),
-    reason,
-    actor: WriteActor,
-  }),
+  z
+    .object({
+      ref: PlayerRef,
+      amount: amount.refine((n) => n !== 0, 'must not be 0'),
+      reason,
+      actor: WriteActor,
+    })
+    .describe(
+      'Signed change of shop coins. A debit above the balance is conflict and changes nothing; a credit to an unknown platform id creates the player. Applied once per op_id (PROTOCOL §6.4, §6.6).',
+    ),
   CoinChange,
 );
 
@@ -147,7 +151,11 @@ const currencyFields = {
 /** Cash or gold of one connected player, through the game's console. */
 export const economyCurrency = write(
   'economy.currency',
-  z.object({ ref: PlayerRef, ...currencyFields }),
+  z
+    .object({ ref: PlayerRef, ...currencyFields })
+    .describe(
+      'mode delta adds amount (non-zero; may go below zero), mode set sets the balance to amount (0 or more). The player must be online, else conflict. balance_before is read before, balance after (nil if the player left meanwhile) (PROTOCOL §6.6).',
+    ),
   CurrencyChange,
 );
 

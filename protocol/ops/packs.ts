@@ -152,12 +152,16 @@ export const packsList = read(
 export const packsGet = read('packs.get', z.object({ id: packId }), Pack);
 export const packsDeliver = write(
   'packs.deliver',
-  z.object({
-    pack_id: packId,
-    player: PlayerRef,
-    quantity: z.number().int().min(1).max(MAX_QUANTITY),
-    actor: WriteActor,
-  }),
+  z
+    .object({
+      pack_id: packId,
+      player: PlayerRef,
+      quantity: z.number().int().min(1).max(MAX_QUANTITY),
+      actor: WriteActor,
+    })
+    .describe(
+      'A free grant of quantity times the pack. The outcome is a result, not an op error: status completed, partial, failed, refund_failed or ledger_failed, delivered true exactly for completed, partial and ledger_failed; an unknown platform id is status failed (PROTOCOL §6.6).',
+    ),
   DeliveryResult,
 );
 export const packsDeliveries = read(
@@ -174,13 +178,17 @@ export const packsDeliveries = read(
 );
 export const claimCodesMint = write(
   'claim_codes.mint',
-  z.object({
-    pack_id: packId,
-    platform_id: platformId.nullable().describe('The only player who may redeem; null for a public code'),
-    max_uses: z.number().int().min(1).max(MAX_USES),
-    expiry_days: z.number().int().min(0).max(MAX_EXPIRY_DAYS).describe('0 = never expires'),
-    actor: WriteActor,
-  }),
+  z
+    .object({
+      pack_id: packId,
+      platform_id: platformId.nullable().describe('The only player who may redeem; null for a public code'),
+      max_uses: z.number().int().min(1).max(MAX_USES),
+      expiry_days: z.number().int().min(0).max(MAX_EXPIRY_DAYS).describe('0 = never expires'),
+      actor: WriteActor,
+    })
+    .describe(
+      'A new code, status active, listed by claim_codes.list at once; an unknown pack is not_found, a disabled one may be minted for (PROTOCOL §6.6).',
+    ),
   MintedClaimCode,
 );
 export const claimCodesList = read(

@@ -216,24 +216,78 @@ export const playersViolations = read(
 );
 export const playersIps = read('players.ips', byRef, IpHistory);
 
+/**
+ * The longest ban or mute per unit, ten years in each (PROTOCOL §6.6, docs/players.md "Durations");
+ * mutes take no months. The daemon refuses a longer one at its API, so a mod never sees it.
+ */
+export const BAN_CAPS = { minutes: 5_256_000, hours: 87_600, days: 3_650, months: 120 } as const;
+export const MUTE_CAPS = { minutes: 5_256_000, hours: 87_600, days: 3_650 } as const;
+type DurationUnit = keyof typeof BAN_CAPS;
+
 const duration = {
   reason: z.string().min(1).max(500),
   permanent: z.boolean(),
-  duration: z.number().int().positive().nullable(),
+  duration: z
+    .number()
+    .int()
+    .positive()
+    .max(BAN_CAPS.minutes)
+    .nullable()
+    .describe(
+      'Nil when permanent is true (and then ignored); otherwise required, at most the cap of duration_unit',
+    ),
   actor: WriteActor,
 };
+
+/** PROTOCOL §6.6: a duration unless permanent, at most the unit's cap; else the op error `invalid`. */
+function durationRule(caps: Partial<Record<DurationUnit, number>>) {
+  return (
+    args: { permanent: boolean; duration: number | null; duration_unit: DurationUnit },
+    ctx: z.RefinementCtx,
+  ) => {
+    if (args.permanent) return;
+    const cap = caps[args.duration_unit] ?? 0;
+    // Over the largest cap of all, the field's own maximum has said so already.
+    if (args.duration !== null && (args.duration <= cap || args.duration > BAN_CAPS.minutes)) return;
+    const message =
+      args.duration === null ? 'required unless permanent is true' : `at most ${cap} ${args.duration_unit}`;
+    ctx.addIssue({ code: 'custom', path: ['duration'], message });
+  };
+}
+
+/** The same rule as JSON Schema for ops.schema.json, which zod's refinements do not reach. */
+function durationJson(caps: Partial<Record<DurationUnit, number>>) {
+  return [
+    {
+      if: { properties: { permanent: { const: false } }, required: ['permanent'] },
+      then: { properties: { duration: { type: 'integer' } } },
+    },
+    ...Object.entries(caps).map(([unit, cap]) => ({
+      if: { properties: { duration_unit: { const: unit } }, required: ['duration_unit'] },
+      then: { properties: { duration: { maximum: cap } } },
+    })),
+  ];
+}
+
 export const playersBan = write(
   'players.ban',
-  z.object({
-    ref: PlayerRef,
-    ...duration,
-    duration_unit: z.enum(['minutes', 'hours', 'days', 'months']),
-    squad_id: z
-      .string()
-      .regex(/^[0-9]{1,20}$/)
-      .nullable()
-      .describe('Also ban this squad'),
-  }),
+  z
+    .object({
+      ref: PlayerRef,
+      ...duration,
+      duration_unit: z.enum(['minutes', 'hours', 'days', 'months']),
+      squad_id: z
+        .string()
+        .regex(/^[0-9]{1,20}$/)
+        .nullable()
+        .describe('Also ban this squad'),
+    })
+    .superRefine(durationRule(BAN_CAPS))
+    .meta({
+      description:
+        'A ban keeps its exact duration: expires_at is banned_at plus duration, a month being 30 days (PROTOCOL §6.6).',
+      allOf: durationJson(BAN_CAPS),
+    }),
   ModerationState,
 );
 export const playersUnban = write(
@@ -243,12 +297,19 @@ export const playersUnban = write(
 );
 export const playersMute = write(
   'players.mute',
-  z.object({
-    ref: PlayerRef,
-    ...duration,
-    duration_unit: z.enum(['minutes', 'hours', 'days']),
-    channels: z.array(z.enum(MUTE_CHANNELS)).min(1),
-  }),
+  z
+    .object({
+      ref: PlayerRef,
+      ...duration,
+      duration_unit: z.enum(['minutes', 'hours', 'days']),
+      channels: z.array(z.enum(MUTE_CHANNELS)).min(1),
+    })
+    .superRefine(durationRule(MUTE_CAPS))
+    .meta({
+      description:
+        'The game rounds a temporary mute up to whole hours: asked 90 minutes, it mutes for and answers duration_minutes 120 (PROTOCOL §6.6).',
+      allOf: durationJson(MUTE_CAPS),
+    }),
   ModerationState,
 );
 export const playersUnmute = write(

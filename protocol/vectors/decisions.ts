@@ -195,7 +195,8 @@ export type AcceptedCase = [name: string, direction: Direction, bodies: Record<s
 
 /**
  * Frames a receiver must accept (§4.4 edge cases), each with the bodies it hands on: unknown
- * fields are dropped, a nil `op_id` is no op id, and a float in op arguments or results is fine.
+ * fields are dropped, a nil `op_id` or `refused` is absent, and a float in op arguments or results
+ * is fine.
  */
 export function sessionAcceptedCases(h: GoldenHandshake): Array<Record<string, unknown>> {
   const cases: AcceptedCase[] = [
@@ -232,6 +233,11 @@ export function sessionAcceptedCases(h: GoldenHandshake): Array<Record<string, u
           ],
         },
       ],
+    ],
+    [
+      'events_ack with a nil refused (the same as absent, §4.4)',
+      'daemon->mod',
+      [READY, { t: 'events_ack', stream: 's', seq: 1, refused: null }],
     ],
   ];
   return cases.map((entry) => acceptedCase(h, entry));

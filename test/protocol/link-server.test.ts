@@ -340,6 +340,23 @@ describe('ModLinkServer connections', () => {
     expect(errors).toEqual(['heartbeat_timeout']);
   });
 
+  it('answers WebSocket pings, yet closes a mod that sends nothing else with heartbeat_timeout (PROTOCOL §1.1)', async () => {
+    const ids = identities();
+    const { url } = await startServer(ids, { heartbeatTimeoutMs: 1_000 });
+    const { socket } = await rawModSession(url, ids);
+    const closed = closeOf(socket);
+    let pongs = 0;
+    socket.on('pong', () => (pongs += 1));
+    socket.ping();
+    await eventually(() => pongs > 0);
+    const keepalive = setInterval(() => socket.ping(), 20);
+    try {
+      expect(await closed).toEqual({ code: 4042, reason: 'heartbeat_timeout' });
+    } finally {
+      clearInterval(keepalive);
+    }
+  });
+
   it('keeps a link alive with heartbeats well past the heartbeat timeout', async () => {
     const timers = { heartbeatMs: 10, heartbeatTimeoutMs: 2_000 };
     const { server } = await connectedPair({ server: timers, bridge: timers });
