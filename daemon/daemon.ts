@@ -218,6 +218,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         await watcher.reload();
         await audit.reopen();
         await tls.reload();
+        await webhooks.reload(); // webhooks.json where the file system sends no change events
         handle.reconfigure(settings);
         if (settings.trustedProxies) server.setTrustedProxies(settings.trustedProxies);
         if (settings.webhookAllowNetworks) webhooks.setAllowNetworks(settings.webhookAllowNetworks);
