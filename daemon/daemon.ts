@@ -202,7 +202,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     );
     http = server;
     ownListeners = [server.address, modLink, ...(metricsServer ? [metricsServer.address] : [])];
-    const tls = watchTls(options.tls, server, log);
+    const tls = watchTls(options.tls, server, log, certificate);
     return {
       api: server.address,
       modLink,
