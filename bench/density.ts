@@ -4,6 +4,9 @@
  * by the Node.js the binary embeds, which is the least a Node.js daemon can cost. Measured from
  * /proc, phase by phase:
  *
+ * Each idle window starts `--warmup-seconds` after the daemons answered (or linked): V8 collects
+ * start-up's garbage in its first seconds of idleness, which is not what a daemon costs for days.
+ *
  * 1. idle, no mod: resident memory (VmRSS, and smaps_rollup's split into the binary's shared
  *    pages and each process's own anonymous memory) and CPU ticks over `--idle-seconds`;
  * 2. idle with a `modgate sim` linked to each daemon (heartbeats only): the same, the daemons'
@@ -15,7 +18,7 @@
  * Prints each figure per daemon beside the bare server's, their ratio against the goals of
  * docs/performance.md, and a projection for 100 and 500 daemons per host.
  *
- *   npm run build && npx tsx bench/density.ts [--daemons 20] [--idle-seconds 30]
+ *   npm run build && npx tsx bench/density.ts [--daemons 20] [--idle-seconds 30] [--warmup-seconds 30]
  *        [--requests 100000] [--connections 4] [--settle-seconds 60] [--binary dist/modgate]
  *
  * `npm run bench` runs it with short settings (`--quick`, or any run under `npm run bench`): 4
@@ -41,6 +44,7 @@ const { values } = parseArgs({
   options: {
     daemons: { type: 'string', default: '20' },
     'idle-seconds': { type: 'string', default: '30' },
+    'warmup-seconds': { type: 'string', default: '30' },
     requests: { type: 'string', default: '100000' },
     connections: { type: 'string', default: '4' },
     'settle-seconds': { type: 'string', default: '60' },
@@ -56,6 +60,8 @@ const { values } = parseArgs({
 const QUICK = values.quick || process.env['npm_lifecycle_event'] === 'bench';
 const N = QUICK ? 4 : Number(values.daemons);
 const IDLE_S = QUICK ? 10 : Number(values['idle-seconds']);
+/** From start (or the link) to the idle window: V8 collects start-up's garbage in these seconds. */
+const WARMUP_S = QUICK ? 10 : Number(values['warmup-seconds']);
 const REQUESTS = QUICK ? 10_000 : Number(values.requests);
 const SETTLE_S = QUICK ? 20 : Number(values['settle-seconds']);
 const BINARY = values.binary;
@@ -252,12 +258,11 @@ async function main(): Promise<void> {
     for (let i = 0; i < N; i++) bares.push(await startBare(node));
     const pids = daemons.map((d) => d.serve.pid as number);
     const barePids = bares.map((b) => b.process.pid as number);
-    // V8 collects start-up's garbage in the first seconds of idleness (its memory reducer).
-    await sleep(10);
+    await sleep(WARMUP_S);
     const [idleNoMod, bare] = await Promise.all([idle(pids, IDLE_S), idle(barePids, IDLE_S)]);
     printIdle('idle, no mod', idleNoMod, bare);
     await linkSims(daemons, work);
-    await sleep(10);
+    await sleep(WARMUP_S);
     const idleLinked = await idle(pids, IDLE_S);
     printIdle('idle, simulator linked (heartbeats only; the daemons alone)', idleLinked, bare);
     const idleKb = idleLinked.memory.map((m) => m.rssKb);
