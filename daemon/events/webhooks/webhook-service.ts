@@ -1,9 +1,9 @@
 /**
  * Webhooks in a running daemon: keeps a delivery worker per enabled endpoint in step with
  * webhooks.json (watched with fs.watch, so `modgate webhooks add|remove|enable` reaches the daemon
- * at once; nothing polls it: an idle daemon makes no call for it, and where the file system sends
- * no change events, a network mount, a reload does), wakes the workers when the event log grows, and serves
- * the registry to the /v1/webhooks routes. Disabling an endpoint that keeps failing is written to
+ * at once; nothing polls it, so an idle daemon makes no call for it; where the file system sends
+ * no change events, a network mount, a reload does), wakes the workers when the event log grows,
+ * and serves the registry to the /v1/webhooks routes. Disabling an endpoint that keeps failing is written to
  * webhooks.json under the data dir lock and logged at error level. So is disabling the endpoints
  * of an API key that was revoked or expired (`key_revoked`, `key_expired`): checked whenever the
  * keys change and before every attempt. Which addresses an endpoint may reach depends on who
