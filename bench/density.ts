@@ -266,10 +266,15 @@ async function main(): Promise<void> {
     const idleLinked = await idle(pids, IDLE_S);
     printIdle('idle, simulator linked (heartbeats only; the daemons alone)', idleLinked, bare);
     const idleKb = idleLinked.memory.map((m) => m.rssKb);
+    const ticksBefore = pids.map(ticksOf);
     const { peakKb, statuses } = await burst(daemons, pids);
+    const burstMs = pids.reduce((sum, pid, i) => sum + (ticksOf(pid) - (ticksBefore[i] as number)) * 10, 0);
     const { afterKb, backAt } = await settle(pids, idleKb);
     const late = backAt.filter((s) => s === null).length;
     console.log(`\nburst: ${REQUESTS} mixed requests per daemon (${statuses})`);
+    console.log(
+      `  serve CPU per request: ${((burstMs * 1000) / (REQUESTS * N)).toFixed(0)} µs (the mix, all daemons)`,
+    );
     console.log(
       `  RSS per daemon: idle ${mb(median(idleKb))} MB, peak ${mb(median(peakKb))} MB` +
         ` (max ${mb(Math.max(...peakKb))}), ${SETTLE_S} s after ${mb(median(afterKb))} MB` +
