@@ -2,19 +2,26 @@
  * `modgate docs [NAME] [--json]`: the operator documentation, from the binary itself. Every doc a
  * command or message points to (`modgate docs data-dir`) ships with the binary, so a user who has
  * only the executable can read it. scripts/build.ts embeds docs/*.md in the bundle at build time
- * (esbuild `define` of MODGATE_EMBEDDED_DOCS); from a checkout the files are read from docs/.
+ * (esbuild `define` of MODGATE_EMBEDDED_DOCS_JSON, parsed only when a doc is asked for); from a
+ * checkout the files are read from docs/.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { UsageError } from './errors.ts';
 import { printJson, printLines, type CliIo } from './io.ts';
 
-/** Replaced by scripts/build.ts with `{ "data-dir": "# The data dir…", … }`; undefined from source. */
-declare const MODGATE_EMBEDDED_DOCS: Record<string, string> | undefined;
+/**
+ * Replaced by scripts/build.ts with the JSON of `{ "data-dir": "# The data dir…", … }`, a string:
+ * the docs' text is made only when a doc is read, not by every command (docs/performance.md,
+ * "Density"); undefined from source.
+ */
+declare const MODGATE_EMBEDDED_DOCS_JSON: string | undefined;
 
 /** Every doc by name (the file name without `.md`), sorted by name. */
 export function embeddedDocs(): Record<string, string> {
-  if (typeof MODGATE_EMBEDDED_DOCS !== 'undefined') return MODGATE_EMBEDDED_DOCS;
+  if (typeof MODGATE_EMBEDDED_DOCS_JSON !== 'undefined') {
+    return JSON.parse(MODGATE_EMBEDDED_DOCS_JSON) as Record<string, string>;
+  }
   return readDocsFolder(new URL('../docs/', import.meta.url));
 }
 

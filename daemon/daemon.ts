@@ -259,7 +259,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     );
     http = server;
     ownListeners = [server.address, modLink, ...(metricsServer ? [metricsServer.address] : [])];
-    const tls = watchTls(options.tls, server, log);
+    const tls = watchTls(options.tls, server, log, certificate);
     return {
       api: server.address,
       modLink,
@@ -278,6 +278,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         await audit.reopen();
         await tls.reload();
         await adminServer.reload();
+        await webhooks.reload(); // webhooks.json where the file system sends no change events
         handle.reconfigure(settings);
         if (settings.trustedProxies) server.setTrustedProxies(settings.trustedProxies);
         if (settings.webhookAllowNetworks) webhooks.setAllowNetworks(settings.webhookAllowNetworks);

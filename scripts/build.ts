@@ -148,10 +148,15 @@ async function bundleOne(entry: string, outfile: string): Promise<void> {
     external: OPTIONAL_NATIVE,
     // In a single executable __filename is the executable itself (Node's SEA docs).
     banner: { js: "const __modgate_import_meta_url = require('node:url').pathToFileURL(__filename).href;" },
-    // `modgate docs`: docs/*.md travel inside the binary (cli/docs-command.ts).
+    // `modgate docs`: docs/*.md travel inside the binary (cli/docs-command.ts), as one string
+    // literal of JSON. esbuild hoists an object define to the bundle's top level, where every
+    // command, serve too, built all the docs' strings at start (half a MB of heap for its life);
+    // a string inside a function is only made when that function runs.
     define: {
       'import.meta.url': '__modgate_import_meta_url',
-      MODGATE_EMBEDDED_DOCS: JSON.stringify(readDocsFolder(new URL('../docs/', import.meta.url))),
+      MODGATE_EMBEDDED_DOCS_JSON: JSON.stringify(
+        JSON.stringify(readDocsFolder(new URL('../docs/', import.meta.url))),
+      ),
     },
     minifySyntax: true,
     minifyWhitespace: true,

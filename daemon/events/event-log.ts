@@ -63,7 +63,10 @@ export const DEFAULT_MAX_PENDING_BYTES = 16 * 1024 * 1024;
 export const EVENTS_STORE = 'events';
 /** How many mod streams' sequences are remembered (a stream is one run of a mod process). */
 export const MAX_STREAMS = 64;
+/** The retention check runs at most this often, and only while the log holds an event. */
 const RETENTION_CHECK_MS = 60_000;
+/** setTimeout's longest delay; a later due time is looked at again then. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export interface EventLogOptions {
   maxEvents?: number;
@@ -120,7 +123,9 @@ export class FileEventLog implements EventLog {
   #pending: PendingLine[] = [];
   #flushing: Promise<void> = Promise.resolve();
   #scheduled = false;
+  /** The next retention check, armed for when the oldest event held passes the age limit. */
   #timer: NodeJS.Timeout | null = null;
+  #closed = false;
   /** Set while writes fail: the next attempt's delay, and what was lost since the first. */
   #failure: { error: Error; delayMs: number; lost: number; since: number } | null = null;
   #retryTimer: NodeJS.Timeout | null = null;
@@ -175,7 +180,7 @@ export class FileEventLog implements EventLog {
       await eventLog.#startSegment();
     }
     await eventLog.#applyRetention();
-    eventLog.#timer = setInterval(() => void eventLog.#retentionTick(), RETENTION_CHECK_MS).unref();
+    eventLog.#scheduleRetention();
     return eventLog;
   }
 
@@ -305,7 +310,8 @@ export class FileEventLog implements EventLog {
   }
 
   async close(): Promise<void> {
-    if (this.#timer) clearInterval(this.#timer);
+    this.#closed = true;
+    if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
     await new Promise<void>((resolve) => setImmediate(resolve));
     await this.#flushing;
@@ -383,6 +389,7 @@ export class FileEventLog implements EventLog {
     }
     active.offsets.push(end);
     active.lastStored = (batch.at(-1) as PendingLine).line.stored;
+    if (!this.#timer) this.#scheduleRetention(); // the first event held since the log was empty
     if (this.#failure) this.#resumed();
     for (const { line, text, resolve } of batch) {
       this.#pendingBytes -= Buffer.byteLength(text);
@@ -477,6 +484,7 @@ export class FileEventLog implements EventLog {
   }
 
   async #retentionTick(): Promise<void> {
+    this.#timer = null;
     this.#flushing = this.#flushing.then(() =>
       this.#applyRetention().catch((error: unknown) =>
         this.#log.error('event log: retention failed; retried in a minute', {
@@ -485,6 +493,22 @@ export class FileEventLog implements EventLog {
       ),
     );
     await this.#flushing;
+    this.#scheduleRetention();
+  }
+
+  /**
+   * Arms the retention check for when the oldest event held passes the age limit (a minute apart
+   * at least, as a failed check is retried), or none while the log holds no event: an empty log
+   * costs an idle daemon no timer. The count limit is applied as events are appended.
+   */
+  #scheduleRetention(): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    const stored = this.#segments.map((segment) => segment.lastStored).filter((at) => at > 0);
+    if (this.#closed || stored.length === 0) return;
+    const due = Math.min(...stored) + this.#maxAgeMs - this.#now();
+    const delay = Math.min(Math.max(due, RETENTION_CHECK_MS), MAX_TIMER_MS);
+    this.#timer = setTimeout(() => void this.#retentionTick(), delay).unref();
   }
 
   /** Deletes the oldest segments whose every event is past retention; never the active one. */

@@ -15,10 +15,16 @@ export interface PrometheusMetrics extends DaemonMetrics {
 
 /** Seconds: from a cached read (well under a millisecond) to an op near its deadline. */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+/**
+ * How often the event-loop lag is sampled (`nodejs_eventloop_lag_*`). prom-client's 10 ms woke an
+ * idle daemon a hundred times a second: 10 CPU ticks per 30 s, where the daemon itself takes about
+ * one (docs/performance.md, "Density"). Each sample is still exact; there are fewer of them.
+ */
+const EVENT_LOOP_SAMPLE_MS = 1_000;
 
 export function createPrometheusMetrics(version: string): PrometheusMetrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
   const registers = [registry];
   const counter = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) =>
     new Counter<L>({ name, help, labelNames, registers });

@@ -1,6 +1,6 @@
 /** Operational behaviour over real sockets: proxies, certificate reload, the audit log, shutdown. */
 import { once } from 'node:events';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { Agent, request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import type { TLSSocket } from 'node:tls';
@@ -101,6 +101,23 @@ describe('certificate reload', () => {
   it('picks up renewed files on disk by itself', async () => {
     await writeCert();
     await eventually(async () => (await served(new Agent())).cert === der(certs[2] as string), 5_000);
+  });
+
+  it('picks up a renewal that swaps links in the certificate folder, as certbot does', async () => {
+    const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
+      keyType: 'ec',
+      algorithm: 'sha256',
+    });
+    certs.push(pems.cert);
+    const archive = await mkdtemp(join(tmpdir(), 'modgate-archive-'));
+    await writeFile(join(archive, 'key2.pem'), pems.private);
+    await writeFile(join(archive, 'cert2.pem'), pems.cert);
+    for (const name of ['key', 'cert']) {
+      await symlink(join(archive, `${name}2.pem`), join(dir, `${name}.pem.new`));
+      await rename(join(dir, `${name}.pem.new`), join(dir, `${name}.pem`));
+    }
+    await eventually(async () => (await served(new Agent())).cert === der(certs[3] as string), 5_000);
+    await rm(archive, { recursive: true, force: true });
   });
 });
 

@@ -1,14 +1,16 @@
 /**
  * Webhooks in a running daemon: keeps a delivery worker per enabled endpoint in step with
- * webhooks.json (polled like the other data dir files, so `modgate webhooks add|remove|enable`
- * reaches the daemon within a second), wakes the workers when the event log grows, and serves
- * the registry to the /v1/webhooks routes. Disabling an endpoint that keeps failing is written to
+ * webhooks.json (watched with fs.watch, so `modgate webhooks add|remove|enable` reaches the daemon
+ * at once; nothing polls it, so an idle daemon makes no call for it; where the file system sends
+ * no change events, a network mount, a reload does), wakes the workers when the event log grows,
+ * and serves the registry to the /v1/webhooks routes. Disabling an endpoint that keeps failing is written to
  * webhooks.json under the data dir lock and logged at error level. So is disabling the endpoints
  * of an API key that was revoked or expired (`key_revoked`, `key_expired`): checked whenever the
  * keys change and before every attempt. Which addresses an endpoint may reach depends on who
  * registered it (address-policy.ts): the service holds the operator's allowed networks and the
  * daemon's own listeners, and answers the registration check of the /v1 routes.
  */
+import { watch, type FSWatcher } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import packageJson from '../../../package.json' with { type: 'json' };
 import { join } from 'node:path';
@@ -48,7 +50,6 @@ export interface WebhookServiceOptions {
   readonly workerHealth?: WorkerHealth;
   /** Retry timing and limits; tests shrink them to milliseconds. */
   readonly policy?: Partial<RetryPolicy>;
-  readonly pollIntervalMs?: number;
   readonly now?: () => Date;
   readonly random?: () => number;
   /** Where endpoints may connect; by default public addresses, and loopback for the operator. */
@@ -79,7 +80,7 @@ export class WebhookService {
   #endpoints: readonly WebhookEndpoint[] = [];
   readonly #workers = new Map<string, EndpointWorker>();
   #fingerprint = '';
-  #timer: NodeJS.Timeout | undefined;
+  #watcher: FSWatcher | undefined;
   #closed = false;
   #reloading: Promise<void> = Promise.resolve();
   #allowNetworks: readonly string[];
@@ -128,8 +129,8 @@ export class WebhookService {
     );
     const sender = new WebhookSender(options.network?.resolve ?? systemResolver);
     const service = new WebhookService(options, journal, sender);
+    service.#watch();
     await service.reload();
-    service.#schedule();
     return service;
   }
 
@@ -253,7 +254,7 @@ export class WebhookService {
 
   async close(): Promise<void> {
     this.#closed = true;
-    clearTimeout(this.#timer);
+    this.#watcher?.close();
     this.#unsubscribe();
     this.#sender.destroy();
     await Promise.all([...this.#workers.values()].map((worker) => worker.stop()));
@@ -329,17 +330,35 @@ export class WebhookService {
     void this.reload();
   }
 
-  #schedule(): void {
-    if (this.#closed) return;
-    this.#timer = setTimeout(() => void this.#poll(), this.#options.pollIntervalMs ?? 250);
-    this.#timer.unref();
+  /**
+   * Reloads when webhooks.json changes. The folder is watched, not the file: every write replaces
+   * the file (a new inode), which a watch on the file itself would stop seeing after the first.
+   * An event whose file name the platform does not give is checked too.
+   */
+  #watch(): void {
+    try {
+      this.#watcher = watch(this.#options.dataDir, { persistent: false }, (_type, file) => {
+        if (file === null || file === WEBHOOKS_FILE) void this.#checkFile();
+      });
+      this.#watcher.on('error', (error) => this.#unwatched(error));
+    } catch (error) {
+      this.#unwatched(error as Error);
+    }
   }
 
-  async #poll(): Promise<void> {
+  #unwatched(error: Error): void {
+    this.#watcher?.close();
+    this.#options.logger.warn('webhooks.json is not watched; a reload (SIGHUP) picks up its changes', {
+      error: error.message,
+    });
+  }
+
+  /** A change event: reload unless the file is as loaded (the folder's other files change too). */
+  async #checkFile(): Promise<void> {
     try {
       if ((await this.#fingerprintFile()) !== this.#fingerprint) await this.reload();
-    } finally {
-      this.#schedule();
+    } catch (error) {
+      this.#options.logger.error('webhooks.json could not be read', { error: (error as Error).message });
     }
   }
 

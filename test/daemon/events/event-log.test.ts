@@ -1,3 +1,4 @@
+import { createHook } from 'node:async_hooks';
 import { appendFile, readdir, readFile, readlink, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -238,3 +239,31 @@ function counter() {
     metrics: { eventLineSkipped: () => void (seen.lines += 1), eventsNotStored: () => {} },
   };
 }
+
+describe('FileEventLog retention timer', () => {
+  /** The timers event-log.ts arms while `work` runs. */
+  async function timersArmedBy(work: () => Promise<void>): Promise<number> {
+    let armed = 0;
+    const spy = createHook({
+      init: (_id, type) => {
+        if (type === 'Timeout' && (new Error().stack ?? '').includes('/daemon/events/event-log.ts')) armed++;
+      },
+    });
+    spy.enable();
+    try {
+      await work();
+    } finally {
+      spy.disable();
+    }
+    return armed;
+  }
+
+  it('arms no timer while the log holds no event, and its retention check once it holds one', async () => {
+    let eventLog: FileEventLog | undefined;
+    const dir = await makeTempDir();
+    expect(await timersArmedBy(async () => void (eventLog = await FileEventLog.open(dir)))).toBe(0);
+    const log = eventLog as FileEventLog;
+    expect(await timersArmedBy(() => appendMany(log, 2))).toBe(1);
+    await log.close();
+  });
+});

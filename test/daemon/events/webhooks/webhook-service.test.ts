@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { createHook } from 'node:async_hooks';
 import { readEndpoints } from '../../../../daemon/events/webhooks/endpoint-file.ts';
 import { eventually } from '../../../../harness/stack.ts';
 import { startReceiver, type Receiver } from '../../../support/webhook-receiver.ts';
@@ -310,5 +311,34 @@ describe('Discord delivery', () => {
     ]);
     expect(discordViolations(hook.requests[1]?.json)).toEqual([]);
     expect(hook.requests[1]?.json).toMatchObject({ embeds: [{ title: 'Player banned' }] });
+  });
+});
+
+describe('webhooks.json changes', () => {
+  it('reach the service when another process writes the file, with no reload call', async () => {
+    harness = await startHarness();
+    const hook = await receiver();
+    const { id } = await harness.data.addWebhook(hook.url);
+    await eventually(() => harness.service.get(id) !== undefined);
+  });
+
+  it('cost an idle service no timer and no file system call', async () => {
+    harness = await startHarness();
+    const hook = await receiver();
+    await harness.add(hook.url);
+    await eventually(() => harness.service.list().length === 1);
+    const armed: string[] = [];
+    const spy = createHook({
+      init: (_id, type) => {
+        const stack = new Error().stack ?? '';
+        if (/^(Timeout|FSREQ|STATWATCHER)/.test(type) && stack.includes('/daemon/')) armed.push(type);
+      },
+    });
+    // Four times the 250 ms the file was once polled at; the pause's own timer is armed first.
+    const pause = new Promise((resolve) => setTimeout(resolve, 1_000));
+    spy.enable();
+    await pause;
+    spy.disable();
+    expect(armed).toEqual([]);
   });
 });
