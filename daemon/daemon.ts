@@ -40,6 +40,11 @@ import { ROUTES } from './routes/index.ts';
 import { DataDir } from './store/data-dir.ts';
 import type { DataDirWatcher } from './store/data-dir-watcher.ts';
 import { modCredentialsFile } from './store/mod-credentials.ts';
+import { AdminTokens } from './admin/admin-tokens.ts';
+import type { AdminListenOptions } from './admin/admin-listen.ts';
+import { type AdminServer, startAdminServer } from './admin/admin-server.ts';
+import { RecentRequests } from './admin/recent-requests.ts';
+import { ADMIN_ROUTES } from './admin/routes/index.ts';
 
 export interface DaemonOptions {
   dataDir: string;
@@ -104,6 +109,8 @@ export interface DaemonOptions {
    * also inject the resolver. The daemon adds its own listeners, which no webhook may reach.
    */
   webhookNetwork?: Omit<WebhookNetworkOptions, 'ownListeners'>;
+  /** The admin API: admin.sock always, TCP when `listen` is set (docs/admin.md). */
+  admin?: AdminListenOptions;
 }
 
 /** What a reload (SIGHUP) may change without a restart. */
@@ -128,6 +135,8 @@ export interface Daemon {
   /** The webhook registry and its delivery workers, readers of `events`. */
   webhooks: WebhookService;
   startedAt: Date;
+  /** The admin API's socket path and TCP address (null without `--admin-listen`). */
+  admin: { socketPath: string; address: HostPort | null };
   reload(settings?: ReloadSettings): Promise<void>;
   close(): Promise<void>;
 }
@@ -141,7 +150,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   watcher.on('error', (error: Error) => log.error('data dir reload failed', { error: error.message }));
   const { identity } = watcher.current();
   const prometheus = await prometheusFor(options);
-  const metrics: DaemonMetrics = prometheus ?? noopMetrics;
+  const requests = new RecentRequests();
+  const metrics = countingRequests(prometheus ?? noopMetrics, requests);
+  const tokens = new AdminTokens({ dataDir, snapshot: () => watcher.current(), log });
+  watcher.on('change', (snapshot) => tokens.snapshotChanged(snapshot));
   const link = createLink(options, watcher, metrics);
   const storage = new StorageHealth(log);
   const workers = new WorkerHealth();
@@ -172,7 +184,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const startedAt = new Date();
   let http: HttpServerHandle | undefined;
   let metricsServer: MetricsServer | undefined;
+  let admin: AdminServer | undefined;
   const closeStores = async () => {
+    await tokens.close();
     await metricsServer?.close();
     await link.close(); // its mod.disconnected still reaches the log
     unwireEvents();
@@ -195,6 +209,28 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     }
     const idempotency = new Idempotency(journal, identity.daemonSecretKey);
     const stores = { idempotency, audit, storage, workers, events, webhooks };
+    // Before the API: a second serve on this data dir stops here, at the socket the first answers on.
+    admin = await startAdminServer({
+      dataDir: dataDir.path,
+      services: {
+        dataDir,
+        snapshot: () => watcher.current(),
+        apply: async () => (await watcher.reload(), watcher.current()),
+        startedAt,
+        link: () => linkStatus(link),
+        events,
+        webhooks,
+        audit,
+        tokens,
+        requests,
+      },
+      routes: ADMIN_ROUTES,
+      options: options.admin ?? {},
+      idempotency,
+      http: options.http ?? {},
+      log,
+    });
+    const adminServer = admin;
     const handle = daemonPipeline(options, watcher, link, metrics, stores, startedAt);
     const certificate = options.tls ? await readTls(options.tls) : undefined;
     const server = await listening('api', options.listen, () =>
@@ -214,21 +250,25 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       events,
       webhooks,
       startedAt,
+      admin: { socketPath: adminServer.socketPath, address: adminServer.address },
       reload: async (settings = {}) => {
         await watcher.reload();
         await audit.reopen();
         await tls.reload();
+        await adminServer.reload();
         handle.reconfigure(settings);
         if (settings.trustedProxies) server.setTrustedProxies(settings.trustedProxies);
         if (settings.webhookAllowNetworks) webhooks.setAllowNetworks(settings.webhookAllowNetworks);
       },
       close: async () => {
         tls.close();
-        await server.close(options.drainMs ?? DEFAULT_DRAIN_MS);
+        const drainMs = options.drainMs ?? DEFAULT_DRAIN_MS;
+        await Promise.all([server.close(drainMs), adminServer.close(drainMs)]);
         await closeStores();
       },
     };
   } catch (error) {
+    await admin?.close(0);
     await http?.close(0);
     await closeStores();
     throw error;
@@ -270,6 +310,23 @@ function daemonPipeline(
     onSnapshotChange: (listener) => void watcher.on('change', listener),
     ...options.pipeline,
   });
+}
+
+/** The daemon's metrics, with every answered /v1 request also counted for GET /admin/v1/status. */
+function countingRequests(metrics: DaemonMetrics, requests: RecentRequests): DaemonMetrics {
+  return {
+    ...metrics,
+    httpRequest: (route, method, status, seconds) => {
+      requests.count(status);
+      metrics.httpRequest(route, method, status, seconds);
+    },
+  };
+}
+
+/** The mod link as the admin API's /status shows it. */
+function linkStatus(link: ModLinkServer) {
+  const peer = link.peer;
+  return { connected: peer !== null, modVersion: peer?.modVersion ?? null, since: peer?.connectedAt ?? null };
 }
 
 /** prom-client loads only when metrics are on: a daemon without them starts lighter. */
