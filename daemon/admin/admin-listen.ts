@@ -5,6 +5,7 @@
  */
 import { formatHostPort, type HostPort, isLoopbackHost } from '../host-port.ts';
 import type { TlsFiles } from '../http/tls-files.ts';
+import type { SessionOptions } from './sessions.ts';
 import type { TokenBackoffPolicy } from './token-backoff.ts';
 
 /** The admin listeners' settings (docs/configuration.md, `[admin]`). */
@@ -17,6 +18,8 @@ export interface AdminListenOptions {
   hostnames?: readonly string[];
   /** Brute-force back-off on bad tokens (defaults in TOKEN_BACKOFF_DEFAULTS). */
   backoff?: Partial<TokenBackoffPolicy>;
+  /** The panel's sessions and one-time codes (defaults in DEFAULT_SESSION_OPTIONS). */
+  sessions?: Partial<SessionOptions>;
 }
 
 /** Refuses plain HTTP off loopback before anything listens (the CLI turns it into exit 2). */

@@ -7,6 +7,7 @@ import type { WebhookService } from '../events/webhooks/webhook-service.ts';
 import type { AuditLog } from '../log/audit-log.ts';
 import type { DataDir, Snapshot } from '../store/data-dir.ts';
 import type { AdminTokens } from './admin-tokens.ts';
+import type { PanelServices } from './panel/panel-gate.ts';
 import type { RecentRequests } from './recent-requests.ts';
 
 /** The mod link as GET /admin/v1/status shows it. */
@@ -42,4 +43,6 @@ export interface AdminServices {
   tokens: AdminTokens;
   /** Requests answered over the last hour by status class (both APIs). */
   requests: RecentRequests;
+  /** The panel's sessions and one-time codes, and where the panel is (set by admin-server.ts). */
+  panel: PanelServices;
 }

@@ -3,6 +3,7 @@
  * resource is a file and two lines here.
  */
 import type { AnyAdminRoute } from '../define-admin-route.ts';
+import { sessionRoutes } from './session.ts';
 import { statusRoutes } from './status.ts';
 
-export const ADMIN_ROUTES: readonly AnyAdminRoute[] = [...statusRoutes];
+export const ADMIN_ROUTES: readonly AnyAdminRoute[] = [...statusRoutes, ...sessionRoutes];
