@@ -22,11 +22,6 @@ interface LoginCode {
 const MAX_ANSWER_BYTES = 64 * 1024;
 const TIMEOUT_MS = 10_000;
 
-/** `modgate admin` with `login-url` alone, until `admin tokens` joins it (one call in admin-commands.ts). */
-export function registerAdminLoginCommands(program: Command, io: CliIo): void {
-  registerLoginUrlCommand(program.command('admin').description('the admin API'), io);
-}
-
 export function registerLoginUrlCommand(admin: Command, io: CliIo): void {
   withDataDirOption(
     admin

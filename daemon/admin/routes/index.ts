@@ -5,5 +5,14 @@
 import type { AnyAdminRoute } from '../define-admin-route.ts';
 import { sessionRoutes } from './session.ts';
 import { statusRoutes } from './status.ts';
+import { switchRoutes } from './switches.ts';
+import { tokenRoutes } from './tokens.ts';
 
-export const ADMIN_ROUTES: readonly AnyAdminRoute[] = [...statusRoutes, ...sessionRoutes];
+// One resource a line, so branches adding resources merge without conflict.
+// prettier-ignore
+export const ADMIN_ROUTES: readonly AnyAdminRoute[] = [
+  ...statusRoutes,
+  ...tokenRoutes,
+  ...switchRoutes,
+  ...sessionRoutes,
+];
