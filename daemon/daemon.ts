@@ -38,6 +38,7 @@ import { buildOpenApi } from './openapi/openapi.ts';
 import type { AnyRoute } from './http/define-route.ts';
 import { ROUTES } from './routes/index.ts';
 import { DataDir } from './store/data-dir.ts';
+import { KeyUsageRecorder } from './store/key-usage-recorder.ts';
 import type { DataDirWatcher } from './store/data-dir-watcher.ts';
 import { modCredentialsFile } from './store/mod-credentials.ts';
 import { AdminTokens } from './admin/admin-tokens.ts';
@@ -109,6 +110,8 @@ export interface DaemonOptions {
    * also inject the resolver. The daemon adds its own listeners, which no webhook may reach.
    */
   webhookNetwork?: Omit<WebhookNetworkOptions, 'ownListeners'>;
+  /** How often key uses are written to key-usage.json (docs/data-dir.md); tests shrink it. */
+  keyUsage?: { flushDelayMs?: number };
   /** The admin API: admin.sock always, TCP when `listen` is set (docs/admin.md). */
   admin?: AdminListenOptions;
 }
@@ -134,6 +137,8 @@ export interface Daemon {
   events: FileEventLog;
   /** The webhook registry and its delivery workers, readers of `events`. */
   webhooks: WebhookService;
+  /** When and from where each API key was last used (key-usage.json). */
+  keyUsage: KeyUsageRecorder;
   startedAt: Date;
   /** The admin API's socket path and TCP address (null without `--admin-listen`). */
   admin: { socketPath: string; address: HostPort | null };
@@ -159,6 +164,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const workers = new WorkerHealth();
   const journal = await IdempotencyJournal.open(dataDir.path, { log, health: storage });
   const audit = await AuditLog.open(dataDir.path, storage);
+  const keyUsage = await KeyUsageRecorder.open(dataDir, {
+    ...options.keyUsage,
+    onError: (error) => log.warn('cannot record key use', { error: (error as Error).message }),
+  });
   const events = await FileEventLog.open(dataDir.path, {
     ...options.events,
     log,
@@ -194,6 +203,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     await events.close();
     await journal.close();
     await audit.close();
+    await keyUsage.close();
     watcher.close();
   };
   try {
@@ -208,7 +218,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       );
     }
     const idempotency = new Idempotency(journal, identity.daemonSecretKey);
-    const stores = { idempotency, audit, storage, workers, events, webhooks };
+    const stores = { idempotency, audit, storage, workers, events, webhooks, keyUsage };
     // Before the API: a second serve on this data dir stops here, at the socket the first answers on.
     admin = await startAdminServer({
       dataDir: dataDir.path,
@@ -223,6 +233,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         audit,
         tokens,
         requests,
+        keyUsage,
       },
       routes: ADMIN_ROUTES,
       options: options.admin ?? {},
@@ -249,6 +260,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       metricsAddress: metricsServer?.address ?? null,
       events,
       webhooks,
+      keyUsage,
       startedAt,
       admin: { socketPath: adminServer.socketPath, address: adminServer.address },
       reload: async (settings = {}) => {
@@ -288,10 +300,11 @@ function daemonPipeline(
     workers: WorkerHealth;
     events: FileEventLog;
     webhooks: WebhookService;
+    keyUsage: KeyUsageRecorder;
   },
   startedAt: Date,
 ): Pipeline {
-  const { idempotency, audit, storage, workers, events, webhooks } = stores;
+  const { idempotency, audit, storage, workers, events, webhooks, keyUsage } = stores;
   const routes = options.routes ?? ROUTES;
   return createPipeline({
     routes,
@@ -308,6 +321,7 @@ function daemonPipeline(
     services: { events, webhooks, eventStream: options.stream ?? {}, metrics },
     // Open event streams are re-authorized on every change of keys and state (SIGHUP too).
     onSnapshotChange: (listener) => void watcher.on('change', listener),
+    keyUsage,
     ...options.pipeline,
   });
 }

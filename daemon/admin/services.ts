@@ -6,6 +6,7 @@ import type { FileEventLog } from '../events/event-log.ts';
 import type { WebhookService } from '../events/webhooks/webhook-service.ts';
 import type { AuditLog } from '../log/audit-log.ts';
 import type { DataDir, Snapshot } from '../store/data-dir.ts';
+import type { KeyUsageRecorder } from '../store/key-usage-recorder.ts';
 import type { AdminTokens } from './admin-tokens.ts';
 import type { PanelServices } from './panel/panel-gate.ts';
 import type { RecentRequests } from './recent-requests.ts';
@@ -45,4 +46,6 @@ export interface AdminServices {
   requests: RecentRequests;
   /** The panel's sessions and one-time codes, and where the panel is (set by admin-server.ts). */
   panel: PanelServices;
+  /** When and from where each API key last authenticated on /v1 (GET /admin/v1/keys). */
+  keyUsage: KeyUsageRecorder;
 }

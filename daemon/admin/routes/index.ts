@@ -3,6 +3,7 @@
  * resource is a file and two lines here.
  */
 import type { AnyAdminRoute } from '../define-admin-route.ts';
+import { keyRoutes } from './keys.ts';
 import { sessionRoutes } from './session.ts';
 import { statusRoutes } from './status.ts';
 import { switchRoutes } from './switches.ts';
@@ -15,4 +16,5 @@ export const ADMIN_ROUTES: readonly AnyAdminRoute[] = [
   ...tokenRoutes,
   ...switchRoutes,
   ...sessionRoutes,
+  ...keyRoutes,
 ];
