@@ -41,6 +41,7 @@ import { DataDir } from './store/data-dir.ts';
 import { KeyUsageRecorder } from './store/key-usage-recorder.ts';
 import type { DataDirWatcher } from './store/data-dir-watcher.ts';
 import { modCredentialsFile } from './store/mod-credentials.ts';
+import { AdminEventStreams } from './admin/admin-event-streams.ts';
 import { AdminTokens } from './admin/admin-tokens.ts';
 import type { AdminListenOptions } from './admin/admin-listen.ts';
 import { type AdminServer, startAdminServer } from './admin/admin-server.ts';
@@ -234,6 +235,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         tokens,
         requests,
         keyUsage,
+        eventStreams: new AdminEventStreams({
+          eventLog: events,
+          snapshot: () => watcher.current(),
+          onTokenRevoked: (listener) => tokens.onRevoked(listener),
+          ...(options.stream ? { settings: options.stream } : {}),
+          metrics,
+        }),
       },
       routes: ADMIN_ROUTES,
       options: options.admin ?? {},

@@ -10,6 +10,8 @@ import type { KeyUsageRecorder } from '../store/key-usage-recorder.ts';
 import type { AdminTokens } from './admin-tokens.ts';
 import type { PanelServices } from './panel/panel-gate.ts';
 import type { RecentRequests } from './recent-requests.ts';
+import type { AdminEventStreams } from './admin-event-streams.ts';
+import type { AuditReadLimits } from '../log/audit-query.ts';
 
 /** The mod link as GET /admin/v1/status shows it. */
 export interface LinkStatus {
@@ -48,4 +50,8 @@ export interface AdminServices {
   panel: PanelServices;
   /** When and from where each API key last authenticated on /v1 (GET /admin/v1/keys). */
   keyUsage: KeyUsageRecorder;
+  /** GET /admin/v1/events: its streams, their caps, and their cut when a token is revoked. */
+  eventStreams: AdminEventStreams;
+  /** GET /admin/v1/audit: a page's time budget and file count (defaults in AUDIT_READ_DEFAULTS). */
+  auditRead?: Partial<Omit<AuditReadLimits, 'limit'>>;
 }

@@ -3,11 +3,14 @@
  * resource is a file and two lines here.
  */
 import type { AnyAdminRoute } from '../define-admin-route.ts';
+import { auditRoutes } from './audit.ts';
+import { eventRoutes } from './events.ts';
 import { keyRoutes } from './keys.ts';
 import { sessionRoutes } from './session.ts';
 import { statusRoutes } from './status.ts';
 import { switchRoutes } from './switches.ts';
 import { tokenRoutes } from './tokens.ts';
+import { webhookRoutes } from './webhooks.ts';
 
 // One resource a line, so branches adding resources merge without conflict.
 // prettier-ignore
@@ -17,4 +20,7 @@ export const ADMIN_ROUTES: readonly AnyAdminRoute[] = [
   ...switchRoutes,
   ...sessionRoutes,
   ...keyRoutes,
+  ...webhookRoutes,
+  ...auditRoutes,
+  ...eventRoutes,
 ];
