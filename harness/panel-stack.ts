@@ -4,8 +4,7 @@
  * with premium, the API on, and an admin token.
  */
 import { freePort } from './ports.ts';
-import { DataDir } from '../daemon/store/data-dir.ts';
-import { createAdminToken } from '../daemon/store/admin-tokens.ts';
+import { runOk } from './cli.ts';
 import { makeDataDir, type TestDataDir } from './data-dir.ts';
 import { startServeAndSim, stop, type ServeAndSim } from './processes.ts';
 
@@ -30,7 +29,9 @@ export interface PanelStackOptions {
 
 export async function startPanelStack(options: PanelStackOptions = {}): Promise<PanelStack> {
   const data = await makeDataDir();
-  const created = await createAdminToken(await DataDir.open(data.dir), 'panel-test', new Date());
+  const created = JSON.parse(
+    await runOk(['admin', 'tokens', 'create', '--data-dir', data.dir, '--name', 'panel-test', '--json']),
+  ) as { id: string; token: string };
   const adminPort = await freePort();
   const stack = await startServeAndSim(data.dir, {
     extra: ['--admin-listen', `127.0.0.1:${adminPort}`, ...(options.serveExtra ?? [])],

@@ -8,13 +8,12 @@ import { api, query, type Page } from '../api.ts';
 import { ErrorLine, Field, Table, useLoad, when, type View } from '../ui.ts';
 
 interface AuditEntry {
-  at?: string;
   time?: string;
   actor?: unknown;
   key_id?: string | null;
   method?: string;
   route?: string;
-  path?: string;
+  target?: string;
   status?: number;
   request_id?: string;
   ip?: string | null;
@@ -25,9 +24,9 @@ type Filters = Record<'key_id' | 'actor' | 'route' | 'status' | 'since' | 'until
 const EMPTY: Filters = { key_id: '', actor: '', route: '', status: '', since: '', until: '' };
 const LABELS: Record<keyof Filters, string> = {
   key_id: 'Key id',
-  actor: 'Admin actor',
+  actor: 'Admin actor (token:ID, session, local)',
   route: 'Route',
-  status: 'Status',
+  status: 'Status (404 or 4xx)',
   since: 'Since (ISO time)',
   until: 'Until (ISO time)',
 };
@@ -69,9 +68,13 @@ export function AuditPage(): View {
         h(
           'tr',
           { key: entry.request_id ?? index, 'data-testid': 'audit-row' },
-          h('td', null, when(entry.at ?? entry.time)),
+          h('td', null, when(entry.time)),
           h('td', { class: 'mono' }, actorText(entry)),
-          h('td', { class: 'mono' }, `${entry.method ?? ''} ${entry.route ?? entry.path ?? ''}`),
+          h(
+            'td',
+            { class: 'mono', title: entry.route ?? '' },
+            `${entry.method ?? ''} ${entry.target ?? entry.route ?? ''}`,
+          ),
           h('td', null, entry.status === undefined ? '' : String(entry.status)),
           h('td', { class: 'mono' }, entry.request_id ?? ''),
         ),

@@ -19,11 +19,13 @@ interface Key {
   created_at: string;
   last_used_at: string | null;
   last_used_ip: string | null;
+  rolled_to?: string | null;
 }
 
 interface Created {
   id: string;
-  key: string;
+  /** Null when an Idempotency-Key replay answered: the text is never stored. */
+  key: string | null;
 }
 
 const EXPIRIES = [
@@ -120,7 +122,7 @@ function KeyRow(props: {
       'td',
       { class: 'actions' },
       active ? h('button', { type: 'button', onClick: revoke }, 'Revoke') : null,
-      active
+      active && !item.rolled_to
         ? h(
             'span',
             { class: 'roll' },
@@ -198,12 +200,12 @@ function CreateForm(props: { onCreated: (created: Created) => void; onCancel: ()
 /** The secret, once: copy it now, it cannot be shown again. */
 function NewKey(props: { created: Created; onDone: () => void }): View {
   const [copied, setCopied] = useState(false);
-  const copy = () => void navigator.clipboard?.writeText(props.created.key).then(() => setCopied(true));
+  const copy = () => void navigator.clipboard?.writeText(props.created.key ?? '').then(() => setCopied(true));
   return h(
     'section',
     { class: 'card secret' },
     h('p', null, 'The new key, shown once: copy it now. Only its hash is stored.'),
-    h('code', { 'data-testid': 'new-key' }, props.created.key),
+    h('code', { 'data-testid': 'new-key' }, props.created.key ?? '(not shown again)'),
     h('button', { type: 'button', onClick: copy }, copied ? 'Copied' : 'Copy'),
     h('button', { type: 'button', class: 'quiet', onClick: props.onDone }, 'Done'),
   );

@@ -14,7 +14,8 @@ interface Webhook {
   events: string[];
   status: string;
   disabled_reason: string | null;
-  created_by: string | null;
+  owner: { kind: 'operator' | 'key'; key_id: string | null; key_name: string | null };
+  previous_secret_until?: string | null;
   failing_attempts: number;
   last_attempt_at: string | null;
 }
@@ -30,7 +31,7 @@ interface Delivery {
 }
 
 export function WebhooksPage(): View {
-  const hooks = useLoad(() => api<Page<Webhook>>('GET', '/webhooks?limit=100'));
+  const hooks = useLoad(() => api<Page<Webhook>>('GET', '/webhooks'));
   const [open, setOpen] = useState<string | undefined>(undefined);
   const [notice, setNotice] = useState<string | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
@@ -55,7 +56,7 @@ export function WebhooksPage(): View {
           h('td', { class: 'mono' }, hook.url),
           h('td', null, hook.events.join(' ')),
           h('td', null, hook.status + (hook.disabled_reason ? ` (${hook.disabled_reason})` : '')),
-          h('td', { class: 'mono' }, hook.created_by ?? 'operator'),
+          h('td', null, ownerText(hook.owner)),
           h('td', null, when(hook.last_attempt_at)),
           h(
             'td',
@@ -78,20 +79,32 @@ export function WebhooksPage(): View {
   );
 }
 
+function ownerText(owner: Webhook['owner']): string {
+  if (owner.kind === 'operator') return 'operator';
+  return `key ${owner.key_name ?? ''} (${owner.key_id ?? '?'})`;
+}
+
 const path = (id: string, action: string) => `/webhooks/${encodeURIComponent(id)}/${action}`;
 
 async function sendTest(id: string): Promise<string> {
-  const result = await api<{ outcome?: string; status?: number | null }>('POST', path(id, 'test'), {});
-  return `Test event: ${result.outcome ?? 'sent'}${result.status ? ` (HTTP ${result.status})` : ''}.`;
+  const result = await api<{ outcome: string; status: number | null; error: string | null }>(
+    'POST',
+    path(id, 'test'),
+    {},
+  );
+  const detail = result.status ? ` (HTTP ${result.status})` : result.error ? ` (${result.error})` : '';
+  return `Test event: ${result.outcome}${detail}.`;
 }
 
 async function rotate(id: string): Promise<string> {
-  const result = await api<{ secret: string; old_expires_at?: string }>(
+  const result = await api<{ secret: string; previous_secret_until?: string | null }>(
     'POST',
     path(id, 'rotate-secret'),
     {},
   );
-  const until = result.old_expires_at ? `; the old one signs too until ${when(result.old_expires_at)}` : '';
+  const until = result.previous_secret_until
+    ? `; the old one signs too until ${when(result.previous_secret_until)}`
+    : '';
   return `New signing secret (shown once): ${result.secret}${until}.`;
 }
 

@@ -88,9 +88,10 @@ describe('panel sessions on the admin TCP listener', () => {
   it('refuses a cross-origin write made with the session cookie, and a cross-origin sign-in', async () => {
     const { cookie } = await signIn({ token });
     const evil = { cookie, origin: 'http://127.0.0.1:1', 'sec-fetch-site': 'same-site' };
-    const write = await tcp('/admin/v1/login-codes', { method: 'POST', body: {}, headers: evil });
+    const write = await tcp('/admin/v1/api', { method: 'PUT', body: { enabled: false }, headers: evil });
     expect(write.status).toBe(403);
     expect(write.json).toMatchObject({ error: { code: 'cross_origin_request' } });
+    expect((await tcp('/admin/v1/api', { headers: { cookie } })).json).toMatchObject({ enabled: true });
     const login = await tcp('/admin/v1/session', {
       method: 'POST',
       body: { token },

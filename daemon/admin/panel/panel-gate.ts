@@ -135,10 +135,10 @@ export class PanelGate {
 
 /**
  * The audit log's actor for a session: its token's id and name, or for a login link's session
- * `link:` and the session's short id, so two link sessions are two actors.
+ * `link-` and the session's short id, so two link sessions are two actors.
  */
 export function sessionActor(session: Session): AdminActor {
-  return { kind: 'session', token_id: session.token_id ?? `link:${session.id}`, name: session.name };
+  return { kind: 'session', token_id: session.token_id ?? `link-${session.id}`, name: session.name };
 }
 
 export function sessionView(session: Pick<Session, 'token_id' | 'name'> & { expires_at: Date | null }) {
