@@ -12,7 +12,7 @@ import { CliError } from './errors.ts';
 import { printJson, printLines, type CliIo } from './io.ts';
 import { openDataDirOf, withDataDirOption } from './options.ts';
 
-interface LoginCode {
+export interface LoginCode {
   code: string;
   url: string | null;
   expires_at: string;
@@ -42,8 +42,8 @@ export function registerLoginUrlCommand(admin: Command, io: CliIo): void {
     });
 }
 
-/** POST /admin/v1/login-codes over the socket. */
-function mintLoginCode(socketPath: string): Promise<LoginCode> {
+/** POST /admin/v1/login-codes over the socket (also the demo's sign-in link). */
+export function mintLoginCode(socketPath: string): Promise<LoginCode> {
   return new Promise((resolve, reject) => {
     const body = '{}';
     const req = request(
