@@ -15,6 +15,7 @@ import { OverviewPage } from './pages/overview.ts';
 import { PlanPage } from './pages/plan.ts';
 import { SignIn } from './pages/sign-in.ts';
 import { WebhooksPage } from './pages/webhooks.ts';
+import { PageBoundary } from './ui.ts';
 
 /** What GET /admin/v1/session answers for a signed-in browser. */
 export interface Session {
@@ -72,7 +73,12 @@ export function App(): View {
       h('span', { class: 'who' }, `Signed in with ${state.session.name}`),
       h('button', { type: 'button', onClick: () => void signOut(setState) }, 'Sign out'),
     ),
-    h('main', null, h('h1', null, current.title), h(current.view, null)),
+    h(
+      'main',
+      null,
+      h('h1', null, current.title),
+      h(PageBoundary, { key: current.path }, h(current.view, null)),
+    ),
   );
 }
 

@@ -6,10 +6,14 @@
 import { h } from 'preact';
 import type { View } from './ui.ts';
 
+/** One minute of GET /admin/v1/status's `requests.per_minute`: its start and counts by class. */
 export interface Bucket {
-  /** The bucket's start, ISO 8601. */
-  start: string;
-  counts: Record<string, number>;
+  /** The minute's start, ISO 8601. */
+  minute: string;
+  '2xx': number;
+  '3xx': number;
+  '4xx': number;
+  '5xx': number;
 }
 
 /** Series drawn bottom to top; each has a CSS class `bar-<class>`. */
@@ -21,7 +25,7 @@ const BOTTOM = 18;
 
 export function RequestChart(props: { buckets: Bucket[]; label: string }): View {
   const { buckets } = props;
-  const total = (bucket: Bucket) => CLASSES.reduce((sum, name) => sum + (bucket.counts[name] ?? 0), 0);
+  const total = (bucket: Bucket) => CLASSES.reduce((sum, name) => sum + (bucket[name] ?? 0), 0);
   const max = Math.max(1, ...buckets.map(total));
   const plotWidth = WIDTH - LEFT;
   const plotHeight = HEIGHT - BOTTOM;
@@ -42,8 +46,8 @@ export function RequestChart(props: { buckets: Bucket[]; label: string }): View 
     h('text', { class: 'tick', x: LEFT - 4, y: 10, 'text-anchor': 'end' }, String(max)),
     h('text', { class: 'tick', x: LEFT - 4, y: plotHeight, 'text-anchor': 'end' }, '0'),
     ...bars,
-    buckets.length > 0 ? timeLabel(buckets[0]!.start, LEFT, 'start') : null,
-    buckets.length > 0 ? timeLabel(buckets[buckets.length - 1]!.start, WIDTH, 'end') : null,
+    buckets.length > 0 ? timeLabel(buckets[0]!.minute, LEFT, 'start') : null,
+    buckets.length > 0 ? timeLabel(buckets[buckets.length - 1]!.minute, WIDTH, 'end') : null,
   );
 }
 
@@ -52,7 +56,7 @@ function stack(bucket: Bucket, x: number, width: number, plotHeight: number, max
   let top = plotHeight;
   const bars: View[] = [];
   for (const name of CLASSES) {
-    const count = bucket.counts[name] ?? 0;
+    const count = bucket[name] ?? 0;
     if (count === 0) continue;
     const height = (count / max) * plotHeight;
     top -= height;
@@ -60,7 +64,7 @@ function stack(bucket: Bucket, x: number, width: number, plotHeight: number, max
       h(
         'rect',
         { class: `bar-${name}`, x: x + 0.5, y: top, width: Math.max(width - 1, 0.5), height },
-        h('title', null, `${bucket.start}: ${count} × ${name}`),
+        h('title', null, `${bucket.minute}: ${count} × ${name}`),
       ),
     );
   }

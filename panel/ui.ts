@@ -3,7 +3,7 @@
  * a table, and time formatting. Preact's `h` directly (no JSX step), so the panel's sources are
  * plain TypeScript that tsc and eslint check like the rest of the tree.
  */
-import { h, type ComponentChild, type ComponentChildren } from 'preact';
+import { Component, h, type ComponentChild, type ComponentChildren } from 'preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { describe } from './api.ts';
 
@@ -91,4 +91,22 @@ export function duration(seconds: number): string {
   if (seconds >= 3_600) return `${Math.floor(seconds / 3_600)} h ${Math.floor((seconds % 3_600) / 60)} min`;
   if (seconds >= 60) return `${Math.floor(seconds / 60)} min`;
   return `${Math.floor(seconds)} s`;
+}
+
+/**
+ * Keeps one page's failure on that page: the message instead of the page, the navigation still
+ * working (a render error would otherwise leave the panel blank). Keyed by page, so moving to
+ * another page starts clean.
+ */
+export class PageBoundary extends Component<{ children?: ComponentChildren }, { failure?: string }> {
+  override componentDidCatch(error: unknown): void {
+    this.setState({ failure: String(error) });
+  }
+
+  override render(): ComponentChild {
+    if (this.state.failure !== undefined) {
+      return h('p', { class: 'error', role: 'alert' }, `This page failed to show: ${this.state.failure}`);
+    }
+    return this.props.children;
+  }
 }

@@ -115,7 +115,7 @@ async function enable(id: string): Promise<string> {
 
 function Deliveries(props: { id: string }): View {
   const deliveries = useLoad(
-    () => api<Page<Delivery>>('GET', `${path(props.id, 'deliveries')}?limit=50`),
+    () => api<Page<Delivery>>('GET', `${path(props.id, 'deliveries')}?limit=20`),
     [props.id],
   );
   return h(
