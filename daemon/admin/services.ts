@@ -36,6 +36,8 @@ export interface AdminServices {
   startedAt: Date;
   /** The mod link's state. */
   link(): LinkStatus;
+  /** Players online as the game reports them (`server.status`); null when it cannot say. */
+  playersOnline(): Promise<number | null>;
   /** The durable event log (its position for /status; the admin event stream reads it). */
   events: FileEventLog;
   /** The webhook registry and its delivery workers. */

@@ -3,6 +3,7 @@
  * command-line flag, then environment (MODGATE_LISTEN, MODGATE_MOD_LISTEN: the systemd template
  * sets these per instance), then the config file, then the default.
  */
+import type { SessionOptions } from '../admin/sessions.ts';
 import type { DaemonOptions, ReloadSettings } from '../daemon.ts';
 import { parseHostPort, type HostPort } from '../host-port.ts';
 import { STREAM_LIMIT_DEFAULTS } from '../http/stream-slots.ts';
@@ -121,7 +122,18 @@ function adminOptions(
     ...(tls ? { tls } : {}),
     hostnames: admin.hostnames,
     ...(admin.max_token_failures !== undefined ? { backoff: { maxFailures: admin.max_token_failures } } : {}),
+    sessions: sessionOptions(admin),
   };
+}
+
+/** `[admin]`'s session settings; each left out keeps its default (DEFAULT_SESSION_OPTIONS). */
+function sessionOptions(admin: Config['admin']): Partial<SessionOptions> {
+  const options: Partial<SessionOptions> = {};
+  if (admin.session_hours !== undefined) options.ttlMs = admin.session_hours * 3_600_000;
+  if (admin.max_sessions !== undefined) options.maxSessions = admin.max_sessions;
+  if (admin.login_code_minutes !== undefined) options.codeTtlMs = admin.login_code_minutes * 60_000;
+  if (admin.max_login_codes !== undefined) options.maxCodes = admin.max_login_codes;
+  return options;
 }
 
 /** The metrics listener: the flag, then `[metrics] listen`; off when neither is set. */

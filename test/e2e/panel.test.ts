@@ -62,7 +62,7 @@ describe.runIf(chromiumPath !== undefined || required)('the operator panel in Ch
     return fetch(`${stack.apiUrl}${path}`, { headers: { authorization: `Bearer ${key}` } });
   }
 
-  it('signs in with an admin token, sets an HttpOnly SameSite=Strict cookie, and shows the overview', async () => {
+  it('signs in with an admin token, sets an HttpOnly SameSite=Strict cookie, and shows the overview with players and the chart', async () => {
     await signIn();
     for (const name of ['Overview', 'Keys', 'Plan', 'Webhooks', 'Audit', 'Events']) {
       await expect(page.getByRole('link', { name, exact: true }).count()).resolves.toBe(1);
@@ -70,6 +70,7 @@ describe.runIf(chromiumPath !== undefined || required)('the operator panel in Ch
     await page.getByText(/connected, mod/).waitFor();
     await page.getByRole('img', { name: 'Requests per minute over the last hour' }).waitFor();
     expect(await page.getByRole('alert').count()).toBe(0);
+    expect(await page.locator('dt:text-is("Players online") + dd').textContent()).toMatch(/^\d+$/);
     const [cookie] = await context.cookies();
     expect(cookie).toMatchObject({ name: 'modgate_session', httpOnly: true, sameSite: 'Strict', path: '/' });
     expect(cookie!.expires).toBeGreaterThan(Date.now() / 1000);
