@@ -85,8 +85,9 @@ export function createAdminPipeline(options: AdminPipelineOptions): AdminHandle 
 
   /**
    * admin.sock: its permission; TCP: a Bearer admin token, or without one the panel's session
-   * cookie, with back-off on bad ones. A request that presents no credential at all (a browser
-   * opening the panel before signing in) is refused without counting as a guess.
+   * cookie, with back-off on bad tokens. A request with no token (a browser opening the panel
+   * before signing in, or holding a session the daemon no longer has, whose cookie the answer
+   * clears) is refused without counting as a guess: a cookie is 256 random bits, nothing to guess.
    */
   function authenticate(req: ApiRequest): AdminActor {
     if (transport.kind === 'socket') return { kind: 'local', uid: transport.uid };
@@ -97,9 +98,9 @@ export function createAdminPipeline(options: AdminPipelineOptions): AdminHandle 
     const text = BEARER.exec(authorization ?? '')?.[1];
     const record = text === undefined ? null : services.tokens.verify(text);
     if (record === null) {
-      if (authorization !== undefined || panel?.hasCookie(req)) backoff.failed(req.remoteAddress);
+      if (authorization !== undefined) backoff.failed(req.remoteAddress);
       throw new ApiError('unauthorized', 'Send an admin token as "Authorization: Bearer mgadm_…".', {
-        headers: { 'www-authenticate': 'Bearer realm="modgate-admin"' },
+        headers: { 'www-authenticate': 'Bearer realm="modgate-admin"', ...panel?.staleCookieHeaders(req) },
       });
     }
     backoff.succeeded(req.remoteAddress);

@@ -51,8 +51,14 @@ describe('panel sessions on the admin TCP listener', () => {
     return { answer, cookie };
   }
 
-  it('does not count requests without any credential towards the back-off', async () => {
-    for (let i = 0; i < 15; i++) expect((await tcp('/admin/v1/session')).status).toBe(401);
+  it('does not count a browser without a token towards the back-off, and clears a stale cookie', async () => {
+    const stale = { cookie: `modgate_session=${'A'.repeat(43)}` };
+    for (let i = 0; i < 8; i++) {
+      expect((await tcp('/admin/v1/session')).status).toBe(401);
+      const answer = await tcp('/admin/v1/session', { headers: stale });
+      expect(answer.status).toBe(401);
+      expect(answer.headers['set-cookie']?.[0]).toMatch(/^modgate_session=; .*Max-Age=0/);
+    }
     expect((await signIn({ token })).answer.status).toBe(201);
   });
 
@@ -182,7 +188,7 @@ describe('panel sessions on the admin TCP listener', () => {
   });
 
   it('backs off after repeated wrong codes from one address (last: it blocks this address)', async () => {
-    // Earlier tests' refused cookies count too (same address, same minute): at most 10 more.
+    // Earlier tests' refused tokens count too (same address, same minute): at most 10 more.
     const answers: number[] = [];
     for (let i = 0; i < 11 && answers.at(-1) !== 429; i++)
       answers.push((await signIn({ code: `wrong-${i}` })).answer.status);

@@ -9,6 +9,7 @@
  * (a checkout's first page load pays the ~0.1 s build once).
  */
 import { createHash } from 'node:crypto';
+import { getRawAsset, isSea } from 'node:sea';
 import { gzipSync } from 'node:zlib';
 import type { ApiRequest, ApiResponse } from '../../http/types.ts';
 import { buildPanelBundle, PANEL_FILES, type PanelBundle, type PanelFileName } from './panel-bundle.ts';
@@ -127,10 +128,13 @@ function fileOf(type: string, body: Buffer): PanelFile {
   return { type, body, gzip: gzipSync(body), etag };
 }
 
-/** The executable's assets when running as the single executable, else an in-memory build. */
+/**
+ * The executable's assets when running as the single executable, else an in-memory build.
+ * node:sea is imported statically: the executable runs its bundle as a vm Script, which has no
+ * dynamic import().
+ */
 async function defaultPanelSource(): Promise<PanelBundle> {
-  const sea = await import('node:sea');
-  if (!sea.isSea()) return buildPanelBundle();
-  const asset = (name: PanelFileName) => Buffer.from(sea.getRawAsset(name.slice(1)) as ArrayBuffer);
+  if (!isSea()) return buildPanelBundle();
+  const asset = (name: PanelFileName) => Buffer.from(getRawAsset(name.slice(1)) as ArrayBuffer);
   return { '/panel.js': asset('/panel.js'), '/panel.css': asset('/panel.css') };
 }

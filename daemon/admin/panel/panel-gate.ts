@@ -19,7 +19,7 @@ import type { AdminExchange } from '../admin-pipeline.ts';
 import type { AdminActor } from '../define-admin-route.ts';
 import { checkOrigin, ownOriginOf } from '../defences.ts';
 import type { TokenBackoff } from '../token-backoff.ts';
-import { readSessionCookie, sessionCookie } from '../session-cookie.ts';
+import { clearedSessionCookie, readSessionCookie, sessionCookie } from '../session-cookie.ts';
 import type { Session, SessionOwner, SessionStore } from '../sessions.ts';
 import { PanelAssets } from './panel-assets.ts';
 
@@ -99,9 +99,10 @@ export class PanelGate {
     return { actor: sessionActor(session), session };
   }
 
-  /** Whether the request carries a session cookie at all (a credential, for the back-off). */
-  hasCookie(req: ApiRequest): boolean {
-    return readSessionCookie(req.headers['cookie'], this.#options.tls) !== undefined;
+  /** A Set-Cookie that clears the session cookie, when the request sent one (that did not hold). */
+  staleCookieHeaders(req: ApiRequest): Record<string, string> {
+    if (readSessionCookie(req.headers['cookie'], this.#options.tls) === undefined) return {};
+    return { 'set-cookie': clearedSessionCookie(this.#options.tls) };
   }
 
   async #signIn(req: ApiRequest, url: RequestTarget, exchange: AdminExchange): Promise<ApiResponse> {
