@@ -29,7 +29,8 @@ export interface AdminServices {
   /**
    * Loads the data dir into the running daemon now, after a handler's `dataDir.update(...)`: the
    * change takes effect before the handler answers, without waiting for any watcher. Resolves
-   * with the snapshot now served; rejects when the files no longer load (the old one stays).
+   * with the snapshot now served; should the files no longer load, the error is logged and the
+   * last good snapshot stays (and is what this resolves with).
    */
   apply(): Promise<Snapshot>;
   /** When the daemon started. */

@@ -122,18 +122,18 @@ function adminOptions(
     ...(tls ? { tls } : {}),
     hostnames: admin.hostnames,
     ...(admin.max_token_failures !== undefined ? { backoff: { maxFailures: admin.max_token_failures } } : {}),
-    sessions: sessionOptions(admin),
+    ...sessionOptions(admin),
   };
 }
 
 /** `[admin]`'s session settings; each left out keeps its default (DEFAULT_SESSION_OPTIONS). */
-function sessionOptions(admin: Config['admin']): Partial<SessionOptions> {
+function sessionOptions(admin: Config['admin']): { sessions?: Partial<SessionOptions> } {
   const options: Partial<SessionOptions> = {};
   if (admin.session_hours !== undefined) options.ttlMs = admin.session_hours * 3_600_000;
   if (admin.max_sessions !== undefined) options.maxSessions = admin.max_sessions;
   if (admin.login_code_minutes !== undefined) options.codeTtlMs = admin.login_code_minutes * 60_000;
   if (admin.max_login_codes !== undefined) options.maxCodes = admin.max_login_codes;
-  return options;
+  return Object.keys(options).length === 0 ? {} : { sessions: options };
 }
 
 /** The metrics listener: the flag, then `[metrics] listen`; off when neither is set. */

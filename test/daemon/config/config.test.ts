@@ -101,7 +101,7 @@ level = "warn"
       maxCodes: 3,
     });
     const none = await loadConfig(await configFile('[admin]\n'));
-    expect(daemonOptions(none, {}, {}).admin?.sessions).toEqual({});
+    expect(daemonOptions(none, {}, {}).admin?.sessions).toBeUndefined();
     expect(DEFAULT_SESSION_OPTIONS).toEqual({
       ttlMs: 43_200_000,
       maxSessions: 1_000,
@@ -112,6 +112,29 @@ level = "warn"
     await expect(loadConfig(await configFile('[admin]\nlogin_code_minutes = 61\n'))).rejects.toThrow(
       ConfigError,
     );
+  });
+
+  it('reads [admin]: no TCP listener by default, its own certificate or else the API’s, the flag over the file', async () => {
+    const none = daemonOptions(await loadConfig(await configFile('')), {}, {});
+    expect(none.admin).toEqual({ hostnames: [] });
+    const own = await loadConfig(
+      await configFile(
+        '[api]\ntls_cert = "a.pem"\ntls_key = "a.key"\n[admin]\nlisten = "0.0.0.0:8790"\ntls_cert = "b.pem"\ntls_key = "b.key"\nhostnames = ["admin.example.net"]\nmax_token_failures = 3\n',
+      ),
+    );
+    expect(daemonOptions(own, {}, {}).admin).toEqual({
+      listen: { host: '0.0.0.0', port: 8790 },
+      tls: { certFile: 'b.pem', keyFile: 'b.key' },
+      hostnames: ['admin.example.net'],
+      backoff: { maxFailures: 3 },
+    });
+    const shared = await loadConfig(await configFile('[api]\ntls_cert = "a.pem"\ntls_key = "a.key"\n'));
+    const flagged = daemonOptions(shared, { adminListen: { host: '127.0.0.1', port: 9 } }, {}).admin;
+    expect(flagged).toMatchObject({ listen: { host: '127.0.0.1', port: 9 }, tls: { certFile: 'a.pem' } });
+    expect(await problems('[admin]\ntls_cert = "b.pem"\n')).toEqual([
+      'admin.tls_cert: tls_cert and tls_key go together',
+    ]);
+    expect((await problems('[admin]\nhostnames = ["a b"]\n'))[0]).toMatch(/^admin\.hostnames\.0:/);
   });
 
   it('lets a flag win over the environment, and the environment over the file', async () => {
