@@ -14,7 +14,9 @@ import {
   rollKey,
   type KeyView,
 } from '../daemon/store/key-admin.ts';
-import { keyUsageFile } from '../daemon/store/key-usage.ts';
+import type { DataDir } from '../daemon/store/data-dir.ts';
+import { StoreError } from '../daemon/store/errors.ts';
+import { keyUsageFile, type KeyUsage } from '../daemon/store/key-usage.ts';
 import { API_KEY_ID_PATTERN, keysFile } from '../daemon/store/keys-file.ts';
 import { UsageError } from './errors.ts';
 import { formatDate, formatTable, jsonDate } from './format.ts';
@@ -36,7 +38,7 @@ export function registerKeysCommands(program: Command, io: CliIo): void {
     .option('--json', 'print one JSON object')
     .action(async (flags: { dataDir?: string; json?: boolean }) => {
       const dataDir = await openDataDirOf(flags, io);
-      const [records, usage] = await Promise.all([dataDir.read(keysFile), dataDir.read(keyUsageFile)]);
+      const [records, usage] = await Promise.all([dataDir.read(keysFile), lastUses(dataDir, io)]);
       const views = keyViews(records, usage, io.now());
       if (flags.json) printJson(io, { keys: views });
       else printLines(io, ...listLines(views));
@@ -102,6 +104,20 @@ export function registerKeysCommands(program: Command, io: CliIo): void {
       );
       printLines(io, ...lines);
     });
+}
+
+/**
+ * key-usage.json, or nothing when it does not parse: it only records, so a broken one is a
+ * warning here (the daemon replaces it at its next write), never a reason not to list the keys.
+ */
+async function lastUses(dataDir: DataDir, io: CliIo): Promise<KeyUsage> {
+  try {
+    return await dataDir.read(keyUsageFile);
+  } catch (error) {
+    if (!(error instanceof StoreError) || error.code !== 'invalid_file') throw error;
+    io.stderr.write(`warning: ${error.message}; last use is not shown\n`);
+    return new Map();
+  }
 }
 
 function keyIdOf(text: string): string {

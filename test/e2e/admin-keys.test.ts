@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminRequest, type AdminAnswer } from '../../harness/admin.ts';
 import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
+import { freePort } from '../../harness/ports.ts';
 import { startServe, stop, type ModgateProcess } from '../../harness/processes.ts';
 import { openSse } from '../../harness/sse-client.ts';
 import { eventually } from '../../harness/stack.ts';
@@ -243,6 +244,58 @@ describe('API key creation without premium', () => {
       });
       expect([answer.status, (answer.json as ErrorBody).error.code]).toEqual([403, 'premium_required']);
       expect(await keyCount()).toBe(before);
+    } finally {
+      await stop(serve);
+      await data.remove();
+    }
+  }, 60_000);
+});
+
+describe('API keys over the admin TCP listener', () => {
+  it('lets a provider holding an admin token create and roll a key, audited with the token', async () => {
+    const data = await makeDataDir();
+    const made = await data.cli(
+      'admin',
+      'tokens',
+      'create',
+      '--data-dir',
+      data.dir,
+      '--name',
+      'provider',
+      '--json',
+    );
+    const token = JSON.parse(made.stdout) as { id: string; token: string };
+    const port = await freePort();
+    const { serve, apiPort } = await startServe(data.dir, { extra: ['--admin-listen', `127.0.0.1:${port}`] });
+    const tcp = (method: string, path: string, body?: unknown) =>
+      adminRequest({ url: `http://127.0.0.1:${port}`, token: token.token, method, path, body });
+    try {
+      const created = await tcp('POST', '/admin/v1/keys', { name: 'customer-42', scopes: ['server:read'] });
+      expect(created.status).toBe(201);
+      const key = created.json as IssuedKey;
+      const v1 = await fetch(`http://127.0.0.1:${apiPort}/v1/server`, {
+        headers: { authorization: `Bearer ${key.key}` },
+      });
+      expect(v1.status).toBe(503);
+      expect((await tcp('POST', `/admin/v1/keys/${key.id}/roll`, { expire_old_in: '10m' })).status).toBe(201);
+      const anonymous = await adminRequest({ url: `http://127.0.0.1:${port}`, path: '/admin/v1/keys' });
+      expect(anonymous.status).toBe(401);
+      await eventually(async () => {
+        const text = await readFile(join(data.dir, 'audit.jsonl'), 'utf8').catch(() => '');
+        const entries = text
+          .trim()
+          .split('\n')
+          .filter((line) => line !== '')
+          .map(
+            (line) => JSON.parse(line) as { route?: string; actor?: { kind?: string; token_id?: string } },
+          );
+        return entries.some(
+          (entry) =>
+            entry.route === '/admin/v1/keys/{id}/roll' &&
+            entry.actor?.kind === 'token' &&
+            entry.actor.token_id === token.id,
+        );
+      });
     } finally {
       await stop(serve);
       await data.remove();

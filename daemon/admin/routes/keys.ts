@@ -17,7 +17,6 @@ import { displayName, durationMs, InputRuleError } from '../../store/input-rules
 import {
   createKey,
   DEFAULT_ROLL_OVERLAP_MS,
-  findKey,
   KeyAdminError,
   keyView,
   MAX_ALLOW_IPS,
@@ -200,7 +199,8 @@ export const keyRoutes = [
     response: { status: 200, schema: adminKey },
     errors: ['not_found'],
     handler: async ({ params, admin }) => {
-      const record = asApiError(() => findKey(servedKeys(admin), params.id));
+      const record = servedKeys(admin).find((candidate) => candidate.id === params.id);
+      if (record === undefined) throw apiErrorOf(new KeyAdminError('key_not_found', params.id));
       return keyView(record, admin.keyUsage.usage().get(record.id), new Date());
     },
   }),
@@ -285,22 +285,14 @@ function servedKeys(admin: AdminServices): ApiKeyRecord[] {
 
 /** Runs a key change, then applies it to the running daemon before the answer leaves. */
 async function applied<T>(admin: AdminServices, change: () => Promise<T>): Promise<T> {
-  let result: T;
-  try {
-    result = await change();
-  } catch (error) {
-    throw error instanceof KeyAdminError ? apiErrorOf(error) : error;
-  }
+  const result = await change().catch(asApiError);
   await admin.apply();
   return result;
 }
 
-function asApiError<T>(task: () => T): T {
-  try {
-    return task();
-  } catch (error) {
-    throw error instanceof KeyAdminError ? apiErrorOf(error) : error;
-  }
+/** A KeyAdminError as the API's error; anything else as it was. */
+function asApiError(error: unknown): never {
+  throw error instanceof KeyAdminError ? apiErrorOf(error) : error;
 }
 
 function apiErrorOf(error: KeyAdminError): ApiError {
