@@ -11,13 +11,13 @@ import {
   updateEndpoints,
   WEBHOOK_FORMATS,
   WEBHOOK_ID_PATTERN,
-  MAX_ENDPOINTS,
   newEndpoint,
   type EventSelector,
   type WebhookEndpoint,
   type WebhookFormat,
 } from '../daemon/events/webhooks/endpoint-file.ts';
 import {
+  addEndpoint,
   DEFAULT_SECRET_OVERLAP_SEC,
   EndpointChangeError,
   enableEndpoint,
@@ -146,10 +146,7 @@ async function add(flags: AddFlags, io: CliIo): Promise<void> {
     },
     io.now(),
   );
-  await updateEndpoints(dir, (current) => {
-    if (current.length >= MAX_ENDPOINTS) throw new CliError(`${dir} already has ${MAX_ENDPOINTS} webhooks`);
-    return [...current, endpoint];
-  });
+  await updateEndpoints(dir, (current) => changed(() => addEndpoint(current, endpoint)));
   if (flags.json) {
     printJson(io, createdView(endpoint));
     return;
@@ -198,8 +195,10 @@ function changed<T>(change: () => T): T {
   try {
     return change();
   } catch (error) {
-    if (error instanceof EndpointChangeError) throw new CliError(error.message);
-    throw error;
+    if (!(error instanceof EndpointChangeError)) throw error;
+    // The API says "remove it"; here is the command that does.
+    const remedy = error.code === 'owner_gone' ? ` (modgate webhooks remove ${error.id})` : '';
+    throw new CliError(`${error.message}${remedy}`);
   }
 }
 

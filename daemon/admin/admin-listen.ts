@@ -7,6 +7,8 @@ import { formatHostPort, type HostPort, isLoopbackHost } from '../host-port.ts';
 import type { TlsFiles } from '../http/tls-files.ts';
 import type { SessionOptions } from './sessions.ts';
 import type { TokenBackoffPolicy } from './token-backoff.ts';
+import type { AdminStreamLimits } from './admin-event-streams.ts';
+import type { AuditReadLimits } from '../log/audit-query.ts';
 
 /** The admin listeners' settings (docs/configuration.md, `[admin]`). */
 export interface AdminListenOptions {
@@ -20,6 +22,10 @@ export interface AdminListenOptions {
   backoff?: Partial<TokenBackoffPolicy>;
   /** The panel's sessions and one-time codes (defaults in DEFAULT_SESSION_OPTIONS). */
   sessions?: Partial<SessionOptions>;
+  /** GET /admin/v1/events caps (defaults in ADMIN_STREAM_LIMIT_DEFAULTS). */
+  eventStreams?: Partial<AdminStreamLimits>;
+  /** GET /admin/v1/audit: a page's time budget and file count (defaults in AUDIT_READ_DEFAULTS). */
+  auditRead?: Partial<Omit<AuditReadLimits, 'limit'>>;
 }
 
 /** Refuses plain HTTP off loopback before anything listens (the CLI turns it into exit 2). */

@@ -118,6 +118,11 @@ export const ConfigSchema = z
         /** One-time sign-in codes (`modgate admin login-url`): lifetime and how many are unspent. */
         login_code_minutes: z.number().int().min(1).max(60).optional(),
         max_login_codes: z.number().int().min(1).max(10_000).optional(),
+        /** GET /admin/v1/events: open streams per admin, and in all (docs/admin.md, "Live events"). */
+        events_max_per_admin: z.number().int().min(1).max(1_000).optional(),
+        events_max_total: z.number().int().min(1).max(10_000).optional(),
+        /** GET /admin/v1/audit: how long one page may read (docs/admin.md, "Audit log"). */
+        audit_page_budget_ms: z.number().int().min(10).max(30_000).optional(),
       })
       .strict()
       .default({ hostnames: [] }),

@@ -3,7 +3,6 @@
  * command-line flag, then environment (MODGATE_LISTEN, MODGATE_MOD_LISTEN: the systemd template
  * sets these per instance), then the config file, then the default.
  */
-import type { SessionOptions } from '../admin/sessions.ts';
 import type { DaemonOptions, ReloadSettings } from '../daemon.ts';
 import { parseHostPort, type HostPort } from '../host-port.ts';
 import { STREAM_LIMIT_DEFAULTS } from '../http/stream-slots.ts';
@@ -122,18 +121,18 @@ function adminOptions(
     ...(tls ? { tls } : {}),
     hostnames: admin.hostnames,
     ...(admin.max_token_failures !== undefined ? { backoff: { maxFailures: admin.max_token_failures } } : {}),
-    ...sessionOptions(admin),
+    ...nonEmpty('sessions', {
+      ttlMs: times(admin.session_hours, 3_600_000),
+      maxSessions: admin.max_sessions,
+      codeTtlMs: times(admin.login_code_minutes, 60_000),
+      maxCodes: admin.max_login_codes,
+    }),
+    ...nonEmpty('eventStreams', {
+      maxPerActor: admin.events_max_per_admin,
+      maxTotal: admin.events_max_total,
+    }),
+    ...nonEmpty('auditRead', { budgetMs: admin.audit_page_budget_ms }),
   };
-}
-
-/** `[admin]`'s session settings; each left out keeps its default (DEFAULT_SESSION_OPTIONS). */
-function sessionOptions(admin: Config['admin']): { sessions?: Partial<SessionOptions> } {
-  const options: Partial<SessionOptions> = {};
-  if (admin.session_hours !== undefined) options.ttlMs = admin.session_hours * 3_600_000;
-  if (admin.max_sessions !== undefined) options.maxSessions = admin.max_sessions;
-  if (admin.login_code_minutes !== undefined) options.codeTtlMs = admin.login_code_minutes * 60_000;
-  if (admin.max_login_codes !== undefined) options.maxCodes = admin.max_login_codes;
-  return Object.keys(options).length === 0 ? {} : { sessions: options };
 }
 
 /** The metrics listener: the flag, then `[metrics] listen`; off when neither is set. */
@@ -165,4 +164,15 @@ function webhookAllowNetworks(config: Config): string[] {
 /** Drops undefined values, so they never override a default. */
 function defined<T extends Record<string, unknown>>(value: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as never;
+}
+
+/** `value` in another unit (hours as ms), or undefined when it is not set. */
+function times(value: number | undefined, factor: number): number | undefined {
+  return value === undefined ? undefined : value * factor;
+}
+
+/** `{[name]: the set fields}`, or nothing when none is set (an options bag keeps its defaults). */
+function nonEmpty<N extends string, T extends Record<string, unknown>>(name: N, value: T) {
+  const set = defined(value);
+  return (Object.keys(set).length === 0 ? {} : { [name]: set }) as { [K in N]?: typeof set };
 }
