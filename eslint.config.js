@@ -70,6 +70,22 @@ const LAYER_RULES = [
   { layer: 'bench', forbidden: ['test'] },
   { layer: 'harness', forbidden: ['test', 'bench'] },
   { layer: 'client', forbidden: ['scripts'] },
+  // Browser code: it gets the daemon's vocabulary from the bundler (daemon/admin/panel/panel-bundle.ts).
+  {
+    layer: 'panel',
+    forbidden: [
+      'daemon',
+      'cli',
+      'mod-sim',
+      'protocol',
+      'bridge',
+      'client',
+      'harness',
+      'scripts',
+      'test',
+      'bench',
+    ],
+  },
 ];
 
 /** A relative path that climbs out into one of the folders (a layer has no sub-folder of those names). */

@@ -15,6 +15,7 @@ import {
   revokeAdminToken,
 } from '../daemon/store/admin-tokens.ts';
 import { formatIssues } from '../daemon/store/data-file.ts';
+import { registerLoginUrlCommand } from './admin-login-command.ts';
 import { CliError, UsageError } from './errors.ts';
 import { formatDate, formatTable } from './format.ts';
 import { printJson, printLines, type CliIo } from './io.ts';
@@ -26,8 +27,9 @@ interface Flags {
 }
 
 export function registerAdminCommands(program: Command, io: CliIo): void {
-  const admin = program.command('admin').description('the admin API: its tokens');
+  const admin = program.command('admin').description('the admin API: its tokens, the panel');
   const tokens = admin.command('tokens').description('admin tokens for the admin API on TCP');
+  registerLoginUrlCommand(admin, io);
 
   withDataDirOption(tokens.command('create').description('create an admin token; it is shown once'))
     .requiredOption('--name <name>', 'what the token is for (shown in lists and the audit log)')

@@ -1,7 +1,10 @@
 /**
  * `modgate demo` (`npm start`): the README's first command. It does, in one process, what an
  * operator does by hand: init a data dir, enable the API, turn premium on, create a key, serve,
- * and connect a simulated mod; then it prints the key and curl lines that work as printed.
+ * and connect a simulated mod; then it prints the key and curl lines that work as printed. The
+ * admin listener runs on loopback too, and the demo prints the panel's URL with a one-time
+ * sign-in link; the simulated game makes events (players joining, leaving, ...) at
+ * DEMO_EVENTS_PER_MINUTE, so the panel's event tail and webhooks have something to show.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,20 +15,29 @@ import { createLogger } from '../daemon/log/log.ts';
 import { DataDir } from '../daemon/store/data-dir.ts';
 import { modCredentialsFile } from '../daemon/store/mod-credentials.ts';
 import { startSimulator } from '../mod-sim/simulator.ts';
+import { mintLoginCode } from './admin-login-command.ts';
 import { CliError } from './errors.ts';
 import type { CliIo } from './io.ts';
 import { runCli } from './program.ts';
 import { untilSignal } from './signals.ts';
 
+/** Game events the demo's simulator makes a minute (`modgate sim --events-rate`). */
+export const DEMO_EVENTS_PER_MINUTE = 30;
+
+/** Where the demo's admin listener (and panel) goes when the port is free. */
+const DEMO_ADMIN_LISTEN: HostPort = { host: '127.0.0.1', port: 8790 };
+
 export interface DemoOptions {
   listen: HostPort;
+  /** The admin listener and panel; 127.0.0.1:8790 unless given (any free port if that is taken). */
+  adminListen?: HostPort;
   io: CliIo;
   /** Print what the banner tells (URLs, key, data dir) as one JSON object instead. */
   json?: boolean;
   /** Resolves when the demo should stop; by default the first SIGINT or SIGTERM. */
   stop?: Promise<unknown>;
   /** Called once everything is up, with what was printed (tests use it). */
-  onReady?: (ready: { baseUrl: string; key: string; dataDir: string }) => void;
+  onReady?: (ready: { baseUrl: string; key: string; dataDir: string; panelLoginUrl: string }) => void;
 }
 
 export async function runDemo(options: DemoOptions): Promise<void> {
@@ -38,7 +50,8 @@ export async function runDemo(options: DemoOptions): Promise<void> {
     // The mod link listens where init told the mod to dial (127.0.0.1:8788, or
     // MODGATE_MOD_LISTEN), so the daemon has no mismatch to warn about.
     const modListen = parseHostPort(new URL(credentials.url).host);
-    const daemon = await startOnFreePort(dataDir, { api: options.listen, mod: modListen }, log);
+    const admin = options.adminListen ?? DEMO_ADMIN_LISTEN;
+    const daemon = await startOnFreePort(dataDir, { api: options.listen, mod: modListen, admin }, log);
     const simulator = startSimulator({
       url: `ws://${formatHostPort(daemon.modLink)}`,
       identity: credentials.identity,
@@ -46,10 +59,13 @@ export async function runDemo(options: DemoOptions): Promise<void> {
       wallClock: true,
       // The curl lines below should work the moment they are printed.
       catalogDelayMs: 0,
+      eventsRate: DEMO_EVENTS_PER_MINUTE,
       log,
     });
     await simulator.connected();
     const baseUrl = `http://${formatHostPort(daemon.api)}`;
+    const adminUrl = `http://${formatHostPort(daemon.admin.address ?? admin)}`;
+    const panelLoginUrl = (await mintLoginCode(daemon.admin.socketPath)).url ?? `${adminUrl}/`;
     const player = simulator.world.players.online()[0] ?? simulator.world.players.list.itemAt(0);
     const info = {
       base_url: baseUrl,
@@ -58,6 +74,9 @@ export async function runDemo(options: DemoOptions): Promise<void> {
       data_dir: dataDir,
       players: simulator.world.players.size,
       mod_version: simulator.world.modVersion,
+      admin_url: adminUrl,
+      panel_login_url: panelLoginUrl,
+      events_per_minute: DEMO_EVENTS_PER_MINUTE,
     };
     io.stdout.write(
       options.json
@@ -70,9 +89,11 @@ export async function runDemo(options: DemoOptions): Promise<void> {
             players: simulator.world.players.size,
             modVersion: simulator.world.modVersion,
             player: player.platform_id,
+            adminUrl,
+            panelLoginUrl,
           }),
     );
-    options.onReady?.({ baseUrl, key, dataDir });
+    options.onReady?.({ baseUrl, key, dataDir, panelLoginUrl });
     await (options.stop ?? untilSignal(['SIGINT', 'SIGTERM']));
     await simulator.close();
     await daemon.close();
@@ -105,15 +126,17 @@ async function prepareDataDir(dataDir: string, io: CliIo): Promise<string> {
  */
 async function startOnFreePort(
   dataDir: string,
-  listen: { api: HostPort; mod: HostPort },
+  listen: { api: HostPort; mod: HostPort; admin: HostPort },
   log: ReturnType<typeof createLogger>,
 ): Promise<Daemon> {
-  const start = (api: HostPort, mod: HostPort) => startDaemon({ dataDir, listen: api, modListen: mod, log });
+  const start = (api: HostPort, mod: HostPort, admin: HostPort) =>
+    startDaemon({ dataDir, listen: api, modListen: mod, admin: { listen: admin }, log });
   try {
-    return await start(listen.api, listen.mod);
+    return await start(listen.api, listen.mod, listen.admin);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
-    return start({ host: listen.api.host, port: 0 }, { host: listen.mod.host, port: 0 });
+    const any = (address: HostPort) => ({ host: address.host, port: 0 });
+    return start(any(listen.api), any(listen.mod), any(listen.admin));
   }
 }
 
@@ -125,6 +148,8 @@ function banner(info: {
   players: number;
   modVersion: string;
   player: string;
+  adminUrl: string;
+  panelLoginUrl: string;
 }): string {
   const auth = `-H "Authorization: Bearer ${info.key}"`;
   // Every URL is single-quoted: zsh treats an unquoted `?` as a glob (`no matches found`).
@@ -138,6 +163,12 @@ function banner(info: {
     `  API        ${info.baseUrl}/v1   (OpenAPI 3.1: ${info.baseUrl}/openapi.json)`,
     `  mod link   ws://${formatHostPort(info.daemon.modLink)}   simulator connected: ${info.players} players, mod ${info.modVersion}`,
     `  data dir   ${info.dataDir}   (deleted when the demo stops)`,
+    `  panel      ${info.adminUrl}/   (admin API: ${info.adminUrl}/admin/v1)`,
+    '',
+    '  Open the panel, signed in (a one-time link: it works once, for 5 minutes;',
+    `  \`modgate admin login-url --data-dir ${info.dataDir}\` prints another):`,
+    `    ${info.panelLoginUrl}`,
+    `  The simulated game makes about ${DEMO_EVENTS_PER_MINUTE} events a minute: see them under Events.`,
     '',
     '  API key, all scopes (shown once; only its hash is stored):',
     `    ${info.key}`,

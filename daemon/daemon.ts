@@ -229,6 +229,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         apply: async () => (await watcher.reload(), watcher.current()),
         startedAt,
         link: () => linkStatus(link),
+        playersOnline: () => playersOnline(link),
         events,
         webhooks,
         audit,
@@ -352,6 +353,19 @@ function countingRequests(metrics: DaemonMetrics, requests: RecentRequests): Dae
 function linkStatus(link: ModLinkServer) {
   const peer = link.peer;
   return { connected: peer !== null, modVersion: peer?.modVersion ?? null, since: peer?.connectedAt ?? null };
+}
+
+/** How long GET /admin/v1/status waits for the game's player count before showing none. */
+const STATUS_PLAYERS_DEADLINE_MS = 2_000;
+
+/** Players online for GET /admin/v1/status: null with no mod, or when it does not answer in time. */
+async function playersOnline(link: ModLinkServer): Promise<number | null> {
+  if (link.peer === null) return null;
+  try {
+    return (await link.call('server.status', {}, { deadlineMs: STATUS_PLAYERS_DEADLINE_MS })).player_count;
+  } catch {
+    return null;
+  }
 }
 
 /** prom-client loads only when metrics are on: a daemon without them starts lighter. */

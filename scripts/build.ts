@@ -11,7 +11,8 @@
  *    back to JavaScript. A second, small bundle,
  *    cli/sea-main.ts, is the executable's main script: it answers `--version` itself and
  *    compiles the CLI bundle (an asset of the executable) only for the other commands, so
- *    `--version` starts like bare Node (docs/performance.md).
+ *    `--version` starts like bare Node (docs/performance.md). The operator panel's browser files
+ *    (panel/, daemon/admin/panel/panel-bundle.ts) are built too and carried as two assets.
  * 2. cache: the embedded Node writes a V8 code cache of the CLI bundle, warmed by loading what
  *    `serve` loads, the same bytes on every build (scripts/code-cache.ts); the executable
  *    carries it as a second asset, so `serve` skips most of its compiling.
@@ -34,6 +35,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { readDocsFolder } from '../cli/docs-command.ts';
+import { buildPanelBundle, PANEL_FILES } from '../daemon/admin/panel/panel-bundle.ts';
 import { makeCodeCache } from './code-cache.ts';
 import { embeddedNodePath } from './embedded-node.ts';
 
@@ -47,6 +49,11 @@ const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 const EMBEDDED_NODE_MAJOR = 24;
 /** Loaded by their packages inside try/catch; the JavaScript fallbacks are what the binary runs. */
 const OPTIONAL_NATIVE = ['msgpackr-extract', 'bufferutil', 'utf-8-validate'];
+/**
+ * Loaded only from a checkout, to build the panel in memory (daemon/admin/panel/panel-assets.ts);
+ * the executable serves the panel from its assets instead.
+ */
+const CHECKOUT_ONLY = ['esbuild'];
 
 /** The CLI bundle's asset name, and its V8 code cache's; cli/sea-main.ts loads them by these names. */
 const CLI_ASSET = 'modgate.cjs';
@@ -133,6 +140,13 @@ async function bundle(paths: BuildPaths): Promise<void> {
   if (/[^\p{ASCII}]/u.test(source)) throw new Error('the CLI bundle is not ASCII (esbuild charset)');
   await writeFile(paths.wrapped, `${CLI_WRAPPER[0]}${source}${CLI_WRAPPER[1]}`);
   await bundleOne(join(ROOT, 'cli/sea-main.ts'), paths.main);
+  await bundlePanel(paths);
+}
+
+/** The operator panel's files, assets named as panel-assets.ts reads them (`panel.js`, `panel.css`). */
+async function bundlePanel(paths: BuildPaths): Promise<void> {
+  const panel = await buildPanelBundle();
+  for (const name of PANEL_FILES) await writeFile(join(paths.work, name.slice(1)), panel[name]);
 }
 
 async function bundleOne(entry: string, outfile: string): Promise<void> {
@@ -145,7 +159,7 @@ async function bundleOne(entry: string, outfile: string): Promise<void> {
     platform: 'node',
     target: `node${EMBEDDED_NODE_MAJOR}`,
     format: 'cjs',
-    external: OPTIONAL_NATIVE,
+    external: [...OPTIONAL_NATIVE, ...CHECKOUT_ONLY],
     // In a single executable __filename is the executable itself (Node's SEA docs).
     banner: { js: "const __modgate_import_meta_url = require('node:url').pathToFileURL(__filename).href;" },
     // `modgate docs`: docs/*.md travel inside the binary (cli/docs-command.ts), as one string
@@ -177,7 +191,11 @@ async function makeBlob(node: string, paths: BuildPaths): Promise<void> {
       // the checksum depend on where the build ran.
       main: basename(paths.main),
       output: basename(paths.blob),
-      assets: { [CLI_ASSET]: basename(paths.wrapped), [CODE_CACHE_ASSET]: basename(paths.cache) },
+      assets: {
+        [CLI_ASSET]: basename(paths.wrapped),
+        [CODE_CACHE_ASSET]: basename(paths.cache),
+        ...Object.fromEntries(PANEL_FILES.map((name) => [name.slice(1), name.slice(1)])),
+      },
       disableExperimentalSEAWarning: true,
       // Not Node's code cache for the main script: V8 does not write it byte for byte the same
       // twice, and a build that always yields the same sha256 for the same source lets anyone

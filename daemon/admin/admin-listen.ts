@@ -5,6 +5,7 @@
  */
 import { formatHostPort, type HostPort, isLoopbackHost } from '../host-port.ts';
 import type { TlsFiles } from '../http/tls-files.ts';
+import type { SessionOptions } from './sessions.ts';
 import type { TokenBackoffPolicy } from './token-backoff.ts';
 import type { AdminStreamLimits } from './admin-event-streams.ts';
 import type { AuditReadLimits } from '../log/audit-query.ts';
@@ -19,6 +20,8 @@ export interface AdminListenOptions {
   hostnames?: readonly string[];
   /** Brute-force back-off on bad tokens (defaults in TOKEN_BACKOFF_DEFAULTS). */
   backoff?: Partial<TokenBackoffPolicy>;
+  /** The panel's sessions and one-time codes (defaults in DEFAULT_SESSION_OPTIONS). */
+  sessions?: Partial<SessionOptions>;
   /** GET /admin/v1/events caps (defaults in ADMIN_STREAM_LIMIT_DEFAULTS). */
   eventStreams?: Partial<AdminStreamLimits>;
   /** GET /admin/v1/audit: a page's time budget and file count (defaults in AUDIT_READ_DEFAULTS). */

@@ -4,7 +4,8 @@
  * and node:http is only its adapter; it shares /v1's envelope, error catalogue, body reading,
  * validation and idempotency. The order:
  *
- *   TCP only: Host (421) → preflight refused (403) → token back-off (429) → token (401)
+ *   TCP only: Host (421) → preflight refused (403) → the panel's files and sign-in
+ *             (panel/panel-gate.ts) → token back-off (429) → token or session cookie (401)
  *   both:     cross-origin write (403) → route (404) → body: 415, 413, 400 → validation (400)
  *             → Idempotency-Key (POST) → handler → audit (every write, with its actor)
  *
@@ -31,6 +32,8 @@ import { auditAdminRequest, logAdminRequest } from './admin-observers.ts';
 import { withoutShownOnce } from './shown-once.ts';
 import type { AdminServices } from './services.ts';
 import { TokenBackoff, type TokenBackoffPolicy } from './token-backoff.ts';
+import { PANEL_SECURITY_HEADERS } from './panel/panel-assets.ts';
+import type { PanelGate } from './panel/panel-gate.ts';
 
 /** Where a pipeline's requests come from. */
 export type AdminTransport =
@@ -46,6 +49,8 @@ export interface AdminPipelineOptions {
   idempotency?: Idempotency;
   bodyLimitBytes?: number;
   backoff?: Partial<TokenBackoffPolicy>;
+  /** The panel's files, sign-in and session cookies (the TCP listener only). */
+  panel?: (pipeline: { backoff: TokenBackoff; bodyLimitBytes: number }) => PanelGate;
   /** GET /admin/v1/openapi.json, built on its first request. */
   openapi?: () => unknown;
   now?: () => number;
@@ -74,18 +79,28 @@ export function createAdminPipeline(options: AdminPipelineOptions): AdminHandle 
     transport.kind === 'tcp' ? hostRule(transport.listen, transport.hostnames, transport.tls) : null;
   const tls = transport.kind === 'tcp' && transport.tls;
   const bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
+  const panel =
+    transport.kind === 'tcp' ? options.panel?.({ backoff, bodyLimitBytes: bodyLimit }) : undefined;
   let openapiBody: Buffer | null = null;
 
-  /** admin.sock: its permission; TCP: a Bearer admin token, with back-off on bad ones. */
+  /**
+   * admin.sock: its permission; TCP: a Bearer admin token, or without one the panel's session
+   * cookie, with back-off on bad tokens. A request with no token (a browser opening the panel
+   * before signing in, or holding a session the daemon no longer has, whose cookie the answer
+   * clears) is refused without counting as a guess: a cookie is 256 random bits, nothing to guess.
+   */
   function authenticate(req: ApiRequest): AdminActor {
     if (transport.kind === 'socket') return { kind: 'local', uid: transport.uid };
     backoff.check(req.remoteAddress);
-    const text = BEARER.exec(req.headers['authorization'] ?? '')?.[1];
+    const authorization = req.headers['authorization'];
+    const session = authorization === undefined ? panel?.actorOf(req) : undefined;
+    if (session) return session.actor;
+    const text = BEARER.exec(authorization ?? '')?.[1];
     const record = text === undefined ? null : services.tokens.verify(text);
     if (record === null) {
-      backoff.failed(req.remoteAddress);
+      if (authorization !== undefined) backoff.failed(req.remoteAddress);
       throw new ApiError('unauthorized', 'Send an admin token as "Authorization: Bearer mgadm_…".', {
-        headers: { 'www-authenticate': 'Bearer realm="modgate-admin"' },
+        headers: { 'www-authenticate': 'Bearer realm="modgate-admin"', ...panel?.staleCookieHeaders(req) },
       });
     }
     backoff.succeeded(req.remoteAddress);
@@ -96,6 +111,12 @@ export function createAdminPipeline(options: AdminPipelineOptions): AdminHandle 
     const url = requestTarget(req.url);
     if (hosts) checkHost(req, hosts);
     refusePreflight(req);
+    const early = panel ? await panel.answer(req, url, exchange) : null;
+    if (early) {
+      // Sign-in is a declared route too (for the audit log's route and the OpenAPI document).
+      exchange.route = router.match(req.method, url.pathname)?.route ?? null;
+      return early;
+    }
     const actor = authenticate(req);
     exchange.actor = actor;
     if (req.method === 'GET' && url.pathname === ADMIN_OPENAPI_PATH && options.openapi) {
@@ -118,6 +139,7 @@ export function createAdminPipeline(options: AdminPipelineOptions): AdminHandle 
       requestId: exchange.requestId,
       headers: req.headers,
       admin: services,
+      responseHeaders: {} as Record<string, string>,
     };
     if (route.stream) {
       const headers = {
@@ -134,7 +156,7 @@ export function createAdminPipeline(options: AdminPipelineOptions): AdminHandle 
     let response: ApiResponse;
     try {
       const result: unknown = await route.handler(context);
-      response = answer(route, result, exchange.headers);
+      response = answer(route, result, { ...exchange.headers, ...context.responseHeaders });
     } catch (error) {
       if (!(error instanceof ApiError)) {
         admission.abandon();
@@ -152,7 +174,12 @@ export function createAdminPipeline(options: AdminPipelineOptions): AdminHandle 
     const requestId = newRequestId();
     const exchange: AdminExchange = {
       requestId,
-      headers: { ...baseHeaders(requestId), 'cache-control': 'no-store' },
+      // The panel's security headers on every TCP answer: a browser may be reading any of them.
+      headers: {
+        ...baseHeaders(requestId),
+        'cache-control': 'no-store',
+        ...(panel ? PANEL_SECURITY_HEADERS : {}),
+      },
       route: null,
       actor: null,
       errorCode: null,

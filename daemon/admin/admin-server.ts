@@ -4,6 +4,8 @@
  * a loopback address, TLS anywhere else (its own `[admin] tls_cert`/`tls_key`, else the API's
  * pair), the certificate reloaded like the API's (tls-files.ts). Both listeners are the API
  * listener's node:http adapter, with its timeouts, connection caps and hostile-socket hygiene.
+ * The TCP listener also serves the operator panel and its sessions (panel/panel-gate.ts); the
+ * sessions are made here, since both listeners use them (codes are minted on the socket).
  */
 import type { HostPort } from '../host-port.ts';
 import { startHttpServer, type HttpServerHandle, type HttpServerOptions } from '../http/node-adapter.ts';
@@ -17,6 +19,10 @@ import { adminSocketPath, bindAdminSocket } from './admin-socket.ts';
 import type { AnyAdminRoute } from './define-admin-route.ts';
 import type { AdminServices } from './services.ts';
 import { adminExposureProblem, type AdminListenOptions } from './admin-listen.ts';
+import { formatHostPort } from '../host-port.ts';
+import { PanelGate, type PanelServices } from './panel/panel-gate.ts';
+import { SessionStore } from './sessions.ts';
+import type { TokenBackoff } from './token-backoff.ts';
 
 export interface AdminServer {
   socketPath: string;
@@ -29,7 +35,8 @@ export interface AdminServer {
 
 export interface AdminServerInit {
   dataDir: string;
-  services: AdminServices;
+  /** The daemon's parts; the panel's are added here. */
+  services: Omit<AdminServices, 'panel'>;
   routes: readonly AnyAdminRoute[];
   options: AdminListenOptions;
   idempotency: Idempotency;
@@ -39,7 +46,10 @@ export interface AdminServerInit {
 }
 
 export async function startAdminServer(init: AdminServerInit): Promise<AdminServer> {
-  const { services, routes, options, log } = init;
+  const { routes, options, log } = init;
+  let tcp: HttpServerHandle | undefined;
+  const panel = panelServices(init, () => tcp);
+  const services: AdminServices = { ...init.services, panel };
   const openapi = () => adminOpenApi(routes);
   const uid = process.getuid?.() ?? 0;
   const socketHandle = createAdminPipeline({
@@ -56,9 +66,8 @@ export async function startAdminServer(init: AdminServerInit): Promise<AdminServ
     bind: (server) => bindAdminSocket(server, init.dataDir),
     log,
   });
-  let tcp: HttpServerHandle | undefined;
   try {
-    tcp = options.listen ? await startTcp(init, options.listen, openapi) : undefined;
+    tcp = options.listen ? await startTcp({ ...init, services }, options.listen, openapi) : undefined;
   } catch (error) {
     await socket.close(0);
     throw error;
@@ -75,7 +84,38 @@ export async function startAdminServer(init: AdminServerInit): Promise<AdminServ
   };
 }
 
-async function startTcp(init: AdminServerInit, listen: HostPort, openapi: () => unknown) {
+/** Sessions for the panel, ended when their admin token is revoked; the TCP listener's URL. */
+function panelServices(init: AdminServerInit, tcp: () => HttpServerHandle | undefined): PanelServices {
+  const sessions = new SessionStore(init.options.sessions);
+  init.services.tokens.onRevoked((tokenId) => sessions.endForToken(tokenId));
+  const tls = init.options.listen !== undefined && init.options.tls !== undefined;
+  return {
+    sessions,
+    tls,
+    url: () => {
+      const address = tcp()?.address;
+      return address ? `${tls ? 'https' : 'http'}://${formatHostPort(address)}` : null;
+    },
+  };
+}
+
+/** The panel gate of the TCP listener, sharing the pipeline's back-off and body limit. */
+function panelGate(services: AdminServices) {
+  return (pipeline: { backoff: TokenBackoff; bodyLimitBytes: number }) =>
+    new PanelGate({
+      ...pipeline,
+      sessions: services.panel.sessions,
+      tls: services.panel.tls,
+      verifyToken: (text) => services.tokens.verify(text),
+      tokenActive: (id) => services.snapshot().adminTokensById.get(id)?.revokedAt === null,
+    });
+}
+
+async function startTcp(
+  init: AdminServerInit & { services: AdminServices },
+  listen: HostPort,
+  openapi: () => unknown,
+) {
   const { options } = init;
   const problem = adminExposureProblem(options);
   if (problem) throw new Error(problem);
@@ -97,6 +137,7 @@ async function startTcp(init: AdminServerInit, listen: HostPort, openapi: () => 
     log: init.log,
     idempotency: init.idempotency,
     openapi,
+    panel: panelGate(init.services),
     ...(options.backoff ? { backoff: options.backoff } : {}),
   });
   return server;

@@ -41,6 +41,8 @@ export interface AdminContext<P, Q, B> {
   /** Request headers, names in lower case. */
   headers: Record<string, string | undefined>;
   admin: AdminServices;
+  /** Headers a handler adds to its success answer (DELETE /admin/v1/session clears the cookie). */
+  responseHeaders: Record<string, string>;
 }
 
 type Schema = z.ZodType;

@@ -8,6 +8,7 @@ import type { AuditLog } from '../log/audit-log.ts';
 import type { DataDir, Snapshot } from '../store/data-dir.ts';
 import type { KeyUsageRecorder } from '../store/key-usage-recorder.ts';
 import type { AdminTokens } from './admin-tokens.ts';
+import type { PanelServices } from './panel/panel-gate.ts';
 import type { RecentRequests } from './recent-requests.ts';
 import type { AdminEventStreams } from './admin-event-streams.ts';
 import type { AuditReadLimits } from '../log/audit-query.ts';
@@ -36,6 +37,8 @@ export interface AdminServices {
   startedAt: Date;
   /** The mod link's state. */
   link(): LinkStatus;
+  /** Players online as the game reports them (`server.status`); null when it cannot say. */
+  playersOnline(): Promise<number | null>;
   /** The durable event log (its position for /status; the admin event stream reads it). */
   events: FileEventLog;
   /** The webhook registry and its delivery workers. */
@@ -46,6 +49,8 @@ export interface AdminServices {
   tokens: AdminTokens;
   /** Requests answered over the last hour by status class (both APIs). */
   requests: RecentRequests;
+  /** The panel's sessions and one-time codes, and where the panel is (set by admin-server.ts). */
+  panel: PanelServices;
   /** When and from where each API key last authenticated on /v1 (GET /admin/v1/keys). */
   keyUsage: KeyUsageRecorder;
   /** GET /admin/v1/events: its streams, their caps, and their cut when a token is revoked. */

@@ -112,6 +112,12 @@ export const ConfigSchema = z
           .default([]),
         /** Bad admin tokens per client address and minute before 429 (brute-force back-off). */
         max_token_failures: z.number().int().min(1).max(10_000).optional(),
+        /** The panel's sessions (docs/admin.md, "The panel"): lifetime and how many are held. */
+        session_hours: z.number().int().min(1).max(720).optional(),
+        max_sessions: z.number().int().min(1).max(100_000).optional(),
+        /** One-time sign-in codes (`modgate admin login-url`): lifetime and how many are unspent. */
+        login_code_minutes: z.number().int().min(1).max(60).optional(),
+        max_login_codes: z.number().int().min(1).max(10_000).optional(),
         /** GET /admin/v1/events: open streams per admin, and in all (docs/admin.md, "Live events"). */
         events_max_per_admin: z.number().int().min(1).max(1_000).optional(),
         events_max_total: z.number().int().min(1).max(10_000).optional(),

@@ -121,6 +121,12 @@ function adminOptions(
     ...(tls ? { tls } : {}),
     hostnames: admin.hostnames,
     ...(admin.max_token_failures !== undefined ? { backoff: { maxFailures: admin.max_token_failures } } : {}),
+    ...nonEmpty('sessions', {
+      ttlMs: times(admin.session_hours, 3_600_000),
+      maxSessions: admin.max_sessions,
+      codeTtlMs: times(admin.login_code_minutes, 60_000),
+      maxCodes: admin.max_login_codes,
+    }),
     ...nonEmpty('eventStreams', {
       maxPerActor: admin.events_max_per_admin,
       maxTotal: admin.events_max_total,
@@ -158,6 +164,11 @@ function webhookAllowNetworks(config: Config): string[] {
 /** Drops undefined values, so they never override a default. */
 function defined<T extends Record<string, unknown>>(value: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as never;
+}
+
+/** `value` in another unit (hours as ms), or undefined when it is not set. */
+function times(value: number | undefined, factor: number): number | undefined {
+  return value === undefined ? undefined : value * factor;
 }
 
 /** `{[name]: the set fields}`, or nothing when none is set (an options bag keeps its defaults). */

@@ -112,7 +112,7 @@ describe('the single executable', () => {
     expect(serve.output()).toContain('"msg":"stopped"');
   }, 60_000);
 
-  it('runs the demo and serves the key it prints', async () => {
+  it('runs the demo, serves the key it prints, and serves the panel from its own assets', async () => {
     const port = await freePort();
     const demo = start(['demo', '--listen', `127.0.0.1:${port}`], asBinary());
     try {
@@ -122,6 +122,11 @@ describe('the single executable', () => {
         headers: { authorization: `Bearer ${key}` },
       });
       expect(res.status).toBe(200);
+      // The panel comes from the executable's assets: no esbuild, no panel/ folder beside it.
+      const panel = /(http:\/\/127\.0\.0\.1:\d+)\/login#/.exec(demo.output())?.[1];
+      const script = await fetch(`${panel}/panel.js`);
+      expect(script.status).toBe(200);
+      expect(await script.text()).toContain('Admin token');
     } finally {
       expect(await stop(demo, 'SIGINT')).toBe(0);
     }

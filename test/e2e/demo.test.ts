@@ -29,7 +29,7 @@ describe('modgate demo', () => {
   let output = '';
   let errors = '';
   let modPort = 0;
-  let ready: { baseUrl: string; key: string; dataDir: string };
+  let ready: { baseUrl: string; key: string; dataDir: string; panelLoginUrl: string };
   let stop: () => void;
   let finished: Promise<void>;
 
@@ -41,6 +41,7 @@ describe('modgate demo', () => {
     await new Promise<void>((resolve, reject) => {
       finished = runDemo({
         listen: { host: '127.0.0.1', port: 0 },
+        adminListen: { host: '127.0.0.1', port: 0 },
         io: processIo({
           stdout: { write: (text: string) => (output += text) },
           stderr: { write: (text: string) => ((errors += text), true) },
@@ -69,6 +70,20 @@ describe('modgate demo', () => {
   it('prints the key once and the base URL', () => {
     expect(output).toContain(ready.key);
     expect(output).toContain(`${ready.baseUrl}/v1`);
+  });
+
+  it('prints the panel URL with a one-time sign-in link that signs in once', async () => {
+    expect(output).toContain(ready.panelLoginUrl);
+    const [base, code] = ready.panelLoginUrl.split('/login#') as [string, string];
+    expect((await fetch(`${base}/`)).headers.get('content-security-policy')).toContain("default-src 'self'");
+    const signIn = () =>
+      fetch(`${base}/admin/v1/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ code }),
+      });
+    expect((await signIn()).status).toBe(201);
+    expect((await signIn()).status).toBe(401);
   });
 
   // zsh globs an unquoted `?` (`zsh: no matches found`); the lines must survive both shells.

@@ -3,9 +3,10 @@
  * resource is a file and two lines here.
  */
 import type { AnyAdminRoute } from '../define-admin-route.ts';
-import { keyRoutes } from './keys.ts';
 import { auditRoutes } from './audit.ts';
 import { eventRoutes } from './events.ts';
+import { keyRoutes } from './keys.ts';
+import { sessionRoutes } from './session.ts';
 import { statusRoutes } from './status.ts';
 import { switchRoutes } from './switches.ts';
 import { tokenRoutes } from './tokens.ts';
@@ -17,6 +18,7 @@ export const ADMIN_ROUTES: readonly AnyAdminRoute[] = [
   ...statusRoutes,
   ...tokenRoutes,
   ...switchRoutes,
+  ...sessionRoutes,
   ...keyRoutes,
   ...webhookRoutes,
   ...auditRoutes,

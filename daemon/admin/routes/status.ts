@@ -38,6 +38,11 @@ const status = z
       mod_version: z.string().nullable(),
       since: z.iso.datetime({ offset: true }).nullable(),
     }),
+    players_online: z
+      .number()
+      .int()
+      .nullable()
+      .describe('Players online as the game reports them; null with no mod link or no answer within 2 s'),
     api: z.object({ enabled: z.boolean() }),
     plan: planView,
     events: z.object({
@@ -77,6 +82,7 @@ export const statusRoutes = [
           mod_version: link.modVersion,
           since: link.since?.toISOString() ?? null,
         },
+        players_online: await admin.playersOnline(),
         api: { enabled: state.apiEnabled },
         plan: {
           premium: state.plan.premium,

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../../daemon/config/config.ts';
+import { DEFAULT_SESSION_OPTIONS } from '../../../daemon/admin/sessions.ts';
 import { daemonOptions, reloadSettings } from '../../../daemon/config/settings.ts';
 import { suiteDataDir } from '../../support/suite.ts';
 
@@ -83,6 +84,32 @@ level = "warn"
     const one = await loadConfig(await configFile('[events]\nstream_max_per_key = 1\n'));
     expect(daemonOptions(one, {}, {}).pipeline?.streamLimits).toEqual({ maxPerKey: 1, maxPerAddress: 16 });
     await expect(loadConfig(await configFile('[events]\nstream_max_per_key = 0\n'))).rejects.toThrow(
+      ConfigError,
+    );
+  });
+
+  it("reads the panel's session limits, each defaulting on its own", async () => {
+    const all = await loadConfig(
+      await configFile(
+        '[admin]\nsession_hours = 2\nmax_sessions = 10\nlogin_code_minutes = 1\nmax_login_codes = 3\n',
+      ),
+    );
+    expect(daemonOptions(all, {}, {}).admin?.sessions).toEqual({
+      ttlMs: 7_200_000,
+      maxSessions: 10,
+      codeTtlMs: 60_000,
+      maxCodes: 3,
+    });
+    const none = await loadConfig(await configFile('[admin]\n'));
+    expect(daemonOptions(none, {}, {}).admin?.sessions).toBeUndefined();
+    expect(DEFAULT_SESSION_OPTIONS).toEqual({
+      ttlMs: 43_200_000,
+      maxSessions: 1_000,
+      codeTtlMs: 300_000,
+      maxCodes: 100,
+    });
+    await expect(loadConfig(await configFile('[admin]\nsession_hours = 0\n'))).rejects.toThrow(ConfigError);
+    await expect(loadConfig(await configFile('[admin]\nlogin_code_minutes = 61\n'))).rejects.toThrow(
       ConfigError,
     );
   });

@@ -1,0 +1,65 @@
+/**
+ * Builds the operator panel's browser files from `panel/` with esbuild: `panel.js` (Preact and
+ * the pages, minified ES module) and `panel.css`. One function for both places that need them:
+ * scripts/build.ts puts them into the single executable's assets, and panel-assets.ts builds
+ * them in memory from a checkout (tsx, tests, `npm start`). The daemon's vocabulary the pages
+ * show (scopes, event types) is defined into the bundle here, so `panel/` imports no daemon
+ * code. esbuild is a devDependency: it is loaded only when this runs, never by the binary.
+ */
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { EVENT_TYPES } from '../../events/types.ts';
+import { SCOPES } from '../../scopes.ts';
+
+/** The whole panel, gzipped, stays under this (docs/admin.md, "The panel"); the build checks it. */
+export const PANEL_GZIP_BUDGET = 150 * 1024;
+
+/** The files a bundle holds, by their URL path on the admin listener. */
+export const PANEL_FILES = ['/panel.js', '/panel.css'] as const;
+export type PanelFileName = (typeof PANEL_FILES)[number];
+
+export type PanelBundle = Record<PanelFileName, Buffer>;
+
+const PANEL_DIR = fileURLToPath(new URL('../../../panel/', import.meta.url));
+
+export async function buildPanelBundle(): Promise<PanelBundle> {
+  const { build } = await import('esbuild');
+  const result = await build({
+    absWorkingDir: PANEL_DIR,
+    entryPoints: { panel: 'main.ts', 'panel-style': 'panel.css' },
+    outdir: 'out',
+    write: false,
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    minify: true,
+    legalComments: 'none',
+    charset: 'utf8',
+    logLevel: 'silent',
+    define: {
+      MODGATE_SCOPES: JSON.stringify(SCOPES),
+      MODGATE_EVENT_TYPES: JSON.stringify(EVENT_TYPES),
+    },
+  });
+  const find = (suffix: string) => {
+    const file = result.outputFiles.find((output) => output.path.endsWith(suffix));
+    if (file === undefined) throw new Error(`the panel build wrote no ${suffix}`);
+    return Buffer.from(file.contents);
+  };
+  const bundle: PanelBundle = { '/panel.js': find('/panel.js'), '/panel.css': find('/panel-style.css') };
+  checkBudget(bundle);
+  return bundle;
+}
+
+/** Gzipped bytes of the whole panel (what a browser downloads). */
+export function panelGzipSize(bundle: PanelBundle): number {
+  return PANEL_FILES.reduce((sum, name) => sum + gzipSync(bundle[name]).length, 0);
+}
+
+function checkBudget(bundle: PanelBundle): void {
+  const size = panelGzipSize(bundle);
+  if (size > PANEL_GZIP_BUDGET) {
+    throw new Error(`the panel is ${size} bytes gzipped, over its budget of ${PANEL_GZIP_BUDGET}`);
+  }
+}

@@ -1,0 +1,152 @@
+/**
+ * Panel sessions and one-time sign-in codes, in memory (docs/admin.md, "The panel").
+ *
+ * A session is what a browser holds after signing in, as an HttpOnly cookie
+ * (session-cookie.ts): made from an admin token (`POST /admin/v1/session {token}`) or from a
+ * one-time code (`{code}`, minted over admin.sock by `modgate admin login-url`). Secrets are
+ * 32 random bytes; only their SHA-256 is kept, so a heap dump holds no usable cookie. Sessions
+ * expire after `ttlMs`, end with their token (`endForToken`, and the auth stage checks the token
+ * on every request), and do not survive a restart (signing in again is the cure).
+ *
+ * Both maps have a cap: at the cap the oldest entry goes, so memory is bounded whatever a token
+ * holder does; a code lives `codeTtlMs` and is spent by its first use, right or wrong session.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+
+export interface SessionOptions {
+  /** How long a session lasts from sign-in; 12 h by default. */
+  ttlMs: number;
+  /** Sessions held at most; at the cap the oldest is signed out. 1,000 by default. */
+  maxSessions: number;
+  /** How long a one-time code is good for; 5 min by default. */
+  codeTtlMs: number;
+  /** Unspent codes held at most; at the cap the oldest is dropped. 100 by default. */
+  maxCodes: number;
+}
+
+export const DEFAULT_SESSION_OPTIONS: SessionOptions = {
+  ttlMs: 12 * 3_600_000,
+  maxSessions: 1_000,
+  codeTtlMs: 5 * 60_000,
+  maxCodes: 100,
+};
+
+/** Who a session acts as: the admin token it came from, or the one-time link's minter. */
+export interface SessionOwner {
+  /** The admin token's id; null for a session from a one-time link. */
+  token_id: string | null;
+  /** The token's name, or `login link (uid N)`; shown in the panel and the audit log. */
+  name: string;
+}
+
+export interface Session extends SessionOwner {
+  /** A short, non-secret id for the audit log: the first 12 hex digits of the secret's hash. */
+  id: string;
+  created_at: Date;
+  expires_at: Date;
+}
+
+interface Held<T> {
+  value: T;
+  expires: number;
+}
+
+/** 32 random bytes, base64url: what the cookie or the link carries. */
+function newSecret(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+function digest(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+export class SessionStore {
+  readonly options: SessionOptions;
+  readonly #sessions = new Map<string, Held<Session>>();
+  readonly #codes = new Map<string, Held<SessionOwner>>();
+  readonly #now: () => number;
+
+  constructor(options: Partial<SessionOptions> = {}, now: () => number = Date.now) {
+    this.options = { ...DEFAULT_SESSION_OPTIONS, ...options };
+    this.#now = now;
+  }
+
+  /** Starts a session; returns its secret (the cookie's value) and the session. */
+  create(owner: SessionOwner): { secret: string; session: Session } {
+    const secret = newSecret();
+    const hash = digest(secret);
+    const now = this.#now();
+    const session: Session = {
+      ...owner,
+      id: hash.slice(0, 12),
+      created_at: new Date(now),
+      expires_at: new Date(now + this.options.ttlMs),
+    };
+    this.#put(
+      this.#sessions,
+      hash,
+      { value: session, expires: now + this.options.ttlMs },
+      this.options.maxSessions,
+    );
+    return { secret, session };
+  }
+
+  /** The live session this cookie value names, or undefined (unknown, expired). */
+  find(secret: string): Session | undefined {
+    return this.#take(this.#sessions, digest(secret), false);
+  }
+
+  /** Signs out the session of this cookie value; true if there was one. */
+  end(secret: string): boolean {
+    return this.#sessions.delete(digest(secret));
+  }
+
+  /** Signs out every session made from this admin token (the token was revoked). */
+  endForToken(tokenId: string): number {
+    let ended = 0;
+    for (const [hash, held] of this.#sessions) {
+      if (held.value.token_id === tokenId) {
+        this.#sessions.delete(hash);
+        ended += 1;
+      }
+    }
+    return ended;
+  }
+
+  get size(): number {
+    return this.#sessions.size;
+  }
+
+  /** Mints a one-time sign-in code; returns it with its expiry. */
+  mintCode(owner: SessionOwner): { code: string; expires_at: Date } {
+    const code = newSecret();
+    const expires = this.#now() + this.options.codeTtlMs;
+    this.#put(this.#codes, digest(code), { value: owner, expires }, this.options.maxCodes);
+    return { code, expires_at: new Date(expires) };
+  }
+
+  /** Spends a code: its owner if it was unspent and unexpired, else undefined. Never twice. */
+  redeemCode(code: string): SessionOwner | undefined {
+    return this.#take(this.#codes, digest(code), true);
+  }
+
+  #put<T>(map: Map<string, Held<T>>, hash: string, held: Held<T>, cap: number): void {
+    this.#sweep(map);
+    // A Map iterates in insertion order: the first key is the oldest.
+    while (map.size >= cap) map.delete(map.keys().next().value as string);
+    map.set(hash, held);
+  }
+
+  #take<T>(map: Map<string, Held<T>>, hash: string, spend: boolean): T | undefined {
+    const held = map.get(hash);
+    if (held === undefined) return undefined;
+    if (spend || held.expires <= this.#now()) map.delete(hash);
+    return held.expires <= this.#now() ? undefined : held.value;
+  }
+
+  /** Drops expired entries; run on each insert, so no timer is needed (idle means idle). */
+  #sweep<T>(map: Map<string, Held<T>>): void {
+    const now = this.#now();
+    for (const [hash, held] of map) if (held.expires <= now) map.delete(hash);
+  }
+}

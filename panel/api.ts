@@ -1,0 +1,80 @@
+/**
+ * The panel's one way to the admin API (docs/admin.md): same-origin fetches that carry the
+ * session cookie, JSON in and out, and the error envelope turned into an `ApiFailure` with its
+ * stable code. The panel holds no token: after sign-in the HttpOnly cookie is its credential.
+ */
+
+/** A non-2xx answer: the envelope's code and message, or `network` when nothing answered. */
+export class ApiFailure extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ApiFailure';
+  }
+}
+
+/** The collection envelope every admin list answers with. */
+export interface Page<T> {
+  data: T[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+export const ADMIN = '/admin/v1';
+
+/** Calls `method path` under /admin/v1; resolves with the parsed body (undefined for 204). */
+export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  let response: Response;
+  try {
+    response = await fetch(`${ADMIN}${path}`, {
+      method,
+      headers,
+      credentials: 'same-origin',
+      body: body === undefined ? null : JSON.stringify(body),
+    });
+  } catch (error) {
+    throw new ApiFailure(0, 'network', `The daemon did not answer (${String(error)}).`);
+  }
+  if (response.status === 204) return undefined as T;
+  const text = await response.text();
+  const parsed = parseJson(text);
+  if (!response.ok) throw failureOf(response.status, parsed);
+  return parsed as T;
+}
+
+function parseJson(text: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function failureOf(status: number, body: unknown): ApiFailure {
+  const error = (body as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
+  const code = typeof error?.code === 'string' ? error.code : `http_${status}`;
+  const message = typeof error?.message === 'string' ? error.message : `HTTP ${status}`;
+  return new ApiFailure(status, code, message);
+}
+
+/** `?a=1&b=2` from the defined, non-empty values; '' when none. */
+export function query(params: Record<string, string | number | undefined | null>): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) {
+    if (value !== undefined && value !== null && value !== '') search.set(name, String(value));
+  }
+  const text = search.toString();
+  return text === '' ? '' : `?${text}`;
+}
+
+/** A message for the user from whatever was thrown. */
+export function describe(error: unknown): string {
+  if (error instanceof ApiFailure) return `${error.message} (${error.code})`;
+  return String(error);
+}
