@@ -303,8 +303,22 @@ export function openingCases(): ModCase[] {
   ];
 }
 
-/** Handshake refusals and frame rejections, each ending its connection. */
+/**
+ * Handshake refusals and frame rejections, each ending its connection. A refusal between two
+ * frame cases: a mod's backoff grows with each handshake that fails and starts again with each
+ * session that opens (§5.4), so the run does not wait out a growing backoff.
+ */
 export function rejectionCases(): ModCase[] {
+  const frames = FRAME_REJECTIONS.map(frameCase);
+  const refusals = handshakeRefusals();
+  return [
+    ...refusals.flatMap((refusal, i) => [refusal, ...frames.slice(i, i + 1)]),
+    ...frames.slice(refusals.length),
+    { id: 'handshake.deadline', op: null, section: '§3.7', run: handshakeDeadline },
+  ];
+}
+
+function handshakeRefusals(): ModCase[] {
   return [
     {
       id: 'handshake.wrong-daemon-key',
@@ -318,7 +332,6 @@ export function rejectionCases(): ModCase[] {
           'a welcome from a key it does not pin',
         ),
     },
-    { id: 'link.redial', op: null, section: '§5.4', run: redial },
     {
       id: 'handshake.replayed-welcome',
       op: null,
@@ -347,8 +360,7 @@ export function rejectionCases(): ModCase[] {
           'a welcome choosing version 255, which it did not offer',
         ),
     },
-    ...FRAME_REJECTIONS.map(frameCase),
-    { id: 'handshake.deadline', op: null, section: '§3.7', run: handshakeDeadline },
+    { id: 'link.redial', op: null, section: '§5.4', run: redial },
   ];
 }
 

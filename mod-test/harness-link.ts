@@ -87,6 +87,7 @@ export class HarnessLink {
   #closed: LinkClose | null = null;
   readonly #closeWaiters: Array<(close: LinkClose) => void> = [];
   #violation: ProtocolError | null = null;
+  #closing = false;
   /** `events` bodies received, in order (PROTOCOL §9.2). */
   readonly events: ReceivedEvents[] = [];
   /** Acknowledge each `events` body at once (PROTOCOL §9.3); cases of §9 turn it off. */
@@ -109,8 +110,9 @@ export class HarnessLink {
     socket.on('error', () => {}); // the close that follows carries what a case needs
   }
 
+  /** True while the session is open and neither side has begun to close it. */
   get isOpen(): boolean {
-    return this.#session !== null && this.#closed === null;
+    return this.#session !== null && this.#closed === null && !this.#closing;
   }
 
   get closed(): LinkClose | null {
@@ -310,6 +312,7 @@ export class HarnessLink {
   /** Closes the link the way the daemon would for `code` (PROTOCOL §5.3). */
   close(code: ProtocolErrorCode = 'shutdown'): void {
     const error = new ProtocolError(code);
+    this.#closing = true;
     if (this.socket.readyState === this.socket.OPEN || this.socket.readyState === this.socket.CONNECTING) {
       this.socket.close(error.closeCode, code);
       setTimeout(() => this.socket.terminate(), 2_000).unref();
@@ -320,9 +323,10 @@ export class HarnessLink {
   fail(error: ProtocolError): void {
     if (this.#violation) return;
     this.#violation = error;
+    this.#closing = true;
     this.socket.close(error.closeCode, error.code);
     setTimeout(() => this.socket.terminate(), 2_000).unref();
-    this.#endCalls(`the mod sent what the protocol forbids: ${error.code} (${error.message})`);
+    this.#endCalls(violationText(error));
   }
 
   #onMessage(data: RawData, isBinary: boolean): void {
@@ -384,7 +388,7 @@ export class HarnessLink {
     this.closedAt = Date.now();
     this.#endCalls(
       this.#violation
-        ? `the mod sent what the protocol forbids: ${this.#violation.code} (${this.#violation.message})`
+        ? violationText(this.#violation)
         : `the mod closed the link (${code}${reason ? ` ${reason}` : ''}) instead of answering`,
     );
     for (const waiter of this.#closeWaiters.splice(0)) waiter(this.#closed);
@@ -413,6 +417,11 @@ function parseMessage<T>(
       `sent a ${name} the daemon rejects: ${parsed.error.code} (${parsed.error.message})`,
     );
   return parsed.value;
+}
+
+/** What the mod sent that the daemon must reject, said for the mod's author. */
+function violationText(error: ProtocolError): string {
+  return `the mod sent bytes a daemon must reject (${error.code}, close ${error.closeCode}: ${error.message}; PROTOCOL §4.6, §5.3), so the link was closed`;
 }
 
 function elapsed(started: number): number {

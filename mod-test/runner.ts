@@ -191,14 +191,8 @@ class RunContext implements CaseContext {
 
 async function runOne(mod: ModCase, ctx: RunContext, budgetMs: number): Promise<CaseResult> {
   const started = performance.now();
-  const result = (status: CaseResult['status'], message: string): CaseResult => ({
-    id: mod.id,
-    op: mod.op,
-    section: mod.section,
-    status,
-    message,
-    ms: Math.round(performance.now() - started),
-  });
+  const result = (status: CaseResult['status'], message: string): CaseResult =>
+    caseResult(mod, status, message, Math.round(performance.now() - started));
   let timer: NodeJS.Timeout | undefined;
   const budget = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => reject(new CaseFail(`the case did not finish within ${budgetMs} ms`)), budgetMs);
@@ -219,26 +213,32 @@ async function runOne(mod: ModCase, ctx: RunContext, budgetMs: number): Promise<
 }
 
 /** PROTOCOL §5.1: the mod pings on its own every 10 s; a run shorter than that cannot see it. */
-function modPingsResult(ctx: RunContext): CaseResult {
+function modPingsResult(mod: ModCase, ctx: RunContext): CaseResult {
   const pings = ctx.links.reduce((sum, link) => sum + link.modPings, 0);
   const longest = Math.max(
     0,
     ...ctx.links.map((link) => (link.openedAt === null ? 0 : (link.closedAt ?? Date.now()) - link.openedAt)),
   );
-  const base = { id: 'heartbeat.mod-pings', op: null, section: '§5.1', ms: 0 };
-  if (pings > 0) return { ...base, status: 'pass', message: `the mod sent ${pings} ping(s) of its own` };
+  if (pings > 0) return caseResult(mod, 'pass', `the mod sent ${pings} ping(s) of its own`, 0);
   if (longest < 12_000) {
-    return {
-      ...base,
-      status: 'skip',
-      message: `no session lasted 12 s (longest ${longest} ms), too short to see the mod's own ping (every 10 s)`,
-    };
+    return caseResult(
+      mod,
+      'skip',
+      `no session lasted 12 s (longest ${longest} ms), too short to see the mod's own ping (every 10 s)`,
+      0,
+    );
   }
-  return {
-    ...base,
-    status: 'fail',
-    message: `the mod sent no ping in a session of ${longest} ms; it pings every 10 s by default (§5.1)`,
-  };
+  return caseResult(
+    mod,
+    'fail',
+    `the mod sent no ping in a session of ${longest} ms; it pings every 10 s by default (§5.1)`,
+    0,
+  );
+}
+
+/** A result with its fields in the documented order (`--json`). */
+function caseResult(mod: ModCase, status: CaseResult['status'], message: string, ms: number): CaseResult {
+  return { id: mod.id, op: mod.op, section: mod.section, status, message, ms };
 }
 
 export async function runCases(
@@ -257,7 +257,9 @@ export async function runCases(
   const results: CaseResult[] = [];
   for (const mod of cases) {
     const result =
-      mod.id === 'heartbeat.mod-pings' ? modPingsResult(ctx) : await runOne(mod, ctx, settings.caseBudgetMs);
+      mod.id === 'heartbeat.mod-pings'
+        ? modPingsResult(mod, ctx)
+        : await runOne(mod, ctx, settings.caseBudgetMs);
     results.push(result);
     settings.onResult?.(result);
   }
