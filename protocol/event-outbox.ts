@@ -9,21 +9,40 @@
  * enough to fill it, the oldest events are dropped, counted in `dropped` and logged: a game
  * server must never run out of memory because its daemon is down.
  *
- * A body holds at most `EVENTS_PER_BODY` events and `MAX_BODY_BYTES` of their msgpack, the
- * daemon's default per-body limit (§9.5). An event the daemon refused (§9.5: too large, over the
- * rate, a malformed `data`, …) is covered by the ack like a stored one: it is forgotten, counted
- * in `refused` and logged once per ack with its reasons.
+ * An event over `MAX_EVENT_BYTES` of msgpack, nested deeper than `MAX_EVENT_DEPTH` or with no
+ * msgpack form, is never sent (§9.6): it
+ * is dropped when emitted, takes no sequence number, and is counted in `dropped` and logged. A
+ * body holds at most `EVENTS_PER_BODY` events, `MAX_BODY_BYTES` of their msgpack (the daemon's
+ * default per-body limit, §9.5) and `MAX_BODY_VALUES` values (§2.2). An event the daemon refused
+ * (§9.5: over the rate, a malformed `data`, …) is covered by the ack like a stored one: it is
+ * forgotten, counted in `refused` and logged once per ack with its reasons.
  */
 import { randomBytes } from 'node:crypto';
-import { encode } from './codec.ts';
+import { DEFAULT_CODEC_LIMITS, encode } from './codec.ts';
 import type { EventRefusal, EventsFrame, ModEvent } from './frames.ts';
 import { silentLogger, type Logger } from './log.ts';
+import { countValues } from './msgpack-scan.ts';
+
+/** One buffered event's msgpack size, and its value count once a body needs it. */
+interface Measure {
+  bytes: number;
+  values: number;
+}
 
 export const DEFAULT_OUTBOX_CAPACITY = 10_000;
 /** Events per `events` body the outbox sends (the wire allows up to 1,024, §9.2). */
 export const EVENTS_PER_BODY = 64;
 /** Bytes of events' msgpack per body: the daemon's default `events` body limit (§9.5). */
 export const MAX_BODY_BYTES = 512 * 1024;
+/** The largest event sent: the daemon's default `maxEventBytes` (§9.5, §9.6). */
+export const MAX_EVENT_BYTES = 64 * 1024;
+/**
+ * Nesting within one event: the codec's `maxDepth` (§2.2) less the three levels around it (the
+ * batch array, the body map and its `events` array).
+ */
+export const MAX_EVENT_DEPTH = DEFAULT_CODEC_LIMITS.maxDepth - 3;
+/** Values of events per body: the codec's `maxElements` (§2.2), less room for the body around them. */
+export const MAX_BODY_VALUES = DEFAULT_CODEC_LIMITS.maxElements - 16;
 
 export interface EventOutboxOptions {
   /** Most unacknowledged events kept; older ones are dropped first. */
@@ -41,7 +60,7 @@ export class EventOutbox {
   #sentThrough = 0;
   #dropped = 0;
   #refused = 0;
-  readonly #sizes = new WeakMap<ModEvent, number>();
+  readonly #sizes = new WeakMap<ModEvent, Measure>();
   #send: ((body: EventsFrame) => void) | null = null;
   #scheduled = false;
   readonly #log: Logger;
@@ -76,12 +95,21 @@ export class EventOutbox {
   }
 
   /**
-   * Records one game event (§9.2) and returns its sequence number. `type` is one of the daemon's
-   * event types (docs/events.md); `at` is when it happened, ISO 8601 UTC, now by default.
+   * Records one game event (§9.2) and returns its sequence number. `type` is one of the event
+   * types (PROTOCOL §9.7); `at` is when it happened, ISO 8601 UTC, now by default. An event that
+   * can never be sent (§9.6) is dropped, logged and counted in `dropped`, and 0 is returned.
    */
   emit(type: string, data: Record<string, unknown>, at: string = new Date().toISOString()): number {
-    this.#seq += 1;
-    this.#buffer.push({ seq: this.#seq, type, at, data });
+    const event: ModEvent = { seq: this.#seq + 1, type, at, data };
+    const bytes = measure(event);
+    if (typeof bytes === 'string') {
+      this.#dropped += 1;
+      this.#log.error('event not sent: it can never be (dropped)', { type, reason: bytes });
+      return 0;
+    }
+    this.#seq = event.seq;
+    this.#sizes.set(event, { bytes, values: -1 });
+    this.#buffer.push(event);
     if (this.#buffer.length > this.capacity) {
       const lost = this.#buffer.splice(0, this.#buffer.length - this.capacity);
       this.#dropped += lost.length;
@@ -118,6 +146,8 @@ export class EventOutbox {
     let count = 0;
     while (count < this.#buffer.length && (this.#buffer[count] as ModEvent).seq <= seq) count += 1;
     if (count > 0) this.#buffer.splice(0, count);
+    // An ack that covers nothing pending (a repeat, a seq already forgotten) is harmless (§9.3).
+    this.#log.debug('events acknowledged', { stream, seq, forgotten: count, pending: this.#buffer.length });
   }
 
   #schedule(): void {
@@ -151,31 +181,58 @@ export class EventOutbox {
         continue;
       }
       this.#sentThrough = (events.at(-1) as ModEvent).seq;
+      this.#log.debug('events sent', {
+        stream: this.stream,
+        first_seq: (events[0] as ModEvent).seq,
+        last_seq: this.#sentThrough,
+        count: events.length,
+      });
     }
   }
 
-  /** How many events from `start` make one body: up to EVENTS_PER_BODY and MAX_BODY_BYTES. */
+  /** How many events from `start` make one body: within EVENTS_PER_BODY, MAX_BODY_BYTES, MAX_BODY_VALUES. */
   #bodyLength(start: number): number {
     let bytes = 0;
+    let values = 0;
     let count = 0;
     while (count < EVENTS_PER_BODY && start + count < this.#buffer.length) {
-      bytes += this.#sizeOf(this.#buffer[start + count] as ModEvent);
-      if (count > 0 && bytes > MAX_BODY_BYTES) break;
+      const size = this.#sizeOf(this.#buffer[start + count] as ModEvent);
+      bytes += size.bytes;
+      // Every value takes a byte at least: only a body past MAX_BODY_VALUES bytes needs the count.
+      if (bytes > MAX_BODY_VALUES) values += valuesOf(this.#buffer[start + count] as ModEvent, size);
+      else values = bytes;
+      if (count > 0 && (bytes > MAX_BODY_BYTES || values > MAX_BODY_VALUES)) break;
       count += 1;
     }
     return count;
   }
 
-  #sizeOf(event: ModEvent): number {
+  #sizeOf(event: ModEvent): Measure {
     let size = this.#sizes.get(event);
     if (size === undefined) {
-      try {
-        size = encode(event).length;
-      } catch {
-        size = MAX_BODY_BYTES; // unsendable: goes alone, and the send drops it
-      }
+      size = { bytes: measure(event) as number, values: -1 };
       this.#sizes.set(event, size);
     }
     return size;
   }
+}
+
+/**
+ * An event's msgpack size (§9.5), or why it can never be sent (§9.6): no msgpack form, nested
+ * deeper than MAX_EVENT_DEPTH, or over MAX_EVENT_BYTES, which the daemon would refuse and which
+ * may not even fit a frame.
+ */
+function measure(event: ModEvent): number | string {
+  let bytes: number;
+  try {
+    bytes = encode(event, MAX_EVENT_DEPTH).length;
+  } catch (error) {
+    return (error as Error).message;
+  }
+  return bytes > MAX_EVENT_BYTES ? `${bytes} bytes of msgpack, over ${MAX_EVENT_BYTES}` : bytes;
+}
+
+function valuesOf(event: ModEvent, size: Measure): number {
+  if (size.values < 0) size.values = countValues(encode(event));
+  return size.values;
 }

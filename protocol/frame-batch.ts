@@ -7,7 +7,8 @@
 import { FRAME_OVERHEAD } from './aead.ts';
 import { encode, type CodecLimits } from './codec.ts';
 import { MAX_FRAME_BODIES, type FrameBody } from './frames.ts';
-import { countValues } from './msgpack-scan.ts';
+import type { ProtocolError } from './errors.ts';
+import { countValues, scanMsgpack } from './msgpack-scan.ts';
 
 /** What one frame may hold (PROTOCOL §4.2 rule 4); the sender's own limits stand in for its peer's. */
 export interface BatchBounds {
@@ -19,6 +20,11 @@ export interface BatchBounds {
   maxElements: number;
   /** Deepest nesting inside one body: the batch array takes one level of the codec's `maxDepth`. */
   maxBodyDepth: number;
+  /**
+   * The codec's per-value limits (PROTOCOL §2.2): a body holding a longer str or bin, or a larger
+   * array or map, would close the link at the peer; unchecked when absent.
+   */
+  values?: Pick<CodecLimits, 'maxStringBytes' | 'maxBinBytes' | 'maxEntries'>;
 }
 
 export function batchBounds(
@@ -33,7 +39,14 @@ export function batchBounds(
     throw new RangeError('maxDepth must leave a level for the batch array (2 or more)');
   const maxPlaintext = Math.min(limits.maxBytes, maxFrameBytes - FRAME_OVERHEAD);
   if (maxPlaintext < 2) throw new RangeError(`a ${maxFrameBytes}-byte frame cannot hold a frame body`);
-  return { maxBodies, maxPlaintext, maxElements: limits.maxElements, maxBodyDepth: limits.maxDepth - 1 };
+  const { maxStringBytes, maxBinBytes, maxEntries } = limits;
+  return {
+    maxBodies,
+    maxPlaintext,
+    maxElements: limits.maxElements,
+    maxBodyDepth: limits.maxDepth - 1,
+    values: { maxStringBytes, maxBinBytes, maxEntries },
+  };
 }
 
 /** One queued body: its msgpack bytes and, once someone needs it, how many values it holds. */
@@ -57,8 +70,24 @@ export function encodeBody(body: FrameBody, bounds: BatchBounds): EncodedBody {
   if (plaintext > bounds.maxElements && 1 + valuesOf(encoded) > bounds.maxElements) {
     throw new RangeError(`frame body of ${valuesOf(encoded)} values exceeds ${bounds.maxElements}`);
   }
+  const overLimit = bounds.values && valueOverLimit(bytes, bounds.values);
+  if (overLimit) throw new RangeError(`frame body: ${overLimit.message}`);
   return encoded;
 }
+
+/**
+ * A str, bin, array or map of `bytes` past its limit (PROTOCOL §2.2), which the peer's pre-scan
+ * would refuse with `string_too_long` or `collection_too_large`. Scanned only when the body is
+ * long enough to hold one: a value over a limit of n takes more than n bytes.
+ */
+function valueOverLimit(bytes: Uint8Array, limits: NonNullable<BatchBounds['values']>): ProtocolError | null {
+  const { maxStringBytes, maxBinBytes, maxEntries } = limits;
+  if (bytes.length <= Math.min(maxStringBytes, maxBinBytes, maxEntries)) return null;
+  return scanMsgpack(bytes, { ...UNCHECKED, maxStringBytes, maxBinBytes, maxEntries });
+}
+
+/** Limits that a body which encoded at all always meets; only the per-value ones are scanned. */
+const UNCHECKED = Object.freeze({ maxBytes: 0x3fff_ffff, maxDepth: 0x3fff_ffff, maxElements: 0x3fff_ffff });
 
 function valuesOf(body: EncodedBody): number {
   if (body.values < 0) body.values = countValues(body.bytes);

@@ -10,7 +10,10 @@ export type Role = 'daemon' | 'mod';
 
 export interface ReadyFrame {
   t: 'ready';
-  /** PROTOCOL §9.1: the daemon stores game events; the mod may send `events` bodies. */
+  /**
+   * PROTOCOL §9.1: the daemon stores game events; the mod may send `events` bodies. A bool on the
+   * wire: `false`, nil and absent all mean no events on this session (parsed as absent).
+   */
   events?: true;
 }
 export interface PingFrame {
@@ -189,7 +192,7 @@ export function parseFrameBody(value: unknown, sender: Role): Outcome<FrameBody>
   if (!SENT_BY[sender].has(t)) return fail('unexpected_frame', `a ${sender} may not send "${t}"`);
   switch (t) {
     case 'ready':
-      return { ok: true, value: value['events'] === true ? { t, events: true } : { t } };
+      return parseReady(value['events']);
     case 'ping':
     case 'pong':
       return isUint32(value['n'])
@@ -208,6 +211,13 @@ export function parseFrameBody(value: unknown, sender: Role): Outcome<FrameBody>
     default:
       return parseRes(value);
   }
+}
+
+/** PROTOCOL §9.1: `events` is a bool; false and nil mean the same as absent, anything else is mistyped. */
+function parseReady(events: unknown): Outcome<FrameBody> {
+  if (events === true) return { ok: true, value: { t: 'ready', events: true } };
+  if (events === false || events === null || events === undefined) return { ok: true, value: { t: 'ready' } };
+  return fail('invalid_message', 'ready.events must be a bool when present');
 }
 
 function parseReq(value: Record<string, unknown>): Outcome<FrameBody> {

@@ -37,6 +37,8 @@ export const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
 
 /** How long a closing socket may take to finish the close handshake before it is cut. */
 const CLOSE_GRACE_MS = 2_000;
+/** The daemon's `ready` unless told otherwise: no game events on this session (PROTOCOL §9.1). */
+const DEFAULT_READY: ReadyFrame = Object.freeze({ t: 'ready' });
 
 export type LinkState = 'connecting' | 'handshake' | 'await_ready' | 'open' | 'closing' | 'closed';
 
@@ -190,7 +192,8 @@ export class LinkConnection extends EventEmitter<LinkEvents> {
     if (step.error) return this.fail(step.error);
     if (!step.established) return;
     this.#established = step.established;
-    const session = new Session(step.established, this.#options.limits);
+    const ready = this.role === 'daemon' ? { ready: this.#options.ready ?? DEFAULT_READY } : {};
+    const session = new Session(step.established, this.#options.limits, ready);
     this.#session = session;
     const { socket, limits, maxPayload = DEFAULT_MAX_PAYLOAD } = this.#options;
     this.#sender = new FrameSender({
@@ -227,7 +230,7 @@ export class LinkConnection extends EventEmitter<LinkEvents> {
     this.#wasOpened = true;
     this.#handshakeTimer = cleared(this.#handshakeTimer);
     if (this.role === 'daemon') {
-      this.#readyBody = this.#options.ready ?? { t: 'ready' };
+      this.#readyBody = this.#options.ready ?? DEFAULT_READY;
       this.send(this.#readyBody);
     }
     const { heartbeatMs, heartbeatTimeoutMs } = this.#options;

@@ -43,7 +43,8 @@ export interface ModLinkServerOptions extends Partial<LinkTimers> {
   versions?: readonly number[];
   /**
    * Announce in `ready` that game events are stored (PROTOCOL §9.1). Whoever sets it listens for
-   * `events` and acknowledges each batch once it is durable.
+   * `events` and acknowledges each batch once it is durable. Without it, an `events` body closes
+   * the link with `unexpected_frame`.
    */
   acceptEvents?: boolean;
   log?: Logger;
@@ -297,12 +298,11 @@ export class ModLinkServer extends EventEmitter<ServerEvents> {
     });
   }
 
-  /** PROTOCOL §9.2: events reach whoever stores them; without `acceptEvents` they are dropped. */
+  /**
+   * PROTOCOL §9.2: events reach whoever stores them. Without `acceptEvents` none arrives here: the
+   * session refuses them as `unexpected_frame` (§9.1).
+   */
   #onEvents(connection: LinkConnection, frame: EventsFrame): void {
-    if (!this.#options.acceptEvents) {
-      this.#log.warn('mod sent events this daemon did not announce; dropped', { stream: frame.stream });
-      return;
-    }
     const ack = (seq: number, refused: readonly EventRefusal[] = []) => {
       if (connection.state !== 'open') return;
       const body = { t: 'events_ack', stream: frame.stream, seq } as const;

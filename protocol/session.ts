@@ -12,7 +12,7 @@ import { aeadKey, openFrame, sealFrame, type AeadKey } from './aead.ts';
 import { decodeWith, encode, resolveLimits, type CodecLimits, type FloatPaths } from './codec.ts';
 import { ProtocolError, type Outcome } from './errors.ts';
 import { batchPlaintext } from './frame-batch.ts';
-import { MAX_FRAME_BODIES, parseFrameBatch, type FrameBody, type Role } from './frames.ts';
+import { MAX_FRAME_BODIES, parseFrameBatch, type FrameBody, type ReadyFrame, type Role } from './frames.ts';
 
 export type SessionState = 'await_ready' | 'open' | 'failed';
 
@@ -20,6 +20,14 @@ export interface SessionKeys {
   role: Role;
   sendKey: Uint8Array;
   receiveKey: Uint8Array;
+}
+
+export interface SessionOptions {
+  /**
+   * The daemon's side: the `ready` body it sends (PROTOCOL §4.5), `{t:'ready'}` by default. Unless
+   * it announces `events: true`, an `events` body from the mod is `unexpected_frame` (§9.1).
+   */
+  ready?: ReadyFrame;
 }
 
 /** The seq counter stops here; a link that got this far reconnects (PROTOCOL §4.3). */
@@ -35,14 +43,16 @@ export class Session {
   readonly #receiveKey: AeadKey;
   #lastSent = 0;
   #expected = 1;
+  readonly #eventsAnnounced: boolean;
 
-  constructor(keys: SessionKeys, limits?: Partial<CodecLimits>) {
+  constructor(keys: SessionKeys, limits?: Partial<CodecLimits>, options: SessionOptions = {}) {
     this.role = keys.role;
     this.peer = keys.role === 'daemon' ? 'mod' : 'daemon';
     this.limits = resolveLimits(limits);
     this.#sendKey = aeadKey(keys.sendKey);
     this.#receiveKey = aeadKey(keys.receiveKey);
     this.#stateValue = keys.role === 'mod' ? 'await_ready' : 'open';
+    this.#eventsAnnounced = keys.role === 'daemon' && options.ready?.events === true;
   }
 
   get state(): SessionState {
@@ -109,7 +119,10 @@ export class Session {
     return batch;
   }
 
-  /** PROTOCOL §4.5, body by body: the mod's first body is `ready`, and `ready` never comes again. */
+  /**
+   * The state rules, body by body: the mod's first body is `ready`, and `ready` never comes again
+   * (PROTOCOL §4.5); a daemon takes `events` only on a session whose `ready` announced them (§9.1).
+   */
   #advance(bodies: readonly FrameBody[]): ProtocolError | null {
     for (const body of bodies) {
       if (this.#stateValue === 'await_ready') {
@@ -117,6 +130,11 @@ export class Session {
         this.#stateValue = 'open';
       } else if (body.t === 'ready') {
         return new ProtocolError('unexpected_frame', '"ready" after the session opened');
+      } else if (body.t === 'events' && !this.#eventsAnnounced) {
+        return new ProtocolError(
+          'unexpected_frame',
+          '"events" on a session whose ready did not announce them',
+        );
       }
     }
     return null;

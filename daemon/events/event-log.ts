@@ -294,6 +294,16 @@ export class FileEventLog implements EventLog {
     return this.#flushing;
   }
 
+  /**
+   * Resolves once every event appended so far is durable, even while writes fail and are retried:
+   * what a mod's repeat of an event still waiting for the disk is acknowledged after (PROTOCOL
+   * §9.3). Rejects if the last of them never will be (lost at shutdown).
+   */
+  durable(): Promise<void> {
+    const last = this.#pending.at(-1);
+    return last ? last.done.then(() => undefined) : Promise.resolve();
+  }
+
   async close(): Promise<void> {
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = null;

@@ -5,6 +5,7 @@
  * the daemon's own `mod.connected` / `mod.disconnected`. A refused event is counted in metrics,
  * summed into one log line a minute, and named in the ack so the mod knows.
  */
+import type { ModEvent } from '../../protocol/frames.ts';
 import type { ModEventBatch, ModLinkServer, ModPeer } from '../../protocol/link-server.ts';
 import type { Logger } from '../log/log.ts';
 import type { DaemonMetrics } from '../metrics/metrics.ts';
@@ -12,7 +13,6 @@ import { checkEvents } from './event-checks.ts';
 import { EventRateLimit, resolveEventLimits, type EventLimits } from './event-limits.ts';
 import { IntervalReport } from './interval-report.ts';
 import type { FileEventLog } from './event-log.ts';
-import type { StoredEvent } from './types.ts';
 
 export interface IngestOptions {
   /** The bounds of PROTOCOL §9.5; each defaults to DEFAULT_EVENT_LIMITS. */
@@ -28,6 +28,8 @@ interface Ingest {
   rate: EventRateLimit;
   refusals: IntervalReport;
   metrics: IngestOptions['metrics'];
+  /** The last body's ack, sent or not: each ack waits for the one before it (PROTOCOL §9.3). */
+  acked: Promise<void>;
 }
 
 /** Wires the link to the log; returns the function that unwires it. */
@@ -45,8 +47,9 @@ export function recordLinkEvents(
     rate: new EventRateLimit(limits, options.now),
     refusals: new IntervalReport(log, 'mod events refused (not stored; the mod was told in the ack)'),
     metrics: options.metrics,
+    acked: Promise.resolve(),
   };
-  const onEvents = (batch: ModEventBatch) => void storeBatch(batch, ingest);
+  const onEvents = (batch: ModEventBatch) => storeBatch(batch, ingest);
   const onConnect = (peer: ModPeer) =>
     record(events, log, 'mod.connected', {
       mod_version: peer.modVersion,
@@ -75,31 +78,37 @@ function record(
 }
 
 /**
- * PROTOCOL §9.3, §9.5: checks the batch, appends each accepted event in order (a sequence already
- * stored is skipped by the log), waits for the fsync, then acknowledges the highest sequence of
- * the batch with the refused ones listed. When the log refuses an append (writes failing and its
- * memory bound reached), nothing is acknowledged and the link is closed, so the mod resends.
+ * PROTOCOL §9.3, §9.5: checks the body, appends each accepted event in order (a sequence already
+ * stored is skipped), and once all of them and every repeat are durable acknowledges the highest
+ * sequence of this body, with the refused ones listed. Acks are per body and leave in body order,
+ * so an ack never covers an event of a later body that is not yet durable. When the log refuses
+ * an append (writes failing and its memory bound reached), nothing is acknowledged and the link is
+ * closed, so the mod resends; the acks of later bodies, queued behind, then find the link closed.
  */
-async function storeBatch(batch: ModEventBatch, ingest: Ingest): Promise<void> {
+function storeBatch(batch: ModEventBatch, ingest: Ingest): void {
   const { stream } = batch;
   const { events, log } = ingest;
   const stored = events.streamSeq(stream);
   const checked = checkEvents(batch.events, ingest.limits, ingest.rate, (seq) => seq <= stored);
-  const writes: Promise<StoredEvent | null>[] = checked.accepted.map((event) =>
+  const writes: Promise<unknown>[] = checked.accepted.map((event) =>
     events.append({ type: event.type, data: event.data, at: event.at, source: { stream, seq: event.seq } }),
   );
+  // Taken now, it covers this body's events and the earlier ones its repeats stand for.
+  writes.push(events.durable());
   for (const { reason, seq } of checked.refused) {
     ingest.metrics?.eventsRefused(reason);
     ingest.refusals.add(reason, 1, { stream, last_seq: seq });
   }
-  try {
-    await Promise.all(writes);
-    await events.flushed();
-  } catch (error) {
-    log.error('mod events not stored; closing the link so the mod sends them again', { stream, error });
-    batch.abort();
-    return;
-  }
-  const last = batch.events.at(-1)?.seq ?? 0;
-  batch.ack(Math.max(last, events.streamSeq(stream)), checked.refused);
+  const durable = Promise.all(writes).then(
+    () => true,
+    (error: unknown) => {
+      log.error('mod events not stored; closing the link so the mod sends them again', { stream, error });
+      return false;
+    },
+  );
+  const last = (batch.events.at(-1) as ModEvent).seq;
+  ingest.acked = Promise.all([durable, ingest.acked]).then(([ok]) => {
+    if (ok) batch.ack(last, checked.refused);
+    else batch.abort();
+  });
 }

@@ -191,7 +191,7 @@ export function decisionSessionCases(h: GoldenHandshake): Array<Record<string, u
   }));
 }
 
-type AcceptedCase = [name: string, direction: Direction, bodies: Record<string, unknown>[]];
+export type AcceptedCase = [name: string, direction: Direction, bodies: Record<string, unknown>[]];
 
 /**
  * Frames a receiver must accept (§4.4 edge cases), each with the bodies it hands on: unknown
@@ -234,15 +234,21 @@ export function sessionAcceptedCases(h: GoldenHandshake): Array<Record<string, u
       ],
     ],
   ];
-  return cases.map(([name, direction, bodies]) => {
-    const plaintext = encode(bodies);
-    const parsed = parseFrameBatch(decoded(plaintext), direction === 'mod->daemon' ? 'mod' : 'daemon');
-    if (!parsed.ok) throw parsed.error;
-    return {
-      name,
-      direction,
-      frames: [hex(sealFrame(aeadKey(keyFor(h, direction)), 1, plaintext))],
-      bodies: parsed.value satisfies FrameBody[],
-    };
-  });
+  return cases.map((entry) => acceptedCase(h, entry));
+}
+
+/** One `session_accepted` vector: the bodies in one frame at seq 1, and what the receiver hands on. */
+export function acceptedCase(
+  h: GoldenHandshake,
+  [name, direction, bodies]: AcceptedCase,
+): Record<string, unknown> {
+  const plaintext = encode(bodies);
+  const parsed = parseFrameBatch(decoded(plaintext), direction === 'mod->daemon' ? 'mod' : 'daemon');
+  if (!parsed.ok) throw parsed.error;
+  return {
+    name,
+    direction,
+    frames: [hex(sealFrame(aeadKey(keyFor(h, direction)), 1, plaintext))],
+    bodies: parsed.value satisfies FrameBody[],
+  };
 }

@@ -24,6 +24,7 @@ import {
   decisionSessionCases,
   sessionAcceptedCases,
 } from './decisions.ts';
+import { eventSessionAccepted, eventSessionCases } from './event-vectors.ts';
 import { codecAcceptedCases, codecCases, handshakeCases, sessionCases } from './rejections.ts';
 
 function handshakeSection(h: GoldenHandshake): Record<string, unknown> {
@@ -97,8 +98,8 @@ export function buildGoldenVectors(): Record<string, unknown> {
       codec: [...codecCases(), ...decisionCodecCases()],
       codec_accepted: [...codecAcceptedCases(), ...decisionCodecAccepted()],
       handshake: [...handshakeCases(h), ...decisionHandshakeCases(h)],
-      session: [...sessionCases(h), ...decisionSessionCases(h)],
-      session_accepted: sessionAcceptedCases(h),
+      session: [...sessionCases(h), ...decisionSessionCases(h), ...eventSessionCases(h)],
+      session_accepted: [...sessionAcceptedCases(h), ...eventSessionAccepted(h)],
     },
   };
 }

@@ -78,6 +78,10 @@ export function runGoldenHandshake(): GoldenHandshake {
 
 export type Direction = 'daemon->mod' | 'mod->daemon';
 
+/** The stream and player of the golden events (PROTOCOL §9). */
+export const GOLDEN_STREAM = 'Zm9vYmFyYmF6cXV4';
+const GOLDEN_PLAYER = { platform_id: '76561190000000001', social_id: null };
+
 /**
  * The session frames of the vectors, in the order they cross the link, each a batch of bodies
  * (PROTOCOL §4.2): `ready` shares the daemon's first frame with a request, two requests and
@@ -86,7 +90,10 @@ export type Direction = 'daemon->mod' | 'mod->daemon';
 export const GOLDEN_FRAMES: ReadonlyArray<{ direction: Direction; bodies: FrameBody[] }> = [
   {
     direction: 'daemon->mod',
-    bodies: [{ t: 'ready' }, { t: 'req', id: 1, op: 'server.status', args: {}, deadline_ms: 5000 }],
+    bodies: [
+      { t: 'ready', events: true },
+      { t: 'req', id: 1, op: 'server.status', args: {}, deadline_ms: 5000 },
+    ],
   },
   { direction: 'mod->daemon', bodies: [{ t: 'res', id: 1, ok: true, result: { player_count: 12 } }] },
   { direction: 'daemon->mod', bodies: [{ t: 'ping', n: 1 }] },
@@ -112,36 +119,50 @@ export const GOLDEN_FRAMES: ReadonlyArray<{ direction: Direction; bodies: FrameB
     ],
   },
   { direction: 'daemon->mod', bodies: [{ t: 'pong', n: 1 }] },
-  // PROTOCOL §9: game events of one stream, two bodies in one frame, and their acknowledgements.
+  // PROTOCOL §9: game events of one stream, two bodies in one frame (a burst), and their
+  // acknowledgements: one per body, in body order, each naming the highest seq of its body
+  // (§9.3). The events are valid (§9.5), so the reference daemon stores all three.
   {
     direction: 'mod->daemon',
     bodies: [
       {
         t: 'events',
-        stream: 'Zm9vYmFyYmF6cXV4',
+        stream: GOLDEN_STREAM,
         events: [
           {
             seq: 1,
             type: 'player.joined',
             at: '2025-06-01T12:00:00.000Z',
-            data: { player: { platform_id: '76561190000000001', social_id: null } },
+            data: { player: GOLDEN_PLAYER, char_name: 'Rook', ip: '203.0.113.7' },
           },
           {
             seq: 2,
             type: 'player.banned',
             at: '2025-06-01T12:00:01.500Z',
             data: {
-              player: { platform_id: '76561190000000001', social_id: null },
-              ban: { banned: true, reason: 'griefing', permanent: true },
+              player: GOLDEN_PLAYER,
+              ban: {
+                banned: true,
+                reason: 'griefing',
+                permanent: true,
+                expires_at: null,
+                banned_at: '2025-06-01T12:00:01.500Z',
+                banned_by: { platform_id: null, social_id: null, name: 'console' },
+              },
             },
           },
         ],
       },
       {
         t: 'events',
-        stream: 'Zm9vYmFyYmF6cXV4',
+        stream: GOLDEN_STREAM,
         events: [
-          { seq: 3, type: 'command.executed', at: '2025-06-01T12:00:02.000Z', data: { command: '#Online' } },
+          {
+            seq: 3,
+            type: 'command.executed',
+            at: '2025-06-01T12:00:02.000Z',
+            data: { at: '2025-06-01 12:00:02.000', command: '#Online', result: '12 players', actor: null },
+          },
         ],
       },
     ],
@@ -149,8 +170,8 @@ export const GOLDEN_FRAMES: ReadonlyArray<{ direction: Direction; bodies: FrameB
   {
     direction: 'daemon->mod',
     bodies: [
-      { t: 'events_ack', stream: 'Zm9vYmFyYmF6cXV4', seq: 2 },
-      { t: 'events_ack', stream: 'Zm9vYmFyYmF6cXV4', seq: 3 },
+      { t: 'events_ack', stream: GOLDEN_STREAM, seq: 2 },
+      { t: 'events_ack', stream: GOLDEN_STREAM, seq: 3 },
     ],
   },
 ];

@@ -49,6 +49,26 @@ describe('the mod bridge', () => {
     expect(errors).toEqual(['bad_mac']);
   });
 
+  it('answers internal and keeps the link when a result holds a str longer than the daemon accepts', async () => {
+    // PROTOCOL §9.6 rule 4: a 300 KiB str fits a 1 MiB frame but not the 256 KiB str limit (§2.2),
+    // which would close the link at the daemon (string_too_long) with every call pending on it.
+    const long = 'x'.repeat(300 * 1024);
+    const { server, bridge } = await connectedPair({
+      bridge: {
+        handlers: {
+          'server.status': () => ({ player_count: 1, note: long }) as unknown as OpResult<'server.status'>,
+          'players.online': () => ({ online: 0, data: [] }),
+        },
+      },
+    });
+    let disconnected = false;
+    bridge.on('disconnect', () => (disconnected = true));
+    const failed = await server.call('server.status', {}).catch((error: unknown) => error);
+    expect(failed).toMatchObject({ kind: 'remote', opError: { code: 'internal' } });
+    await expect(server.call('players.online', {})).resolves.toEqual({ online: 0, data: [] });
+    expect(disconnected).toBe(false);
+  });
+
   it('answers pings with pongs so the daemon keeps the link', async () => {
     const { server, bridge } = await connectedPair({
       server: { heartbeatMs: 10, heartbeatTimeoutMs: 60_000 },

@@ -37,6 +37,7 @@ describe('batch bounds', () => {
       maxPlaintext: 976,
       maxElements: DEFAULT_CODEC_LIMITS.maxElements,
       maxBodyDepth: DEFAULT_CODEC_LIMITS.maxDepth - 1,
+      values: { maxStringBytes: 262_144, maxBinBytes: 262_144, maxEntries: 65_536 },
     });
     expect(batchBounds({ ...DEFAULT_CODEC_LIMITS, maxBytes: 500 }, 1000).maxPlaintext).toBe(500);
   });
@@ -58,6 +59,21 @@ describe('encoding a body for a batch', () => {
   it('throws RangeError for a body with more values than a frame may hold', () => {
     const many: FrameBody = { t: 'res', id: 1, ok: true, result: Array.from({ length: 20 }, () => 0) };
     expect(() => encodeBody(many, bounds({ maxElements: 20 }))).toThrow(RangeError);
+  });
+
+  it('throws RangeError for a body whose str, bin or array is over its limit, at the limit not', () => {
+    // PROTOCOL §9.6: the peer's pre-scan would close the link (string_too_long, collection_too_large).
+    const limits = { maxStringBytes: 64, maxBinBytes: 32, maxEntries: 16 };
+    const tight = bounds({ values: limits });
+    const res = (result: unknown): FrameBody => ({ t: 'res', id: 1, ok: true, result });
+    expect(() => encodeBody(res('é'.repeat(32)), tight)).not.toThrow();
+    expect(() => encodeBody(res('a' + 'é'.repeat(32)), tight)).toThrow('str of 65 bytes exceeds 64');
+    expect(() => encodeBody(res(new Uint8Array(32)), tight)).not.toThrow();
+    expect(() => encodeBody(res(new Uint8Array(33)), tight)).toThrow(RangeError);
+    expect(() => encodeBody(res(Array.from({ length: 16 }, () => 0)), tight)).not.toThrow();
+    expect(() => encodeBody(res(Array.from({ length: 17 }, () => 0)), tight)).toThrow(
+      '17 entries exceeds 16',
+    );
   });
 
   it('throws TypeError for a body nested deeper than a batch leaves room for', () => {

@@ -13,6 +13,7 @@ import { DaemonHandshake, ModHandshake, type HandshakeStep } from '../../protoco
 import { generateEphemeral, hkdfSha256, identityFromSeed, verify, x25519 } from '../../protocol/keys.ts';
 import { aeadKey, sealFrame } from '../../protocol/aead.ts';
 import type { CodecLimits } from '../../protocol/msgpack-scan.ts';
+import type { ReadyFrame } from '../../protocol/frames.ts';
 import { Session } from '../../protocol/session.ts';
 import { buildGoldenVectors } from '../../protocol/vectors/generate.ts';
 import { scriptedRandom } from '../../protocol/vectors/golden-run.ts';
@@ -50,6 +51,7 @@ interface Golden {
         frames: string[];
         rejected_at: number;
         limits?: Partial<CodecLimits>;
+        ready?: ReadyFrame;
       }
     >;
     session_accepted: Array<{
@@ -95,10 +97,15 @@ const keys = {
   'mod->daemon': b(golden.handshake['key_mod_to_daemon'] as string),
 };
 
-function receiver(direction: 'daemon->mod' | 'mod->daemon', limits?: Partial<CodecLimits>): Session {
+/** A daemon receiver has sent `{t:'ready', events:true}` unless the vector gives its `ready` (§8.3). */
+function receiver(
+  direction: 'daemon->mod' | 'mod->daemon',
+  limits?: Partial<CodecLimits>,
+  ready: ReadyFrame = { t: 'ready', events: true },
+): Session {
   const role = direction === 'daemon->mod' ? 'mod' : 'daemon';
   const other = direction === 'daemon->mod' ? keys['mod->daemon'] : keys['daemon->mod'];
-  return new Session({ role, receiveKey: keys[direction], sendKey: other }, limits);
+  return new Session({ role, receiveKey: keys[direction], sendKey: other }, limits, { ready });
 }
 
 describe('golden vectors: generation', () => {
@@ -237,7 +244,7 @@ describe('golden vectors: rejections', () => {
   });
 
   it.each(golden.rejections.session)('session ($direction): $name → $code ($close_code)', (entry) => {
-    const session = receiver(entry.direction, entry.limits);
+    const session = receiver(entry.direction, entry.limits, entry.ready);
     entry.frames.forEach((frame, index) => {
       const opened = session.open(b(frame));
       if (index < entry.rejected_at) expect(opened.ok).toBe(true);

@@ -5,6 +5,7 @@ import type { ProtocolError } from '../../protocol/errors.ts';
 import { LinkCallError, ModLinkServer } from '../../protocol/link-server.ts';
 import { silentLogger, type Logger } from '../../protocol/log.ts';
 import { OpError, type OpResult } from '../../protocol/ops/index.ts';
+import { eventually } from '../../harness/stack.ts';
 import {
   closeOf,
   connectedPair,
@@ -267,6 +268,26 @@ describe('ModLinkServer connections', () => {
     await server.close();
     expect(await disconnect).toEqual([4000, 'shutdown']);
     expect(server.peer).toBeNull();
+  });
+
+  it('closes with unexpected_frame an events body on a session whose ready did not announce events', async () => {
+    // PROTOCOL §9.1 rule 3: never stored, never acknowledged; the announcing daemon takes them.
+    const ids = identities();
+    for (const acceptEvents of [false, true]) {
+      const { server, url } = await startServer(ids, { acceptEvents });
+      const batches: unknown[] = [];
+      server.on('events', (batch) => batches.push(batch));
+      const mod = await rawModSession(url, ids);
+      expect(mod.first).toEqual([acceptEvents ? { t: 'ready', events: true } : { t: 'ready' }]);
+      const event = { seq: 1, type: 'player.left', at: '2025-06-01T12:00:00.000Z', data: {} };
+      mod.socket.send(mod.session.seal([{ t: 'events', stream: 's', events: [event] }]));
+      if (acceptEvents) {
+        await eventually(() => batches.length === 1);
+      } else {
+        expect(await closeOf(mod.socket)).toEqual({ code: 4021, reason: 'unexpected_frame' });
+        expect(batches).toEqual([]);
+      }
+    }
   });
 
   it('rejects an untrusted mod with unknown_identity and close code 4031', async () => {

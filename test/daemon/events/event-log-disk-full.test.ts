@@ -12,7 +12,7 @@ import { makeTempDir } from '../store/temp-dir.ts';
 
 const CHILD = new URL('./full-disk-child.ts', import.meta.url).pathname;
 
-async function runChild(mode: 'recover' | 'shutdown') {
+async function runChild(mode: 'recover' | 'shutdown' | 'repeat') {
   const dir = await makeTempDir();
   const { stdout } = await promisify(execFile)('prlimit', [
     '--fsize=65536:unlimited',
@@ -46,6 +46,12 @@ describe('the event log when a write fails', () => {
     expect(lines.find((line) => line['msg'] === 'event log: appends resumed')).toMatchObject({
       events_lost: 5,
     });
+  }, 60_000);
+
+  it('acknowledges a resent body whose events still wait for the disk only once they are durable', async () => {
+    // PROTOCOL §9.3 rule 5: an ack before then would let the mod forget events a crash would lose.
+    const { result } = await runChild('repeat');
+    expect(result).toMatchObject({ acks: [{ seq: 2, afterRaise: true }], stored: 60 });
   }, 60_000);
 
   it('says how many events it loses when it stops while writes still fail', async () => {

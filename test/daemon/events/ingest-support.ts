@@ -50,13 +50,34 @@ export async function ingest(options: IngestOptions = {}) {
       };
       link.emit('events', batch);
     });
+  /** Emits several bodies in one turn, as one frame's would be; resolves with the acks in the order sent. */
+  const burst = (bodies: ReadonlyArray<{ stream: string; events: ModEvent[] }>) => {
+    const acks: Array<Acked & { stream: string }> = [];
+    return Promise.all(
+      bodies.map(
+        ({ stream, events: list }) =>
+          new Promise<void>((resolve) => {
+            const done = (acked: Acked) => {
+              acks.push({ stream, ...acked });
+              resolve();
+            };
+            link.emit('events', {
+              stream,
+              events: list,
+              ack: (last, refused = []) => done({ seq: last, refused }),
+              abort: () => done({ seq: -1, refused: [] }),
+            } satisfies ModEventBatch);
+          }),
+      ),
+    ).then(() => acks);
+  };
   const stored = () =>
     eventLog.readAfter(0, 10_000) as Array<{ type: string; data: Record<string, unknown>; at: string }>;
   const close = async () => {
     unwire();
     await eventLog.close();
   };
-  return { send, stored, counted, warnings, close, eventLog };
+  return { send, burst, stored, counted, warnings, close, eventLog };
 }
 
 const ignore = (): void => {};
