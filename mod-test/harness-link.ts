@@ -208,14 +208,14 @@ export class HarnessLink {
       if (shared === null) throw new HandshakeProblem('sent a hello.eph that is not a usable X25519 key');
       const keys = deriveSessionKeys(shared, th);
       this.#sendKey = aeadKey(keys.daemonToMod);
-      this.#session = new Session({
-        role: 'daemon',
-        sendKey: keys.daemonToMod,
-        receiveKey: keys.modToDaemon,
-      });
+      const ready = events ? ({ t: 'ready', events: true } as const) : ({ t: 'ready' } as const);
+      const keyPair = { role: 'daemon' as const, sendKey: keys.daemonToMod, receiveKey: keys.modToDaemon };
+      this.#session = new Session(keyPair, undefined, { ready });
       for (const early of this.#inbox.splice(0)) this.#onSessionFrame(early);
       for (const body of before) this.send(body);
-      this.send(events ? { t: 'ready', events: true } : { t: 'ready' });
+      // Without events, `events: false`: the same as absent (§9.1 rule 1), and the stricter test.
+      if (events) this.send({ t: 'ready', events: true });
+      else this.sendPlaintext(encode([{ t: 'ready', events: false }]));
       this.openedAt = Date.now();
     };
     return { hello, welcome, finish };

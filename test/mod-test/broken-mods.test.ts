@@ -1,7 +1,8 @@
 /**
  * The harness catches deliberately broken mods by name (issue 28, "Proven"): each is the
  * simulator with one thing wrong (a mute not rounded, coins applied twice for one op id, a forged
- * frame accepted, acknowledged events never let go), and the case that checks that rule fails
+ * frame accepted, acknowledged events never let go, events sent to a session that did not
+ * announce them), and the case that checks that rule fails
  * with a reason a mod author understands. The harness and the mod run in this process, over a
  * real loopback WebSocket.
  */
@@ -9,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../mod-sim/simulator.ts';
 import { generateIdentity } from '../../protocol/keys.ts';
 import type { OpHandlers } from '../../protocol/ops/index.ts';
+import { LinkConnection } from '../../protocol/link-connection.ts';
 import { Session } from '../../protocol/session.ts';
 import { runModTest, type ModTestReport } from '../../mod-test/index.ts';
 
@@ -128,8 +130,23 @@ describe('modgate mod test against broken mods', () => {
     );
   });
 
+  it('catches a mod that sends events to a session that did not announce them', async () => {
+    const ready = Object.getOwnPropertyDescriptor(LinkConnection.prototype, 'ready')!;
+    // The bridge reads every ready as events: true, so it sends events whatever the daemon said.
+    Object.defineProperty(LinkConnection.prototype, 'ready', { get: () => ({ t: 'ready', events: true }) });
+    try {
+      const report = await runAgainst(['events.not-announced']);
+      const announced = outcome(report, 'events.not-announced');
+      expect(announced.status).toBe('fail');
+      expect(announced.message).toContain('which a daemon rejects with 4021 unexpected_frame');
+    } finally {
+      Object.defineProperty(LinkConnection.prototype, 'ready', ready);
+    }
+  });
+
   it('passes the same cases against the simulator as it is', async () => {
     const report = await runAgainst([
+      'events.not-announced',
       'game.mute-rounding',
       'game.coins-idempotent',
       'frame.forged-tag',
@@ -138,6 +155,7 @@ describe('modgate mod test against broken mods', () => {
     expect(report.cases.map((c) => [c.id, c.status])).toEqual([
       ['game.mute-rounding', 'pass'],
       ['game.coins-idempotent', 'pass'],
+      ['events.not-announced', 'pass'],
       ['events.ack-forgets', 'pass'],
       ['frame.forged-tag', 'pass'],
     ]);
