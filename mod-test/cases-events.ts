@@ -28,7 +28,11 @@ function dataSchema(type: string): z.ZodType | undefined {
   if (json === undefined) return undefined;
   let schema = DATA_SCHEMAS.get(type);
   if (schema === undefined) {
-    schema = z.fromJSONSchema(json as Parameters<typeof z.fromJSONSchema>[0]);
+    // zod has had fromJSONSchema since 4.2; with an older one only the type is checked.
+    schema =
+      typeof z.fromJSONSchema === 'function'
+        ? z.fromJSONSchema(json as Parameters<typeof z.fromJSONSchema>[0])
+        : z.record(z.string(), z.unknown());
     DATA_SCHEMAS.set(type, schema);
   }
   return schema;

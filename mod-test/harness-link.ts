@@ -161,18 +161,20 @@ export class HarnessLink {
     const bytes = await this.nextMessage(timeoutMs);
     if (bytes === null)
       throw new HandshakeProblem(this.#closed ? 'closed before its hello' : 'sent no hello');
-    const hello = parseMessage(bytes, parseHello, 'hello');
+    const hello = this.#parse(bytes, parseHello, 'hello');
     if (!trusted.some((key) => Buffer.compare(Buffer.from(key), Buffer.from(hello.id)) === 0)) {
-      throw new HandshakeProblem(
+      throw this.#refuse(
         "sent a hello whose id is not among the data dir's mod keys (mod-keys.json): give the mod this data dir's mod-credentials.json (`modgate mod credentials`)",
+        new ProtocolError('unknown_identity'),
       );
     }
     const eph = generateEphemeral();
     const signer = tweak.signWith ?? identity;
     const nonce = randomBytes(32);
     if (tweak.version === undefined && !hello.versions.includes(1)) {
-      throw new HandshakeProblem(
+      throw this.#refuse(
         `offered versions [${hello.versions.join(', ')}] without 1, the only one this daemon speaks (§3.3)`,
+        new ProtocolError('unsupported_version'),
       );
     }
     const version = tweak.version ?? 1;
@@ -197,7 +199,7 @@ export class HarnessLink {
       const auth = await this.nextMessage(authTimeoutMs);
       if (auth === null)
         throw new HandshakeProblem(this.#closed ? 'closed instead of sending auth' : 'sent no auth');
-      const parsed = parseMessage(auth, parseAuth, 'auth');
+      const parsed = this.#parse(auth, parseAuth, 'auth');
       if (!verify(hello.id, signedMessage('mod', th), parsed.sig)) {
         this.fail(new ProtocolError('bad_signature', 'the mod signature does not verify'));
         throw new HandshakeProblem(
@@ -205,7 +207,12 @@ export class HarnessLink {
         );
       }
       const shared = x25519(eph.secretKey, hello.eph);
-      if (shared === null) throw new HandshakeProblem('sent a hello.eph that is not a usable X25519 key');
+      if (shared === null) {
+        throw this.#refuse(
+          'sent a hello.eph that is not a usable X25519 key',
+          new ProtocolError('invalid_message'),
+        );
+      }
       const keys = deriveSessionKeys(shared, th);
       this.#sendKey = aeadKey(keys.daemonToMod);
       const ready = events ? ({ t: 'ready', events: true } as const) : ({ t: 'ready' } as const);
@@ -219,6 +226,27 @@ export class HarnessLink {
       this.openedAt = Date.now();
     };
     return { hello, welcome, finish };
+  }
+
+  /** Decodes and parses one handshake message; a bad one closes the link as the daemon would. */
+  #parse<T>(
+    bytes: Uint8Array,
+    parse: (value: unknown) => { ok: true; value: T } | { ok: false; error: ProtocolError },
+    name: string,
+  ): T {
+    const decoded = decodeWith(bytes, HANDSHAKE_LIMITS, []);
+    const parsed = decoded.ok ? parse(decoded.value) : decoded;
+    if (!parsed.ok) {
+      const { code, message } = parsed.error;
+      throw this.#refuse(`sent a ${name} the daemon rejects: ${code} (${message})`, parsed.error);
+    }
+    return parsed.value;
+  }
+
+  /** Closes the link with `error`, as the daemon would, and returns the problem to throw. */
+  #refuse(message: string, error: ProtocolError): HandshakeProblem {
+    this.fail(error);
+    return new HandshakeProblem(message);
   }
 
   /** Seals `bodies` as the next frame (PROTOCOL §4.1–§4.2). */
@@ -403,20 +431,6 @@ export class HandshakeProblem extends Error {
     super(message);
     this.name = 'HandshakeProblem';
   }
-}
-
-function parseMessage<T>(
-  bytes: Uint8Array,
-  parse: (value: unknown) => { ok: true; value: T } | { ok: false; error: ProtocolError },
-  name: string,
-): T {
-  const decoded = decodeWith(bytes, HANDSHAKE_LIMITS, []);
-  const parsed = decoded.ok ? parse(decoded.value) : decoded;
-  if (!parsed.ok)
-    throw new HandshakeProblem(
-      `sent a ${name} the daemon rejects: ${parsed.error.code} (${parsed.error.message})`,
-    );
-  return parsed.value;
 }
 
 /** What the mod sent that the daemon must reject, said for the mod's author. */

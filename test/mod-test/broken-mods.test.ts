@@ -27,12 +27,13 @@ async function runAgainst(
   only: string[],
   patch: Patch = {},
   afterStart?: (sim: Simulator) => void,
+  trusted?: Uint8Array,
 ): Promise<ModTestReport> {
   const daemon = generateIdentity();
   const mod = generateIdentity();
   return runModTest({
     identity: daemon,
-    trustedModKeys: [mod.publicKey],
+    trustedModKeys: [trusted ?? mod.publicKey],
     host: '127.0.0.1',
     port: 0,
     waitMs: 10_000,
@@ -142,6 +143,13 @@ describe('modgate mod test against broken mods', () => {
     } finally {
       Object.defineProperty(LinkConnection.prototype, 'ready', ready);
     }
+  });
+
+  it('names a mod whose key the data dir does not trust, and closes it with 4031', async () => {
+    const report = await runAgainst(['handshake.hello-auth'], {}, undefined, generateIdentity().publicKey);
+    const hello = outcome(report, 'handshake.hello-auth');
+    expect(hello.status).toBe('fail');
+    expect(hello.message).toContain("whose id is not among the data dir's mod keys (mod-keys.json)");
   });
 
   it('passes the same cases against the simulator as it is', async () => {
