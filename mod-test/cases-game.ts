@@ -6,8 +6,8 @@
  * pack delivery outcomes (docs/packs.md, "Delivery status"). Each undoes what it changed where
  * the protocol has the inverse op.
  */
-import { check, expectError, expectResult } from './answers.ts';
-import { fail, type CaseContext, type ModCase } from './case.ts';
+import { check, expectError, expectResult, judgeResult } from './answers.ts';
+import type { CaseContext, ModCase } from './case.ts';
 import {
   banArgs,
   coinArgs,
@@ -172,8 +172,7 @@ async function coinsOverdraw(ctx: CaseContext): Promise<string> {
 async function appliedNotice(ctx: CaseContext): Promise<string> {
   const who = await player(ctx);
   const answer = await ctx.call('economy.coins', coinArgs(who, 1), { opId: opId() });
-  if (answer.kind !== 'ok')
-    fail(`economy.coins: ${answer.kind === 'error' ? answer.error.code : answer.kind}`);
+  judgeResult('economy.coins', answer);
   await expectResult(ctx, 'economy.coins', coinArgs(who, -1), { opId: opId() });
   return answer.applied ? 'applied, then res' : 'no applied notice (allowed, §6.5 rule 4)';
 }

@@ -288,7 +288,7 @@ async function superseded(ctx: CaseContext): Promise<string> {
   const next = await ctx.peekRedial(SUPERSEDED_QUIET_MS);
   if (next !== null) {
     fail(
-      `the mod redialled ${next} ms after a superseded close (4001); it must wait the full maximum backoff (10 s by default) so two mods with one identity do not supersede each other in a loop (§5.4)`,
+      `the mod redialled ${next} ms after a superseded close (4001); it must wait the full maximum backoff (10 s by default) so two mods with one identity do not supersede each other in a loop (§5.4); or another process with this mod's identity is running`,
     );
   }
   return `no redial within ${SUPERSEDED_QUIET_MS} ms of superseded`;

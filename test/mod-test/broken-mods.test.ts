@@ -152,6 +152,21 @@ describe('modgate mod test against broken mods', () => {
     expect(hello.message).toContain("whose id is not among the data dir's mod keys (mod-keys.json)");
   });
 
+  it('skips, naming the op, what a mod without an op cannot answer, and what needs that op', async () => {
+    const report = await runAgainst(['vehicles.*'], {
+      patchHandlers: ({ 'vehicles.list': _list, ...handlers }: Partial<OpHandlers>) => handlers,
+    });
+    const statuses = new Set(report.cases.map((c) => c.status));
+    expect(statuses).toEqual(new Set(['pass', 'skip']));
+    expect(report.cases.find((c) => c.id === 'op.vehicles.list')?.message).toBe(
+      'the mod does not implement vehicles.list (it answered unsupported, which §6.1 allows)',
+    );
+    expect(report.cases.find((c) => c.id === 'op.vehicles.get')).toMatchObject({
+      status: 'skip',
+      message: 'needs vehicle from vehicles.list, which the mod does not implement',
+    });
+  });
+
   it('passes the same cases against the simulator as it is', async () => {
     const report = await runAgainst([
       'events.not-announced',
