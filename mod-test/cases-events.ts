@@ -40,7 +40,7 @@ function dataSchema(type: string): z.ZodType | undefined {
 
 const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 /** How long a mod may take to send the events of a change it has answered. */
-const EVENT_WAIT_MS = 3_000;
+const EVENT_WAIT_MS = 5_000;
 /** How long the harness watches for events that must not come. */
 const QUIET_MS = 500;
 
