@@ -52,6 +52,11 @@ export interface SimulatorOptions {
   eventsRate?: number;
   /** Most unacknowledged game events the bridge keeps (PROTOCOL §9.4); default 10,000. */
   eventBuffer?: number;
+  /**
+   * Changes the op handlers before faults wrap them: tests build deliberately broken mods from
+   * the simulator this way (a mute not rounded, coins applied twice for one op id).
+   */
+  patchHandlers?: (handlers: Partial<OpHandlers>) => Partial<OpHandlers>;
 }
 
 export interface Simulator {
@@ -89,7 +94,7 @@ export function startSimulator(options: SimulatorOptions): Simulator {
   const activity = new ConsoleActivity(gameConsole);
   activity.start(options.activityIntervalMs);
   const dmQueue = startDmQueue(world, options.dmQueueIntervalMs);
-  const handlers: Partial<OpHandlers> = {
+  const gameHandlers: Partial<OpHandlers> = {
     ...serverHandlers(world),
     ...assetHandlers(world),
     ...playerHandlers(world),
@@ -98,6 +103,7 @@ export function startSimulator(options: SimulatorOptions): Simulator {
     ...packHandlers(world, { faults }),
     ...claimCodeHandlers(world, { faults }),
   };
+  const handlers = options.patchHandlers ? options.patchHandlers(gameHandlers) : gameHandlers;
   const bridge: ModBridge = startModBridge({
     url: options.url,
     identity: options.identity,

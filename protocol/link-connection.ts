@@ -171,11 +171,7 @@ export class LinkConnection extends EventEmitter<LinkEvents> {
   #onMessage(data: RawData, isBinary: boolean): void {
     if (this.#stateValue === 'closing' || this.#stateValue === 'closed') return;
     if (!isBinary) return this.fail(new ProtocolError('malformed', 'text message; the link is binary only'));
-    const bytes = Array.isArray(data)
-      ? Buffer.concat(data)
-      : Buffer.isBuffer(data)
-        ? data
-        : Buffer.from(data);
+    const bytes = messageBytes(data);
     try {
       if (this.#session) this.#onSessionFrame(this.#session, bytes);
       else this.#onHandshakeMessage(bytes);
@@ -293,6 +289,12 @@ export class LinkConnection extends EventEmitter<LinkEvents> {
     this.#pingTimer = cleared(this.#pingTimer);
     this.#silenceTimer = cleared(this.#silenceTimer);
   }
+}
+
+/** One WebSocket message as one buffer, whatever form ws delivered it in. */
+export function messageBytes(data: RawData): Buffer {
+  if (Array.isArray(data)) return Buffer.concat(data);
+  return Buffer.isBuffer(data) ? data : Buffer.from(data);
 }
 
 function describe(cause: unknown): string | undefined {

@@ -1,0 +1,89 @@
+/**
+ * What a conformance case is and how it ends: each case has a stable id, the op it exercises
+ * (null for link cases), the PROTOCOL.md section it checks, and a `run` that returns a note on
+ * success or throws `CaseFail` / `CaseSkip` with a sentence a mod author can act on.
+ */
+import type { KeyPair } from '../protocol/keys.ts';
+import type { CallAnswer, HarnessLink, HandshakeResult, WelcomeTweak } from './harness-link.ts';
+
+export type CaseStatus = 'pass' | 'fail' | 'skip';
+
+export interface CaseResult {
+  id: string;
+  op: string | null;
+  section: string;
+  status: CaseStatus;
+  message: string;
+  ms: number;
+}
+
+export class CaseFail extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CaseFail';
+  }
+}
+
+/** Not a failure: the mod lacks the op (`unsupported`, §6.1) or the world lacks what it needs. */
+export class CaseSkip extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CaseSkip';
+  }
+}
+
+export interface CallOptions {
+  opId?: string;
+  deadlineMs?: number;
+}
+
+/** What a case may do: use the open session (reconnecting if the mod dropped it) or open its own. */
+export interface CaseContext {
+  /** The open session; waits for the mod to redial when the last one ended. */
+  link(): Promise<HarnessLink>;
+  /** Ends the current session (`shutdown`) and opens a fresh one, `events` announced or not (§9.1). */
+  freshLink(events?: boolean): Promise<HarnessLink>;
+  /**
+   * Ends the current session with `code` (default `shutdown`) and returns the next connection the
+   * mod opens, before any handshake (handshake cases); fails when it does not redial in time.
+   */
+  nextConnection(code?: 'shutdown' | 'superseded'): Promise<{ link: HarnessLink; afterMs: number }>;
+  /** Runs a whole handshake on `link` and makes it the current session (§3, §4.5). */
+  open(link: HarnessLink, events?: boolean): Promise<HandshakeResult>;
+  /** The data dir's identity and trusted mod keys: what the daemon would use (§3.3). */
+  readonly identity: KeyPair;
+  readonly trustedModKeys: readonly Uint8Array[];
+  /** Answers the hello on `link` with a welcome changed by `tweak`, and nothing more. */
+  welcome(link: HarnessLink, tweak: WelcomeTweak): Promise<HandshakeResult>;
+  /** Ms until the mod's next connection arrives, or null when none comes within `withinMs`. */
+  peekRedial(withinMs: number): Promise<number | null>;
+  /** The last welcome the harness sent, for the replay case. */
+  readonly lastWelcome: Uint8Array | null;
+  call(op: string, args: unknown, options?: CallOptions): Promise<CallAnswer>;
+  /** The op's deadline the harness sends (its catalogue deadline unless the run shortens it). */
+  deadlineFor(op: string): number;
+  /** How long to wait for the mod to redial or to close. */
+  readonly reconnectMs: number;
+  readonly fixtures: Fixtures;
+}
+
+/** Lazily found records of the mod's world that op cases need (a player, a squad, a pack, …). */
+export interface Fixtures {
+  get<T>(name: string, find: () => Promise<T>): Promise<T>;
+}
+
+export interface ModCase {
+  id: string;
+  op: string | null;
+  /** `§6.1`, `§4.6`, …: where PROTOCOL.md states the rule. */
+  section: string;
+  run(ctx: CaseContext): Promise<string | void>;
+}
+
+export function fail(message: string): never {
+  throw new CaseFail(message);
+}
+
+export function skip(message: string): never {
+  throw new CaseSkip(message);
+}

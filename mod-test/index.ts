@@ -1,0 +1,109 @@
+/**
+ * `modgate mod test`: a conformance harness that plays the daemon against a real mod
+ * (docs/mod-testing.md). It listens where the mod dials, with the daemon's identity and the mod
+ * keys the data dir trusts, runs every case in a fixed order (the handshake, the ops, the game
+ * behaviours, the rejections, the game events, and last the superseded close, after which a mod
+ * stays away for seconds) and reports each with its PROTOCOL.md section. It builds only on
+ * `protocol/`: the CLI reads the data dir and hands it the keys.
+ */
+import type { KeyPair } from '../protocol/keys.ts';
+import type { CaseResult, ModCase } from './case.ts';
+import { errorCases } from './cases-errors.ts';
+import { eventCases } from './cases-events.ts';
+import { gameCases } from './cases-game.ts';
+import { closingCases, openingCases, rejectionCases } from './cases-link.ts';
+import { validCallCases } from './cases-ops.ts';
+import { HarnessServer } from './harness-server.ts';
+import { summarize, type ModTestReport } from './report.ts';
+import { runCases } from './runner.ts';
+
+export { SetupError } from './runner.ts';
+export { failureBlock, junitXml, resultLine, summaryLine, type ModTestReport } from './report.ts';
+export type { CaseResult } from './case.ts';
+
+export interface ModTestOptions {
+  /** The daemon's Ed25519 key pair (identity.json): the key the mod pins. */
+  identity: KeyPair;
+  /** The mod keys the daemon trusts (mod-keys.json). */
+  trustedModKeys: readonly Uint8Array[];
+  host: string;
+  /** 0 picks a free port; `onListening` says which. */
+  port: number;
+  /** How long to wait for the mod's first connection (default 60 s). */
+  waitMs?: number;
+  /** How long to wait for a redial after a close (default 15 s). */
+  reconnectMs?: number;
+  /** Caps the deadline_ms of every op (default: each op's catalogue deadline, 5 or 10 s). */
+  opDeadlineMs?: number;
+  /** The longest one case may run (default 60 s). */
+  caseBudgetMs?: number;
+  /** Runs only the cases whose id or op matches one of these globs (`*` any text). */
+  only?: readonly string[];
+  /** Leaves out the cases whose id or op matches one of these globs. */
+  skip?: readonly string[];
+  onListening?: (address: { host: string; port: number }) => void;
+  onResult?: (result: CaseResult) => void;
+}
+
+export const DEFAULT_WAIT_MS = 60_000;
+const DEFAULT_RECONNECT_MS = 15_000;
+const DEFAULT_CASE_BUDGET_MS = 60_000;
+
+const MOD_PINGS: ModCase = {
+  id: 'heartbeat.mod-pings',
+  op: null,
+  section: '§5.1',
+  run: () => Promise.resolve(), // judged by the runner from the whole run
+};
+
+/** Every case, in the order the run takes them. */
+export function allCases(): ModCase[] {
+  return [
+    ...openingCases(),
+    ...validCallCases(),
+    ...errorCases(),
+    ...gameCases(),
+    ...eventCases(),
+    ...rejectionCases(),
+    MOD_PINGS,
+    ...closingCases(),
+  ];
+}
+
+function globRegex(glob: string): RegExp {
+  const escaped = glob.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replaceAll('*', '.*');
+  return new RegExp(`^${escaped}$`);
+}
+
+/** The cases `only` and `skip` select (by id or op name). */
+export function selectCases(
+  cases: readonly ModCase[],
+  only: readonly string[] = [],
+  skip: readonly string[] = [],
+): ModCase[] {
+  const matches = (patterns: readonly string[], mod: ModCase) =>
+    patterns.some((glob) => {
+      const regex = globRegex(glob);
+      return regex.test(mod.id) || (mod.op !== null && regex.test(mod.op));
+    });
+  return cases.filter((mod) => (only.length === 0 || matches(only, mod)) && !matches(skip, mod));
+}
+
+export async function runModTest(options: ModTestOptions): Promise<ModTestReport> {
+  const server = await HarnessServer.listen(options.host, options.port);
+  try {
+    options.onListening?.(server.address);
+    const cases = await runCases(server, selectCases(allCases(), options.only, options.skip), {
+      identity: options.identity,
+      trustedModKeys: options.trustedModKeys,
+      waitMs: options.waitMs ?? DEFAULT_WAIT_MS,
+      reconnectMs: options.reconnectMs ?? DEFAULT_RECONNECT_MS,
+      caseBudgetMs: options.caseBudgetMs ?? DEFAULT_CASE_BUDGET_MS,
+      ...(options.opDeadlineMs !== undefined ? { opDeadlineMs: options.opDeadlineMs } : {}),
+      ...(options.onResult ? { onResult: options.onResult } : {}),
+    });
+    return { cases, summary: summarize(cases) };
+  } finally {
+    await server.close();
+  }
+}

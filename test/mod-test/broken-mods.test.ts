@@ -1,0 +1,186 @@
+/**
+ * The harness catches deliberately broken mods by name (issue 28, "Proven"): each is the
+ * simulator with one thing wrong (a mute not rounded, coins applied twice for one op id, a forged
+ * frame accepted, acknowledged events never let go, events sent to a session that did not
+ * announce them), and the case that checks that rule fails
+ * with a reason a mod author understands. The harness and the mod run in this process, over a
+ * real loopback WebSocket.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSimulator, type Simulator, type SimulatorOptions } from '../../mod-sim/simulator.ts';
+import { generateIdentity } from '../../protocol/keys.ts';
+import type { OpHandlers } from '../../protocol/ops/index.ts';
+import { LinkConnection } from '../../protocol/link-connection.ts';
+import { Session } from '../../protocol/session.ts';
+import { runModTest, type ModTestReport } from '../../mod-test/index.ts';
+
+type Patch = Partial<Omit<SimulatorOptions, 'url' | 'identity' | 'daemonPublicKey'>>;
+
+let sim: Simulator | undefined;
+afterEach(async () => {
+  await sim?.close();
+  sim = undefined;
+});
+
+/** Runs the cases `only` against the simulator changed by `patch` (and `afterStart`). */
+async function runAgainst(
+  only: string[],
+  patch: Patch = {},
+  afterStart?: (sim: Simulator) => void,
+  trusted?: Uint8Array,
+): Promise<ModTestReport> {
+  const daemon = generateIdentity();
+  const mod = generateIdentity();
+  return runModTest({
+    identity: daemon,
+    trustedModKeys: [trusted ?? mod.publicKey],
+    host: '127.0.0.1',
+    port: 0,
+    waitMs: 10_000,
+    opDeadlineMs: 2_000,
+    only,
+    onListening: ({ port }) => {
+      sim = startSimulator({
+        url: `ws://127.0.0.1:${port}`,
+        identity: mod,
+        daemonPublicKey: daemon.publicKey,
+        dmQueueIntervalMs: 0,
+        activityIntervalMs: 0,
+        ...patch,
+      });
+      afterStart?.(sim);
+    },
+  });
+}
+
+function outcome(report: ModTestReport, id: string) {
+  const result = report.cases.find((c) => c.id === id);
+  if (!result) throw new Error(`no case ${id} in the report`);
+  return result;
+}
+
+describe('modgate mod test against broken mods', () => {
+  it('catches a mod that does not round a temporary mute up to the next hour', async () => {
+    const report = await runAgainst(['game.mute-rounding'], {
+      patchHandlers: (handlers: Partial<OpHandlers>) => ({
+        ...handlers,
+        'players.mute': async (args, ctx) => {
+          const result = await handlers['players.mute']!(args, ctx);
+          const minutes = args.permanent ? null : args.duration;
+          return { ...result, mute: { ...result.mute, duration_minutes: minutes } };
+        },
+      }),
+    });
+    const mute = outcome(report, 'game.mute-rounding');
+    expect(mute.status).toBe('fail');
+    expect(mute.message).toContain('a mute of 90 minutes answered duration_minutes 90');
+    expect(mute.message).toContain('rounds a temporary mute up to the next whole hour (120)');
+  });
+
+  it('catches a mod that applies a repeated op id twice', async () => {
+    const report = await runAgainst(['game.coins-idempotent'], {
+      patchHandlers: (handlers: Partial<OpHandlers>) => ({
+        ...handlers,
+        // Forgets the op id, so its memory of applied ops never sees one.
+        'economy.coins': (args, ctx) =>
+          handlers['economy.coins']!(args, Object.create(ctx, { opId: { value: undefined } })),
+      }),
+    });
+    const coins = outcome(report, 'game.coins-idempotent');
+    expect(coins.status).toBe('fail');
+    expect(coins.op).toBe('economy.coins');
+    expect(coins.message).toMatch(
+      /sent twice with op id \S+ moved the balance from (\d+) to \d+; a repeated op id must apply once \(§6\.4\)/,
+    );
+  });
+
+  it('catches a mod that accepts a frame whose tag was forged', async () => {
+    const open = Object.getOwnPropertyDescriptor(Session.prototype, 'open')!;
+    const fail = Object.getOwnPropertyDescriptor(Session.prototype, 'fail')!;
+    // The mod's sessions skip a frame whose tag does not verify instead of closing the link.
+    Session.prototype.fail = function (this: Session, error) {
+      if (this.role === 'mod' && error.code === 'bad_mac') return { ok: false, error };
+      return (fail.value as Session['fail']).call(this, error);
+    };
+    Session.prototype.open = function (this: Session, bytes) {
+      const opened = (open.value as Session['open']).call(this, bytes);
+      if (this.role === 'mod' && !opened.ok && opened.error.code === 'bad_mac')
+        return { ok: true, value: [] };
+      return opened;
+    };
+    try {
+      const report = await runAgainst(['frame.forged-tag']);
+      const forged = outcome(report, 'frame.forged-tag');
+      expect(forged.status).toBe('fail');
+      expect(forged.message).toContain('the mod accepted a frame whose AEAD tag was altered');
+      expect(forged.message).toContain('expected close 4040 bad_mac');
+    } finally {
+      Object.defineProperty(Session.prototype, 'open', open);
+      Object.defineProperty(Session.prototype, 'fail', fail);
+    }
+  });
+
+  it('catches a mod that never lets an acknowledged event go', async () => {
+    const report = await runAgainst(['events.ack-forgets'], {}, (broken) => {
+      broken.bridge.events.ack = () => {}; // every events_ack is ignored: the buffer keeps all
+    });
+    const acks = outcome(report, 'events.ack-forgets');
+    expect(acks.status).toBe('fail');
+    expect(acks.message).toMatch(
+      /after a redial the mod sent again \d+ event\(s\) an events_ack had covered/,
+    );
+  });
+
+  it('catches a mod that sends events to a session that did not announce them', async () => {
+    const ready = Object.getOwnPropertyDescriptor(LinkConnection.prototype, 'ready')!;
+    // The bridge reads every ready as events: true, so it sends events whatever the daemon said.
+    Object.defineProperty(LinkConnection.prototype, 'ready', { get: () => ({ t: 'ready', events: true }) });
+    try {
+      const report = await runAgainst(['events.not-announced']);
+      const announced = outcome(report, 'events.not-announced');
+      expect(announced.status).toBe('fail');
+      expect(announced.message).toContain('which a daemon rejects with 4021 unexpected_frame');
+    } finally {
+      Object.defineProperty(LinkConnection.prototype, 'ready', ready);
+    }
+  });
+
+  it('names a mod whose key the data dir does not trust, and closes it with 4031', async () => {
+    const report = await runAgainst(['handshake.hello-auth'], {}, undefined, generateIdentity().publicKey);
+    const hello = outcome(report, 'handshake.hello-auth');
+    expect(hello.status).toBe('fail');
+    expect(hello.message).toContain("whose id is not among the data dir's mod keys (mod-keys.json)");
+  });
+
+  it('skips, naming the op, what a mod without an op cannot answer, and what needs that op', async () => {
+    const report = await runAgainst(['vehicles.*'], {
+      patchHandlers: ({ 'vehicles.list': _list, ...handlers }: Partial<OpHandlers>) => handlers,
+    });
+    const statuses = new Set(report.cases.map((c) => c.status));
+    expect(statuses).toEqual(new Set(['pass', 'skip']));
+    expect(report.cases.find((c) => c.id === 'op.vehicles.list')?.message).toBe(
+      'the mod does not implement vehicles.list (it answered unsupported, which §6.1 allows)',
+    );
+    expect(report.cases.find((c) => c.id === 'op.vehicles.get')).toMatchObject({
+      status: 'skip',
+      message: 'needs vehicle from vehicles.list, which the mod does not implement',
+    });
+  });
+
+  it('passes the same cases against the simulator as it is', async () => {
+    const report = await runAgainst([
+      'events.not-announced',
+      'game.mute-rounding',
+      'game.coins-idempotent',
+      'frame.forged-tag',
+      'events.ack-forgets',
+    ]);
+    expect(report.cases.map((c) => [c.id, c.status])).toEqual([
+      ['game.mute-rounding', 'pass'],
+      ['game.coins-idempotent', 'pass'],
+      ['events.not-announced', 'pass'],
+      ['events.ack-forgets', 'pass'],
+      ['frame.forged-tag', 'pass'],
+    ]);
+  });
+});
