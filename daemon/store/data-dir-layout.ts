@@ -30,11 +30,15 @@ export const RECORD_FILE_NAMES: readonly string[] = Object.values(RECORD_FILES);
  */
 export const WEBHOOK_FILES = { endpoints: 'webhooks.json', outbox: 'webhook-outbox.jsonl' } as const;
 
+/** Held by a running daemon from start to stop, naming its process (see daemon-lock.ts). */
+export const DAEMON_LOCK_FILE = 'daemon.lock';
+
 /** Every file the data dir check holds to 0600 (anything else in the folder: not writable by others). */
 export const PRIVATE_FILE_NAMES: readonly string[] = [
   ...DATA_FILE_NAMES,
   ...RECORD_FILE_NAMES,
   ...Object.values(WEBHOOK_FILES),
+  DAEMON_LOCK_FILE,
 ];
 
 /** The exclusive lock the CLI takes for a read-modify-write (see lock.ts). */

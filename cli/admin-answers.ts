@@ -1,0 +1,39 @@
+/**
+ * The admin API's answers read back into the CLI's domain objects, so a command prints the same
+ * text and `--json` shapes whether the daemon answered or the data dir was read
+ * (cli/admin-client.ts). An answer that does not have the documented shape is a CliError, never
+ * a half-printed result.
+ */
+import * as z from 'zod';
+import { PLAN_FEATURES, type Plan } from '../daemon/store/state.ts';
+import type { AdminClient } from './admin-client.ts';
+import { CliError } from './errors.ts';
+
+/** `/admin/v1/plan` (docs/admin.md): open for fields added later. */
+const planAnswer = z.looseObject({
+  premium: z.boolean(),
+  until: z.iso.datetime({ offset: true }).nullable().optional(),
+  features: z.array(z.enum(PLAN_FEATURES)),
+});
+
+/** A plan as `/admin/v1/plan` gives it (GET, and PUT's answer). */
+export function planFromAnswer(body: unknown, path = '/plan'): Plan {
+  const parsed = planAnswer.safeParse(body);
+  if (!parsed.success) throw unexpectedAnswer(path);
+  const { premium, until, features } = parsed.data;
+  return { premium, until: until == null ? null : new Date(until), features };
+}
+
+/** The daemon's plan. */
+export async function planOf(admin: AdminClient): Promise<Plan> {
+  return planFromAnswer((await admin.send({ method: 'GET', path: '/plan' })).body);
+}
+
+/** The daemon answered 2xx with something other than what docs/admin.md says. */
+export function unexpectedAnswer(path: string): CliError {
+  return new CliError(
+    `the daemon's answer to /admin/v1${path} is not what this modgate expects; is the daemon another version? (modgate --version, and the daemon's log)`,
+    1,
+    'unexpected_answer',
+  );
+}
