@@ -13,6 +13,7 @@ export const LISTENER_SETTINGS: Record<ListenerName, string> = {
   api: '--listen (config [api] listen, env MODGATE_LISTEN)',
   mod_link: '--mod-listen (config [mod_link] listen, env MODGATE_MOD_LISTEN)',
   metrics: '--metrics-listen (config [metrics] listen)',
+  admin: '--admin-listen (config [admin] listen)',
 };
 
 export interface ListenFailure {

@@ -25,6 +25,7 @@ import {
   type LogLevel,
 } from '../daemon/log/log.ts';
 import { metricsExposureProblem } from '../daemon/metrics/listener.ts';
+import { adminExposureProblem } from '../daemon/admin/admin-listen.ts';
 import { modCredentialsFile } from '../daemon/store/mod-credentials.ts';
 import { parseFaultSpec, type FaultRule } from '../mod-sim/faults.ts';
 import { OPS } from '../protocol/ops/index.ts';
@@ -46,6 +47,7 @@ interface ServeFlags {
   tlsKey?: string;
   metricsListen?: HostPort;
   metricsAllow: string[];
+  adminListen?: HostPort;
   logLevel?: LogLevel;
   logFormat?: LogFormat;
   json?: boolean;
@@ -96,6 +98,11 @@ export function registerRuntimeCommands(program: Command, io: CliIo): void {
       'scrapers allowed on a non-loopback --metrics-listen (repeatable)',
       collectAllowIp,
       [],
+    )
+    .option(
+      '--admin-listen <host:port>',
+      'the admin API on TCP with admin tokens; plain HTTP only on loopback (default: admin.sock only)',
+      hostPort,
     )
     .option('--log-level <level>', 'debug, info, warn or error (default: the config, else info)', logLevel)
     .option('--log-format <format>', 'json or pretty (default: pretty at a terminal, else json)', logFormat)
@@ -185,6 +192,8 @@ async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
     api: formatHostPort(daemon.api),
     mod_link: formatHostPort(daemon.modLink),
     metrics: daemon.metricsAddress ? formatHostPort(daemon.metricsAddress) : null,
+    admin_socket: daemon.admin.socketPath,
+    admin: daemon.admin.address ? formatHostPort(daemon.admin.address) : null,
     tls: options.tls !== undefined,
     config: configPath ?? null,
   });
@@ -216,6 +225,8 @@ function checkExposure(options: ReturnType<typeof daemonOptions>): void {
   }
   const problem = options.metrics ? metricsExposureProblem(options.metrics) : null;
   if (problem) throw new UsageError(problem, 'metrics_exposed');
+  const adminProblem = options.admin ? adminExposureProblem(options.admin) : null;
+  if (adminProblem) throw new UsageError(adminProblem, 'plain_http_refused');
 }
 
 /**

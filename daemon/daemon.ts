@@ -43,6 +43,11 @@ import { holdDaemonLock, type HeldDaemonLock } from './store/daemon-lock.ts';
 import { DataDir } from './store/data-dir.ts';
 import type { LiveSnapshot } from './store/live-snapshot.ts';
 import { modCredentialsFile } from './store/mod-credentials.ts';
+import { AdminTokens } from './admin/admin-tokens.ts';
+import type { AdminListenOptions } from './admin/admin-listen.ts';
+import { type AdminServer, startAdminServer } from './admin/admin-server.ts';
+import { RecentRequests } from './admin/recent-requests.ts';
+import { ADMIN_ROUTES } from './admin/routes/index.ts';
 
 export interface DaemonOptions {
   dataDir: string;
@@ -107,6 +112,8 @@ export interface DaemonOptions {
    * also inject the resolver. The daemon adds its own listeners, which no webhook may reach.
    */
   webhookNetwork?: Omit<WebhookNetworkOptions, 'ownListeners'>;
+  /** The admin API: admin.sock always, TCP when `listen` is set (docs/admin.md). */
+  admin?: AdminListenOptions;
 }
 
 /** What a reload (SIGHUP) may change without a restart. */
@@ -132,6 +139,8 @@ export interface Daemon {
   /** The webhook registry and its delivery workers, readers of `events`. */
   webhooks: WebhookService;
   startedAt: Date;
+  /** The admin API's socket path and TCP address (null without `--admin-listen`). */
+  admin: { socketPath: string; address: HostPort | null };
   /**
    * Loads the data dir's files again and applies `settings`; refused whole (rejects, nothing
    * changes) when a file is broken: the last good snapshot stays.
@@ -163,7 +172,10 @@ async function startLocked(
   const snapshot = await dataDir.load();
   const { identity } = snapshot.current();
   const prometheus = await prometheusFor(options);
-  const metrics: DaemonMetrics = prometheus ?? noopMetrics;
+  const requests = new RecentRequests();
+  const metrics = countingRequests(prometheus ?? noopMetrics, requests);
+  const tokens = new AdminTokens({ dataDir, snapshot: () => snapshot.current(), log });
+  snapshot.on('change', (current) => tokens.snapshotChanged(current));
   const link = createLink(options, snapshot, metrics);
   const storage = new StorageHealth(log);
   const workers = new WorkerHealth();
@@ -194,7 +206,9 @@ async function startLocked(
   const startedAt = new Date();
   let http: HttpServerHandle | undefined;
   let metricsServer: MetricsServer | undefined;
+  let admin: AdminServer | undefined;
   const closeStores = async () => {
+    await tokens.close();
     await metricsServer?.close();
     await link.close(); // its mod.disconnected still reaches the log
     unwireEvents();
@@ -217,6 +231,28 @@ async function startLocked(
     }
     const idempotency = new Idempotency(journal, identity.daemonSecretKey);
     const stores = { idempotency, audit, storage, workers, events, webhooks };
+    // Before the API. (A second serve on this data dir never gets here: the daemon lock refuses it.)
+    admin = await startAdminServer({
+      dataDir: dataDir.path,
+      services: {
+        dataDir,
+        snapshot: () => snapshot.current(),
+        apply: () => snapshot.reload(),
+        startedAt,
+        link: () => linkStatus(link),
+        events,
+        webhooks,
+        audit,
+        tokens,
+        requests,
+      },
+      routes: ADMIN_ROUTES,
+      options: options.admin ?? {},
+      idempotency,
+      http: options.http ?? {},
+      log,
+    });
+    const adminServer = admin;
     const handle = daemonPipeline(options, snapshot, link, metrics, stores, startedAt);
     const certificate = options.tls ? await readTls(options.tls) : undefined;
     const server = await listening('api', options.listen, () =>
@@ -236,21 +272,25 @@ async function startLocked(
       events,
       webhooks,
       startedAt,
+      admin: { socketPath: adminServer.socketPath, address: adminServer.address },
       reload: async (settings = {}) => {
         await snapshot.reload(); // a broken file rejects here, before anything changed
         await audit.reopen();
         await tls.reload();
+        await adminServer.reload();
         handle.reconfigure(settings);
         if (settings.trustedProxies) server.setTrustedProxies(settings.trustedProxies);
         if (settings.webhookAllowNetworks) webhooks.setAllowNetworks(settings.webhookAllowNetworks);
       },
       close: async () => {
         tls.close();
-        await server.close(options.drainMs ?? DEFAULT_DRAIN_MS);
+        const drainMs = options.drainMs ?? DEFAULT_DRAIN_MS;
+        await Promise.all([server.close(drainMs), adminServer.close(drainMs)]);
         await closeStores();
       },
     };
   } catch (error) {
+    await admin?.close(0);
     await http?.close(0);
     await closeStores();
     throw error;
@@ -292,6 +332,23 @@ function daemonPipeline(
     onSnapshotChange: (listener) => void snapshot.on('change', listener),
     ...options.pipeline,
   });
+}
+
+/** The daemon's metrics, with every answered /v1 request also counted for GET /admin/v1/status. */
+function countingRequests(metrics: DaemonMetrics, requests: RecentRequests): DaemonMetrics {
+  return {
+    ...metrics,
+    httpRequest: (route, method, status, seconds) => {
+      requests.count(status);
+      metrics.httpRequest(route, method, status, seconds);
+    },
+  };
+}
+
+/** The mod link as the admin API's /status shows it. */
+function linkStatus(link: ModLinkServer) {
+  const peer = link.peer;
+  return { connected: peer !== null, modVersion: peer?.modVersion ?? null, since: peer?.connectedAt ?? null };
 }
 
 /** prom-client loads only when metrics are on: a daemon without them starts lighter. */

@@ -6,7 +6,7 @@
 import { formatHostPort, type HostPort } from './host-port.ts';
 import { errnoCode } from './store/errors.ts';
 
-export type ListenerName = 'api' | 'mod_link' | 'metrics';
+export type ListenerName = 'api' | 'mod_link' | 'metrics' | 'admin';
 
 /** The bind failures an operator causes: the address is taken, needs privileges, or is not local. */
 const OPERATOR_CODES = new Set(['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL']);

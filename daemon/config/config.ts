@@ -99,6 +99,22 @@ export const ConfigSchema = z
       .object({ allow_networks: z.array(cidr).max(1_000).default([]) })
       .strict()
       .default({ allow_networks: [] }),
+    /** The admin API's TCP listener (docs/admin.md); admin.sock needs no setting. */
+    admin: z
+      .object({
+        listen: hostPort.optional(),
+        tls_cert: z.string().min(1).optional(),
+        tls_key: z.string().min(1).optional(),
+        /** Names besides the listen address that `Host` may carry (DNS rebinding defence). */
+        hostnames: z
+          .array(z.string().regex(/^[A-Za-z0-9.-]{1,253}$/, 'a DNS name such as admin.example.net'))
+          .max(32)
+          .default([]),
+        /** Bad admin tokens per client address and minute before 429 (brute-force back-off). */
+        max_token_failures: z.number().int().min(1).max(10_000).optional(),
+      })
+      .strict()
+      .default({ hostnames: [] }),
     log: z
       .object({
         level: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
@@ -119,6 +135,13 @@ export const ConfigSchema = z
       ctx.addIssue({
         code: 'custom',
         path: ['api', 'tls_cert'],
+        message: 'tls_cert and tls_key go together',
+      });
+    }
+    if ((config.admin.tls_cert === undefined) !== (config.admin.tls_key === undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['admin', 'tls_cert'],
         message: 'tls_cert and tls_key go together',
       });
     }

@@ -21,6 +21,7 @@ export interface ServeFlags {
   metricsListen?: HostPort;
   /** Canonical CIDR ranges; given, they replace the config file's `[metrics] allow`. */
   metricsAllow?: readonly string[];
+  adminListen?: HostPort;
 }
 
 export function daemonOptions(
@@ -93,6 +94,33 @@ export function daemonOptions(
       maxBufferedBytes: config.events.stream_max_buffered_bytes,
     }),
     webhookNetwork: { allowNetworks: webhookAllowNetworks(config) },
+    admin: adminOptions(
+      config,
+      flags,
+      tlsCert && tlsKey ? { certFile: tlsCert, keyFile: tlsKey } : undefined,
+    ),
+  };
+}
+
+/**
+ * The admin listeners: TCP from the flag, then `[admin] listen` (none by default); its
+ * certificate is `[admin] tls_cert`/`tls_key`, else the API's own pair (docs/admin.md).
+ */
+function adminOptions(
+  config: Config,
+  flags: ServeFlags,
+  apiTls: { certFile: string; keyFile: string } | undefined,
+): NonNullable<DaemonOptions['admin']> {
+  const { admin } = config;
+  const listen = flags.adminListen ?? admin.listen;
+  const own =
+    admin.tls_cert && admin.tls_key ? { certFile: admin.tls_cert, keyFile: admin.tls_key } : undefined;
+  const tls = own ?? apiTls;
+  return {
+    ...(listen ? { listen } : {}),
+    ...(tls ? { tls } : {}),
+    hostnames: admin.hostnames,
+    ...(admin.max_token_failures !== undefined ? { backoff: { maxFailures: admin.max_token_failures } } : {}),
   };
 }
 

@@ -1,4 +1,4 @@
-import { ERROR_CATALOGUE, type ErrorCode } from './error-catalogue.ts';
+import { ANY_ERROR_CATALOGUE, type AnyErrorCode } from './error-catalogue.ts';
 
 export interface ApiErrorOptions {
   details?: Record<string, unknown>;
@@ -17,13 +17,13 @@ export class ApiError extends Error {
   readonly headers: Record<string, string>;
 
   constructor(
-    readonly code: ErrorCode,
-    message: string = ERROR_CATALOGUE[code].message,
+    readonly code: AnyErrorCode,
+    message: string = ANY_ERROR_CATALOGUE[code].message,
     options: ApiErrorOptions = {},
   ) {
     super(message);
     this.name = 'ApiError';
-    this.status = options.status ?? ERROR_CATALOGUE[code].status;
+    this.status = options.status ?? ANY_ERROR_CATALOGUE[code].status;
     this.details = options.details;
     this.headers = options.headers ?? {};
   }

@@ -27,3 +27,28 @@ export const ERROR_CATALOGUE = {
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 
 export const ERROR_CODES = Object.keys(ERROR_CATALOGUE) as ErrorCode[];
+
+/**
+ * Codes only the admin API answers with (docs/errors.md, "Codes of the admin API"): its defences
+ * against browsers, which /v1 has no use for. Same envelope; /v1 never sends them.
+ */
+export const ADMIN_ERROR_CATALOGUE = {
+  cross_origin_request: {
+    status: 403,
+    message: 'The admin API refuses requests made on behalf of another origin.',
+  },
+  misdirected_request: {
+    status: 421,
+    message: 'This listener does not serve the host named in the request.',
+  },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type AdminErrorCode = keyof typeof ADMIN_ERROR_CATALOGUE;
+
+/** A code of either API: what an ApiError may carry. */
+export type AnyErrorCode = ErrorCode | AdminErrorCode;
+
+export const ANY_ERROR_CATALOGUE: Record<AnyErrorCode, { status: number; message: string }> = {
+  ...ERROR_CATALOGUE,
+  ...ADMIN_ERROR_CATALOGUE,
+};

@@ -46,6 +46,11 @@ export interface HttpServerOptions {
    * a request from anywhere else is judged by its socket address, whatever it claims.
    */
   trustedProxies?: readonly string[];
+  /**
+   * Binds the server itself instead of listening on `listen` (the admin Unix socket,
+   * daemon/admin/admin-socket.ts): not a network address, so the plain-HTTP rule does not apply.
+   */
+  bind?: (server: Server) => Promise<void>;
   log: Logger;
 }
 
@@ -70,7 +75,7 @@ export const HTTP_DEFAULTS = {
 } as const;
 
 export async function startHttpServer(handle: Handle, options: HttpServerOptions): Promise<HttpServerHandle> {
-  if (!options.tls && !isLoopbackHost(options.listen.host)) {
+  if (!options.tls && !options.bind && !isLoopbackHost(options.listen.host)) {
     throw new Error(
       `refusing to serve plain HTTP on ${options.listen.host}: pass --tls-cert and --tls-key, ` +
         'or listen on a loopback address behind a TLS-terminating reverse proxy',
@@ -132,12 +137,18 @@ export async function startHttpServer(handle: Handle, options: HttpServerOptions
     catchSocketErrors(socket);
     options.log.debug('tls client error', { error: error.code ?? error.message });
   });
-  server.listen(options.listen.port, options.listen.host);
-  await once(server, 'listening');
-  const address = server.address() as AddressInfo;
+  if (options.bind) await options.bind(server);
+  else {
+    server.listen(options.listen.port, options.listen.host);
+    await once(server, 'listening');
+  }
+  const bound = server.address();
   return {
     server,
-    address: { host: options.listen.host, port: address.port },
+    address: {
+      host: options.listen.host,
+      port: typeof bound === 'object' && bound ? (bound as AddressInfo).port : 0,
+    },
     setTrustedProxies: (list) => (trust = compileTrust(list)),
     reloadTls: (tls) => {
       if (!options.tls) throw new Error('this listener serves plain HTTP; TLS needs a restart');

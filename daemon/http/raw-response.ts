@@ -14,14 +14,14 @@
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ApiError } from './api-error.ts';
-import type { ErrorCode } from './error-catalogue.ts';
+import type { AnyErrorCode } from './error-catalogue.ts';
 import { baseHeaders, errorResponse, newRequestId } from './respond.ts';
 import type { ApiResponse } from './types.ts';
 
 export interface RawRefusal {
   requestId: string;
   status: number;
-  code: ErrorCode;
+  code: AnyErrorCode;
 }
 
 /** What a node:http client error (its `code`) is answered with. */

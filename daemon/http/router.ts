@@ -5,20 +5,26 @@
  */
 import type { AnyRoute } from './define-route.ts';
 
-export interface RouteMatch {
-  route: AnyRoute;
+/** What the router reads of a route: /v1's routes and the admin API's alike. */
+export interface Routable {
+  method: string;
+  path: string;
+}
+
+export interface RouteMatch<R extends Routable = AnyRoute> {
+  route: R;
   params: Record<string, string>;
 }
 
-interface CompiledRoute {
-  route: AnyRoute;
+interface CompiledRoute<R extends Routable = AnyRoute> {
+  route: R;
   segments: Array<{ static: string } | { param: string }>;
 }
 
-export class Router {
-  readonly #byMethod = new Map<string, CompiledRoute[]>();
+export class Router<R extends Routable = AnyRoute> {
+  readonly #byMethod = new Map<string, CompiledRoute<R>[]>();
 
-  constructor(routes: readonly AnyRoute[]) {
+  constructor(routes: readonly R[]) {
     const seen = new Set<string>();
     for (const route of routes) {
       const compiled = compile(route);
@@ -32,7 +38,7 @@ export class Router {
     for (const list of this.#byMethod.values()) list.sort(bySpecificity);
   }
 
-  match(method: string, path: string): RouteMatch | null {
+  match(method: string, path: string): RouteMatch<R> | null {
     const candidates = this.#byMethod.get(method.toUpperCase());
     if (!candidates) return null;
     const parts = splitPath(path);
@@ -45,7 +51,7 @@ export class Router {
   }
 }
 
-function compile(route: AnyRoute): CompiledRoute {
+function compile<R extends Routable>(route: R): CompiledRoute<R> {
   const segments = route.path
     .split('/')
     .slice(1)
@@ -71,11 +77,11 @@ function splitPath(path: string): string[] | null {
   }
 }
 
-function matchSegments(candidate: CompiledRoute, parts: string[]): Record<string, string> | null {
+function matchSegments(candidate: CompiledRoute<Routable>, parts: string[]): Record<string, string> | null {
   if (candidate.segments.length !== parts.length) return null;
   const params: Record<string, string> = {};
   for (let i = 0; i < parts.length; i++) {
-    const segment = candidate.segments[i] as CompiledRoute['segments'][number];
+    const segment = candidate.segments[i] as CompiledRoute<Routable>['segments'][number];
     const part = parts[i] as string;
     if ('static' in segment) {
       if (segment.static !== part) return null;
@@ -88,7 +94,7 @@ function matchSegments(candidate: CompiledRoute, parts: string[]): Record<string
 }
 
 /** Static before param at the first position where two routes differ. */
-function bySpecificity(a: CompiledRoute, b: CompiledRoute): number {
+function bySpecificity(a: CompiledRoute<Routable>, b: CompiledRoute<Routable>): number {
   const length = Math.min(a.segments.length, b.segments.length);
   for (let i = 0; i < length; i++) {
     const aStatic = 'static' in (a.segments[i] as object);

@@ -16,10 +16,17 @@ import { RECORD_FILES } from '../store/data-dir.ts';
 
 export const AUDIT_FILE = RECORD_FILES.audit;
 
+/** Who made an admin request (docs/admin.md, "Who the audit log names"). */
+export type AuditActor =
+  { kind: 'local'; uid: number } | { kind: 'token' | 'session'; token_id: string; name: string };
+
 export interface AuditEntry {
   time: string;
   request_id: string;
-  key_id: string;
+  /** The API key of a /v1 write; null for an admin request, which names its `actor` instead. */
+  key_id: string | null;
+  /** Admin API requests only: who made it. */
+  actor?: AuditActor;
   method: string;
   route: string;
   /** The concrete path: which player, pack or code the write aimed at. */

@@ -3,7 +3,12 @@
  * pipeline's stages (docs/pipeline.md): every status, the error envelope with the `code` values
  * that status can carry on that route, and the headers the daemon reads and writes.
  */
-import { ERROR_CATALOGUE, type ErrorCode } from '../http/error-catalogue.ts';
+import {
+  ANY_ERROR_CATALOGUE,
+  type AnyErrorCode,
+  ERROR_CATALOGUE,
+  type ErrorCode,
+} from '../http/error-catalogue.ts';
 import { KEY_PATTERN } from '../idempotency/idempotency.ts';
 import type { AnyRoute } from '../http/define-route.ts';
 
@@ -176,7 +181,7 @@ function pascal(code: string): string {
 }
 
 /** The component name of the error response for these codes at this status. */
-export function errorResponseName(status: number, codes: readonly ErrorCode[]): string {
+export function errorResponseName(status: number, codes: readonly AnyErrorCode[]): string {
   return `Error${status}${codes.map(pascal).join('Or')}`;
 }
 
@@ -186,7 +191,7 @@ export function errorResponseName(status: number, codes: readonly ErrorCode[]): 
  */
 export function errorResponse(
   status: number,
-  codes: readonly ErrorCode[],
+  codes: readonly AnyErrorCode[],
   components: { schemas: Record<string, JsonSchema>; responses: Record<string, JsonSchema> },
 ): { $ref: string } {
   const name = errorResponseName(status, codes);
@@ -214,7 +219,7 @@ export function errorResponse(
       required: ['error'],
     };
     components.responses[name] = {
-      description: codes.map((code) => `\`${code}\`: ${ERROR_CATALOGUE[code].message}`).join(' '),
+      description: codes.map((code) => `\`${code}\`: ${ANY_ERROR_CATALOGUE[code].message}`).join(' '),
       headers: errorHeaders(status),
       content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } },
     };

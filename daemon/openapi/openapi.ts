@@ -134,7 +134,7 @@ function operation(route: AnyRoute, components: Components): JsonSchema {
   return op;
 }
 
-function parameters(
+export function parameters(
   schema: z.ZodType | undefined,
   where: 'path' | 'query',
   components: Record<string, JsonSchema>,
@@ -293,7 +293,7 @@ function metaPaths(): Record<string, unknown> {
  * Converts a zod schema and moves its named definitions into components, so each named schema
  * appears once. Two different shapes under one name is a bug in the route table.
  */
-function hoist(
+export function hoist(
   schema: z.ZodType,
   io: 'input' | 'output',
   components: Record<string, JsonSchema>,

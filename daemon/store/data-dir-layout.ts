@@ -33,12 +33,20 @@ export const WEBHOOK_FILES = { endpoints: 'webhooks.json', outbox: 'webhook-outb
 /** Held by a running daemon from start to stop, naming its process (see daemon-lock.ts). */
 export const DAEMON_LOCK_FILE = 'daemon.lock';
 
+/**
+ * The admin API's files (docs/admin.md): the admin tokens, created by the first `admin tokens
+ * create`, and the Unix socket `serve` listens on while it runs (mode 0600; a socket, which the
+ * data dir check allows under this name only).
+ */
+export const ADMIN_FILES = { tokens: 'admin-tokens.json', socket: 'admin.sock' } as const;
+
 /** Every file the data dir check holds to 0600 (anything else in the folder: not writable by others). */
 export const PRIVATE_FILE_NAMES: readonly string[] = [
   ...DATA_FILE_NAMES,
   ...RECORD_FILE_NAMES,
   ...Object.values(WEBHOOK_FILES),
   DAEMON_LOCK_FILE,
+  ADMIN_FILES.tokens,
 ];
 
 /** The exclusive lock the CLI takes for a read-modify-write (see lock.ts). */

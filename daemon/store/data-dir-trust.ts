@@ -43,6 +43,11 @@ export interface TrustRules {
   readonly uid: number;
   /** Files that hold secrets or request data: 0600, not just "not writable by others". */
   readonly privateFiles: readonly string[];
+  /**
+   * Unix sockets the daemon listens on (admin.sock): a socket, 0600, and only under these names.
+   * A socket is never read as a file, so it cannot feed the daemon a forged file.
+   */
+  readonly sockets?: readonly string[];
 }
 
 /** Every problem of the folder `dir` (already resolved) and of what it holds, folder first. */
@@ -54,7 +59,7 @@ export async function findUntrusted(dir: string, rules: TrustRules): Promise<Tru
     const path = join(dir, name);
     const entry = await lstatOrNull(path);
     if (entry === null) continue; // a temp file or lock that went away meanwhile
-    const kind = name === EVENTS_FOLDER ? 'folder' : rules.privateFiles.includes(name) ? 'private' : 'other';
+    const kind = entryKind(name, rules);
     const found = judge(path, entry, rules, kind);
     problems.push(...found);
     if (found.length === 0 && kind === 'folder' && entry.isDirectory()) {
@@ -74,12 +79,19 @@ async function judgeContents(folder: string, rules: TrustRules): Promise<TrustPr
   return problems;
 }
 
-type EntryKind = 'folder' | 'private' | 'other';
+type EntryKind = 'folder' | 'private' | 'socket' | 'other';
+
+function entryKind(name: string, rules: TrustRules): EntryKind {
+  if (name === EVENTS_FOLDER) return 'folder';
+  if (rules.privateFiles.includes(name)) return 'private';
+  return rules.sockets?.includes(name) ? 'socket' : 'other';
+}
 
 /** The mode bits each kind of entry must not have, and the chmod that clears them. */
 const MODE_RULES = {
   folder: { forbidden: 0o077, kind: 'folder_mode', what: 'accessible to other users', chmod: 'chmod 700' },
   private: { forbidden: 0o077, kind: 'private_mode', what: 'accessible to other users', chmod: 'chmod 600' },
+  socket: { forbidden: 0o077, kind: 'private_mode', what: 'accessible to other users', chmod: 'chmod 600' },
   other: { forbidden: 0o022, kind: 'writable', what: 'writable by other users', chmod: 'chmod go-w' },
 } as const;
 
@@ -106,19 +118,22 @@ function judge(path: string, info: Stats, rules: TrustRules, kind: EntryKind): T
 
 /** A folder where a folder belongs, a regular file where a state file does, and never a pipe, socket or device. */
 function typeProblem(path: string, info: Stats, kind: EntryKind): TrustProblem | null {
-  const fits =
-    kind === 'folder'
-      ? info.isDirectory()
-      : kind === 'private'
-        ? info.isFile()
-        : info.isFile() || info.isDirectory();
+  const fits = {
+    folder: () => info.isDirectory(),
+    private: () => info.isFile(),
+    socket: () => info.isSocket(),
+    other: () => info.isFile() || info.isDirectory(),
+  }[kind]();
   if (fits) return null;
-  const expected = kind === 'folder' ? 'a folder' : 'a regular file';
+  const expected = { folder: 'a folder', private: 'a regular file', socket: 'a socket', other: '' }[kind];
   return {
     kind: 'file_type',
     path,
     what: `${entryType(info)}, where modgate keeps ${kind === 'other' ? 'only files and folders' : expected}`,
-    fix: `rm ${info.isDirectory() ? '-r ' : ''}${path}, then put the real ${kind === 'folder' ? 'folder' : 'file'} there (from a backup, or \`modgate init\` for a data file)`,
+    fix:
+      kind === 'socket'
+        ? `rm ${info.isDirectory() ? '-r ' : ''}${path} (\`modgate serve\` creates its socket there)`
+        : `rm ${info.isDirectory() ? '-r ' : ''}${path}, then put the real ${kind === 'folder' ? 'folder' : 'file'} there (from a backup, or \`modgate init\` for a data file)`,
   };
 }
 

@@ -14,7 +14,8 @@ import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { lstatOrNull, statOrNull, symlinkMessage } from './data-dir-fs.ts';
 import { findUntrusted, formatMode, type TrustProblem } from './data-dir-trust.ts';
-import { DATA_FILE_NAMES, DATA_FILES, PRIVATE_FILE_NAMES } from './data-dir-layout.ts';
+import { ADMIN_FILES, DATA_FILE_NAMES, DATA_FILES, PRIVATE_FILE_NAMES } from './data-dir-layout.ts';
+import { adminTokensFile, type AdminTokenRecord } from './admin-tokens.ts';
 import { readDataFile, writeDataFile, type DataFile } from './data-file.ts';
 import { errnoCode, StoreError, type StoreErrorCode } from './errors.ts';
 import { identityFile, type ServerIdentity } from './identity.ts';
@@ -26,6 +27,7 @@ import { stateFile, type State } from './state.ts';
 
 export { formatMode, lstatOrNull, statOrNull };
 export {
+  ADMIN_FILES,
   DATA_FILES,
   LOCK_FILE,
   PRIVATE_FILE_NAMES,
@@ -81,16 +83,18 @@ export class DataDir {
    */
   async snapshot(now: Date = new Date()): Promise<Snapshot> {
     await assertDataDirReady(this.path);
-    const [identity, state, keys, modKeys] = await Promise.all([
+    const [identity, state, keys, modKeys, adminTokens] = await Promise.all([
       readDataFile(this.path, identityFile),
       readDataFile(this.path, stateFile),
       readDataFile(this.path, keysFile),
       readDataFile(this.path, modKeysFile),
+      readDataFile(this.path, adminTokensFile),
     ]);
     return {
       identity,
       state,
       keysById: indexById(keys),
+      adminTokensById: new Map(adminTokens.map((token) => [token.id, token])),
       trustedModKeys: modKeys.trusted.map((entry) => entry.publicKey),
       loadedAt: now,
     };
@@ -120,6 +124,8 @@ export interface Snapshot {
   readonly identity: ServerIdentity;
   readonly state: State;
   readonly keysById: ReadonlyMap<string, ApiKeyRecord>;
+  /** admin-tokens.json (empty until the first `admin tokens create`). */
+  readonly adminTokensById: ReadonlyMap<string, AdminTokenRecord>;
   /** Raw 32-byte Ed25519 public keys of the mods allowed to connect. */
   readonly trustedModKeys: readonly Uint8Array[];
   readonly loadedAt: Date;
@@ -196,6 +202,7 @@ export async function assertPermissions(dir: string): Promise<void> {
   const problems = await findUntrusted(dir, {
     uid: uid ?? (await stat(dir)).uid, // no uids (Windows): the owner check has nothing to go on
     privateFiles: PRIVATE_FILE_NAMES,
+    sockets: [ADMIN_FILES.socket],
   });
   const first = problems[0];
   if (first === undefined) return;

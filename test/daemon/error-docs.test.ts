@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ERROR_CATALOGUE, ERROR_CODES } from '../../daemon/http/error-catalogue.ts';
+import { ADMIN_ERROR_CATALOGUE, ERROR_CATALOGUE, ERROR_CODES } from '../../daemon/http/error-catalogue.ts';
 
 const docs = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8');
 // The spec's table of error codes, code by code. The spec is the contract and is not shipped
@@ -29,6 +29,15 @@ describe('the error catalogue', () => {
     expect(row, code).toBeDefined();
     expect(row).toContain(String(ERROR_CATALOGUE[code].status));
   });
+
+  it.each(Object.entries(ADMIN_ERROR_CATALOGUE))(
+    'documents the admin API code %s in docs/errors.md with its status',
+    (code, { status }) => {
+      const row = docs.split('\n').find((line) => line.startsWith(`| \`${code}\` |`));
+      expect(row, code).toBeDefined();
+      expect(row).toContain(String(status));
+    },
+  );
 
   it('holds exactly the spec’s codes and no others', () => {
     expect([...ERROR_CODES].sort()).toEqual([...SPEC_CODES].sort());

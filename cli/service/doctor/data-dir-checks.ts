@@ -12,6 +12,7 @@ import { join, relative } from 'node:path';
 import { formatHostPort, type HostPort } from '../../../daemon/host-port.ts';
 import { apiKeyStatus } from '../../../daemon/store/api-keys.ts';
 import {
+  ADMIN_FILES,
   DATA_FILES,
   formatMode,
   LOCK_FILE,
@@ -76,7 +77,11 @@ export async function checkDataDir(dir: string, options: DataDirCheckOptions): P
  * whoever runs doctor); the folder's own mode and owner are folderResult's.
  */
 async function untrustedInside(dir: string, folder: Stats): Promise<TrustProblem[]> {
-  const problems = await findUntrusted(dir, { uid: folder.uid, privateFiles: PRIVATE_FILE_NAMES });
+  const problems = await findUntrusted(dir, {
+    uid: folder.uid,
+    privateFiles: PRIVATE_FILE_NAMES,
+    sockets: [ADMIN_FILES.socket],
+  });
   return problems.filter((problem) => problem.path !== dir);
 }
 

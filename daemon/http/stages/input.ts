@@ -13,6 +13,9 @@ import { illFormedStrings } from './well-formed.ts';
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 const NOT_UNICODE = 'not valid Unicode text (a lone surrogate or a broken UTF-8 sequence)';
 
+/** What the input stages read of a route: its schemas (a /v1 route or an admin route). */
+export type InputSchemas = Pick<AnyRoute, 'params' | 'query' | 'body'>;
+
 export interface ValidInput {
   params: unknown;
   query: unknown;
@@ -20,7 +23,11 @@ export interface ValidInput {
 }
 
 /** Reads the JSON body a route takes; a route that takes none refuses one. */
-export async function readJsonBody(req: ApiRequest, route: AnyRoute, limitBytes: number): Promise<unknown> {
+export async function readJsonBody(
+  req: ApiRequest,
+  route: InputSchemas,
+  limitBytes: number,
+): Promise<unknown> {
   if (!route.body) {
     if (req.hasBody) throw new ApiError('validation_error', 'This endpoint takes no request body.');
     return undefined;
@@ -67,7 +74,7 @@ function isJson(contentType: string | undefined): boolean {
 const NO_QUERY = z.object({}).strict();
 
 export function validateInput(
-  route: AnyRoute,
+  route: InputSchemas,
   rawParams: Record<string, string>,
   target: Pick<RequestTarget, 'searchParams' | 'malformedQuery'>,
   rawBody: unknown,

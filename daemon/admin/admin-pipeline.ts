@@ -1,0 +1,203 @@
+/**
+ * The admin API's request pipeline (docs/admin.md, "How a request is handled"), one per listener.
+ * Like /v1's (daemon/http/pipeline.ts) it is callable in-process, `handle(request) → response`,
+ * and node:http is only its adapter; it shares /v1's envelope, error catalogue, body reading,
+ * validation and idempotency. The order:
+ *
+ *   TCP only: Host (421) → preflight refused (403) → token back-off (429) → token (401)
+ *   both:     cross-origin write (403) → route (404) → body: 415, 413, 400 → validation (400)
+ *             → Idempotency-Key (POST) → handler → audit (every write, with its actor)
+ *
+ * On admin.sock the file's permission is the authentication and no browser can connect, so the
+ * Host and token stages do not apply there; the origin, preflight and JSON rules do (they cost
+ * nothing, and the socket may one day be proxied).
+ */
+import type { Logger } from '../log/log.ts';
+import type { HostPort } from '../host-port.ts';
+import { ApiError } from '../http/api-error.ts';
+import { Router } from '../http/router.ts';
+import { baseHeaders, errorResponse, json, newRequestId } from '../http/respond.ts';
+import { readJsonBody, validateInput } from '../http/stages/input.ts';
+import { requestTarget } from '../http/stages/target.ts';
+import { type ApiRequest, type ApiResponse, ClientGone } from '../http/types.ts';
+import { type Admission, type Idempotency, unkeyedAdmission } from '../idempotency/idempotency.ts';
+import { DEFAULT_BODY_LIMIT_BYTES } from '../http/pipeline.ts';
+import { ADMIN_PREFIX, type AdminActor, type AnyAdminRoute } from './define-admin-route.ts';
+import { checkHost, checkOrigin, hostRule, ownOriginOf, refusePreflight, type HostRule } from './defences.ts';
+import { auditAdminRequest, logAdminRequest } from './admin-observers.ts';
+import type { AdminServices } from './services.ts';
+import { TokenBackoff, type TokenBackoffPolicy } from './token-backoff.ts';
+
+/** Where a pipeline's requests come from. */
+export type AdminTransport =
+  | { kind: 'socket'; uid: number }
+  | { kind: 'tcp'; listen: HostPort; tls: boolean; hostnames: readonly string[] };
+
+export interface AdminPipelineOptions {
+  routes: readonly AnyAdminRoute[];
+  services: AdminServices;
+  transport: AdminTransport;
+  log: Logger;
+  /** Idempotency-Key on POSTs; without it every POST runs as new. */
+  idempotency?: Idempotency;
+  bodyLimitBytes?: number;
+  backoff?: Partial<TokenBackoffPolicy>;
+  /** GET /admin/v1/openapi.json, built on its first request. */
+  openapi?: () => unknown;
+  now?: () => number;
+}
+
+export const ADMIN_OPENAPI_PATH = `${ADMIN_PREFIX}/openapi.json`;
+
+export type AdminHandle = (req: ApiRequest) => Promise<ApiResponse>;
+
+/** What one request learned on its way: for the answer, the log line and the audit entry. */
+export interface AdminExchange {
+  requestId: string;
+  headers: Record<string, string>;
+  route: AnyAdminRoute | null;
+  actor: AdminActor | null;
+  errorCode: string | null;
+}
+
+const BEARER = /^Bearer +(\S+) *$/i;
+
+export function createAdminPipeline(options: AdminPipelineOptions): AdminHandle {
+  const router = new Router(options.routes);
+  const { services, transport, log } = options;
+  const backoff = new TokenBackoff(options.backoff, options.now);
+  const hosts: HostRule | null =
+    transport.kind === 'tcp' ? hostRule(transport.listen, transport.hostnames, transport.tls) : null;
+  const tls = transport.kind === 'tcp' && transport.tls;
+  const bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
+  let openapiBody: Buffer | null = null;
+
+  /** admin.sock: its permission; TCP: a Bearer admin token, with back-off on bad ones. */
+  function authenticate(req: ApiRequest): AdminActor {
+    if (transport.kind === 'socket') return { kind: 'local', uid: transport.uid };
+    backoff.check(req.remoteAddress);
+    const text = BEARER.exec(req.headers['authorization'] ?? '')?.[1];
+    const record = text === undefined ? null : services.tokens.verify(text);
+    if (record === null) {
+      backoff.failed(req.remoteAddress);
+      throw new ApiError('unauthorized', 'Send an admin token as "Authorization: Bearer mgadm_…".', {
+        headers: { 'www-authenticate': 'Bearer realm="modgate-admin"' },
+      });
+    }
+    backoff.succeeded(req.remoteAddress);
+    return { kind: 'token', token_id: record.id, name: record.name };
+  }
+
+  async function run(req: ApiRequest, exchange: AdminExchange): Promise<ApiResponse> {
+    const url = requestTarget(req.url);
+    if (hosts) checkHost(req, hosts);
+    refusePreflight(req);
+    const actor = authenticate(req);
+    exchange.actor = actor;
+    checkOrigin(req, ownOriginOf(req, tls));
+    if (req.method === 'GET' && url.pathname === ADMIN_OPENAPI_PATH && options.openapi) {
+      openapiBody ??= Buffer.from(JSON.stringify(options.openapi()));
+      const headers = { ...exchange.headers, 'content-type': 'application/json; charset=utf-8' };
+      return { status: 200, headers: { ...headers, 'cache-control': 'no-store' }, body: openapiBody };
+    }
+    const match = router.match(req.method, url.pathname);
+    if (!match) throw new ApiError('not_found', 'No such admin endpoint.');
+    const { route } = match;
+    exchange.route = route;
+    const rawBody = route.body || req.hasBody ? await readJsonBody(req, route, bodyLimit) : undefined;
+    const input = validateInput(route, match.params, url, rawBody);
+    const context = {
+      params: input.params,
+      query: input.query,
+      body: input.body,
+      actor,
+      requestId: exchange.requestId,
+      headers: req.headers,
+      admin: services,
+    };
+    if (route.stream) {
+      const headers = {
+        ...exchange.headers,
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-store',
+      };
+      return { status: 200, headers, body: null, stream: route.stream({ ...context, body: undefined }) };
+    }
+    const admission = await admit(options.idempotency, route, actor, req, url.pathname, input.body);
+    if (admission.kind === 'replay') {
+      return { ...admission.response, headers: { ...exchange.headers, ...admission.response.headers } };
+    }
+    let response: ApiResponse;
+    try {
+      const result: unknown = await route.handler(context);
+      response = answer(route, result, exchange.headers);
+    } catch (error) {
+      if (!(error instanceof ApiError)) {
+        admission.abandon();
+        throw error;
+      }
+      exchange.errorCode = error.code;
+      response = errorResponse(error, exchange.requestId, exchange.headers);
+    }
+    await admission.complete(response);
+    return response;
+  }
+
+  return async function handleAdmin(req: ApiRequest): Promise<ApiResponse> {
+    const started = performance.now();
+    const requestId = newRequestId();
+    const exchange: AdminExchange = {
+      requestId,
+      headers: { ...baseHeaders(requestId), 'cache-control': 'no-store' },
+      route: null,
+      actor: null,
+      errorCode: null,
+    };
+    let response: ApiResponse;
+    try {
+      response = await run(req, exchange);
+    } catch (thrown) {
+      if (thrown instanceof ClientGone) response = { status: thrown.status, headers: {}, body: null };
+      else {
+        const error = thrown instanceof ApiError ? thrown : unhandled(thrown, requestId, log);
+        exchange.errorCode = error.code;
+        response = errorResponse(error, requestId, exchange.headers);
+      }
+    }
+    auditAdminRequest(services.audit, req, exchange, response, log);
+    logAdminRequest(log, req, exchange, response, performance.now() - started);
+    return response;
+  };
+}
+
+function answer(route: AnyAdminRoute, result: unknown, headers: Record<string, string>): ApiResponse {
+  if (route.response.status === 204 || route.response.schema === undefined) {
+    return { status: route.response.status, headers, body: null };
+  }
+  return json(route.response.status, result, headers);
+}
+
+function unhandled(thrown: unknown, requestId: string, log: Logger): ApiError {
+  log.error('unhandled error', { request_id: requestId, error: thrown });
+  return new ApiError('internal');
+}
+
+/** Idempotency-Key on POSTs, keyed by the actor as /v1 keys it by the API key (docs/idempotency.md). */
+async function admit(
+  idempotency: Idempotency | undefined,
+  route: AnyAdminRoute,
+  actor: AdminActor,
+  req: ApiRequest,
+  path: string,
+  body: unknown,
+): Promise<Admission> {
+  const header = route.method === 'POST' ? req.headers['idempotency-key'] : undefined;
+  if (!idempotency || header === undefined) return unkeyedAdmission();
+  const keyId = `admin:${actorId(actor)}`;
+  return idempotency.admit({ keyId, method: route.method, route: route.path, path, body, header });
+}
+
+/** `local:1000`, `token:abc…`: the actor as one string (idempotency records, the log). */
+export function actorId(actor: AdminActor): string {
+  return actor.kind === 'local' ? `local:${actor.uid}` : `${actor.kind}:${actor.token_id}`;
+}

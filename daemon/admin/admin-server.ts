@@ -1,0 +1,103 @@
+/**
+ * The admin API's listeners (docs/admin.md): always `<data-dir>/admin.sock` (admin-socket.ts),
+ * and on TCP when `--admin-listen` / `[admin] listen` asks, with admin tokens: plain HTTP only on
+ * a loopback address, TLS anywhere else (its own `[admin] tls_cert`/`tls_key`, else the API's
+ * pair), the certificate reloaded like the API's (tls-files.ts). Both listeners are the API
+ * listener's node:http adapter, with its timeouts, connection caps and hostile-socket hygiene.
+ */
+import type { HostPort } from '../host-port.ts';
+import { startHttpServer, type HttpServerHandle, type HttpServerOptions } from '../http/node-adapter.ts';
+import { readTls, watchTls } from '../http/tls-files.ts';
+import type { Idempotency } from '../idempotency/idempotency.ts';
+import { listening } from '../listen-error.ts';
+import type { Logger } from '../log/log.ts';
+import { adminOpenApi } from './admin-openapi.ts';
+import { type AdminHandle, createAdminPipeline } from './admin-pipeline.ts';
+import { adminSocketPath, bindAdminSocket } from './admin-socket.ts';
+import type { AnyAdminRoute } from './define-admin-route.ts';
+import type { AdminServices } from './services.ts';
+import { adminExposureProblem, type AdminListenOptions } from './admin-listen.ts';
+
+export interface AdminServer {
+  socketPath: string;
+  /** The TCP listener's address as bound, or null. */
+  address: HostPort | null;
+  /** Reads the TCP listener's certificate again (SIGHUP). */
+  reload(): Promise<void>;
+  close(drainMs: number): Promise<void>;
+}
+
+export interface AdminServerInit {
+  dataDir: string;
+  services: AdminServices;
+  routes: readonly AnyAdminRoute[];
+  options: AdminListenOptions;
+  idempotency: Idempotency;
+  /** The API listener's HTTP limits, which the admin listeners share. */
+  http: Omit<HttpServerOptions, 'listen' | 'tls' | 'log' | 'bind' | 'trustedProxies'>;
+  log: Logger;
+}
+
+export async function startAdminServer(init: AdminServerInit): Promise<AdminServer> {
+  const { services, routes, options, log } = init;
+  const openapi = () => adminOpenApi(routes);
+  const uid = process.getuid?.() ?? 0;
+  const socketHandle = createAdminPipeline({
+    routes,
+    services,
+    transport: { kind: 'socket', uid },
+    log,
+    idempotency: init.idempotency,
+    openapi,
+  });
+  const socket = await startHttpServer(socketHandle, {
+    ...init.http,
+    listen: { host: adminSocketPath(init.dataDir), port: 0 },
+    bind: (server) => bindAdminSocket(server, init.dataDir),
+    log,
+  });
+  let tcp: HttpServerHandle | undefined;
+  try {
+    tcp = options.listen ? await startTcp(init, options.listen, openapi) : undefined;
+  } catch (error) {
+    await socket.close(0);
+    throw error;
+  }
+  const tls = tcp ? watchTls(options.tls, tcp, log) : undefined;
+  return {
+    socketPath: adminSocketPath(init.dataDir),
+    address: tcp?.address ?? null,
+    reload: async () => tls?.reload(),
+    close: async (drainMs) => {
+      tls?.close();
+      await Promise.all([socket.close(drainMs), tcp?.close(drainMs)]);
+    },
+  };
+}
+
+async function startTcp(init: AdminServerInit, listen: HostPort, openapi: () => unknown) {
+  const { options } = init;
+  const problem = adminExposureProblem(options);
+  if (problem) throw new Error(problem);
+  const certificate = options.tls ? await readTls(options.tls) : undefined;
+  // The Host rule needs the port as bound (port 0 picks one): the pipeline is made once bound.
+  let handle: AdminHandle = () => Promise.reject(new Error('the admin listener is not bound yet'));
+  const server = await listening('admin', listen, () =>
+    startHttpServer((req) => handle(req), { ...init.http, listen, tls: certificate, log: init.log }),
+  );
+  handle = createAdminPipeline({
+    routes: init.routes,
+    services: init.services,
+    transport: {
+      kind: 'tcp',
+      listen: server.address,
+      tls: certificate !== undefined,
+      hostnames: options.hostnames ?? [],
+    },
+    log: init.log,
+    idempotency: init.idempotency,
+    openapi,
+    ...(options.backoff ? { backoff: options.backoff } : {}),
+  });
+  return server;
+}

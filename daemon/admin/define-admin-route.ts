@@ -1,0 +1,95 @@
+/**
+ * An admin route is a declaration (docs/admin.md): method, path under /admin/v1, schemas, the
+ * error codes it may answer with, and what to do. The admin router, the validation of params,
+ * query and body, and GET /admin/v1/openapi.json all read the same declaration, as the /v1
+ * routes do with defineRoute (daemon/http/define-route.ts).
+ */
+import type { z } from 'zod';
+import type { AnyErrorCode } from '../http/error-catalogue.ts';
+import type { HttpMethod } from '../http/define-route.ts';
+import type { ResponseStream } from '../http/types.ts';
+import type { AdminServices } from './services.ts';
+
+/** Every admin path starts here (docs/admin.md, "Paths"). */
+export const ADMIN_PREFIX = '/admin/v1';
+
+/**
+ * Reserved for a later mode that serves several game servers from one daemon
+ * (`/admin/v1/servers/{server_id}/…`): no route of this daemon may claim it.
+ */
+export const RESERVED_ADMIN_PREFIX = `${ADMIN_PREFIX}/servers`;
+
+/**
+ * Who made an admin request (docs/admin.md, "Who the audit log names"):
+ * - `local`: a connection to admin.sock; `uid` is the uid the socket is owned by, the only
+ *   non-root user whose processes can open it (Node does not expose SO_PEERCRED; see the docs);
+ * - `token`: an `Authorization: Bearer mgadm_…` admin token on the TCP listener;
+ * - `session`: the operator panel's session cookie, made from a token or a one-time link.
+ */
+export type AdminActor =
+  | { kind: 'local'; uid: number }
+  | { kind: 'token'; token_id: string; name: string }
+  | { kind: 'session'; token_id: string; name: string };
+
+/** What a handler is given; transport checks, authentication and validation have passed. */
+export interface AdminContext<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  actor: AdminActor;
+  requestId: string;
+  /** Request headers, names in lower case. */
+  headers: Record<string, string | undefined>;
+  admin: AdminServices;
+}
+
+type Schema = z.ZodType;
+type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export interface AdminRouteSpec<
+  P extends Schema | undefined = Schema | undefined,
+  Q extends Schema | undefined = Schema | undefined,
+  B extends Schema | undefined = Schema | undefined,
+  R extends Schema | undefined = Schema | undefined,
+> {
+  method: HttpMethod;
+  /** Under ADMIN_PREFIX, with `{name}` placeholders, e.g. `/admin/v1/tokens/{id}`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  /** Longer prose for the OpenAPI document; the summary stands in when absent. */
+  description?: string;
+  tag: string;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** The success status and its body's schema (none for 204, and none for a stream). */
+  response: { status: 200 | 201 | 204; schema?: R };
+  /** Error codes this route can answer with besides the ones every admin route can. */
+  errors: readonly AnyErrorCode[];
+  /**
+   * Answers with a long-lived `text/event-stream` body instead of JSON (GET /admin/v1/events):
+   * called after authentication and validation; throws an ApiError like a handler.
+   */
+  stream?(ctx: AdminContext<Out<P>, Out<Q>, undefined>): ResponseStream;
+  handler(ctx: AdminContext<Out<P>, Out<Q>, Out<B>>): Promise<R extends Schema ? z.output<R> : void>;
+}
+
+/** A route of any shape, as the admin router and the OpenAPI generator see it. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyAdminRoute = AdminRouteSpec<any, any, any, any>;
+
+export function defineAdminRoute<
+  P extends Schema | undefined,
+  Q extends Schema | undefined,
+  B extends Schema | undefined,
+  R extends Schema | undefined,
+>(route: AdminRouteSpec<P, Q, B, R>): AnyAdminRoute {
+  if (!route.path.startsWith(`${ADMIN_PREFIX}/`)) {
+    throw new Error(`admin route ${route.path} is not under ${ADMIN_PREFIX}/`);
+  }
+  if (route.path === RESERVED_ADMIN_PREFIX || route.path.startsWith(`${RESERVED_ADMIN_PREFIX}/`)) {
+    throw new Error(`${RESERVED_ADMIN_PREFIX} is reserved for serving several game servers`);
+  }
+  return Object.freeze(route) as AnyAdminRoute;
+}

@@ -1,0 +1,45 @@
+/**
+ * The running daemon's parts an admin handler may use (docs/admin.md). One field per part, each
+ * with what it is for; a resource that needs another part adds one line here.
+ */
+import type { FileEventLog } from '../events/event-log.ts';
+import type { WebhookService } from '../events/webhooks/webhook-service.ts';
+import type { AuditLog } from '../log/audit-log.ts';
+import type { DataDir, Snapshot } from '../store/data-dir.ts';
+import type { AdminTokens } from './admin-tokens.ts';
+import type { RecentRequests } from './recent-requests.ts';
+
+/** The mod link as GET /admin/v1/status shows it. */
+export interface LinkStatus {
+  connected: boolean;
+  modVersion: string | null;
+  /** When the current link was established; null while no mod is connected. */
+  since: Date | null;
+}
+
+export interface AdminServices {
+  /** The data dir, opened and trust-checked: read and `update` its files here. */
+  dataDir: DataDir;
+  /** What the daemon serves from now: identity, state, keys. */
+  snapshot(): Snapshot;
+  /**
+   * Loads the data dir into the running daemon now, after a handler's `dataDir.update(...)`: the
+   * change takes effect before the handler answers, without waiting for any watcher. Resolves
+   * with the snapshot now served; rejects when the files no longer load (the old one stays).
+   */
+  apply(): Promise<Snapshot>;
+  /** When the daemon started. */
+  startedAt: Date;
+  /** The mod link's state. */
+  link(): LinkStatus;
+  /** The durable event log (its position for /status; the admin event stream reads it). */
+  events: FileEventLog;
+  /** The webhook registry and its delivery workers. */
+  webhooks: WebhookService;
+  /** The audit log every admin write is recorded in. */
+  audit: AuditLog;
+  /** Admin tokens: verification, and who to tell when one is revoked (onRevoked). */
+  tokens: AdminTokens;
+  /** Requests answered over the last hour by status class (both APIs). */
+  requests: RecentRequests;
+}
