@@ -20,16 +20,13 @@ import { request, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { readDaemonLock, type DaemonOwner } from '../daemon/store/daemon-lock.ts';
-import type { DataDir } from '../daemon/store/data-dir.ts';
+import { ADMIN_FILES, type DataDir } from '../daemon/store/data-dir.ts';
 import { errnoCode } from '../daemon/store/errors.ts';
 import { userName } from '../daemon/store/user-name.ts';
 import { CliError, EXIT_OPERATIONAL, EXIT_USAGE, PremiumRequiredError, UsageError } from './errors.ts';
 import type { CliIo } from './io.ts';
 import { shellWord } from './permission-hint.ts';
 import { openDataDirOf } from './options.ts';
-
-/** The admin API's socket in the data dir (created by serve, 0600, removed at stop). */
-export const ADMIN_SOCKET = 'admin.sock';
 
 export interface AdminClientOptions {
   /** How long one request may take, answer included; default 30 s. */
@@ -109,7 +106,7 @@ export async function adminClientFor(
   options: AdminClientOptions = {},
 ): Promise<AdminClient | null> {
   const settings = { ...DEFAULTS, ...options };
-  const client = new AdminClient(join(dataDir.path, ADMIN_SOCKET), settings);
+  const client = new AdminClient(join(dataDir.path, ADMIN_FILES.socket), settings);
   const deadline = Date.now() + settings.startupWaitMs;
   for (;;) {
     const problem = await probe(client.socketPath, settings.timeoutMs);

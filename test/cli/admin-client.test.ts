@@ -5,10 +5,10 @@ import { hostname } from 'node:os';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ADMIN_SOCKET, AdminClient, adminClientFor, errorOf } from '../../cli/admin-client.ts';
+import { AdminClient, adminClientFor, errorOf } from '../../cli/admin-client.ts';
 import { EXIT_OPERATIONAL, EXIT_PREMIUM_REQUIRED, EXIT_USAGE } from '../../cli/errors.ts';
 import { holdDaemonLock, type HeldDaemonLock } from '../../daemon/store/daemon-lock.ts';
-import { DataDir } from '../../daemon/store/data-dir.ts';
+import { ADMIN_FILES, DataDir } from '../../daemon/store/data-dir.ts';
 import { runOk } from '../../harness/cli.ts';
 import { dataDirPath } from '../daemon/store/temp-dir.ts';
 
@@ -29,7 +29,7 @@ async function fakeDaemon(
   answer: (request: IncomingMessage, response: ServerResponse) => void,
 ): Promise<Server> {
   const server = createServer(answer);
-  server.listen(join(dir, ADMIN_SOCKET));
+  server.listen(join(dir, ADMIN_FILES.socket));
   await once(server, 'listening');
   cleanups.push(() => new Promise((resolve) => server.close(resolve)));
   return server;
@@ -47,7 +47,7 @@ async function lock(dir: string): Promise<HeldDaemonLock> {
 
 /** A socket file left by a daemon that was killed: it exists, and nothing listens on it. */
 async function leftoverSocket(dir: string): Promise<void> {
-  const path = join(dir, ADMIN_SOCKET);
+  const path = join(dir, ADMIN_FILES.socket);
   const listen = `require('node:net').createServer().listen(${JSON.stringify(path)}, () => console.log('up'))`;
   const child = spawn(process.execPath, ['-e', listen], { stdio: ['ignore', 'pipe', 'inherit'] });
   await once(child.stdout, 'data');
@@ -75,7 +75,7 @@ describe('adminClientFor', () => {
     const data = await dataDir();
     await fakeDaemon(data.path, (_request, response) => json(response, 200, { enabled: true }));
     const admin = await adminClientFor(data);
-    expect(admin?.socketPath).toBe(join(data.path, ADMIN_SOCKET));
+    expect(admin?.socketPath).toBe(join(data.path, ADMIN_FILES.socket));
     expect((await admin!.send({ method: 'GET', path: '/api' })).body).toEqual({ enabled: true });
   });
 
@@ -85,7 +85,7 @@ describe('adminClientFor', () => {
     const found = adminClientFor(data, { startupWaitMs: 60_000 });
     await leftoverSocket(data.path); // refuses at first, as a starting daemon's path would
     const { unlink } = await import('node:fs/promises');
-    await unlink(join(data.path, ADMIN_SOCKET));
+    await unlink(join(data.path, ADMIN_FILES.socket));
     await fakeDaemon(data.path, (_request, response) => json(response, 200, {}));
     expect(await found).toBeInstanceOf(AdminClient);
   });
@@ -114,7 +114,7 @@ describe('AdminClient.send', () => {
         json(response, 200, { enabled: false });
       });
     });
-    const admin = new AdminClient(join(data.path, ADMIN_SOCKET));
+    const admin = new AdminClient(join(data.path, ADMIN_FILES.socket));
     const answer = await admin.send({ method: 'PUT', path: '/api', body: { enabled: false } });
     expect(answer).toEqual({ status: 200, body: { enabled: false } });
     expect(seen).toEqual([
@@ -127,7 +127,7 @@ describe('AdminClient.send', () => {
     await fakeDaemon(data.path, (_request, response) =>
       json(response, 404, { error: { code: 'not_found', message: 'No key abc.' } }),
     );
-    const admin = new AdminClient(join(data.path, ADMIN_SOCKET));
+    const admin = new AdminClient(join(data.path, ADMIN_FILES.socket));
     await expect(
       admin.send({ method: 'DELETE', path: '/keys/abc' }, { not_found: 'key_not_found' }),
     ).rejects.toMatchObject({
@@ -140,14 +140,14 @@ describe('AdminClient.send', () => {
   it('refuses an answer larger than its bound', async () => {
     const data = await dataDir();
     await fakeDaemon(data.path, (_request, response) => json(response, 200, { pad: 'x'.repeat(10_000) }));
-    const admin = new AdminClient(join(data.path, ADMIN_SOCKET), { maxResponseBytes: 1_000 });
+    const admin = new AdminClient(join(data.path, ADMIN_FILES.socket), { maxResponseBytes: 1_000 });
     await expect(admin.send({ method: 'GET', path: '/keys' })).rejects.toThrow('larger than 1000 bytes');
   });
 
   it('gives up on a daemon that does not answer within its time', async () => {
     const data = await dataDir();
     await fakeDaemon(data.path, () => undefined);
-    const admin = new AdminClient(join(data.path, ADMIN_SOCKET), { timeoutMs: 100 });
+    const admin = new AdminClient(join(data.path, ADMIN_FILES.socket), { timeoutMs: 100 });
     await expect(admin.send({ method: 'GET', path: '/api' })).rejects.toMatchObject({
       code: 'daemon_timeout',
     });
