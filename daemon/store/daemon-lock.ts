@@ -97,10 +97,10 @@ export async function readDaemonLock(dir: string): Promise<DaemonLockState> {
   return isAlive(owner) ? { state: 'running', ino, owner } : { state: 'stale', ino, owner };
 }
 
-/** "another modgate daemon (process 812 on host eu-1) serves DIR" and the way out. */
+/** "another modgate serve is running on this data dir (process 812 on eu-1)" and the way out. */
 export function runningMessage(dir: string, owner: DaemonOwner): string {
   return (
-    `a modgate daemon (process ${owner.pid} on ${owner.host}) already serves ${dir}; ` +
+    `another modgate serve is running on this data dir, ${dir} (process ${owner.pid} on ${owner.host}); ` +
     `stop it first (systemctl stop modgate, or kill ${owner.pid}). If that process is not a ` +
     `modgate daemon, delete ${join(dir, DAEMON_LOCK_FILE)}`
   );

@@ -1,0 +1,149 @@
+/**
+ * The CLI as a client of a running `modgate serve` (docs/data-dir.md, "How a change reaches the
+ * daemon"): with serve up, each routed command goes through admin.sock (the change acts on the
+ * very next /v1 request, with no file watcher, and the audit log names the local user); with
+ * serve gone (a crash left its socket and lock behind) it writes the data dir; and when serve
+ * runs but its socket does not let this user in, it says so and writes nothing.
+ */
+import { chmod, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { run } from '../../harness/cli.ts';
+import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
+import { start, startServe, stop, type ModgateProcess } from '../../harness/processes.ts';
+
+/** Runs modgate as root without the capabilities that let root past file modes. */
+const WITHOUT_DAC_OVERRIDE = ['setpriv', '--bounding-set=-dac_override,-dac_read_search', '--'];
+
+async function runWithoutDacOverride(argv: string[]): Promise<{ code: number | null; stderr: string }> {
+  const child = start(argv, { wrap: WITHOUT_DAC_OVERRIDE });
+  const code = await child.exited();
+  return { code, stderr: child.stderrText() };
+}
+
+interface AuditLine {
+  actor?: { kind: string; uid?: number };
+  method: string;
+  route: string;
+  status: number;
+}
+
+async function auditLines(dir: string): Promise<AuditLine[]> {
+  const text = await readFile(join(dir, 'audit.jsonl'), 'utf8').catch(() => '');
+  return text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as AuditLine);
+}
+
+describe('the CLI while serve runs', () => {
+  let data: TestDataDir;
+  let serve: ModgateProcess;
+  let apiPort: number;
+  let key: string;
+  const status = async () =>
+    (await fetch(`http://127.0.0.1:${apiPort}/v1/server`, { headers: { authorization: `Bearer ${key}` } }))
+      .status;
+  const state = async () => JSON.parse(await readFile(join(data.dir, 'state.json'), 'utf8')) as unknown;
+
+  beforeAll(async () => {
+    data = await makeDataDir();
+    key = (await data.createKey('--name', 'ops', '--scopes', 'server:read')).key;
+    ({ serve, apiPort } = await startServe(data.dir));
+  }, 60_000);
+
+  afterAll(async () => {
+    await stop(serve);
+    await data.remove();
+  });
+
+  it('switches the API off through admin.sock: the next request sees it, and the audit log names the local user', async () => {
+    const result = await run(['api', 'disable', '--data-dir', data.dir, '--json']);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ api_enabled: false, changed: true, premium_active: true });
+    expect(await status()).toBe(404);
+    expect(await auditLines(data.dir)).toContainEqual(
+      expect.objectContaining({
+        actor: { kind: 'local', uid: process.getuid!() },
+        method: 'PUT',
+        route: '/admin/v1/api',
+      }),
+    );
+    expect(await state()).toMatchObject({ api_enabled: false });
+
+    expect((await run(['api', 'enable', '--data-dir', data.dir])).stdout).toBe('API enabled.\n');
+    expect(await status()).not.toBe(404);
+  });
+
+  it('reads the daemon, not the file: api status reports what the daemon serves', async () => {
+    const path = join(data.dir, 'state.json');
+    const before = await readFile(path, 'utf8');
+    await writeFile(path, before.replace('"api_enabled": true', '"api_enabled": false')); // no reload
+    try {
+      expect((await run(['api', 'status', '--data-dir', data.dir])).stdout).toMatch(/^API: enabled\n/);
+    } finally {
+      await writeFile(path, before);
+    }
+  });
+
+  it('sets the plan through admin.sock with the same output as offline, effective at once', async () => {
+    const off = await run(['plan', 'set', '--data-dir', data.dir, '--premium', 'off']);
+    expect(off.stdout).toBe('Plan set: premium off, features: none (inactive).\n');
+    expect(await status()).toBe(403);
+    const again = await run(['plan', 'set', '--data-dir', data.dir, '--premium', 'off', '--json']);
+    expect(JSON.parse(again.stdout)).toEqual({
+      premium: false,
+      until: null,
+      features: [],
+      active: false,
+      changed: false,
+    });
+
+    const on = await run(['plan', 'set', '--data-dir', data.dir, '--premium', 'on', '--features', 'shop']);
+    expect(on.stdout).toBe('Plan set: premium on, features: shop (active).\n');
+    expect(await status()).not.toBe(403);
+    expect((await run(['plan', 'status', '--data-dir', data.dir])).stdout).toBe(
+      'Plan: premium on, features: shop (active)\n',
+    );
+    const routes = (await auditLines(data.dir)).map((line) => `${line.method} ${line.route}`);
+    expect(routes.filter((route) => route === 'PUT /admin/v1/plan')).toHaveLength(3);
+  });
+
+  it('says so and writes nothing when the socket does not let this user in', async () => {
+    const socket = join(data.dir, 'admin.sock');
+    const before = await readFile(join(data.dir, 'state.json'), 'utf8');
+    await chmod(socket, 0o000);
+    try {
+      const result = await runWithoutDacOverride(['api', 'disable', '--data-dir', data.dir]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`a modgate daemon (process ${serve.pid}) serves ${data.dir}`);
+      expect(result.stderr).toContain(
+        'does not let this user in (permission denied), so nothing was changed',
+      );
+      expect(result.stderr).toContain(`sudo -u root modgate api disable --data-dir ${data.dir}`);
+    } finally {
+      await chmod(socket, 0o600);
+    }
+    expect(await readFile(join(data.dir, 'state.json'), 'utf8')).toBe(before);
+    expect(await status()).not.toBe(404); // still enabled (no mod runs here: 503)
+  }, 60_000);
+});
+
+describe('the CLI after serve crashed', () => {
+  it('writes the data dir when the socket and lock left behind belong to no running daemon', async () => {
+    const data = await makeDataDir();
+    try {
+      const { serve } = await startServe(data.dir);
+      serve.kill('SIGKILL');
+      await serve.exited();
+      await chmod(join(data.dir, 'admin.sock'), 0o000); // not even usable: still not a daemon
+      const result = await runWithoutDacOverride(['api', 'disable', '--data-dir', data.dir]);
+      expect(result).toMatchObject({ code: 0, stderr: '' });
+      expect(JSON.parse(await readFile(join(data.dir, 'state.json'), 'utf8'))).toMatchObject({
+        api_enabled: false,
+      });
+    } finally {
+      await data.remove();
+    }
+  }, 60_000);
+});
