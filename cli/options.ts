@@ -8,7 +8,7 @@ import { normaliseAllowIp } from '../daemon/store/allow-ip.ts';
 import { DataDir, resolveDataDir } from '../daemon/store/data-dir.ts';
 import { KEY_NAME_MAX_LENGTH, PLATFORM_ID_PATTERN, SOCIAL_ID_PATTERN } from '../daemon/store/keys-file.ts';
 import { SERVER_NAME_MAX_LENGTH } from '../daemon/store/identity.ts';
-import { PLAN_FEATURES, isPlanFeature, type PlanFeature } from '../daemon/store/state.ts';
+import { PLAN_FEATURES, isPlanFeature, parsePlanDate, type PlanFeature } from '../daemon/store/state.ts';
 import { parseHostPort, type HostPort } from '../daemon/host-port.ts';
 import type { CliIo } from './io.ts';
 
@@ -97,21 +97,11 @@ export function parseOnOff(value: string): boolean {
  * (`2030-01-31T18:00:00Z`, `2030-01-31T20:00:00+02:00`).
  */
 export function parseIsoDate(value: string): Date {
-  const match = /^(\d{4})-(\d{2})-(\d{2})(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/.exec(
-    value,
-  );
-  const date = new Date(value);
-  if (match === null || Number.isNaN(date.getTime()) || !isCalendarDate(match)) {
+  const date = parsePlanDate(value);
+  if (date === null) {
     throw new InvalidArgumentError('expected an ISO 8601 date such as 2030-01-31 or 2030-01-31T18:00:00Z');
   }
   return date;
-}
-
-/** Rejects 2030-02-30, which Date would quietly roll over to March. */
-function isCalendarDate(match: RegExpExecArray): boolean {
-  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  const probe = new Date(Date.UTC(year, month - 1, day));
-  return probe.getUTCFullYear() === year && probe.getUTCMonth() === month - 1 && probe.getUTCDate() === day;
 }
 
 /** `shop`, a comma list, or `none`. */

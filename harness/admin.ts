@@ -3,7 +3,7 @@
  * admin.sock (no token: the socket's permission is the authentication), or over the TCP
  * listener at `url` with an admin token. Returns the status, headers and parsed JSON body.
  */
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { type Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 
@@ -24,6 +24,10 @@ export interface AdminRequest {
   headers?: Record<string, string>;
   /** The CA to trust for an https `url` (a test's self-signed certificate). */
   ca?: string | Buffer;
+  /** The local address to connect from (another client address: 127.0.0.2). */
+  localAddress?: string;
+  /** A keep-alive agent, to send several requests over one connection. */
+  agent?: Agent;
 }
 
 export interface AdminAnswer {
@@ -52,6 +56,8 @@ export function adminRequest(init: AdminRequest): Promise<AdminAnswer> {
       ? { hostname: target.hostname.replace(/^\[|\]$/g, ''), port: target.port }
       : { socketPath: init.socketPath ?? join(required(init.dataDir), 'admin.sock') }),
     ...(init.ca !== undefined ? { ca: init.ca } : {}),
+    ...(init.localAddress !== undefined ? { localAddress: init.localAddress } : {}),
+    ...(init.agent !== undefined ? { agent: init.agent } : {}),
   };
   const send = target?.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {

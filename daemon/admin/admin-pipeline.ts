@@ -8,6 +8,9 @@
  *   both:     cross-origin write (403) → route (404) → body: 415, 413, 400 → validation (400)
  *             → Idempotency-Key (POST) → handler → audit (every write, with its actor)
  *
+ * (The route is looked up before the origin check, after authentication, only so that the audit
+ * line of a refused cross-origin write names its route; an unknown path is still refused 403 then.)
+ *
  * On admin.sock the file's permission is the authentication and no browser can connect, so the
  * Host and token stages do not apply there; the origin, preflight and JSON rules do (they cost
  * nothing, and the socket may one day be proxied).
@@ -94,16 +97,16 @@ export function createAdminPipeline(options: AdminPipelineOptions): AdminHandle 
     refusePreflight(req);
     const actor = authenticate(req);
     exchange.actor = actor;
-    checkOrigin(req, ownOriginOf(req, tls));
     if (req.method === 'GET' && url.pathname === ADMIN_OPENAPI_PATH && options.openapi) {
       openapiBody ??= Buffer.from(JSON.stringify(options.openapi()));
       const headers = { ...exchange.headers, 'content-type': 'application/json; charset=utf-8' };
       return { status: 200, headers: { ...headers, 'cache-control': 'no-store' }, body: openapiBody };
     }
     const match = router.match(req.method, url.pathname);
+    exchange.route = match?.route ?? null;
+    checkOrigin(req, ownOriginOf(req, tls));
     if (!match) throw new ApiError('not_found', 'No such admin endpoint.');
     const { route } = match;
-    exchange.route = route;
     const rawBody = route.body || req.hasBody ? await readJsonBody(req, route, bodyLimit) : undefined;
     const input = validateInput(route, match.params, url, rawBody);
     const context = {

@@ -68,3 +68,51 @@ export function isPremiumActive(plan: Plan, now: Date): boolean {
 export function hasFeature(plan: Plan, feature: PlanFeature, now: Date): boolean {
   return isPremiumActive(plan, now) && plan.features.includes(feature);
 }
+
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/;
+
+/**
+ * A plan end date as `plan set --until` and PUT /admin/v1/plan take it: an ISO 8601 date
+ * (2030-01-31 is 00:00 UTC) or date-time with a zone; null when it is neither or not on the
+ * calendar (2030-02-30, which Date would roll over to March).
+ */
+export function parsePlanDate(text: string): Date | null {
+  const match = ISO_DATE.exec(text);
+  const date = new Date(text);
+  if (match === null || Number.isNaN(date.getTime())) return null;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const probe = new Date(Date.UTC(year, month - 1, day));
+  const onCalendar =
+    probe.getUTCFullYear() === year && probe.getUTCMonth() === month - 1 && probe.getUTCDate() === day;
+  return onCalendar ? date : null;
+}
+
+/** A whole plan as an operator sets it (PUT /admin/v1/plan): omitted `until` and `features` mean none. */
+export const planInputSchema = z
+  .object({
+    premium: z.boolean(),
+    until: z
+      .string()
+      .max(40)
+      .nullable()
+      .optional()
+      .transform((text, ctx) => {
+        if (text === undefined || text === null) return null;
+        const date = parsePlanDate(text);
+        if (date === null) {
+          ctx.addIssue({
+            code: 'custom',
+            message: 'expected an ISO 8601 date such as 2030-01-31 or 2030-01-31T18:00:00Z',
+          });
+          return z.NEVER;
+        }
+        return date;
+      }),
+    features: z
+      .array(z.enum(PLAN_FEATURES))
+      .max(PLAN_FEATURES.length)
+      .optional()
+      .transform((list) => PLAN_FEATURES.filter((feature) => (list ?? []).includes(feature))),
+  })
+  .strict()
+  .transform((input): Plan => ({ premium: input.premium, until: input.until, features: input.features }));

@@ -4,5 +4,13 @@
  */
 import type { AnyAdminRoute } from '../define-admin-route.ts';
 import { statusRoutes } from './status.ts';
+import { switchRoutes } from './switches.ts';
+import { tokenRoutes } from './tokens.ts';
 
-export const ADMIN_ROUTES: readonly AnyAdminRoute[] = [...statusRoutes];
+// One resource a line, so branches adding resources merge without conflict.
+// prettier-ignore
+export const ADMIN_ROUTES: readonly AnyAdminRoute[] = [
+  ...statusRoutes,
+  ...tokenRoutes,
+  ...switchRoutes,
+];

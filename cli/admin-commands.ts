@@ -1,0 +1,98 @@
+/**
+ * `modgate admin tokens create|list|revoke`: the admin tokens that open the admin API's TCP
+ * listener (docs/admin.md, "Admin tokens"). A token is printed once, at creation; only its
+ * SHA-256 is kept. These write the data dir through the same functions as /admin/v1/tokens
+ * (daemon/store/admin-tokens.ts), so the rules are the API's.
+ */
+import type { Command } from 'commander';
+import {
+  ADMIN_TOKEN_ID_PATTERN,
+  AdminTokenError,
+  adminTokenName,
+  type AdminTokenView,
+  createAdminToken,
+  listAdminTokens,
+  revokeAdminToken,
+} from '../daemon/store/admin-tokens.ts';
+import { formatIssues } from '../daemon/store/data-file.ts';
+import { CliError, UsageError } from './errors.ts';
+import { formatDate, formatTable } from './format.ts';
+import { printJson, printLines, type CliIo } from './io.ts';
+import { openDataDirOf, withDataDirOption } from './options.ts';
+
+interface Flags {
+  dataDir?: string;
+  json?: boolean;
+}
+
+export function registerAdminCommands(program: Command, io: CliIo): void {
+  const admin = program.command('admin').description('the admin API: its tokens');
+  const tokens = admin.command('tokens').description('admin tokens for the admin API on TCP');
+
+  withDataDirOption(tokens.command('create').description('create an admin token; it is shown once'))
+    .requiredOption('--name <name>', 'what the token is for (shown in lists and the audit log)')
+    .option('--json', 'print {"id","name","token","created_at"}')
+    .action(async (flags: Flags & { name: string }) => {
+      const name = tokenName(flags.name);
+      const dataDir = await openDataDirOf(flags, io);
+      const created = await createAdminToken(dataDir, name, io.now()).catch(asCliError);
+      if (flags.json) return printJson(io, created);
+      printLines(
+        io,
+        `Admin token ${created.id} (${created.name}):`,
+        '',
+        `  ${created.token}`,
+        '',
+        'It is shown only now; store it where your panel or scripts read it. Revoke it with',
+        `\`modgate admin tokens revoke ${created.id}\`.`,
+      );
+    });
+
+  withDataDirOption(tokens.command('list').description('list admin tokens (never their text)'))
+    .option('--json', 'print a JSON array')
+    .action(async (flags: Flags) => {
+      const dataDir = await openDataDirOf(flags, io);
+      const list = await listAdminTokens(dataDir);
+      if (flags.json) return printJson(io, list);
+      printLines(io, ...listLines(list));
+    });
+
+  withDataDirOption(tokens.command('revoke').description('revoke an admin token; refused at once'))
+    .argument('<id>', 'the token id, as listed')
+    .option('--json', 'print the revoked token')
+    .action(async (id: string, flags: Flags) => {
+      if (!ADMIN_TOKEN_ID_PATTERN.test(id)) {
+        throw new UsageError(`${JSON.stringify(id)} is not an admin token id (12 characters a-z0-9)`);
+      }
+      const dataDir = await openDataDirOf(flags, io);
+      const revoked = await revokeAdminToken(dataDir, id, io.now()).catch(asCliError);
+      if (flags.json) return printJson(io, revoked);
+      printLines(io, `Admin token ${revoked.id} (${revoked.name}) revoked.`);
+    });
+}
+
+function tokenName(text: string): string {
+  const parsed = adminTokenName.safeParse(text);
+  if (!parsed.success) throw new UsageError(`--name: ${formatIssues(parsed.error)}`);
+  return parsed.data;
+}
+
+function asCliError(error: unknown): never {
+  if (error instanceof AdminTokenError) {
+    throw new CliError(error.message, 1, error.code === 'not_found' ? 'token_not_found' : 'too_many_tokens');
+  }
+  throw error;
+}
+
+function listLines(list: readonly AdminTokenView[]): string[] {
+  if (list.length === 0) return ['No admin tokens yet; create one with `modgate admin tokens create`.'];
+  const header = ['ID', 'NAME', 'STATUS', 'CREATED', 'LAST USED'];
+  const rows = list.map((token) => [
+    token.id,
+    token.name,
+    token.status,
+    formatDate(new Date(token.created_at)),
+    token.last_used_at === null ? 'never' : formatDate(new Date(token.last_used_at)),
+  ]);
+  return formatTable([header, ...rows]);
+}

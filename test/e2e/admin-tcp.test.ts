@@ -1,0 +1,254 @@
+/**
+ * The admin API on TCP over a real `modgate serve --admin-listen`: admin tokens made by the CLI
+ * and by the API, refused the moment they are revoked (on an open keep-alive connection too),
+ * the defences against browsers (Host, Origin and Sec-Fetch-Site, JSON only, no CORS), the
+ * back-off on bad tokens, and no token ever in the logs.
+ */
+import { readFile } from 'node:fs/promises';
+import { Agent } from 'node:http';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminRequest, type AdminRequest } from '../../harness/admin.ts';
+import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
+import { freePort } from '../../harness/ports.ts';
+import { launchServe, startServe, stop, type Served } from '../../harness/processes.ts';
+
+interface Created {
+  id: string;
+  name: string;
+  token: string;
+  created_at: string;
+}
+
+describe('the admin API on TCP', () => {
+  let data: TestDataDir;
+  let served: Served;
+  let url: string;
+  let token: Created;
+  const tcp = (init: Omit<AdminRequest, 'url'>) => adminRequest({ url, token: token.token, ...init });
+
+  beforeAll(async () => {
+    data = await makeDataDir();
+    const created = await data.cli(
+      'admin',
+      'tokens',
+      'create',
+      '--data-dir',
+      data.dir,
+      '--name',
+      'provider',
+      '--json',
+    );
+    token = JSON.parse(created.stdout) as Created;
+    const port = await freePort();
+    url = `http://127.0.0.1:${port}`;
+    served = await startServe(data.dir, { extra: ['--admin-listen', `127.0.0.1:${port}`] });
+  }, 60_000);
+
+  afterAll(async () => {
+    await stop(served.serve);
+    await data.remove();
+  });
+
+  it('prints a new token once, as mgadm_<id>_<secret>', () => {
+    expect(token.token).toMatch(/^mgadm_[a-z0-9]{12}_[A-Za-z0-9]{40}$/);
+    expect(token).toMatchObject({ id: token.token.slice(6, 18), name: 'provider' });
+  });
+
+  it('answers a request carrying an admin token', async () => {
+    const answer = await tcp({ path: '/admin/v1/status' });
+    expect(answer.status).toBe(200);
+    expect(answer.json).toMatchObject({ api: { enabled: true } });
+  });
+
+  it('refuses a request without a token, or with a wrong one, 401 unauthorized', async () => {
+    const none = await adminRequest({ url, path: '/admin/v1/status' });
+    expect(none.status).toBe(401);
+    expect(none.json).toMatchObject({ error: { code: 'unauthorized' } });
+    expect(none.headers['www-authenticate']).toContain('Bearer');
+    const forged = `${token.token.slice(0, -1)}${token.token.endsWith('A') ? 'B' : 'A'}`;
+    expect((await adminRequest({ url, token: forged, path: '/admin/v1/status' })).status).toBe(401);
+  });
+
+  it('stores only the hash of a token and lists it without its text', async () => {
+    const file = await readFile(join(data.dir, 'admin-tokens.json'), 'utf8');
+    expect(file).not.toContain(token.token);
+    const listed = await tcp({ path: '/admin/v1/tokens' });
+    expect(listed.status).toBe(200);
+    expect(listed.text).not.toContain(token.token);
+    expect(listed.json).toMatchObject({ data: [{ id: token.id, status: 'active' }], has_more: false });
+    const cli = await data.cli('admin', 'tokens', 'list', '--data-dir', data.dir);
+    expect(cli.stdout).toContain(token.id);
+    expect(cli.stdout).not.toContain(token.token);
+  });
+
+  it('refuses a token revoked through the API at once, on an open keep-alive connection too', async () => {
+    const made = await adminRequest({
+      dataDir: data.dir,
+      method: 'POST',
+      path: '/admin/v1/tokens',
+      body: { name: 'short-lived' },
+    });
+    expect(made.status).toBe(201);
+    const { id, token: text } = made.json as Created;
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const before = await adminRequest({ url, token: text, agent, path: '/admin/v1/status' });
+      expect(before.status).toBe(200);
+      const revoked = await tcp({ method: 'DELETE', path: `/admin/v1/tokens/${id}` });
+      expect(revoked.status).toBe(204);
+      const after = await adminRequest({ url, token: text, agent, path: '/admin/v1/status' });
+      expect(after.status).toBe(401);
+    } finally {
+      agent.destroy();
+    }
+  });
+
+  it('answers 404 for revoking a token that does not exist', async () => {
+    const answer = await tcp({ method: 'DELETE', path: '/admin/v1/tokens/zzzzzzzzzzzz' });
+    expect(answer.status).toBe(404);
+    expect(answer.json).toMatchObject({ error: { code: 'not_found' } });
+  });
+
+  describe('defences against a browser', () => {
+    it('answers 421 to a Host that is not this listener (DNS rebinding)', async () => {
+      const answer = await tcp({
+        path: '/admin/v1/status',
+        headers: { host: `rebind.example:${new URL(url).port}` },
+      });
+      expect(answer.status).toBe(421);
+      expect(answer.json).toMatchObject({ error: { code: 'misdirected_request' } });
+    });
+
+    it('accepts localhost as the Host of a loopback listener', async () => {
+      const answer = await tcp({
+        path: '/admin/v1/status',
+        headers: { host: `localhost:${new URL(url).port}` },
+      });
+      expect(answer.status).toBe(200);
+    });
+
+    it('refuses a write whose Origin is another site, 403 cross_origin_request', async () => {
+      const answer = await tcp({
+        method: 'PUT',
+        path: '/admin/v1/api',
+        body: { enabled: true },
+        headers: { origin: 'http://evil.example' },
+      });
+      expect(answer.status).toBe(403);
+      expect(answer.json).toMatchObject({ error: { code: 'cross_origin_request' } });
+    });
+
+    it('refuses a write a browser marks Sec-Fetch-Site: cross-site', async () => {
+      const answer = await tcp({
+        method: 'PUT',
+        path: '/admin/v1/api',
+        body: { enabled: true },
+        headers: { 'sec-fetch-site': 'cross-site' },
+      });
+      expect(answer.status).toBe(403);
+    });
+
+    it('accepts a write from its own origin', async () => {
+      const answer = await tcp({
+        method: 'PUT',
+        path: '/admin/v1/api',
+        body: { enabled: true },
+        headers: { origin: url, 'sec-fetch-site': 'same-origin' },
+      });
+      expect(answer.status).toBe(200);
+    });
+
+    it('refuses a text/plain body carrying JSON, 415', async () => {
+      const answer = await tcp({
+        method: 'PUT',
+        path: '/admin/v1/api',
+        body: '{"enabled":false}',
+        headers: { 'content-type': 'text/plain' },
+      });
+      expect(answer.status).toBe(415);
+      expect(answer.json).toMatchObject({ error: { code: 'unsupported_media_type' } });
+      expect((await tcp({ path: '/admin/v1/api' })).json).toEqual({ enabled: true });
+    });
+
+    it('refuses a CORS preflight and never sends Access-Control headers', async () => {
+      const preflight = await tcp({
+        method: 'OPTIONS',
+        path: '/admin/v1/api',
+        headers: { origin: 'http://evil.example', 'access-control-request-method': 'PUT' },
+      });
+      expect(preflight.status).toBe(403);
+      const answers = [
+        preflight,
+        await tcp({ path: '/admin/v1/status', headers: { origin: 'http://evil.example' } }),
+      ];
+      for (const answer of answers) {
+        expect(Object.keys(answer.headers).filter((name) => name.startsWith('access-control-'))).toEqual([]);
+      }
+    });
+  });
+
+  it('backs off an address after 10 bad tokens: 429 with Retry-After, even for a good one', async () => {
+    const from = { url, localAddress: '127.0.0.2', path: '/admin/v1/status' };
+    for (let i = 0; i < 10; i++) {
+      expect((await adminRequest({ ...from, token: `mgadm_guess${i}` })).status).toBe(401);
+    }
+    const blocked = await adminRequest({ ...from, token: token.token });
+    expect(blocked.status).toBe(429);
+    expect(blocked.json).toMatchObject({ error: { code: 'rate_limited' } });
+    expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
+    // Another address is not held back.
+    expect((await tcp({ path: '/admin/v1/status' })).status).toBe(200);
+  });
+
+  it('records every admin write in the audit log with its actor', async () => {
+    const audit = await readFile(join(data.dir, 'audit.jsonl'), 'utf8');
+    const lines = audit
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        route: '/admin/v1/api',
+        method: 'PUT',
+        status: 200,
+        actor: { kind: 'token', token_id: token.id, name: 'provider' },
+      }),
+    );
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        route: '/admin/v1/tokens',
+        method: 'POST',
+        status: 201,
+        actor: { kind: 'local', uid: process.getuid?.() },
+      }),
+    );
+    expect(lines).toContainEqual(
+      expect.objectContaining({ route: '/admin/v1/api', status: 403, error_code: 'cross_origin_request' }),
+    );
+  });
+
+  it('never writes a token or an Authorization header to its logs', () => {
+    const output = served.serve.output();
+    expect(output).toContain('"msg":"admin request"');
+    expect(output).not.toContain(token.token);
+    expect(output).not.toContain('mgadm_');
+    expect(output.toLowerCase()).not.toContain('bearer');
+  });
+});
+
+describe('the admin TCP listener’s address rule', () => {
+  it('refuses plain HTTP on an address that is not loopback: exit 2, naming the fix', async () => {
+    const data = await makeDataDir();
+    try {
+      const { serve } = await launchServe(data.dir, {
+        extra: ['--admin-listen', `0.0.0.0:${await freePort()}`],
+      });
+      expect(await serve.exited()).toBe(2);
+      expect(serve.output()).toContain('refusing to serve the admin API in plain HTTP');
+      expect(serve.output()).toContain('[admin] tls_cert');
+    } finally {
+      await data.remove();
+    }
+  }, 60_000);
+});
