@@ -5,14 +5,17 @@
  * a half-printed result.
  */
 import * as z from 'zod';
+import type { AdminTokenView, CreatedAdminToken } from '../daemon/store/admin-tokens.ts';
 import { PLAN_FEATURES, type Plan } from '../daemon/store/state.ts';
 import type { AdminClient } from './admin-client.ts';
 import { CliError } from './errors.ts';
 
+const isoDate = z.iso.datetime({ offset: true });
+
 /** `/admin/v1/plan` (docs/admin.md): open for fields added later. */
 const planAnswer = z.looseObject({
   premium: z.boolean(),
-  until: z.iso.datetime({ offset: true }).nullable().optional(),
+  until: isoDate.nullable().optional(),
   features: z.array(z.enum(PLAN_FEATURES)),
 });
 
@@ -36,4 +39,38 @@ export function unexpectedAnswer(path: string): CliError {
     1,
     'unexpected_answer',
   );
+}
+
+/** An admin token as `/admin/v1/tokens` lists it. */
+const tokenAnswer = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  status: z.enum(['active', 'revoked']),
+  created_at: isoDate,
+  last_used_at: isoDate.nullable(),
+  revoked_at: isoDate.nullable(),
+});
+
+/** GET /admin/v1/tokens: every token (one page: the daemon holds at most 100). */
+export function tokensFromAnswer(body: unknown): AdminTokenView[] {
+  const parsed = z.looseObject({ data: z.array(tokenAnswer) }).safeParse(body);
+  if (!parsed.success) throw unexpectedAnswer('/tokens');
+  return parsed.data.data.map(({ id, name, status, created_at, last_used_at, revoked_at }) => ({
+    id,
+    name,
+    status,
+    created_at,
+    last_used_at,
+    revoked_at,
+  }));
+}
+
+/** POST /admin/v1/tokens: the new token, its text shown once. */
+export function createdTokenFromAnswer(body: unknown): CreatedAdminToken {
+  const parsed = z
+    .looseObject({ id: z.string(), name: z.string(), token: z.string(), created_at: isoDate })
+    .safeParse(body);
+  if (!parsed.success) throw unexpectedAnswer('/tokens');
+  const { id, name, token, created_at } = parsed.data;
+  return { id, name, token, created_at };
 }

@@ -123,7 +123,15 @@ export async function adminClientFor(
 /** Null when something accepts a connection on the socket, else the errno that refused it. */
 function probe(socketPath: string, timeoutMs: number): Promise<string | null> {
   return new Promise((resolve) => {
-    const outgoing = request({ socketPath, method: 'GET', path: '/admin/v1/status', timeout: timeoutMs });
+    // agent: false, here and below: a socket kept alive from an earlier command in the same
+    // process would never emit 'connect', and the CLI sends so few requests that reuse buys nothing.
+    const outgoing = request({
+      socketPath,
+      agent: false,
+      method: 'GET',
+      path: '/admin/v1/status',
+      timeout: timeoutMs,
+    });
     outgoing.on('socket', (socket) =>
       socket.once('connect', () => {
         outgoing.destroy();
@@ -142,7 +150,14 @@ function exchange(socketPath: string, call: AdminRequest, options: typeof DEFAUL
   if (body) headers['content-type'] = 'application/json';
   return new Promise((resolve, reject) => {
     const path = `/admin/v1${call.path}`;
-    const outgoing = request({ socketPath, method: call.method, path, headers, timeout: options.timeoutMs });
+    const outgoing = request({
+      socketPath,
+      agent: false,
+      method: call.method,
+      path,
+      headers,
+      timeout: options.timeoutMs,
+    });
     outgoing.on('response', (incoming) => {
       readAnswer(incoming, options.maxResponseBytes).then(resolve, (error: unknown) => {
         outgoing.destroy();

@@ -115,6 +115,38 @@ describe('the CLI while serve runs', () => {
     expect(routes.filter((route) => route === 'PUT /admin/v1/plan')).toHaveLength(3);
   });
 
+  it('creates, lists and revokes admin tokens through admin.sock, and maps its not_found to token_not_found', async () => {
+    const created = JSON.parse(
+      (await run(['admin', 'tokens', 'create', '--data-dir', data.dir, '--name', 'panel', '--json'])).stdout,
+    ) as { id: string; token: string };
+    expect(created.token).toMatch(/^mgadm_/);
+    const listed = JSON.parse(
+      (await run(['admin', 'tokens', 'list', '--data-dir', data.dir, '--json'])).stdout,
+    );
+    expect(listed).toEqual([expect.objectContaining({ id: created.id, name: 'panel', status: 'active' })]);
+    const revoked = await run(['admin', 'tokens', 'revoke', created.id, '--data-dir', data.dir]);
+    expect(revoked.stdout).toBe(`Admin token ${created.id} (panel) revoked.\n`);
+    const unknown = await run([
+      'admin',
+      'tokens',
+      'revoke',
+      'aaaaaaaaaaaa',
+      '--data-dir',
+      data.dir,
+      '--json',
+    ]);
+    expect(unknown.code).toBe(1);
+    expect(JSON.parse(unknown.stderr)).toMatchObject({ error: { code: 'token_not_found' } });
+    const routes = (await auditLines(data.dir)).map((line) => `${line.method} ${line.route} ${line.status}`);
+    expect(routes).toEqual(
+      expect.arrayContaining([
+        'POST /admin/v1/tokens 201',
+        'DELETE /admin/v1/tokens/{id} 204',
+        'DELETE /admin/v1/tokens/{id} 404',
+      ]),
+    );
+  });
+
   it('says so and writes nothing when the socket does not let this user in', async () => {
     const socket = join(data.dir, 'admin.sock');
     const before = await readFile(join(data.dir, 'state.json'), 'utf8');
