@@ -1,7 +1,8 @@
 /**
- * `modgate webhooks add|list|remove|enable|deliveries`: the operator's side of the webhook
- * registry (webhooks.json, see daemon/events/webhooks/). A running daemon picks up every change
- * within a second. The secret is printed once, by `add`; nothing else prints it.
+ * `modgate webhooks add|list|remove|enable|rotate-secret|deliveries`: the operator's side of the
+ * webhook registry (webhooks.json, see daemon/events/webhooks/). A running daemon picks up every
+ * change within a second. A secret is printed once, by `add` or `rotate-secret`; nothing else
+ * prints it.
  */
 import { InvalidArgumentError, type Command } from 'commander';
 import {
@@ -16,6 +17,13 @@ import {
   type WebhookEndpoint,
   type WebhookFormat,
 } from '../daemon/events/webhooks/endpoint-file.ts';
+import {
+  DEFAULT_SECRET_OVERLAP_SEC,
+  EndpointChangeError,
+  enableEndpoint,
+  MAX_SECRET_OVERLAP_SEC,
+  rotateSecret,
+} from '../daemon/events/webhooks/endpoint-changes.ts';
 import { lastStoredEventId } from '../daemon/events/webhooks/log-end.ts';
 import { readOutbox } from '../daemon/events/webhooks/outbox-journal.ts';
 import { checkWebhookUrl } from '../daemon/events/webhooks/url-policy.ts';
@@ -23,12 +31,13 @@ import {
   createdView,
   endpointView,
   recentAttempts,
+  rotatedView,
   type EndpointView,
 } from '../daemon/events/webhooks/views.ts';
 import { CliError, UsageError } from './errors.ts';
 import { formatTable } from './format.ts';
 import { printJson, printLines, type CliIo } from './io.ts';
-import { dataDirOf, withDataDirOption } from './options.ts';
+import { dataDirOf, parseDuration, withDataDirOption } from './options.ts';
 
 interface AddFlags {
   dataDir?: string;
@@ -76,25 +85,28 @@ export function registerWebhooksCommands(program: Command, io: CliIo): void {
     .argument('<id>', 'the endpoint id shown by webhooks list', parseId)
     .action(async (id: string, flags: { dataDir?: string }) => {
       const dir = dataDirOf(flags, io);
-      const now = io.now();
       const update = await updateEndpoints(dir, (current) =>
-        withEndpoint(current, id, dir)
-          .map((endpoint) => {
-            if (endpoint.id === id && endpoint.disabledReason?.startsWith('key_')) {
-              throw new CliError(
-                `webhook ${id} was disabled because the API key that registered it no longer works (${endpoint.disabledReason}); remove it with \`modgate webhooks remove ${id}\``,
-              );
-            }
-            return endpoint;
-          })
-          .map((endpoint) =>
-            endpoint.id === id && endpoint.disabledAt !== null
-              ? { ...endpoint, disabledAt: null, disabledReason: null, enabledAt: now }
-              : endpoint,
-          ),
+        changed(() => enableEndpoint(withEndpoint(current, id, dir), id, io.now())),
       );
       printLines(io, update.changed ? `Enabled webhook ${id}.` : `Webhook ${id} is already enabled.`);
     });
+
+  withDataDirOption(
+    webhooks
+      .command('rotate-secret')
+      .description('give an endpoint a new secret, printed once; the old one keeps signing for the overlap'),
+  )
+    .argument('<id>', 'the endpoint id shown by webhooks list', parseId)
+    .option(
+      '--overlap <duration>',
+      `how long the old secret still signs beside the new one: 0, or up to ${MAX_SECRET_OVERLAP_SEC / 86_400}d (e.g. 12h)`,
+      parseOverlap,
+      DEFAULT_SECRET_OVERLAP_SEC,
+    )
+    .option('--json', 'print one JSON object')
+    .action(async (id: string, flags: { dataDir?: string; overlap: number; json?: boolean }) =>
+      rotate(id, flags, io),
+    );
 
   withDataDirOption(
     webhooks.command('deliveries').description('recent delivery attempts: status, latency, outcome'),
@@ -148,6 +160,47 @@ async function add(flags: AddFlags, io: CliIo): Promise<void> {
     `Secret (shown only now; verify the webhook-signature header with it):`,
     endpoint.secret,
   );
+}
+
+async function rotate(
+  id: string,
+  flags: { dataDir?: string; overlap: number; json?: boolean },
+  io: CliIo,
+): Promise<void> {
+  const dir = dataDirOf(flags, io);
+  let rotated: WebhookEndpoint | undefined;
+  await updateEndpoints(dir, (current) =>
+    changed(() => {
+      const rotation = rotateSecret(withEndpoint(current, id, dir), id, flags.overlap, io.now());
+      rotated = rotation.rotated;
+      return rotation.endpoints;
+    }),
+  );
+  const { state } = await readOutbox(dir);
+  const view = rotatedView(rotated as WebhookEndpoint, state.has(id) ? state.get(id) : undefined, io.now());
+  if (flags.json) {
+    printJson(io, view);
+    return;
+  }
+  printLines(
+    io,
+    `Rotated the secret of webhook ${id}.`,
+    view.previous_secret_until === null
+      ? 'The old secret no longer signs.'
+      : `Until ${view.previous_secret_until} every delivery is signed with both the old and the new secret.`,
+    `New secret (shown only now; verify the webhook-signature header with it):`,
+    view.secret,
+  );
+}
+
+/** An endpoint change refused by its rules (endpoint-changes.ts) is the operator's error. */
+function changed<T>(change: () => T): T {
+  try {
+    return change();
+  } catch (error) {
+    if (error instanceof EndpointChangeError) throw new CliError(error.message);
+    throw error;
+  }
 }
 
 async function listViews(dir: string): Promise<EndpointView[]> {
@@ -219,6 +272,16 @@ function parseId(value: string): string {
   if (!WEBHOOK_ID_PATTERN.test(value))
     throw new InvalidArgumentError('a webhook id is wh_ and 16 characters a-z0-9');
   return value;
+}
+
+/** `0` (the old secret stops at once) or a duration (`12h`, `2d`) of at most the maximum overlap. */
+function parseOverlap(value: string): number {
+  if (value.trim() === '0') return 0;
+  const seconds = parseDuration(value) / 1000;
+  if (seconds > MAX_SECRET_OVERLAP_SEC) {
+    throw new InvalidArgumentError(`at most ${MAX_SECRET_OVERLAP_SEC / 86_400}d`);
+  }
+  return seconds;
 }
 
 function parseLimit(value: string): number {

@@ -1262,6 +1262,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give an endpoint a new signing secret, shown once; the old one keeps signing beside it for the overlap
+         * @description Give an endpoint a new signing secret, shown once; the old one keeps signing beside it for the overlap.
+         *
+         *     Scope `webhooks:manage`.
+         *
+         *     Send an Idempotency-Key: a retry with the same key replays the first outcome (docs/idempotency.md).
+         *
+         *     More: docs/errors.md.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -2437,6 +2463,8 @@ export interface components {
             last_delivered_event_id: number;
             failing_attempts: number;
             last_attempt_at: string | null;
+            /** @description While a rotated-out secret still signs beside the current one: until when; else null */
+            previous_secret_until: string | null;
             /** @description whsec_…; shown only in this answer */
             secret: string;
         };
@@ -2484,6 +2512,8 @@ export interface components {
             last_delivered_event_id: number;
             failing_attempts: number;
             last_attempt_at: string | null;
+            /** @description While a rotated-out secret still signs beside the current one: until when; else null */
+            previous_secret_until: string | null;
         };
         WebhookDeliveryAttemptPage: {
             data: components["schemas"]["WebhookDeliveryAttempt"][];
@@ -2506,6 +2536,41 @@ export interface components {
             /** @description Why it failed, as a fixed class; never the receiver's own text. Null when delivered */
             error: ("timeout" | "refused" | "dns_error" | "tls_error" | "blocked_address" | "http_status" | "redirect" | "reset" | "unreachable" | "network_error" | "invalid_url" | "cancelled" | "events_dropped" | "other") | null;
             retry_in_ms: number | null;
+        };
+        WebhookEndpointRotated: {
+            /** @description wh_ and 16 characters a-z0-9 */
+            id: string;
+            url: string;
+            /** @description Subscribed event types; `*` is every type */
+            events: ("*" | "player.joined" | "player.left" | "player.banned" | "player.unbanned" | "player.muted" | "player.unmuted" | "player.linked" | "player.unlinked" | "economy.changed" | "pack.delivered" | "claim_code.redeemed" | "command.executed" | "mod.connected" | "mod.disconnected")[];
+            /** @enum {string} */
+            format: "standard" | "discord";
+            description: string | null;
+            /**
+             * @description retrying: the oldest undelivered message has failed at least once
+             * @enum {string}
+             */
+            status: "active" | "retrying" | "disabled";
+            disabled_at: string | null;
+            disabled_reason: string | null;
+            allow_http: boolean;
+            /** @description Payloads keep fields guarded by players:read_sensitive (the creating key had it) */
+            sensitive_fields: boolean;
+            /** @description The API key id that created it; null for the CLI */
+            created_by: string | null;
+            created_at: string;
+            /** @description The endpoint position in the event log */
+            last_delivered_event_id: number;
+            failing_attempts: number;
+            last_attempt_at: string | null;
+            /** @description While a rotated-out secret still signs beside the current one: until when; else null */
+            previous_secret_until: string | null;
+            /** @description The new whsec_…; shown only in this answer */
+            secret: string;
+        };
+        WebhookRotateSecretRequest: {
+            /** @description Seconds the old secret keeps signing beside the new one (default 86400, at most 604800; 0 stops it at once) */
+            overlap?: number;
         };
     };
     responses: {
@@ -5546,6 +5611,53 @@ export interface operations {
             401: components["responses"]["Error401Unauthorized"];
             403: components["responses"]["Error403PremiumRequiredOrInsufficientScopeOrIpNotAllowed"];
             404: components["responses"]["Error404NotFound"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A new value per operation, the same on every retry of it: a retry replays the first outcome and the game applies the change once (docs/idempotency.md) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookRotateSecretRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "API-Version": components["headers"]["API-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointRotated"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403PremiumRequiredOrInsufficientScopeOrIpNotAllowed"];
+            404: components["responses"]["Error404NotFound"];
+            409: components["responses"]["Error409IdempotencyConflict"];
+            413: components["responses"]["Error413PayloadTooLarge"];
+            415: components["responses"]["Error415UnsupportedMediaType"];
             429: components["responses"]["Error429RateLimited"];
             500: components["responses"]["Error500Internal"];
         };

@@ -43,6 +43,7 @@ import { holdDaemonLock, type HeldDaemonLock } from './store/daemon-lock.ts';
 import { DataDir } from './store/data-dir.ts';
 import type { LiveSnapshot } from './store/live-snapshot.ts';
 import { modCredentialsFile } from './store/mod-credentials.ts';
+import { AdminEventStreams } from './admin/admin-event-streams.ts';
 import { AdminTokens } from './admin/admin-tokens.ts';
 import type { AdminListenOptions } from './admin/admin-listen.ts';
 import { type AdminServer, startAdminServer } from './admin/admin-server.ts';
@@ -245,6 +246,13 @@ async function startLocked(
         audit,
         tokens,
         requests,
+        eventStreams: new AdminEventStreams({
+          eventLog: events,
+          snapshot: () => watcher.current(),
+          onTokenRevoked: (listener) => tokens.onRevoked(listener),
+          ...(options.stream ? { settings: options.stream } : {}),
+          metrics,
+        }),
       },
       routes: ADMIN_ROUTES,
       options: options.admin ?? {},

@@ -8,6 +8,8 @@ import type { AuditLog } from '../log/audit-log.ts';
 import type { DataDir, Snapshot } from '../store/data-dir.ts';
 import type { AdminTokens } from './admin-tokens.ts';
 import type { RecentRequests } from './recent-requests.ts';
+import type { AdminEventStreams } from './admin-event-streams.ts';
+import type { AuditReadLimits } from '../log/audit-query.ts';
 
 /** The mod link as GET /admin/v1/status shows it. */
 export interface LinkStatus {
@@ -42,4 +44,8 @@ export interface AdminServices {
   tokens: AdminTokens;
   /** Requests answered over the last hour by status class (both APIs). */
   requests: RecentRequests;
+  /** GET /admin/v1/events: its streams, their caps, and their cut when a token is revoked. */
+  eventStreams: AdminEventStreams;
+  /** GET /admin/v1/audit: a page's time budget and file count (defaults in AUDIT_READ_DEFAULTS). */
+  auditRead?: Partial<Omit<AuditReadLimits, 'limit'>>;
 }

@@ -23,10 +23,26 @@ export const EVENTS_TAG = 'Events';
 /** Most events one filtered page request looks through before answering with `has_more`. */
 export const SCAN_LIMIT = 10_000;
 
-const position = z
+export const position = z
   .string()
   .regex(/^(0|[1-9][0-9]{0,15})$/, 'an event id: digits')
   .transform(Number);
+
+/** `types=a,b`: known event types only, as a set. */
+export const typesParam = z
+  .string()
+  .max(1_000)
+  .transform((text, ctx) => {
+    const types = text.split(',').map((type) => type.trim());
+    const unknown = types.filter((type) => !isEventType(type));
+    if (unknown.length > 0) {
+      ctx.addIssue({ code: 'custom', message: `unknown event types: ${unknown.join(', ')}` });
+      return z.NEVER;
+    }
+    return new Set(types as EventType[]);
+  })
+  .optional()
+  .describe(`Comma-separated event types to return: ${EVENT_TYPES.join(', ')}`);
 
 const EventsQuery = z
   .object({
@@ -34,20 +50,7 @@ const EventsQuery = z
       .optional()
       .describe('Return events with a higher id; default: a page from the oldest held, a stream from now'),
     cursor: position.optional().describe('next_cursor from the previous page (the same as after)'),
-    types: z
-      .string()
-      .max(1_000)
-      .transform((text, ctx) => {
-        const types = text.split(',').map((type) => type.trim());
-        const unknown = types.filter((type) => !isEventType(type));
-        if (unknown.length > 0) {
-          ctx.addIssue({ code: 'custom', message: `unknown event types: ${unknown.join(', ')}` });
-          return z.NEVER;
-        }
-        return new Set(types as EventType[]);
-      })
-      .optional()
-      .describe(`Comma-separated event types to return: ${EVENT_TYPES.join(', ')}`),
+    types: typesParam,
     limit: limitParam(1, 1_000, 100),
   })
   .strict()
@@ -76,9 +79,9 @@ function eventLogOf(services: RouteServices): FileEventLog {
  * The position to read after: the query, else Last-Event-ID, else `fallback` (a page starts at
  * the oldest event held, a stream at the newest); checked against the log.
  */
-function startAfter(
+export function startAfter(
   eventLog: FileEventLog,
-  query: Query,
+  query: Pick<Query, 'after' | 'cursor'>,
   lastEventId: string | undefined,
   fallback: number,
 ): number {

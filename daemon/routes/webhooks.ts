@@ -2,98 +2,32 @@
  * /v1/webhooks (scope `webhooks:manage`): register, list, read and remove webhook endpoints and
  * read their recent delivery attempts. The same registry as `modgate webhooks` (webhooks.json);
  * what the API cannot do is the operator's: `--allow-http` to a non-loopback host, any address
- * that is not public (address-policy.ts), and re-enabling a disabled endpoint. A key sees and
- * removes only the endpoints it registered (another key's is 404, as if it did not exist), and
- * registers at most MAX_ENDPOINTS_PER_KEY. The secret is in the 201 answer of the create call
- * only. None of these calls reach the game server. Decisions are in docs/events.md, "Webhooks".
+ * that is not public (address-policy.ts), and re-enabling a disabled endpoint. A key sees,
+ * removes and rotates the secret of only the endpoints it registered (another key's is 404, as
+ * if it did not exist), and registers at most MAX_ENDPOINTS_PER_KEY. A secret is in the answer
+ * of the create or rotate-secret call only. None of these calls reach the game server. Decisions are in docs/events.md, "Webhooks".
  */
 import * as z from 'zod';
-import {
-  ALL_EVENTS,
-  MAX_ENDPOINTS_PER_KEY,
-  WEBHOOK_FORMATS,
-  WEBHOOK_ID_PATTERN,
-  type EventSelector,
-} from '../events/webhooks/endpoint-file.ts';
-import { DELIVERY_FAILURES } from '../events/webhooks/delivery-failure.ts';
+import { MAX_ENDPOINTS_PER_KEY } from '../events/webhooks/endpoint-file.ts';
 import { RECENT_ATTEMPTS } from '../events/webhooks/outbox-state.ts';
-import { checkWebhookUrl, WEBHOOK_URL_MAX_LENGTH } from '../events/webhooks/url-policy.ts';
-import { createdView, endpointView, recentAttempts } from '../events/webhooks/views.ts';
+import { endpointView } from '../events/webhooks/views.ts';
 import type { WebhookService } from '../events/webhooks/webhook-service.ts';
-import { RegistryFullError } from '../events/webhooks/webhook-service.ts';
-import { EVENT_TYPES } from '../events/types.ts';
 import { ApiError } from '../http/api-error.ts';
 import { collection } from './collection.ts';
 import { defineRoute, type RouteServices } from '../http/define-route.ts';
-import { limitParam } from './params.ts';
-
-const eventSelector = z.enum([ALL_EVENTS, ...EVENT_TYPES]);
-
-const endpointShape = {
-  id: z.string().describe('wh_ and 16 characters a-z0-9'),
-  url: z.string(),
-  events: z.array(eventSelector).describe('Subscribed event types; `*` is every type'),
-  format: z.enum(WEBHOOK_FORMATS),
-  description: z.string().nullable(),
-  status: z
-    .enum(['active', 'retrying', 'disabled'])
-    .describe('retrying: the oldest undelivered message has failed at least once'),
-  disabled_at: z.string().nullable(),
-  disabled_reason: z.string().nullable(),
-  allow_http: z.boolean(),
-  sensitive_fields: z
-    .boolean()
-    .describe('Payloads keep fields guarded by players:read_sensitive (the creating key had it)'),
-  created_by: z.string().nullable().describe('The API key id that created it; null for the CLI'),
-  created_at: z.string(),
-  last_delivered_event_id: z.number().int().describe('The endpoint position in the event log'),
-  failing_attempts: z.number().int(),
-  last_attempt_at: z.string().nullable(),
-};
-
-const WebhookEndpointSchema = z.object(endpointShape).meta({ id: 'WebhookEndpoint' });
-const CreatedWebhookSchema = z
-  .object({ ...endpointShape, secret: z.string().describe('whsec_…; shown only in this answer') })
-  .meta({ id: 'WebhookEndpointCreated' });
-
-const DeliveryAttemptSchema = z
-  .object({
-    at: z.string(),
-    outcome: z.enum(['delivered', 'failed', 'skipped', 'gap']),
-    message_id: z.string().nullable().describe('The webhook-id header sent'),
-    first_event_id: z.number().int(),
-    last_event_id: z.number().int(),
-    attempt: z.number().int().nullable(),
-    status: z.number().int().nullable().describe('HTTP status of the answer; null when none'),
-    latency_ms: z.number().nullable(),
-    error: z
-      .enum(DELIVERY_FAILURES)
-      .nullable()
-      .describe("Why it failed, as a fixed class; never the receiver's own text. Null when delivered"),
-    retry_in_ms: z.number().int().nullable(),
-  })
-  .meta({ id: 'WebhookDeliveryAttempt' });
-
-const CreateBody = z
-  .object({
-    url: z
-      .string()
-      .max(WEBHOOK_URL_MAX_LENGTH)
-      .describe('https to a public address; the name must resolve to public addresses only'),
-    events: z.array(eventSelector).min(1).describe('Event types, or ["*"] for all'),
-    format: z.enum(WEBHOOK_FORMATS).optional().describe('Default: standard'),
-    description: z.string().max(200).optional(),
-  })
-  .strict()
-  .superRefine((body, ctx) => {
-    const checked = checkWebhookUrl(body.url, { allowHttp: false });
-    if ('error' in checked) ctx.addIssue({ code: 'custom', path: ['url'], message: checked.error });
-  })
-  .meta({ id: 'WebhookCreateRequest' });
-
-const idParams = z
-  .object({ id: z.string().regex(WEBHOOK_ID_PATTERN, 'a webhook id: wh_ and 16 characters a-z0-9') })
-  .strict();
+import {
+  CreateBody,
+  CreatedWebhookSchema,
+  deliveriesPage,
+  DeliveriesPage,
+  DeliveriesQuery,
+  idParams,
+  registerEndpoint,
+  rotateAndShow,
+  RotatedWebhookSchema,
+  RotateSecretBody,
+  WebhookEndpointSchema,
+} from './webhooks-common.ts';
 
 const common = { tag: 'Webhooks', scope: 'webhooks:manage', cache: { kind: 'no-store' } } as const;
 
@@ -109,16 +43,6 @@ function found(webhooks: WebhookService, id: string, keyId: string) {
   return endpoint;
 }
 
-/** The address check, which needs a lookup: refused like any other invalid field. */
-async function checkAddress(webhooks: WebhookService, url: URL, keyId: string): Promise<void> {
-  const refused = await webhooks.checkTarget(url, keyId);
-  if (refused === null) return;
-  const message = `a webhook registered through the API must reach a public address: ${refused}`;
-  throw new ApiError('validation_error', `Invalid body.url: ${message}`, {
-    details: { errors: [{ in: 'body', path: 'url', message }] },
-  });
-}
-
 export const createWebhook = defineRoute({
   ...common,
   method: 'POST',
@@ -128,29 +52,12 @@ export const createWebhook = defineRoute({
   body: CreateBody,
   response: { status: 201, schema: CreatedWebhookSchema },
   errors: ['conflict', 'idempotency_conflict'],
-  handler: async ({ body, key, services }) => {
-    const events: EventSelector[] = body.events.includes(ALL_EVENTS)
-      ? [ALL_EVENTS]
-      : EVENT_TYPES.filter((type) => body.events.includes(type));
-    const webhooks = registry(services);
-    const url = new URL(body.url);
-    await checkAddress(webhooks, url, key.id);
-    try {
-      const endpoint = await webhooks.create({
-        url: url.href,
-        events,
-        format: body.format ?? 'standard',
-        allowHttp: false,
-        sensitiveFields: key.scopes.includes('players:read_sensitive'),
-        description: body.description?.trim() || null,
-        createdBy: key.id,
-      });
-      return createdView(endpoint);
-    } catch (error) {
-      if (error instanceof RegistryFullError) throw new ApiError('conflict', error.message);
-      throw error;
-    }
-  },
+  handler: async ({ body, key, services }) =>
+    registerEndpoint(registry(services), body, {
+      createdBy: key.id,
+      allowHttp: false,
+      sensitiveFields: key.scopes.includes('players:read_sensitive'),
+    }),
 });
 
 export const listWebhooks = defineRoute({
@@ -209,21 +116,39 @@ export const listWebhookDeliveries = defineRoute({
   operationId: 'listWebhookDeliveries',
   summary: `Recent delivery attempts, newest first (the last ${RECENT_ATTEMPTS} are kept)`,
   params: idParams,
-  query: z.object({ limit: limitParam(1, RECENT_ATTEMPTS) }).strict(),
-  response: {
-    status: 200,
-    schema: collection(DeliveryAttemptSchema, false, 'WebhookDeliveryAttemptPage'),
-  },
+  query: DeliveriesQuery,
+  response: { status: 200, schema: DeliveriesPage },
   errors: ['not_found'],
   handler: async ({ params, query, key, services }) => {
     const webhooks = registry(services);
     found(webhooks, params.id, key.id);
-    return {
-      data: recentAttempts(webhooks.outbox(params.id), query.limit),
-      has_more: false,
-      next_cursor: null,
-    };
+    return deliveriesPage(webhooks, params.id, query.limit);
   },
 });
 
-export const WEBHOOK_ROUTES = [createWebhook, listWebhooks, getWebhook, deleteWebhook, listWebhookDeliveries];
+export const rotateWebhookSecret = defineRoute({
+  ...common,
+  method: 'POST',
+  path: '/v1/webhooks/{id}/rotate-secret',
+  operationId: 'rotateWebhookSecret',
+  summary:
+    'Give an endpoint a new signing secret, shown once; the old one keeps signing beside it for the overlap',
+  params: idParams,
+  body: RotateSecretBody,
+  response: { status: 200, schema: RotatedWebhookSchema },
+  errors: ['not_found', 'idempotency_conflict'],
+  handler: async ({ params, body, key, services }) => {
+    const webhooks = registry(services);
+    found(webhooks, params.id, key.id);
+    return rotateAndShow(webhooks, params.id, body.overlap);
+  },
+});
+
+export const WEBHOOK_ROUTES = [
+  createWebhook,
+  listWebhooks,
+  getWebhook,
+  deleteWebhook,
+  listWebhookDeliveries,
+  rotateWebhookSecret,
+];

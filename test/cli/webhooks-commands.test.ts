@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { updateEndpoints } from '../../daemon/events/webhooks/endpoint-file.ts';
+import { readEndpoints, updateEndpoints } from '../../daemon/events/webhooks/endpoint-file.ts';
 import { run, runOk } from '../../harness/cli.ts';
 import { doctor, freePort } from './doctor-support.ts';
 
@@ -150,6 +150,30 @@ describe('modgate webhooks', () => {
     const report = await doctor(dir, { api: await freePort(), mod: await freePort() });
     expect(report.line('webhooks')).toContain(`${id} (https://discord.com) is disabled since`);
     expect(report.stdout + report.stderr).not.toContain('TOKEN-SECRET');
+  });
+
+  it('rotates a secret with an overlap, prints the new one once, and refuses an overlap past a week', async () => {
+    const { id, secret } = await add('--url', 'https://a.example/', '--events', 'all');
+    const now = new Date('2030-01-01T00:00:00.000Z');
+    const rotated = await run(
+      ['webhooks', 'rotate-secret', id, '--overlap', '12h', '--data-dir', dir, '--json'],
+      {
+        now,
+      },
+    );
+    expect(rotated.code).toBe(0);
+    const view = JSON.parse(rotated.stdout) as { secret: string; previous_secret_until: string };
+    expect(view.secret).not.toBe(secret);
+    expect(view.previous_secret_until).toBe('2030-01-01T12:00:00.000Z');
+    const [stored] = await readEndpoints(dir);
+    expect(stored?.previousSecrets).toEqual([{ secret, until: new Date('2030-01-01T12:00:00.000Z') }]);
+    const text = await runOk(['webhooks', 'rotate-secret', id, '--overlap', '0', '--data-dir', dir]);
+    expect(text).toMatch(/^Rotated the secret of webhook wh_[a-z0-9]{16}\.\n/);
+    expect(text.trim().split('\n').at(-1)).toMatch(/^whsec_/);
+    expect(await runOk(['webhooks', 'list', '--data-dir', dir])).not.toContain('whsec_');
+    const long = await run(['webhooks', 'rotate-secret', id, '--overlap', '8d', '--data-dir', dir]);
+    expect(long.code).toBe(2);
+    expect(long.stderr).toContain('at most 7d');
   });
 
   it('shows no deliveries for a new endpoint', async () => {

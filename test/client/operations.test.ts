@@ -303,6 +303,12 @@ describe('the typed client against a real daemon', () => {
     );
     const deliveries = await client.GET('/v1/webhooks/{id}/deliveries', { params: { path: { id } } });
     expect(deliveries.response.status).toBe(200);
+    const rotated = await client.POST('/v1/webhooks/{id}/rotate-secret', {
+      params: { path: { id } },
+      body: { overlap: 60 },
+    });
+    expect(rotated.data?.secret).toMatch(/^whsec_/);
+    expect(rotated.data?.secret).not.toBe(created.data?.secret);
     expect((await client.DELETE('/v1/webhooks/{id}', { params: { path: { id } } })).response.status).toBe(
       204,
     );

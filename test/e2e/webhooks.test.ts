@@ -10,7 +10,7 @@ import type { Logger } from '../../daemon/log/log.ts';
 import type { Player } from '../../mod-sim/world/index.ts';
 import { discordViolations } from '../support/discord-shape.ts';
 import { eventually, startStack, type Stack } from '../../harness/stack.ts';
-import { startReceiver, type Receiver } from '../support/webhook-receiver.ts';
+import { accepts, startReceiver, type Receiver } from '../support/webhook-receiver.ts';
 import { doctor, freePort } from '../cli/doctor-support.ts';
 
 const FAST: Partial<RetryPolicy> = {
@@ -197,7 +197,58 @@ describe('webhooks through the API', () => {
     });
   });
 
-  it('describes the five routes in /openapi.json', async () => {
+  it("rotates the secret of a key's own endpoint: both secrets sign during the overlap, then the new one alone", async () => {
+    const s = await setup(FAST, KEYS_REACH_LOOPBACK);
+    const [overlapping, immediate] = [await receiver(), await receiver()];
+    const create = async (hook: Receiver) =>
+      (await api(s, 'POST', '/v1/webhooks', { url: hook.url, events: ['player.banned'] })).json;
+    const first = await create(overlapping);
+    const second = await create(immediate);
+    const rotate = (id: unknown, body: unknown) =>
+      api(s, 'POST', `/v1/webhooks/${String(id)}/rotate-secret`, body);
+
+    const rotated = await rotate(first['id'], { overlap: 3_600 });
+    expect(rotated.status).toBe(200);
+    expect(rotated.json).toMatchObject({ id: first['id'], previous_secret_until: expect.any(String) });
+    expect(rotated.json['secret']).not.toBe(first['secret']);
+    const cut = await rotate(second['id'], { overlap: 0 });
+    expect(cut.json['previous_secret_until']).toBeNull();
+    expect((await api(s, 'GET', `/v1/webhooks/${String(first['id'])}`)).json).not.toHaveProperty('secret');
+
+    const player = unbanned(s)[0] as Player;
+    expect((await ban(s, player)).status).toBe(200);
+    await eventually(
+      () => overlapping.requests.some(bansOf(player)) && immediate.requests.some(bansOf(player)),
+    );
+    const during = overlapping.requests.find(bansOf(player));
+    expect(accepts(first['secret'], during)).toBe(true);
+    expect(accepts(rotated.json['secret'], during)).toBe(true);
+    const after = immediate.requests.find(bansOf(player));
+    expect(accepts(second['secret'], after)).toBe(false);
+    expect(accepts(cut.json['secret'], after)).toBe(true);
+  });
+
+  it("refuses to rotate another key's endpoint (404), an overlap past the maximum, and a key without webhooks:manage", async () => {
+    const s = await setup(FAST, KEYS_REACH_LOOPBACK);
+    const hook = await receiver();
+    const { key: other } = await s.data.createKey('--name', 'other', '--scopes', 'webhooks:manage');
+    const { key: reader } = await s.data.createKey('--name', 'reader', '--scopes', 'players:read');
+    await eventually(async () => (await api(s, 'GET', '/v1/webhooks', undefined, other)).status === 200);
+    await eventually(async () => (await api(s, 'GET', '/v1/webhooks', undefined, reader)).status === 403);
+    const id = (await api(s, 'POST', '/v1/webhooks', { url: hook.url, events: ['*'] })).json['id'] as string;
+    const before = s.daemon.webhooks.get(id)?.secret;
+    const path = `/v1/webhooks/${id}/rotate-secret`;
+    const foreign = await api(s, 'POST', path, {}, other);
+    expect(foreign.status).toBe(404);
+    expect(foreign.json).toMatchObject({ error: { code: 'not_found' } });
+    const long = await api(s, 'POST', path, { overlap: 7 * 86_400 + 1 });
+    expect(long.status).toBe(400);
+    expect(long.json).toMatchObject({ error: { code: 'validation_error' } });
+    expect((await api(s, 'POST', path, {}, reader)).status).toBe(403);
+    expect(s.daemon.webhooks.get(id)?.secret).toBe(before);
+  });
+
+  it('describes the six routes in /openapi.json', async () => {
     const s = await setup();
     const doc = (await (await fetch(`${s.baseUrl}/openapi.json`)).json()) as {
       paths: Record<string, Record<string, unknown>>;
@@ -205,6 +256,7 @@ describe('webhooks through the API', () => {
     expect(Object.keys(doc.paths['/v1/webhooks'] ?? {}).sort()).toEqual(['get', 'post']);
     expect(Object.keys(doc.paths['/v1/webhooks/{id}'] ?? {}).sort()).toEqual(['delete', 'get']);
     expect(Object.keys(doc.paths['/v1/webhooks/{id}/deliveries'] ?? {})).toEqual(['get']);
+    expect(Object.keys(doc.paths['/v1/webhooks/{id}/rotate-secret'] ?? {})).toEqual(['post']);
   });
 });
 

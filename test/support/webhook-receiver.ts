@@ -83,6 +83,11 @@ export async function startReceiver(answer: Receiver['answer'] = () => ({ status
   return receiver;
 }
 
+/** Whether a receiver holding `secret` accepts `request` (a secret rotation's old or new one). */
+export function accepts(secret: unknown, request: ReceivedRequest | undefined): boolean {
+  return request !== undefined && verify(String(secret), request.body, request.headers);
+}
+
 function verify(secret: string | null, body: string, headers: IncomingHttpHeaders): boolean {
   if (secret === null) return false;
   try {

@@ -3,9 +3,12 @@
  * resource is a file and two lines here.
  */
 import type { AnyAdminRoute } from '../define-admin-route.ts';
+import { auditRoutes } from './audit.ts';
+import { eventRoutes } from './events.ts';
 import { statusRoutes } from './status.ts';
 import { switchRoutes } from './switches.ts';
 import { tokenRoutes } from './tokens.ts';
+import { webhookRoutes } from './webhooks.ts';
 
 // One resource a line, so branches adding resources merge without conflict.
 // prettier-ignore
@@ -13,4 +16,7 @@ export const ADMIN_ROUTES: readonly AnyAdminRoute[] = [
   ...statusRoutes,
   ...tokenRoutes,
   ...switchRoutes,
+  ...webhookRoutes,
+  ...auditRoutes,
+  ...eventRoutes,
 ];

@@ -5,7 +5,9 @@
  * failing) both write it, always through updateEndpoints(), so neither loses the other's change.
  *
  * The secret is stored as is, unlike an API key: the daemon needs it to sign every delivery.
- * It is shown once, when the endpoint is created; neither `webhooks list` nor the API show it.
+ * It is shown once, when the endpoint is created or its secret rotated; neither `webhooks list`
+ * nor the API show it. A rotated-out secret stays in `previous_secrets` until its overlap ends
+ * (endpoint-changes.ts), and signs beside the new one until then.
  */
 import * as z from 'zod';
 import { DataDir, WEBHOOK_FILES, type Update } from '../../store/data-dir.ts';
@@ -33,6 +35,8 @@ export interface WebhookEndpoint {
   readonly events: readonly EventSelector[];
   readonly format: WebhookFormat;
   readonly secret: string;
+  /** Secrets rotated out that still sign until `until` (newest first, at most MAX_PREVIOUS_SECRETS). */
+  readonly previousSecrets: readonly PreviousSecret[];
   /** Plain http to a non-loopback host was allowed by the operator (`--allow-http`). */
   readonly allowHttp: boolean;
   /**
@@ -55,13 +59,27 @@ export interface WebhookEndpoint {
   readonly disabledReason: string | null;
 }
 
+export interface PreviousSecret {
+  readonly secret: string;
+  readonly until: Date;
+}
+
+/** Secrets rotated out and still in their overlap: a third rotation drops the oldest at once. */
+export const MAX_PREVIOUS_SECRETS = 2;
+
+const secretField = z.string().regex(SECRET_PATTERN, 'expected whsec_ and base64');
+
 const recordSchema = z
   .object({
     id: z.string().regex(WEBHOOK_ID_PATTERN, 'expected wh_ and 16 characters a-z0-9'),
     url: z.string().min(1),
     events: z.array(z.enum([ALL_EVENTS, ...EVENT_TYPES])).min(1),
     format: z.enum(WEBHOOK_FORMATS),
-    secret: z.string().regex(SECRET_PATTERN, 'expected whsec_ and base64'),
+    secret: secretField,
+    previous_secrets: z
+      .array(z.object({ secret: secretField, until: dateField }))
+      .max(MAX_PREVIOUS_SECRETS)
+      .default([]),
     allow_http: z.boolean(),
     sensitive_fields: z.boolean(),
     description: z.string().max(200).nullable(),
@@ -78,6 +96,7 @@ const recordSchema = z
     events: file.events,
     format: file.format,
     secret: file.secret,
+    previousSecrets: file.previous_secrets,
     allowHttp: file.allow_http,
     sensitiveFields: file.sensitive_fields,
     description: file.description,
@@ -105,6 +124,10 @@ function serializeEndpoint(endpoint: WebhookEndpoint): Record<string, unknown> {
     events: [...endpoint.events],
     format: endpoint.format,
     secret: endpoint.secret,
+    previous_secrets: endpoint.previousSecrets.map((previous) => ({
+      secret: previous.secret,
+      until: previous.until.toISOString(),
+    })),
     allow_http: endpoint.allowHttp,
     sensitive_fields: endpoint.sensitiveFields,
     description: endpoint.description,
@@ -152,11 +175,18 @@ export function newEndpoint(input: NewEndpoint, now: Date): WebhookEndpoint {
     ...input,
     id: `wh_${randomText(LOWER_ALPHANUMERIC, 16)}`,
     secret: generateSecret(),
+    previousSecrets: [],
     createdAt: now,
     enabledAt: now,
     disabledAt: null,
     disabledReason: null,
   };
+}
+
+/** The secrets that sign a message sent at `now`: the current one, then those still overlapping. */
+export function signingSecrets(endpoint: WebhookEndpoint, now: Date): string[] {
+  const overlapping = endpoint.previousSecrets.filter((previous) => previous.until > now);
+  return [endpoint.secret, ...overlapping.map((previous) => previous.secret)];
 }
 
 export function wantsEvent(endpoint: WebhookEndpoint, type: EventType): boolean {

@@ -12,7 +12,7 @@ import { eventView } from '../payloads.ts';
 import type { AddressRule } from './address-policy.ts';
 import type { EventLog, StoredEvent } from '../types.ts';
 import { discordMessage, discordRetryAfterMs } from './discord.ts';
-import { wantsEvent, type WebhookEndpoint } from './endpoint-file.ts';
+import { signingSecrets, wantsEvent, type WebhookEndpoint } from './endpoint-file.ts';
 import type { OutboxJournal } from './outbox-journal.ts';
 import { positionMarker, type FailureRun, type OutboxRecord } from './outbox-state.ts';
 import { backoffDelay, giveUpReason, honouredWait, type RetryPolicy } from './retry-policy.ts';
@@ -193,7 +193,7 @@ export class EndpointWorker {
       const last = carried[carried.length - 1] as StoredEvent;
       const attempt = (run?.attempts ?? 0) + 1;
       const at = this.#deps.now();
-      const result = await this.#send(endpoint, messageId, body, at);
+      const result = await sendSigned(this.#deps, endpoint, messageId, body, at);
       // Cancelled by shutdown: the receiver may or may not have it; the next start resends it.
       if (this.#stopped && !result.ok) return false;
       const base = {
@@ -288,35 +288,6 @@ export class EndpointWorker {
     return { body: Buffer.from(JSON.stringify(view(events[0] as StoredEvent))), carried: events.slice(0, 1) };
   }
 
-  async #send(endpoint: WebhookEndpoint, messageId: string, body: Buffer, at: Date): Promise<SendResult> {
-    const checked = checkWebhookUrl(endpoint.url, { allowHttp: endpoint.allowHttp });
-    if ('error' in checked) {
-      return {
-        ok: false,
-        status: null,
-        latencyMs: 0,
-        failure: 'invalid_url',
-        detail: checked.error,
-        retryAfterMs: undefined,
-        body: '',
-      };
-    }
-    const headers = {
-      'content-type': 'application/json',
-      'user-agent': this.#deps.userAgent,
-      ...signatureHeaders(endpoint.secret, messageId, Math.floor(at.getTime() / 1000), body),
-    };
-    return this.#deps.sender.send({
-      url: checked.url,
-      rule: this.#deps.ruleFor(endpoint),
-      byKey: endpoint.createdBy !== null,
-      headers,
-      body,
-      timeoutMs: this.#deps.policy.timeoutMs,
-      maxResponseBytes: this.#deps.policy.maxResponseBytes,
-    });
-  }
-
   /** Discord's `retry_after` (or any receiver's Retry-After) on 429 and 503; else the backoff. */
   #retryWait(result: SendResult, attempt: number): number {
     let requested: number | undefined;
@@ -345,4 +316,43 @@ export class EndpointWorker {
       this.#cancelSleep = null;
     });
   }
+}
+
+/**
+ * One signed POST of `body` to the endpoint, as every delivery makes it (and the admin API's
+ * test message): the URL checked again, the signature headers, the endpoint's address rule.
+ */
+export function sendSigned(
+  deps: Pick<WorkerDeps, 'sender' | 'policy' | 'userAgent' | 'ruleFor'>,
+  endpoint: WebhookEndpoint,
+  messageId: string,
+  body: Buffer,
+  at: Date,
+): Promise<SendResult> {
+  const checked = checkWebhookUrl(endpoint.url, { allowHttp: endpoint.allowHttp });
+  if ('error' in checked) {
+    return Promise.resolve({
+      ok: false,
+      status: null,
+      latencyMs: 0,
+      failure: 'invalid_url',
+      detail: checked.error,
+      retryAfterMs: undefined,
+      body: '',
+    });
+  }
+  const headers = {
+    'content-type': 'application/json',
+    'user-agent': deps.userAgent,
+    ...signatureHeaders(signingSecrets(endpoint, at), messageId, Math.floor(at.getTime() / 1000), body),
+  };
+  return deps.sender.send({
+    url: checked.url,
+    rule: deps.ruleFor(endpoint),
+    byKey: endpoint.createdBy !== null,
+    headers,
+    body,
+    timeoutMs: deps.policy.timeoutMs,
+    maxResponseBytes: deps.policy.maxResponseBytes,
+  });
 }

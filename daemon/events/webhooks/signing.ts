@@ -4,6 +4,9 @@
  * `v1,` + base64(HMAC-SHA256(key = base64-decoded secret, `${id}.${timestamp}.${body}`)),
  * sent with `webhook-id` (the same on every retry of one message, so receivers can dedupe) and
  * `webhook-timestamp` (integer seconds of this attempt, so receivers can refuse replays).
+ * While a rotated secret's overlap runs, the header carries one signature per secret, space
+ * separated, the new secret's first ("Signature scheme": a receiver accepts the message when any
+ * one of them verifies), so a receiver holding either secret accepts it (docs/events.md).
  */
 import { createHmac, randomBytes } from 'node:crypto';
 
@@ -27,19 +30,23 @@ export interface SignatureHeaders {
   'webhook-signature': string;
 }
 
+/** Signs with every secret given (the current one, then those still in their overlap). */
 export function signatureHeaders(
-  secret: string,
+  secrets: string | readonly string[],
   messageId: string,
   timestampSec: number,
   body: Buffer,
 ): SignatureHeaders {
-  const mac = createHmac('sha256', secretKey(secret))
-    .update(`${messageId}.${timestampSec}.`)
-    .update(body)
-    .digest('base64');
+  const signatures = (typeof secrets === 'string' ? [secrets] : secrets).map((secret) => {
+    const mac = createHmac('sha256', secretKey(secret))
+      .update(`${messageId}.${timestampSec}.`)
+      .update(body)
+      .digest('base64');
+    return `v1,${mac}`;
+  });
   return {
     'webhook-id': messageId,
     'webhook-timestamp': String(timestampSec),
-    'webhook-signature': `v1,${mac}`,
+    'webhook-signature': signatures.join(' '),
   };
 }

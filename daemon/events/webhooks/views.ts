@@ -1,7 +1,7 @@
 /**
- * How an endpoint and its attempts are shown, the same way by the CLI's `--json` and by the
- * /v1/webhooks routes: snake_case, every field present, never the secret (that is shown once,
- * by the creating call, through createdView()).
+ * How an endpoint and its attempts are shown, the same way by the CLI's `--json`, the
+ * /v1/webhooks routes and the admin API: snake_case, every field present, never the secret (that
+ * is shown once, by the creating or rotating call, through createdView() or rotatedView()).
  */
 import { shownFailure } from './delivery-failure.ts';
 import type { WebhookEndpoint } from './endpoint-file.ts';
@@ -17,7 +17,17 @@ export function endpointStatus(
   return outbox?.run ? 'retrying' : 'active';
 }
 
-export function endpointView(endpoint: WebhookEndpoint, outbox: EndpointOutbox | undefined) {
+/** When the last secret rotated out stops signing; null when none still signs. */
+function previousSecretUntil(endpoint: WebhookEndpoint, now: Date): string | null {
+  const until = Math.max(0, ...endpoint.previousSecrets.map((previous) => previous.until.getTime()));
+  return until > now.getTime() ? new Date(until).toISOString() : null;
+}
+
+export function endpointView(
+  endpoint: WebhookEndpoint,
+  outbox: EndpointOutbox | undefined,
+  now: Date = new Date(),
+) {
   const last = outbox?.recent.at(-1);
   return {
     id: endpoint.id,
@@ -35,6 +45,7 @@ export function endpointView(endpoint: WebhookEndpoint, outbox: EndpointOutbox |
     last_delivered_event_id: outbox?.position ?? 0,
     failing_attempts: outbox?.run?.attempts ?? 0,
     last_attempt_at: last?.at ?? null,
+    previous_secret_until: previousSecretUntil(endpoint, now),
   };
 }
 
@@ -43,6 +54,11 @@ export type EndpointView = ReturnType<typeof endpointView>;
 /** The view plus the secret: only ever the answer to the call that created the endpoint. */
 export function createdView(endpoint: WebhookEndpoint) {
   return { ...endpointView(endpoint, undefined), secret: endpoint.secret };
+}
+
+/** The view plus the new secret: only ever the answer to the call that rotated it. */
+export function rotatedView(endpoint: WebhookEndpoint, outbox: EndpointOutbox | undefined, now: Date) {
+  return { ...endpointView(endpoint, outbox, now), secret: endpoint.secret };
 }
 
 export function attemptView(record: OutboxRecord) {

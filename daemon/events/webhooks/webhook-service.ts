@@ -30,11 +30,13 @@ import {
   type NewEndpoint,
   type WebhookEndpoint,
 } from './endpoint-file.ts';
-import { EndpointWorker, type WorkerDeps } from './endpoint-worker.ts';
+import { enableEndpoint, rotateSecret } from './endpoint-changes.ts';
+import { EndpointWorker, sendSigned, type WorkerDeps } from './endpoint-worker.ts';
 import { OutboxJournal } from './outbox-journal.ts';
 import type { EndpointOutbox } from './outbox-state.ts';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.ts';
 import { WebhookSender } from './sender.ts';
+import { testMessageBody, testMessageId, testOutcome, type TestOutcome } from './test-message.ts';
 import type { WorkerHealth } from '../../worker-health.ts';
 
 export interface WebhookServiceOptions {
@@ -217,6 +219,43 @@ export class WebhookService {
     );
     await this.reload();
     return update.changed;
+  }
+
+  /**
+   * Re-enables a disabled endpoint (endpoint-changes.ts: not one whose key is gone); false when
+   * it was enabled already. Its worker starts before this returns.
+   */
+  async enable(id: string): Promise<boolean> {
+    const update = await updateEndpoints(this.#options.dataDir, (current) =>
+      enableEndpoint(current, id, this.#deps.now()),
+    );
+    await this.reload();
+    return update.changed;
+  }
+
+  /**
+   * A new secret for the endpoint; the old one keeps signing for `overlapSec` seconds
+   * (endpoint-changes.ts). The next attempt, even a retry in progress, signs with both.
+   */
+  async rotateSecret(id: string, overlapSec: number): Promise<WebhookEndpoint> {
+    let rotated: WebhookEndpoint | undefined;
+    await updateEndpoints(this.#options.dataDir, (current) => {
+      const rotation = rotateSecret(current, id, overlapSec, this.#deps.now());
+      rotated = rotation.rotated;
+      return rotation.endpoints;
+    });
+    await this.reload();
+    return rotated as WebhookEndpoint;
+  }
+
+  /** Sends one signed test message to a registered endpoint now (test-message.ts); undefined if none. */
+  async sendTest(id: string): Promise<TestOutcome | undefined> {
+    const endpoint = this.get(id);
+    if (!endpoint) return undefined;
+    const at = this.#deps.now();
+    const messageId = testMessageId(this.#options.serverId);
+    const result = await sendSigned(this.#deps, endpoint, messageId, testMessageBody(endpoint, at), at);
+    return testOutcome(result, messageId, at);
   }
 
   /** Re-reads webhooks.json and starts, updates or stops workers to match. Never rejects. */

@@ -32,4 +32,14 @@ describe('Standard Webhooks signing', () => {
     const headers = signatureHeaders(secret, 'msg_1', Math.floor(Date.now() / 1000), Buffer.from('{"a":1}'));
     expect(() => new Webhook(secret).verify('{"a":2}', { ...headers })).toThrow();
   });
+
+  it('carries one signature per secret during an overlap, and a receiver holding either accepts it', () => {
+    const [next, old, stranger] = [generateSecret(), generateSecret(), generateSecret()];
+    const body = '{"id":7,"type":"player.muted","at":"2030-01-01T00:00:00.000Z","data":{}}';
+    const headers = signatureHeaders([next, old], 'msg_2', Math.floor(Date.now() / 1000), Buffer.from(body));
+    expect(headers['webhook-signature'].split(' ')).toHaveLength(2);
+    expect(new Webhook(next).verify(body, { ...headers })).toEqual(JSON.parse(body));
+    expect(new Webhook(old).verify(body, { ...headers })).toEqual(JSON.parse(body));
+    expect(() => new Webhook(stranger).verify(body, { ...headers })).toThrow();
+  });
 });

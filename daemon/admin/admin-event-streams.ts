@@ -1,0 +1,124 @@
+/**
+ * The admin event streams (GET /admin/v1/events, docs/admin.md "Live events"): every event, of
+ * every type and unredacted, for the panel's live view. They are the /v1 stream's EventStream
+ * (the same catch-up, `Last-Event-ID` resume, heartbeats and slow-reader cut) held the way the
+ * /v1 streaming stage holds its streams (held-stream.ts): a slot of the stream caps while open,
+ * and access watched for as long as it lasts. What ends an admin stream's access is its admin
+ * token being revoked (or taken from admin-tokens.json): AdminTokens tells us the moment the
+ * daemon loads that change, and every stream that token opened (directly, or through a panel
+ * session made from it) ends with the 401 envelope a new request would get. A stream opened
+ * over admin.sock has no token; it lasts until the client or the daemon ends it.
+ */
+import { EventStream, type StreamSettings } from '../events/sse-stream.ts';
+import { eventView } from '../events/payloads.ts';
+import type { FileEventLog } from '../events/event-log.ts';
+import type { EventType } from '../events/types.ts';
+import { ApiError } from '../http/api-error.ts';
+import { holdStream } from '../http/held-stream.ts';
+import { StreamAccess } from '../http/stream-access.ts';
+import { StreamSlots } from '../http/stream-slots.ts';
+import type { ResponseStream } from '../http/types.ts';
+import type { DaemonMetrics } from '../metrics/metrics.ts';
+import type { Snapshot } from '../store/data-dir.ts';
+import type { AdminActor } from './define-admin-route.ts';
+
+export interface AdminStreamLimits {
+  /** Open admin event streams per actor (one admin token, or admin.sock's user). */
+  maxPerActor: number;
+  /** Open admin event streams in all. */
+  maxTotal: number;
+}
+
+export const ADMIN_STREAM_LIMIT_DEFAULTS: AdminStreamLimits = Object.freeze({ maxPerActor: 4, maxTotal: 16 });
+
+export interface AdminEventStreamsOptions {
+  eventLog: FileEventLog;
+  snapshot(): Snapshot;
+  /** AdminTokens.onRevoked: called with each token id that stops being valid. */
+  onTokenRevoked(listener: (tokenId: string) => void): () => void;
+  limits?: Partial<AdminStreamLimits>;
+  /** Heartbeat and slow-reader limit, as the /v1 stream's (defaults in STREAM_DEFAULTS). */
+  settings?: Partial<StreamSettings>;
+  metrics?: Pick<DaemonMetrics, 'eventSubscribers' | 'eventStreamCut'>;
+  now?: () => number;
+}
+
+/** Every field of every event: the operator sees what `players:read_sensitive` sees. */
+const FULL_VIEW = eventView(['players:read_sensitive']);
+/** StreamSlots counts per key and per address; here per actor and, under one name, in all. */
+const ALL_ADMIN_STREAMS = 'admin';
+
+export class AdminEventStreams {
+  readonly #slots: StreamSlots;
+  readonly #access: StreamAccess;
+  readonly #options: AdminEventStreamsOptions;
+  /** The token being revoked while the open streams are checked again; null otherwise. */
+  #revoking: string | null = null;
+
+  constructor(options: AdminEventStreamsOptions) {
+    this.#options = options;
+    const limits = { ...ADMIN_STREAM_LIMIT_DEFAULTS, ...options.limits };
+    this.#slots = new StreamSlots({ maxPerKey: limits.maxPerActor, maxPerAddress: limits.maxTotal });
+    this.#access = new StreamAccess({ snapshot: options.snapshot, now: options.now ?? Date.now });
+    options.onTokenRevoked((tokenId) => {
+      this.#revoking = tokenId;
+      try {
+        this.#access.recheckAll();
+      } finally {
+        this.#revoking = null;
+      }
+    });
+  }
+
+  /** Open streams (for tests and diagnostics). */
+  get size(): number {
+    return this.#access.size;
+  }
+
+  /**
+   * A stream of the events after `after` (only `types` when given) for `actor`; 429
+   * `rate_limited` when the actor, or all admins together, hold as many as allowed.
+   */
+  open(
+    actor: AdminActor,
+    requestId: string,
+    after: number,
+    types: ReadonlySet<EventType> | null,
+  ): ResponseStream {
+    const { eventLog, metrics, settings } = this.#options;
+    const tokenId = actor.kind === 'local' ? null : actor.token_id;
+    const release = this.#take(actor.kind === 'local' ? `local:${actor.uid}` : `${actor.kind}:${tokenId}`);
+    const inner = new EventStream({
+      eventLog,
+      after,
+      types,
+      view: FULL_VIEW,
+      subscribers: (delta) => metrics?.eventSubscribers(delta, 'sse'),
+      cut: (reason) => metrics?.eventStreamCut(reason),
+      ...settings,
+    });
+    return holdStream(inner, {
+      release,
+      access: this.#access,
+      requestId,
+      recheck: () => {
+        if (tokenId !== null && tokenId === this.#revoking) {
+          throw new ApiError('unauthorized', 'The admin token this stream was opened with was revoked.');
+        }
+        return null;
+      },
+    });
+  }
+
+  /** A slot, or 429 saying which cap is reached (StreamSlots words its refusals for /v1's keys). */
+  #take(actorId: string): () => void {
+    try {
+      return this.#slots.take(actorId, ALL_ADMIN_STREAMS);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      const { maxPerKey, maxPerAddress } = this.#slots.limits;
+      const message = `An admin may hold ${maxPerKey} open event streams, and all admins ${maxPerAddress}; close one, or retry once one has ended.`;
+      throw new ApiError('rate_limited', message, { headers: error.headers });
+    }
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * The changes an operator or a key makes to one registered endpoint, as pure functions over the
+ * list in webhooks.json: re-enabling it and rotating its secret. The CLI (with no daemon), the
+ * running daemon's WebhookService (for /v1 and the admin API) and every future caller apply the
+ * same function inside `updateEndpoints`, so the rules live once. A refusal is an
+ * EndpointChangeError with a stable code the caller turns into its own error (a CLI message, the
+ * API's envelope).
+ */
+import { MAX_PREVIOUS_SECRETS, type WebhookEndpoint } from './endpoint-file.ts';
+import { generateSecret } from './signing.ts';
+
+/** How long the old secret keeps signing after a rotation when the caller names no overlap. */
+export const DEFAULT_SECRET_OVERLAP_SEC = 86_400;
+/**
+ * The longest overlap: a week covers a receiver deployed weekly; longer leaves a secret the
+ * operator meant to retire (perhaps leaked) working for longer than anyone remembers.
+ */
+export const MAX_SECRET_OVERLAP_SEC = 7 * 86_400;
+
+export type EndpointChangeCode = 'not_found' | 'owner_gone';
+
+export class EndpointChangeError extends Error {
+  constructor(
+    readonly code: EndpointChangeCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The list with one endpoint changed by `change`; a missing id is `not_found`. */
+function changeOne(
+  current: readonly WebhookEndpoint[],
+  id: string,
+  change: (endpoint: WebhookEndpoint) => WebhookEndpoint,
+): readonly WebhookEndpoint[] {
+  if (!current.some((endpoint) => endpoint.id === id)) {
+    throw new EndpointChangeError('not_found', `No webhook ${id}.`);
+  }
+  return current.map((endpoint) => (endpoint.id === id ? change(endpoint) : endpoint));
+}
+
+/**
+ * Re-enables a disabled endpoint: it resumes with the message it stopped on, and its failure run
+ * counts from now. An endpoint disabled because its key no longer works (`key_revoked`,
+ * `key_expired`) stays disabled: the key cannot own it any more (`owner_gone`). An enabled one is
+ * left as it is (the update reports no change).
+ */
+export function enableEndpoint(
+  current: readonly WebhookEndpoint[],
+  id: string,
+  now: Date,
+): readonly WebhookEndpoint[] {
+  return changeOne(current, id, (endpoint) => {
+    if (endpoint.disabledAt === null) return endpoint;
+    if (endpoint.disabledReason?.startsWith('key_')) {
+      throw new EndpointChangeError(
+        'owner_gone',
+        `Webhook ${id} was disabled because the API key that registered it no longer works (${endpoint.disabledReason}); remove it instead.`,
+      );
+    }
+    return { ...endpoint, disabledAt: null, disabledReason: null, enabledAt: now };
+  });
+}
+
+export interface Rotation {
+  readonly endpoints: readonly WebhookEndpoint[];
+  /** The endpoint as rotated, carrying its new secret. */
+  readonly rotated: WebhookEndpoint;
+}
+
+/**
+ * Gives the endpoint a new secret; the one it replaces keeps signing beside it for
+ * `overlapSec` seconds (0: stops at once). Secrets whose overlap has ended are dropped, and at
+ * most MAX_PREVIOUS_SECRETS stay (the oldest goes first), so a rotation never widens the set
+ * of secrets that sign without bound. `overlapSec` is checked by the caller's schema; the bound
+ * is enforced here again because this is the one place every caller passes through.
+ */
+export function rotateSecret(
+  current: readonly WebhookEndpoint[],
+  id: string,
+  overlapSec: number,
+  now: Date,
+): Rotation {
+  if (!Number.isInteger(overlapSec) || overlapSec < 0 || overlapSec > MAX_SECRET_OVERLAP_SEC) {
+    throw new RangeError(`overlap must be an integer from 0 to ${MAX_SECRET_OVERLAP_SEC} seconds`);
+  }
+  let rotated: WebhookEndpoint | undefined;
+  const endpoints = changeOne(current, id, (endpoint) => {
+    const stillSigning = endpoint.previousSecrets.filter((previous) => previous.until > now);
+    const replaced =
+      overlapSec > 0 ? [{ secret: endpoint.secret, until: new Date(now.getTime() + overlapSec * 1000) }] : [];
+    rotated = {
+      ...endpoint,
+      secret: generateSecret(),
+      previousSecrets: [...replaced, ...stillSigning].slice(0, MAX_PREVIOUS_SECRETS),
+    };
+    return rotated;
+  });
+  return { endpoints, rotated: rotated as WebhookEndpoint };
+}

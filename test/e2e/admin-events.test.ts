@@ -1,0 +1,114 @@
+/**
+ * GET /admin/v1/events (docs/admin.md, "Live events") on the admin TCP listener of an in-process
+ * daemon, with admin tokens: every event, unredacted, as SSE; resume with Last-Event-ID; caps per
+ * admin; and the stream cut, with the 401 envelope as its final message, the moment the admin
+ * token that opened it is revoked, while another token's stream goes on.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { DataDir } from '../../daemon/store/data-dir.ts';
+import { createAdminToken, revokeAdminToken } from '../../daemon/store/admin-tokens.ts';
+import { formatHostPort } from '../../daemon/host-port.ts';
+import { adminRequest } from '../../harness/admin.ts';
+import { openSse, type SseClient } from '../../harness/sse-client.ts';
+import { eventually, startStack, type Stack } from '../../harness/stack.ts';
+
+let stack: Stack | undefined;
+const open: SseClient[] = [];
+
+afterEach(async () => {
+  for (const client of open.splice(0)) client.close();
+  await stack?.close();
+  stack = undefined;
+});
+
+const JOINED = {
+  player: { platform_id: '76561198000000001', social_id: null, name: 'Ada' },
+  ip: '203.0.113.9',
+};
+
+async function setup(): Promise<Stack> {
+  stack = await startStack({ sim: false, daemon: { admin: { listen: { host: '127.0.0.1', port: 0 } } } });
+  return stack;
+}
+
+const base = (s: Stack) => `http://${formatHostPort(s.daemon.admin.address!)}`;
+
+/** A new admin token the running daemon already accepts. */
+async function token(s: Stack, name: string): Promise<{ id: string; token: string }> {
+  const minted = await createAdminToken(await DataDir.open(s.data.dir), name, new Date());
+  await s.daemon.reload();
+  await eventually(
+    async () =>
+      (await adminRequest({ url: base(s), token: minted.token, path: '/admin/v1/status' })).status === 200,
+  );
+  return minted;
+}
+
+async function stream(
+  s: Stack,
+  bearer: string,
+  headers: Record<string, string> = {},
+  query = '',
+): Promise<SseClient> {
+  const client = await openSse(`${base(s)}/admin/v1/events${query}`, {
+    authorization: `Bearer ${bearer}`,
+    ...headers,
+  });
+  open.push(client);
+  return client;
+}
+
+describe('GET /admin/v1/events', () => {
+  it('streams every event with every field, and resumes after Last-Event-ID', async () => {
+    const s = await setup();
+    const { token: bearer } = await token(s, 'panel');
+    const client = await stream(s, bearer);
+    expect(client.status).toBe(200);
+    expect(client.headers['content-type']).toMatch(/^text\/event-stream/);
+    const joined = await s.daemon.events.append({ type: 'player.joined', data: JOINED });
+    const banned = await s.daemon.events.append({ type: 'player.banned', data: { player: JOINED.player } });
+    const message = await client.next((m) => m.event === 'player.joined');
+    expect(JSON.parse(message.data)).toMatchObject({ id: joined?.id, data: { ip: '203.0.113.9' } });
+    await client.next((m) => m.id === String(banned?.id));
+    client.close();
+    const resumed = await stream(s, bearer, { 'last-event-id': String(joined?.id) });
+    const next = await resumed.next((m) => m.id !== null);
+    expect(next.id).toBe(String(banned?.id));
+    const typed = await stream(s, bearer, {}, `?after=0&types=player.banned`);
+    expect((await typed.next((m) => m.id !== null)).event).toBe('player.banned');
+    const stale = await adminRequest({ url: base(s), token: bearer, path: '/admin/v1/events?after=999999' });
+    expect(stale.status).toBe(400);
+  });
+
+  it("ends the stream with 401 when its admin token is revoked, and leaves another token's open", async () => {
+    const s = await setup();
+    const [revoked, other] = [await token(s, 'leaving'), await token(s, 'staying')];
+    const [client, bystander] = [await stream(s, revoked.token), await stream(s, other.token)];
+    await revokeAdminToken(await DataDir.open(s.data.dir), revoked.id, new Date());
+    await s.daemon.reload();
+    const final = await client.next((m) => m.event === 'error', 10_000);
+    await client.ended;
+    const envelope = JSON.parse(final.data) as { error: { code: string; request_id: string } };
+    expect(envelope.error.code).toBe('unauthorized');
+    expect(envelope.error.request_id).toBe(client.headers['x-request-id']);
+    const event = await s.daemon.events.append({ type: 'player.banned', data: { player: JOINED.player } });
+    await bystander.next((m) => m.id === String(event?.id));
+    expect(bystander.messages.filter((m) => m.event === 'error')).toEqual([]);
+  });
+
+  it('refuses a fifth stream of one admin with 429, and takes one again once a stream ends', async () => {
+    const s = await setup();
+    const { token: bearer } = await token(s, 'greedy');
+    const four = await Promise.all([1, 2, 3, 4].map(() => stream(s, bearer)));
+    expect(four.map((c) => c.status)).toEqual([200, 200, 200, 200]);
+    const fifth = await stream(s, bearer);
+    expect(fifth.status).toBe(429);
+    expect(JSON.parse(await fifth.text())).toMatchObject({ error: { code: 'rate_limited' } });
+    expect(fifth.headers['retry-after']).toBeDefined();
+    four[0]?.close();
+    await eventually(async () => {
+      const again = await stream(s, bearer);
+      return again.status === 200;
+    });
+  });
+});
