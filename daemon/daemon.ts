@@ -248,7 +248,7 @@ async function startLocked(
         requests,
         eventStreams: new AdminEventStreams({
           eventLog: events,
-          snapshot: () => watcher.current(),
+          snapshot: () => snapshot.current(),
           onTokenRevoked: (listener) => tokens.onRevoked(listener),
           ...(options.stream ? { settings: options.stream } : {}),
           metrics,
