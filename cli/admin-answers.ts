@@ -5,6 +5,8 @@
  * a half-printed result.
  */
 import * as z from 'zod';
+import { DeliveryAttemptSchema, endpointShape } from '../daemon/routes/webhooks-common.ts';
+import type { EndpointView, recentAttempts } from '../daemon/events/webhooks/views.ts';
 import type { AdminTokenView, CreatedAdminToken } from '../daemon/store/admin-tokens.ts';
 import { PLAN_FEATURES, type Plan } from '../daemon/store/state.ts';
 import type { AdminClient } from './admin-client.ts';
@@ -73,4 +75,27 @@ export function createdTokenFromAnswer(body: unknown): CreatedAdminToken {
   if (!parsed.success) throw unexpectedAnswer('/tokens');
   const { id, name, token, created_at } = parsed.data;
   return { id, name, token, created_at };
+}
+
+/** A webhook endpoint as /admin/v1/webhooks shows it, cut to the view the CLI prints offline too. */
+const webhookView = z.object(endpointShape);
+
+export function webhookViewFromAnswer(body: unknown): EndpointView {
+  const parsed = webhookView.safeParse(body);
+  if (!parsed.success) throw unexpectedAnswer('/webhooks');
+  return parsed.data;
+}
+
+/** GET /admin/v1/webhooks: every endpoint (one page: the daemon holds at most 50). */
+export function webhookViewsFromAnswer(body: unknown): EndpointView[] {
+  const parsed = z.looseObject({ data: z.array(webhookView) }).safeParse(body);
+  if (!parsed.success) throw unexpectedAnswer('/webhooks');
+  return parsed.data.data;
+}
+
+/** GET /admin/v1/webhooks/{id}/deliveries. */
+export function attemptsFromAnswer(body: unknown): ReturnType<typeof recentAttempts> {
+  const parsed = z.looseObject({ data: z.array(DeliveryAttemptSchema) }).safeParse(body);
+  if (!parsed.success) throw unexpectedAnswer('/webhooks/{id}/deliveries');
+  return parsed.data.data;
 }

@@ -54,9 +54,14 @@ export interface AdminRequest {
 }
 
 /**
+ * A command's own names for the admin API's error codes (not_found → key_not_found), or the very
+ * error it gives offline (so the message is the same either way).
+ */
+export type ErrorNames = Readonly<Record<string, string | ((message: string) => CliError)>>;
+
+/**
  * The admin API over one data dir's socket. `send` resolves with 2xx answers only; an error
- * envelope becomes a CliError with the CLI's exit code (see `errorOf`), `codes` renaming the
- * API's codes to a command's own (not_found → key_not_found).
+ * envelope becomes a CliError with the CLI's exit code (see `errorOf`), named as `codes` says.
  */
 export class AdminClient {
   readonly socketPath: string;
@@ -67,7 +72,7 @@ export class AdminClient {
     this.#options = { ...DEFAULTS, ...options };
   }
 
-  async send(call: AdminRequest, codes: Readonly<Record<string, string>> = {}): Promise<AdminAnswer> {
+  async send(call: AdminRequest, codes: ErrorNames = {}): Promise<AdminAnswer> {
     const answer = await exchange(this.socketPath, call, this.#options);
     if (answer.status >= 200 && answer.status < 300) return answer;
     throw errorOf(answer, codes);
@@ -203,16 +208,17 @@ const USAGE_CODES: ReadonlySet<string> = new Set([
 ]);
 
 /** The CliError for an error envelope `{error:{code,message}}` (or an answer without one). */
-export function errorOf(answer: AdminAnswer, codes: Readonly<Record<string, string>> = {}): CliError {
+export function errorOf(answer: AdminAnswer, codes: ErrorNames = {}): CliError {
   const envelope = (
     answer.body as { error?: { code?: unknown; message?: unknown; details?: unknown } } | null
   )?.error;
   const apiCode = typeof envelope?.code === 'string' ? envelope.code : `http_${answer.status}`;
   const message = `${typeof envelope?.message === 'string' ? envelope.message : `the daemon answered ${answer.status}`}${detailText(envelope?.details)}`;
-  const code = codes[apiCode] ?? apiCode;
+  const named = codes[apiCode];
+  if (typeof named === 'function') return named(message);
   if (apiCode === 'premium_required') return new PremiumRequiredError(message);
-  if (USAGE_CODES.has(apiCode)) return new UsageError(message, code === apiCode ? 'usage_error' : code);
-  return new CliError(message, EXIT_OPERATIONAL, code);
+  if (USAGE_CODES.has(apiCode)) return new UsageError(message, named ?? 'usage_error');
+  return new CliError(message, EXIT_OPERATIONAL, named ?? apiCode);
 }
 
 /** A validation error's details (`{fields: [{path, message}]}` and the like) as one short line. */

@@ -283,6 +283,7 @@ async function startLocked(
       admin: { socketPath: adminServer.socketPath, address: adminServer.address },
       reload: async (settings = {}) => {
         await snapshot.reload(); // a broken file rejects here, before anything changed
+        await webhooks.reload(); // webhooks.json edited by hand (a broken one is logged and kept as loaded)
         await audit.reopen();
         await tls.reload();
         await adminServer.reload();

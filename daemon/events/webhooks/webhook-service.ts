@@ -1,7 +1,7 @@
 /**
  * Webhooks in a running daemon: keeps a delivery worker per enabled endpoint in step with
- * webhooks.json (polled like the other data dir files, so `modgate webhooks add|remove|enable`
- * reaches the daemon within a second), wakes the workers when the event log grows, and serves
+ * webhooks.json (reloaded after each change made through the daemon, /v1 or the admin API, which
+ * `modgate webhooks` uses while the daemon runs, and on `modgate reload`; nothing polls it), wakes the workers when the event log grows, and serves
  * the registry to the /v1/webhooks routes. Disabling an endpoint that keeps failing is written to
  * webhooks.json under the data dir lock and logged at error level. So is disabling the endpoints
  * of an API key that was revoked or expired (`key_revoked`, `key_expired`): checked whenever the
@@ -9,15 +9,12 @@
  * registered it (address-policy.ts): the service holds the operator's allowed networks and the
  * daemon's own listeners, and answers the registration check of the /v1 routes.
  */
-import { stat } from 'node:fs/promises';
 import packageJson from '../../../package.json' with { type: 'json' };
-import { join } from 'node:path';
 import type { HostPort } from '../../host-port.ts';
 import type { Logger } from '../../log/log.ts';
 import { apiKeyStatus } from '../../store/api-keys.ts';
 import type { ApiKeyRecord } from '../../store/keys-file.ts';
 import { noopMetrics, type DaemonMetrics } from '../../metrics/metrics.ts';
-import { errnoCode } from '../../store/errors.ts';
 import type { EventLog } from '../types.ts';
 import { checkTarget, systemResolver, type AddressRule, type Resolver } from './address-policy.ts';
 import {
@@ -26,7 +23,6 @@ import {
   newEndpoint,
   readEndpoints,
   updateEndpoints,
-  WEBHOOKS_FILE,
   type NewEndpoint,
   type WebhookEndpoint,
 } from './endpoint-file.ts';
@@ -50,7 +46,6 @@ export interface WebhookServiceOptions {
   readonly workerHealth?: WorkerHealth;
   /** Retry timing and limits; tests shrink them to milliseconds. */
   readonly policy?: Partial<RetryPolicy>;
-  readonly pollIntervalMs?: number;
   readonly now?: () => Date;
   readonly random?: () => number;
   /** Where endpoints may connect; by default public addresses, and loopback for the operator. */
@@ -82,8 +77,6 @@ export class RegistryFullError extends Error {}
 export class WebhookService {
   #endpoints: readonly WebhookEndpoint[] = [];
   readonly #workers = new Map<string, EndpointWorker>();
-  #fingerprint = '';
-  #timer: NodeJS.Timeout | undefined;
   #closed = false;
   #reloading: Promise<void> = Promise.resolve();
   #allowNetworks: readonly string[];
@@ -133,7 +126,6 @@ export class WebhookService {
     const sender = new WebhookSender(options.network?.resolve ?? systemResolver);
     const service = new WebhookService(options, journal, sender);
     await service.reload();
-    service.#schedule();
     return service;
   }
 
@@ -266,7 +258,6 @@ export class WebhookService {
 
   async close(): Promise<void> {
     this.#closed = true;
-    clearTimeout(this.#timer);
     this.#unsubscribe();
     this.#sender.destroy();
     await Promise.all([...this.#workers.values()].map((worker) => worker.stop()));
@@ -278,7 +269,6 @@ export class WebhookService {
   async #load(): Promise<void> {
     if (this.#closed) return;
     try {
-      this.#fingerprint = await this.#fingerprintFile();
       this.#endpoints = await readEndpoints(this.#options.dataDir);
     } catch (error) {
       this.#options.logger.error('webhooks.json reload failed; keeping the endpoints as loaded', {
@@ -340,29 +330,5 @@ export class WebhookService {
     );
     this.#workers.get(endpoint.id)?.update({ ...endpoint, disabledAt: at, disabledReason: reason });
     void this.reload();
-  }
-
-  #schedule(): void {
-    if (this.#closed) return;
-    this.#timer = setTimeout(() => void this.#poll(), this.#options.pollIntervalMs ?? 250);
-    this.#timer.unref();
-  }
-
-  async #poll(): Promise<void> {
-    try {
-      if ((await this.#fingerprintFile()) !== this.#fingerprint) await this.reload();
-    } finally {
-      this.#schedule();
-    }
-  }
-
-  async #fingerprintFile(): Promise<string> {
-    try {
-      const info = await stat(join(this.#options.dataDir, WEBHOOKS_FILE));
-      return `${info.ino}:${info.size}:${info.mtimeMs}:${info.mode}`;
-    } catch (error) {
-      if (errnoCode(error) === 'ENOENT') return 'missing';
-      throw error;
-    }
   }
 }

@@ -58,7 +58,6 @@ export async function startHarness(
       serverId: 'srv_test',
       logger,
       policy: p,
-      pollIntervalMs: 20,
       ...extra,
     });
   const harness: Harness = {

@@ -135,6 +135,7 @@ describe('webhook delivery', () => {
     await eventually(async () => (await readEndpoints(harness.data.dir))[0]?.disabledAt !== null);
     healthy = true;
     expect((await harness.data.cli('webhooks', 'enable', id, '--data-dir', harness.data.dir)).code).toBe(0);
+    await harness.service.reload(); // no daemon here: the service reads the file when told to
     await eventually(() => hook.processed.length === 1);
     expect(hook.processed[0]?.messageId).toBe(`msg_srv_test_${event}`);
   });
@@ -266,6 +267,7 @@ describe('webhook delivery', () => {
     await harness.append('player.banned');
     await eventually(() => hook.requests.length === 1);
     expect((await harness.data.cli('webhooks', 'remove', id, '--data-dir', harness.data.dir)).code).toBe(0);
+    await harness.service.reload();
     await eventually(() => harness.service.list().length === 0);
     await harness.append('player.banned');
     await new Promise((resolve) => setTimeout(resolve, 100));

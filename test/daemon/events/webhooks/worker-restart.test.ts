@@ -63,7 +63,6 @@ describe('a webhook delivery loop that fails', () => {
       serverId: 'srv_test',
       logger,
       policy: FAST_POLICY,
-      pollIntervalMs: 20,
       workerHealth: workers,
       metrics: { webhookDelivery: () => {}, workerRestarted: (worker) => void restarts.push(worker) },
     });
