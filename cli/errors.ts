@@ -13,7 +13,7 @@
  * | 3 | premium required: the server has no active premium plan (spec: 403 premium_required) |
  */
 import { CommanderError } from 'commander';
-import { AdminSocketInUse } from '../daemon/admin/admin-socket.ts';
+import { AdminSocketInUse, AdminSocketPathTooLong } from '../daemon/admin/admin-socket.ts';
 import { ConfigError } from '../daemon/config/config.ts';
 import { ListenError } from '../daemon/listen-error.ts';
 import { errnoCode, StoreError, type StoreErrorCode } from '../daemon/store/errors.ts';
@@ -97,6 +97,8 @@ export async function errorOutcome(error: unknown, context: FailureContext): Pro
   if (error instanceof CliError) return outcome(error.exitCode, error.code, error.describe(context.argv));
   if (error instanceof ConfigError) return outcome(EXIT_USAGE, 'config_invalid', error.message);
   if (error instanceof AdminSocketInUse) return outcome(EXIT_OPERATIONAL, 'already_running', error.message);
+  if (error instanceof AdminSocketPathTooLong)
+    return outcome(EXIT_USAGE, 'data_dir_path_too_long', error.message);
   if (error instanceof ListenError) {
     const failure = await listenFailureMessage(error);
     return outcome(failure.exitCode, failure.code, failure.message);

@@ -1,29 +1,45 @@
 /**
- * `modgate keys create|list|revoke`. Listing never shows key text or hashes; revoking keeps the
- * record (with revoked_at) so the list still tells what the key was.
+ * `modgate keys create|list|revoke|roll`. Listing never shows key text or hashes; revoking keeps
+ * the record (with revoked_at) so the list still tells what the key was. The checks are
+ * daemon/store/key-admin.ts's, the same the admin API runs.
  */
 import type { Command } from 'commander';
+import { handOverWebhooks } from '../daemon/events/webhooks/key-handover.ts';
 import { SCOPES } from '../daemon/scopes.ts';
-import { apiKeyStatus, parseApiKey } from '../daemon/store/api-keys.ts';
-import { API_KEY_ID_PATTERN, keysFile, type ApiKeyRecord } from '../daemon/store/keys-file.ts';
-import { CliError, UsageError } from './errors.ts';
+import { parseApiKey } from '../daemon/store/api-keys.ts';
+import {
+  DEFAULT_ROLL_OVERLAP_MS,
+  keyViews,
+  revokeKey,
+  rollKey,
+  type KeyView,
+} from '../daemon/store/key-admin.ts';
+import { keyUsageFile } from '../daemon/store/key-usage.ts';
+import { API_KEY_ID_PATTERN, keysFile } from '../daemon/store/keys-file.ts';
+import { UsageError } from './errors.ts';
 import { formatDate, formatTable, jsonDate } from './format.ts';
 import { printJson, printLines, type CliIo } from './io.ts';
-import { registerKeysCreateCommand } from './keys-create-command.ts';
-import { openDataDirOf, withDataDirOption } from './options.ts';
+import { withKeyErrors } from './key-errors.ts';
+import { createdJson, createdLines, registerKeysCreateCommand } from './keys-create-command.ts';
+import { openDataDirOf, parseDuration, withDataDirOption } from './options.ts';
+import { stateFile } from '../daemon/store/state.ts';
 
 export function registerKeysCommands(program: Command, io: CliIo): void {
-  const keys = program.command('keys').description('create, list and revoke API keys');
+  const keys = program.command('keys').description('create, list, revoke and roll API keys');
   registerKeysCreateCommand(keys, io);
 
-  withDataDirOption(keys.command('list').description('list API keys (never shows key text or hashes)'))
+  withDataDirOption(
+    keys
+      .command('list')
+      .description('list API keys and when each was last used (never shows key text or hashes)'),
+  )
     .option('--json', 'print one JSON object')
     .action(async (flags: { dataDir?: string; json?: boolean }) => {
       const dataDir = await openDataDirOf(flags, io);
-      const records = await dataDir.read(keysFile);
-      const now = io.now();
-      if (flags.json) printJson(io, { keys: records.map((record) => listedJson(record, now)) });
-      else printLines(io, ...listLines(records, now));
+      const [records, usage] = await Promise.all([dataDir.read(keysFile), dataDir.read(keyUsageFile)]);
+      const views = keyViews(records, usage, io.now());
+      if (flags.json) printJson(io, { keys: views });
+      else printLines(io, ...listLines(views));
     });
 
   withDataDirOption(
@@ -34,23 +50,57 @@ export function registerKeysCommands(program: Command, io: CliIo): void {
     .action(async (idOrKey: string, flags: { dataDir?: string; json?: boolean }) => {
       const id = keyIdOf(idOrKey);
       const dataDir = await openDataDirOf(flags, io);
-      const update = await dataDir.update(keysFile, (records) => revoke(records, id, io.now(), dataDir.path));
-      const record = update.after.find((candidate) => candidate.id === id);
+      const { record, changed } = await withKeyErrors(dataDir, () => revokeKey(dataDir, id, io.now()));
       if (flags.json) {
-        printJson(io, {
-          id,
-          name: record?.name ?? null,
-          revoked_at: jsonDate(record?.revokedAt ?? null),
-          changed: update.changed,
-        });
-      } else if (!update.changed && record?.revokedAt) {
+        printJson(io, { id, name: record.name, revoked_at: jsonDate(record.revokedAt), changed });
+      } else if (!changed && record.revokedAt) {
         printLines(
           io,
           `Key ${id} (${record.name}) was already revoked at ${formatDate(record.revokedAt)}; nothing changed.`,
         );
       } else {
-        printLines(io, `Revoked key ${id}${record ? ` (${record.name})` : ''}.`);
+        printLines(io, `Revoked key ${id} (${record.name}).`);
       }
+    });
+
+  withDataDirOption(
+    keys
+      .command('roll')
+      .description(
+        'replace an API key by a new one (shown once); the old one works until --expire-old-in passes',
+      ),
+  )
+    .argument('<id>', 'the key id shown by keys list (or the full key)')
+    .option(
+      '--expire-old-in <duration>',
+      'how long the old key keeps working: 90m, 12h, 30d (default 1h, at most 30d)',
+      parseDuration,
+    )
+    .option('--json', 'print one JSON object with the new key')
+    .action(async (idOrKey: string, flags: { dataDir?: string; expireOldIn?: number; json?: boolean }) => {
+      const id = keyIdOf(idOrKey);
+      const dataDir = await openDataDirOf(flags, io);
+      const overlapMs = flags.expireOldIn ?? DEFAULT_ROLL_OVERLAP_MS;
+      const rolled = await withKeyErrors(dataDir, () => rollKey(dataDir, id, overlapMs, io.now()));
+      await handOverWebhooks(dataDir.path, rolled.old.id, rolled.record.id);
+      if (flags.json) {
+        printJson(io, {
+          ...createdJson(rolled.key, rolled.record),
+          rolled_from: rolled.old.id,
+          old_expires_at: jsonDate(rolled.old.expiresAt),
+        });
+        return;
+      }
+      const { apiEnabled } = await dataDir.read(stateFile);
+      const lines = createdLines(rolled.key, rolled.record, apiEnabled, dataDir.path);
+      lines[0] = `Rolled key ${rolled.old.id} (${rolled.record.name}) to ${rolled.record.id}`;
+      // After the new key's `expires:` line, before the key itself.
+      lines.splice(
+        4,
+        0,
+        `  old key:   ${rolled.old.id} works until ${formatDate(rolled.old.expiresAt as Date)}`,
+      );
+      printLines(io, ...lines);
     });
 }
 
@@ -63,41 +113,33 @@ function keyIdOf(text: string): string {
   );
 }
 
-function revoke(records: readonly ApiKeyRecord[], id: string, now: Date, dir: string): ApiKeyRecord[] {
-  if (!records.some((record) => record.id === id)) {
-    throw new CliError(`no key with id ${id} in ${dir} (see \`modgate keys list\`)`, 1, 'key_not_found');
-  }
-  return records.map((record) =>
-    record.id === id && record.revokedAt === null ? { ...record, revokedAt: now } : record,
-  );
-}
-
-function listedJson(record: ApiKeyRecord, now: Date): Record<string, unknown> {
-  return {
-    id: record.id,
-    name: record.name,
-    status: apiKeyStatus(record, now),
-    scopes: record.scopes,
-    allow_ips: record.allowIps,
-    owner_platform_id: record.ownerPlatformId,
-    owner_social_id: record.ownerSocialId,
-    created_at: jsonDate(record.createdAt),
-    expires_at: jsonDate(record.expiresAt),
-    revoked_at: jsonDate(record.revokedAt),
-  };
-}
-
-function listLines(records: readonly ApiKeyRecord[], now: Date): string[] {
-  if (records.length === 0) return ['No API keys yet; create one with `modgate keys create`.'];
-  const header = ['ID', 'NAME', 'STATUS', 'CREATED', 'EXPIRES', 'ALLOW IPS', 'SCOPES'];
-  const rows = records.map((record) => [
-    record.id,
-    record.name,
-    apiKeyStatus(record, now),
-    formatDate(record.createdAt),
-    record.expiresAt === null ? 'never' : formatDate(record.expiresAt),
-    record.allowIps.length === 0 ? 'any' : record.allowIps.join(','),
-    record.scopes.length === SCOPES.length ? 'all' : record.scopes.join(','),
+function listLines(views: readonly KeyView[]): string[] {
+  if (views.length === 0) return ['No API keys yet; create one with `modgate keys create`.'];
+  const header = [
+    'ID',
+    'NAME',
+    'STATUS',
+    'CREATED',
+    'EXPIRES',
+    'LAST USED',
+    'LAST IP',
+    'ALLOW IPS',
+    'SCOPES',
+  ];
+  const rows = views.map((view) => [
+    view.id,
+    view.name,
+    view.status,
+    shortDate(view.created_at),
+    view.expires_at === null ? 'never' : shortDate(view.expires_at),
+    view.last_used_at === null ? 'never' : shortDate(view.last_used_at),
+    view.last_used_ip ?? '-',
+    view.allow_ips.length === 0 ? 'any' : view.allow_ips.join(','),
+    view.scopes.length === SCOPES.length ? 'all' : view.scopes.join(','),
   ]);
   return formatTable([header, ...rows]);
+}
+
+function shortDate(iso: string): string {
+  return formatDate(new Date(iso));
 }

@@ -1,14 +1,15 @@
 /**
- * `modgate keys create`: mints an API key and prints it once; only its SHA-256 is stored. The
- * spec refuses key creation on a server without an active premium plan (403 premium_required,
- * "Authentication" 5); the CLI does the same, with exit code 3.
+ * `modgate keys create`: mints an API key and prints it once; only its SHA-256 is stored. Key
+ * creation is refused on a server without an active premium plan (docs/errors.md,
+ * premium_required), through the admin API and offline alike, here with exit code 3; the checks
+ * are daemon/store/key-admin.ts's, which the admin API uses too.
  */
 import type { Command } from 'commander';
 import type { Scope } from '../daemon/scopes.ts';
-import { createApiKey, type NewApiKey } from '../daemon/store/api-keys.ts';
-import { keysFile, type ApiKeyRecord } from '../daemon/store/keys-file.ts';
-import { isPremiumActive, stateFile } from '../daemon/store/state.ts';
-import { CliError, PremiumRequiredError } from './errors.ts';
+import { createKey, type KeyRequest } from '../daemon/store/key-admin.ts';
+import type { ApiKeyRecord } from '../daemon/store/keys-file.ts';
+import { stateFile } from '../daemon/store/state.ts';
+import { withKeyErrors } from './key-errors.ts';
 import { formatDate, jsonDate } from './format.ts';
 import { printJson, printLines, type CliIo } from './io.ts';
 import {
@@ -58,38 +59,25 @@ export function registerKeysCreateCommand(keys: Command, io: CliIo): void {
     .action(async (flags: CreateFlags) => {
       const dataDir = await openDataDirOf(flags, io);
       const now = io.now();
+      const created = await withKeyErrors(dataDir, () => createKey(dataDir, keyRequest(flags), now));
       const state = await dataDir.read(stateFile);
-      if (!isPremiumActive(state.plan, now)) {
-        throw new PremiumRequiredError(
-          `premium_required: this server has no active premium plan, so no API key can be created; ` +
-            `enable it with \`modgate plan set --data-dir ${dataDir.path} --premium on\``,
-        );
-      }
-      const created = createApiKey(keyInput(flags, now), now);
-      await dataDir.update(keysFile, (records) => {
-        // One chance in about 10^18 per existing key; not worth a retry loop under the lock.
-        if (records.some((record) => record.id === created.record.id)) {
-          throw new CliError('the new key id is already taken (very unlikely); run the command again');
-        }
-        return [...records, created.record];
-      });
       if (flags.json) printJson(io, createdJson(created.key, created.record));
       else printLines(io, ...createdLines(created.key, created.record, state.apiEnabled, dataDir.path));
     });
 }
 
-function keyInput(flags: CreateFlags, now: Date): NewApiKey {
+function keyRequest(flags: CreateFlags): KeyRequest {
   return {
     name: flags.name,
     scopes: flags.scopes,
     allowIps: flags.allowIp,
     ownerPlatformId: flags.ownerPlatformId ?? null,
     ownerSocialId: flags.ownerSocialId ?? null,
-    expiresAt: flags.expiresIn === undefined ? null : new Date(now.getTime() + flags.expiresIn),
+    expiresInMs: flags.expiresIn ?? null,
   };
 }
 
-function createdJson(key: string, record: ApiKeyRecord): Record<string, unknown> {
+export function createdJson(key: string, record: ApiKeyRecord): Record<string, unknown> {
   return {
     id: record.id,
     key,
@@ -103,7 +91,7 @@ function createdJson(key: string, record: ApiKeyRecord): Record<string, unknown>
   };
 }
 
-function createdLines(key: string, record: ApiKeyRecord, apiEnabled: boolean, dir: string): string[] {
+export function createdLines(key: string, record: ApiKeyRecord, apiEnabled: boolean, dir: string): string[] {
   const lines = [
     `Created API key ${record.id} (${record.name})`,
     `  scopes:    ${record.scopes.join(', ')}`,

@@ -6,6 +6,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { SCOPES, isScope, type Scope } from '../daemon/scopes.ts';
 import { normaliseAllowIp } from '../daemon/store/allow-ip.ts';
 import { DataDir, resolveDataDir } from '../daemon/store/data-dir.ts';
+import { displayName, durationMs, InputRuleError } from '../daemon/store/input-rules.ts';
 import { KEY_NAME_MAX_LENGTH, PLATFORM_ID_PATTERN, SOCIAL_ID_PATTERN } from '../daemon/store/keys-file.ts';
 import { SERVER_NAME_MAX_LENGTH } from '../daemon/store/identity.ts';
 import { PLAN_FEATURES, isPlanFeature, parsePlanDate, type PlanFeature } from '../daemon/store/state.ts';
@@ -59,21 +60,9 @@ export function collectAllowIp(value: string, previous: string[] = []): string[]
   return [...new Set([...previous, ...added])];
 }
 
-const DURATION_UNITS_MS = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;
-/** Ten years: longer is a typo more often than a wish, and `plan` dates stay sane. */
-const MAX_DURATION_MS = 3_650 * DURATION_UNITS_MS.d;
-
-/** `30d`, `12h`, `90m`, `2w`: a duration in milliseconds. */
+/** `30d`, `12h`, `90m`, `2w`: a duration in milliseconds (daemon/store/input-rules.ts). */
 export function parseDuration(value: string): number {
-  const match = /^([1-9][0-9]{0,6})([mhdw])$/.exec(value.trim());
-  if (match?.[1] === undefined || match[2] === undefined) {
-    throw new InvalidArgumentError(
-      'expected a number followed by m, h, d or w (minutes, hours, days, weeks), e.g. 30d',
-    );
-  }
-  const ms = Number(match[1]) * DURATION_UNITS_MS[match[2] as keyof typeof DURATION_UNITS_MS];
-  if (ms > MAX_DURATION_MS) throw new InvalidArgumentError('at most 3650d (ten years)');
-  return ms;
+  return byRule(() => durationMs(value));
 }
 
 export function parsePlatformId(value: string): string {
@@ -126,13 +115,17 @@ export function parseServerName(value: string): string {
 }
 
 function parseName(value: string, maxLength: number): string {
-  const name = value.trim();
-  if (name === '') throw new InvalidArgumentError('must not be empty');
-  if (name.length > maxLength) throw new InvalidArgumentError(`at most ${maxLength} characters`);
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(name))
-    throw new InvalidArgumentError('must not contain control characters');
-  return name;
+  return byRule(() => displayName(value, maxLength));
+}
+
+/** A shared input rule's verdict as commander's usage error. */
+function byRule<T>(check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    if (error instanceof InputRuleError) throw new InvalidArgumentError(error.message);
+    throw error;
+  }
 }
 
 function splitList(value: string): string[] {

@@ -41,6 +41,7 @@ import type { AnyRoute } from './http/define-route.ts';
 import { ROUTES } from './routes/index.ts';
 import { holdDaemonLock, type HeldDaemonLock } from './store/daemon-lock.ts';
 import { DataDir } from './store/data-dir.ts';
+import { KeyUsageRecorder } from './store/key-usage-recorder.ts';
 import type { LiveSnapshot } from './store/live-snapshot.ts';
 import { modCredentialsFile } from './store/mod-credentials.ts';
 import { AdminEventStreams } from './admin/admin-event-streams.ts';
@@ -113,6 +114,8 @@ export interface DaemonOptions {
    * also inject the resolver. The daemon adds its own listeners, which no webhook may reach.
    */
   webhookNetwork?: Omit<WebhookNetworkOptions, 'ownListeners'>;
+  /** How often key uses are written to key-usage.json (docs/data-dir.md); tests shrink it. */
+  keyUsage?: { flushDelayMs?: number };
   /** The admin API: admin.sock always, TCP when `listen` is set (docs/admin.md). */
   admin?: AdminListenOptions;
 }
@@ -139,6 +142,8 @@ export interface Daemon {
   events: FileEventLog;
   /** The webhook registry and its delivery workers, readers of `events`. */
   webhooks: WebhookService;
+  /** When and from where each API key was last used (key-usage.json). */
+  keyUsage: KeyUsageRecorder;
   startedAt: Date;
   /** The admin API's socket path and TCP address (null without `--admin-listen`). */
   admin: { socketPath: string; address: HostPort | null };
@@ -182,6 +187,10 @@ async function startLocked(
   const workers = new WorkerHealth();
   const journal = await IdempotencyJournal.open(dataDir.path, { log, health: storage });
   const audit = await AuditLog.open(dataDir.path, storage);
+  const keyUsage = await KeyUsageRecorder.open(dataDir, {
+    ...options.keyUsage,
+    onError: (error) => log.warn('cannot record key use', { error: (error as Error).message }),
+  });
   const events = await FileEventLog.open(dataDir.path, {
     ...options.events,
     log,
@@ -217,6 +226,7 @@ async function startLocked(
     await events.close();
     await journal.close();
     await audit.close();
+    await keyUsage.close();
     await daemonLock.release();
   };
   try {
@@ -231,7 +241,7 @@ async function startLocked(
       );
     }
     const idempotency = new Idempotency(journal, identity.daemonSecretKey);
-    const stores = { idempotency, audit, storage, workers, events, webhooks };
+    const stores = { idempotency, audit, storage, workers, events, webhooks, keyUsage };
     // Before the API. (A second serve on this data dir never gets here: the daemon lock refuses it.)
     admin = await startAdminServer({
       dataDir: dataDir.path,
@@ -253,6 +263,7 @@ async function startLocked(
           ...(options.stream ? { settings: options.stream } : {}),
           metrics,
         }),
+        keyUsage,
       },
       routes: ADMIN_ROUTES,
       options: options.admin ?? {},
@@ -279,6 +290,7 @@ async function startLocked(
       metricsAddress: metricsServer?.address ?? null,
       events,
       webhooks,
+      keyUsage,
       startedAt,
       admin: { socketPath: adminServer.socketPath, address: adminServer.address },
       reload: async (settings = {}) => {
@@ -319,10 +331,11 @@ function daemonPipeline(
     workers: WorkerHealth;
     events: FileEventLog;
     webhooks: WebhookService;
+    keyUsage: KeyUsageRecorder;
   },
   startedAt: Date,
 ): Pipeline {
-  const { idempotency, audit, storage, workers, events, webhooks } = stores;
+  const { idempotency, audit, storage, workers, events, webhooks, keyUsage } = stores;
   const routes = options.routes ?? ROUTES;
   return createPipeline({
     routes,
@@ -339,6 +352,7 @@ function daemonPipeline(
     services: { events, webhooks, eventStream: options.stream ?? {}, metrics },
     // Open event streams are re-authorized on every change of keys and state (SIGHUP too).
     onSnapshotChange: (listener) => void snapshot.on('change', listener),
+    keyUsage,
     ...options.pipeline,
   });
 }

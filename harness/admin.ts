@@ -24,6 +24,8 @@ export interface AdminRequest {
   headers?: Record<string, string>;
   /** The CA to trust for an https `url` (a test's self-signed certificate). */
   ca?: string | Buffer;
+  /** The TLS server name to ask for and check (the certificate's name, when `url` is an IP). */
+  servername?: string;
   /** The local address to connect from (another client address: 127.0.0.2). */
   localAddress?: string;
   /** A keep-alive agent, to send several requests over one connection. */
@@ -56,6 +58,7 @@ export function adminRequest(init: AdminRequest): Promise<AdminAnswer> {
       ? { hostname: target.hostname.replace(/^\[|\]$/g, ''), port: target.port }
       : { socketPath: init.socketPath ?? join(required(init.dataDir), 'admin.sock') }),
     ...(init.ca !== undefined ? { ca: init.ca } : {}),
+    ...(init.servername !== undefined ? { servername: init.servername } : {}),
     ...(init.localAddress !== undefined ? { localAddress: init.localAddress } : {}),
     ...(init.agent !== undefined ? { agent: init.agent } : {}),
   };

@@ -1,7 +1,8 @@
 /**
- * `npm run lint:openapi`: lints the document the daemon serves at GET /openapi.json with Redocly
- * (`recommended`, redocly.yaml) and Spectral (`spectral:oas`, .spectral.yaml). Any error or
- * warning from either fails the run: CI (.ci/run) holds the document at zero of both.
+ * `npm run lint:openapi`: lints the documents the daemon serves at GET /openapi.json and GET
+ * /admin/v1/openapi.json with Redocly (`recommended`, redocly.yaml) and Spectral (`spectral:oas`,
+ * .spectral.yaml). Any error or warning from either fails the run: CI (.ci/run) holds both
+ * documents at zero of both.
  */
 import { execFile } from 'node:child_process';
 import { rm } from 'node:fs/promises';
@@ -86,14 +87,18 @@ async function spectral(file: string): Promise<Problem[]> {
   }));
 }
 
-const file = await writeServedDocument();
-try {
-  const problems = [...(await redocly(file)), ...(await spectral(file))].filter(
-    (p) => p.severity === 'error' || p.severity === 'warn' || p.severity === 'warning',
-  );
-  for (const p of problems) console.error(`${p.tool} ${p.severity} ${p.rule} at ${p.where}: ${p.message}`);
-  console.log(`openapi lint: ${problems.length} errors and warnings (redocly recommended, spectral:oas)`);
-  if (problems.length > 0) process.exitCode = 1;
-} finally {
-  await rm(dirname(file), { recursive: true, force: true });
+for (const which of ['public', 'admin'] as const) {
+  const file = await writeServedDocument(which);
+  try {
+    const problems = [...(await redocly(file)), ...(await spectral(file))].filter(
+      (p) => p.severity === 'error' || p.severity === 'warn' || p.severity === 'warning',
+    );
+    for (const p of problems) console.error(`${p.tool} ${p.severity} ${p.rule} at ${p.where}: ${p.message}`);
+    console.log(
+      `openapi lint (${which}): ${problems.length} errors and warnings (redocly recommended, spectral:oas)`,
+    );
+    if (problems.length > 0) process.exitCode = 1;
+  } finally {
+    await rm(dirname(file), { recursive: true, force: true });
+  }
 }

@@ -7,6 +7,7 @@
 import { ANY_ERROR_CATALOGUE, type AnyErrorCode } from '../http/error-catalogue.ts';
 import { hoist, parameters } from '../openapi/openapi.ts';
 import { errorResponse, RESPONSE_HEADERS } from '../openapi/openapi-responses.ts';
+import { INFO } from '../openapi/openapi-text.ts';
 import { API_VERSION } from '../version.ts';
 import type { AnyAdminRoute } from './define-admin-route.ts';
 
@@ -49,7 +50,8 @@ export function adminOpenApi(routes: readonly AnyAdminRoute[]): JsonSchema {
       version: API_VERSION,
       description:
         'The control plane of one modgate daemon: on `<data-dir>/admin.sock` (the file permission is the authentication) and, when configured, on TCP with admin tokens. See docs/admin.md.',
-      license: { name: 'MIT', identifier: 'MIT' },
+      contact: INFO.contact,
+      license: INFO.license,
     },
     servers: [{ url: '/' }],
     security: [{ adminToken: [] }],

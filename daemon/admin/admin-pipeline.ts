@@ -28,6 +28,7 @@ import { DEFAULT_BODY_LIMIT_BYTES } from '../http/pipeline.ts';
 import { ADMIN_PREFIX, type AdminActor, type AnyAdminRoute } from './define-admin-route.ts';
 import { checkHost, checkOrigin, hostRule, ownOriginOf, refusePreflight, type HostRule } from './defences.ts';
 import { auditAdminRequest, logAdminRequest } from './admin-observers.ts';
+import { withoutShownOnce } from './shown-once.ts';
 import type { AdminServices } from './services.ts';
 import { TokenBackoff, type TokenBackoffPolicy } from './token-backoff.ts';
 
@@ -142,7 +143,7 @@ export function createAdminPipeline(options: AdminPipelineOptions): AdminHandle 
       exchange.errorCode = error.code;
       response = errorResponse(error, exchange.requestId, exchange.headers);
     }
-    await admission.complete(response);
+    await admission.complete(route.shownOnce ? withoutShownOnce(response, route.shownOnce) : response);
     return response;
   }
 

@@ -35,6 +35,23 @@ export class AdminSocketInUse extends Error {
   }
 }
 
+/**
+ * The longest Unix socket path Linux takes (`sun_path` is 108 bytes with its NUL). node does not
+ * refuse a longer one: it binds a truncated path, which could lie outside the data dir.
+ */
+export const MAX_SOCKET_PATH_BYTES = 107;
+
+/** The data dir's path is too long for a socket inside it. */
+export class AdminSocketPathTooLong extends Error {
+  constructor(readonly path: string) {
+    super(
+      `${path} is longer than the ${MAX_SOCKET_PATH_BYTES} bytes a Unix socket path may have: ` +
+        'move the data dir to a shorter path',
+    );
+    this.name = 'AdminSocketPathTooLong';
+  }
+}
+
 export function adminSocketPath(dataDir: string): string {
   return join(dataDir, ADMIN_SOCKET);
 }
@@ -42,6 +59,7 @@ export function adminSocketPath(dataDir: string): string {
 /** Binds `server` to `<dataDir>/admin.sock`, mode 0600, replacing a stale socket. */
 export async function bindAdminSocket(server: Server, dataDir: string): Promise<void> {
   const path = adminSocketPath(dataDir);
+  if (Buffer.byteLength(path) > MAX_SOCKET_PATH_BYTES) throw new AdminSocketPathTooLong(path);
   await withDataDirLock(dataDir, async () => {
     await removeStaleSocket(path);
     const umask = process.umask(0o177);

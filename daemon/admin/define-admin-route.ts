@@ -65,6 +65,11 @@ export interface AdminRouteSpec<
   body?: B;
   /** The success status and its body's schema (none for 204, and none for a stream). */
   response: { status: 200 | 201 | 204; schema?: R };
+  /**
+   * Top-level answer fields holding a secret shown once (a new key's text): never written to the
+   * idempotency journal, so a replay answers null there (shown-once.ts).
+   */
+  shownOnce?: readonly string[];
   /** Error codes this route can answer with besides the ones every admin route can. */
   errors: readonly AnyErrorCode[];
   /**

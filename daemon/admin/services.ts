@@ -6,6 +6,7 @@ import type { FileEventLog } from '../events/event-log.ts';
 import type { WebhookService } from '../events/webhooks/webhook-service.ts';
 import type { AuditLog } from '../log/audit-log.ts';
 import type { DataDir, Snapshot } from '../store/data-dir.ts';
+import type { KeyUsageRecorder } from '../store/key-usage-recorder.ts';
 import type { AdminTokens } from './admin-tokens.ts';
 import type { RecentRequests } from './recent-requests.ts';
 import type { AdminEventStreams } from './admin-event-streams.ts';
@@ -27,7 +28,8 @@ export interface AdminServices {
   /**
    * Loads the data dir into the running daemon now, after a handler's `dataDir.update(...)`: the
    * change takes effect before the handler answers, without waiting for any watcher. Resolves
-   * with the snapshot now served; rejects when the files no longer load (the old one stays).
+   * with the snapshot now served; should the files no longer load, the error is logged and the
+   * last good snapshot stays (and is what this resolves with).
    */
   apply(): Promise<Snapshot>;
   /** When the daemon started. */
@@ -48,4 +50,6 @@ export interface AdminServices {
   eventStreams: AdminEventStreams;
   /** GET /admin/v1/audit: a page's time budget and file count (defaults in AUDIT_READ_DEFAULTS). */
   auditRead?: Partial<Omit<AuditReadLimits, 'limit'>>;
+  /** When and from where each API key last authenticated on /v1 (GET /admin/v1/keys). */
+  keyUsage: KeyUsageRecorder;
 }

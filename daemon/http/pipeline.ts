@@ -86,6 +86,13 @@ export interface PipelineOptions {
    * are re-authorized; without it they are checked only when a time-bound grant runs out.
    */
   onSnapshotChange?: (listener: () => void) => void;
+  /** Told of every key that authenticates, for last_used_at / last_used_ip (key-usage-recorder.ts). */
+  keyUsage?: KeyUsageSink;
+}
+
+/** Where the pipeline reports a key's use; must be cheap, it runs on every authenticated request. */
+export interface KeyUsageSink {
+  record(keyId: string, ip: string, atMs: number): void;
 }
 
 /** What a SIGHUP may change in a running pipeline. */
@@ -111,6 +118,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   const parts = pipelineParts(options);
   const { router, clock, metrics, log, bodyLimit, limits, verifiedKeys, validatedInputs } = parts;
   const { representations, readCache, memos, builtins, streams, calls, answers, observers } = parts;
+  const keyUsage = options.keyUsage;
   /** Whether a memoized read is still backed by the live read-cache entry it came from. */
   const stillHeld = (read: MemoRead) => readCache.holds(read.key, read.value);
 
@@ -131,6 +139,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     const now = new Date(clock());
     const key = authorizeKey(snapshot, route, credentialsOf(req), now, verifiedKeys, (known) => {
       exchange.keyId = known.id;
+      keyUsage?.record(known.id, req.remoteAddress, now.getTime());
       limits.showKey(known.id, exchange);
     });
     limits.key(key.id, exchange);

@@ -68,6 +68,8 @@ export function createApiKey(
     createdAt: now,
     expiresAt: input.expiresAt,
     revokedAt: null,
+    rolledFrom: null,
+    rolledTo: null,
   };
   return { key, record };
 }

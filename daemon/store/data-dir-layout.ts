@@ -16,10 +16,16 @@ export const DATA_FILES = {
 export const DATA_FILE_NAMES: readonly string[] = Object.values(DATA_FILES);
 
 /**
- * Files the daemon creates as it runs (absent until then): the idempotency journal and the audit
- * log. They hold request data, so they are held to the same 0600 rule as the data files.
+ * Files the daemon creates as it runs (absent until then): the idempotency journal, the audit
+ * log and when each API key was last used (apart from keys.json, which the daemon never
+ * rewrites behind the operator). They hold request data, so they are held to the same 0600 rule
+ * as the data files.
  */
-export const RECORD_FILES = { journal: 'idempotency.jsonl', audit: 'audit.jsonl' } as const;
+export const RECORD_FILES = {
+  journal: 'idempotency.jsonl',
+  audit: 'audit.jsonl',
+  keyUsage: 'key-usage.json',
+} as const;
 
 export const RECORD_FILE_NAMES: readonly string[] = Object.values(RECORD_FILES);
 

@@ -23,6 +23,10 @@ export interface ApiKeyRecord {
   readonly createdAt: Date;
   readonly expiresAt: Date | null;
   readonly revokedAt: Date | null;
+  /** The key this one replaced by `keys roll` (docs/data-dir.md, "keys.json"); null otherwise. */
+  readonly rolledFrom: string | null;
+  /** The key that replaced this one by `keys roll`; null until it is rolled. */
+  readonly rolledTo: string | null;
 }
 
 export const API_KEY_ID_PATTERN = /^[a-z0-9]{12}$/;
@@ -30,7 +34,7 @@ export const PLATFORM_ID_PATTERN = /^[0-9]{17}$/;
 export const SOCIAL_ID_PATTERN = /^[0-9]{17,20}$/;
 export const KEY_NAME_MAX_LENGTH = 100;
 
-const allowIpField = z.string().transform((text, ctx) => {
+export const allowIpField = z.string().transform((text, ctx) => {
   const canonical = normaliseAllowIp(text);
   if (canonical === null) {
     ctx.addIssue({ code: 'custom', message: `not an IP address or CIDR range: ${JSON.stringify(text)}` });
@@ -51,6 +55,8 @@ const recordSchema = z
     created_at: dateField,
     expires_at: nullableDateField,
     revoked_at: nullableDateField,
+    rolled_from: z.string().regex(API_KEY_ID_PATTERN).nullable().optional(),
+    rolled_to: z.string().regex(API_KEY_ID_PATTERN).nullable().optional(),
   })
   .transform((file): ApiKeyRecord => ({
     id: file.id,
@@ -63,6 +69,8 @@ const recordSchema = z
     createdAt: file.created_at,
     expiresAt: file.expires_at,
     revokedAt: file.revoked_at,
+    rolledFrom: file.rolled_from ?? null,
+    rolledTo: file.rolled_to ?? null,
   }));
 
 const keysSchema = z
@@ -100,6 +108,9 @@ function serializeRecord(record: ApiKeyRecord): Record<string, unknown> {
     created_at: record.createdAt.toISOString(),
     expires_at: record.expiresAt?.toISOString() ?? null,
     revoked_at: record.revokedAt?.toISOString() ?? null,
+    // Written only for rolled keys, so a file without rolls reads as it always did.
+    ...(record.rolledFrom === null ? {} : { rolled_from: record.rolledFrom }),
+    ...(record.rolledTo === null ? {} : { rolled_to: record.rolledTo }),
   };
 }
 

@@ -1,4 +1,5 @@
 import { chmod, chown, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -55,6 +56,24 @@ describe('modgate doctor: the data dir', () => {
     expect(result.code).toBe(1);
     expect(result.line('keys.json')).toMatch(/^fail +keys\.json +accessible to other users \(mode 0644\)$/);
     expect(result.fix('keys.json')).toBe(`chmod 600 ${join(dir, 'keys.json')}`);
+  });
+
+  it('passes admin.sock when it is a socket of mode 0600 and fails it when other users may connect', async () => {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(join(dir, 'admin.sock'), resolve));
+    try {
+      await chmod(join(dir, 'admin.sock'), 0o600);
+      expect((await doctor(dir, ports)).line('admin.sock')).toMatch(/^ok +admin\.sock +mode 0600$/);
+      await chmod(join(dir, 'admin.sock'), 0o666);
+      const loose = await doctor(dir, ports);
+      expect(loose.code).toBe(1);
+      expect(loose.line('admin.sock')).toMatch(
+        /^fail +admin\.sock +accessible to other users \(mode 0666\)$/,
+      );
+      expect(loose.fix('admin.sock')).toBe(`chmod 600 ${join(dir, 'admin.sock')}`);
+    } finally {
+      server.close();
+    }
   });
 
   it('fails on a symbolic link in the data dir, even to a private file, and names rm', async () => {

@@ -30,7 +30,9 @@ describe('modgate keys list', () => {
     const revoked = await createKey(dir);
     await runOk(['keys', 'revoke', '--data-dir', dir, revoked.id]);
     const stdout = await runOk(['keys', 'list', '--data-dir', dir]);
-    expect(stdout.split('\n')[0]).toMatch(/^ID +NAME +STATUS +CREATED +EXPIRES +ALLOW IPS +SCOPES$/);
+    expect(stdout.split('\n')[0]).toMatch(
+      /^ID +NAME +STATUS +CREATED +EXPIRES +LAST USED +LAST IP +ALLOW IPS +SCOPES$/,
+    );
     expect(stdout).toMatch(new RegExp(`^${active.id} +bot +active `, 'm'));
     expect(stdout).toMatch(new RegExp(`^${revoked.id} +bot +revoked `, 'm'));
   });
@@ -106,5 +108,74 @@ describe('keys commands on a broken data dir', () => {
     const result = await run(['keys', 'list', '--data-dir', dir]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`run \`modgate init --data-dir ${dir}\` first`);
+  });
+});
+
+describe('modgate keys roll', () => {
+  it('prints a new key once and keeps the old one working until --expire-old-in passes', async () => {
+    const dir = await premiumDataDir(await dataDirPath());
+    const old = await createKey(dir);
+    const now = new Date();
+    const rolled = JSON.parse(
+      await runOk(['keys', 'roll', '--data-dir', dir, old.id, '--expire-old-in', '2h', '--json'], { now }),
+    ) as { id: string; key: string; rolled_from: string; old_expires_at: string };
+    expect(rolled).toMatchObject({ rolled_from: old.id, name: 'bot' });
+    expect(rolled.old_expires_at).toBe(new Date(now.getTime() + 7_200_000).toISOString());
+    const { keysById } = await (await DataDir.open(dir)).snapshot();
+    expect(verifyApiKey(keysById, rolled.key, now).ok).toBe(true);
+    expect(verifyApiKey(keysById, old.key, now).ok).toBe(true);
+    expect(verifyApiKey(keysById, old.key, new Date(now.getTime() + 7_200_000))).toEqual({
+      ok: false,
+      reason: 'expired',
+    });
+  });
+
+  it('refuses to roll a key a second time, with exit code 1 and the key to roll instead', async () => {
+    const dir = await premiumDataDir(await dataDirPath());
+    const old = await createKey(dir);
+    const text = await runOk(['keys', 'roll', '--data-dir', dir, old.id]);
+    const newId = /to ([a-z0-9]{12})/.exec(text)?.[1];
+    expect(text).toMatch(/^Rolled key [a-z0-9]{12} \(bot\) to [a-z0-9]{12}\n/);
+    expect(text).toMatch(new RegExp(`^  old key: +${old.id} works until \\S+Z$`, 'm'));
+    const again = await run(['keys', 'roll', '--data-dir', dir, old.id]);
+    expect(again).toMatchObject({
+      code: 1,
+      stderr: `error: key ${old.id} was already rolled to ${newId}; roll that key\n`,
+    });
+  });
+
+  it('rejects an overlap longer than 30 days as a usage error', async () => {
+    const dir = await premiumDataDir(await dataDirPath());
+    const old = await createKey(dir);
+    const result = await run(['keys', 'roll', '--data-dir', dir, old.id, '--expire-old-in', '31d']);
+    expect(result).toMatchObject({ code: 2, stderr: 'error: the overlap is at most 30d\n' });
+  });
+});
+
+describe('modgate keys list, last use', () => {
+  it('shows when and from where each key was last used, from key-usage.json', async () => {
+    const dir = await premiumDataDir(await dataDirPath());
+    const used = await createKey(dir);
+    const unused = await createKey(dir);
+    const usage = {
+      keys: { [used.id]: { last_used_at: '2030-01-01T00:00:00.000Z', last_used_ip: '203.0.113.7' } },
+    };
+    await writeFile(join(dir, 'key-usage.json'), JSON.stringify(usage), { mode: 0o600 });
+    const stdout = await runOk(['keys', 'list', '--data-dir', dir]);
+    expect(stdout).toMatch(
+      new RegExp(`^${used.id} +bot +active +\\S+ +never +2030-01-01T00:00:00Z +203\\.0\\.113\\.7 `, 'm'),
+    );
+    expect(stdout).toMatch(new RegExp(`^${unused.id} +bot +active +\\S+ +never +never +- `, 'm'));
+    const json = JSON.parse(await runOk(['keys', 'list', '--data-dir', dir, '--json'])) as {
+      keys: { id: string; last_used_at: string | null; last_used_ip: string | null }[];
+    };
+    expect(json.keys).toEqual([
+      expect.objectContaining({
+        id: used.id,
+        last_used_at: '2030-01-01T00:00:00.000Z',
+        last_used_ip: '203.0.113.7',
+      }),
+      expect.objectContaining({ id: unused.id, last_used_at: null, last_used_ip: null }),
+    ]);
   });
 });

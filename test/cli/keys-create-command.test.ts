@@ -111,6 +111,14 @@ describe('modgate keys create', () => {
     expect(result.stderr).toContain('commands:read');
   });
 
+  it('refuses more than 64 allowlist entries with exit code 2, as the admin API does', async () => {
+    const dir = await premiumDataDir(await dataDirPath());
+    const entries = Array.from({ length: 65 }, (_, i) => `10.${i}.0.0/16`).join(',');
+    const args = ['keys', 'create', '--data-dir', dir, '--name', 'b', '--scopes', 'all'];
+    const result = await run([...args, '--allow-ip', entries]);
+    expect(result).toMatchObject({ code: 2, stderr: 'error: at most 64 allowlist entries per key\n' });
+  });
+
   it('stores allowlist entries in canonical form and rejects a bad CIDR with exit code 2', async () => {
     const dir = await premiumDataDir(await dataDirPath());
     const created = await createKey(

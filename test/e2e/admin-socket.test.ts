@@ -8,7 +8,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { adminRequest } from '../../harness/admin.ts';
-import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
+import { makeDataDir, premiumDataDir, type TestDataDir } from '../../harness/data-dir.ts';
 import { launchServe, startServe, stop } from '../../harness/processes.ts';
 import { eventually } from '../../harness/stack.ts';
 
@@ -34,6 +34,8 @@ describe('admin.sock', () => {
       expect(answer.status).toBe(200);
       expect(answer.json).toMatchObject({ api: { enabled: true }, link: { connected: false } });
       expect(answer.headers['x-request-id']).toMatch(/^req_[0-9a-f]{32}$/);
+      const openapi = await adminRequest({ dataDir: data.dir, path: '/admin/v1/openapi.json' });
+      expect(openapi.json).toMatchObject({ openapi: '3.1.0', paths: { '/admin/v1/status': { get: {} } } });
     } finally {
       expect(await stop(serve)).toBe(0);
     }
@@ -58,6 +60,14 @@ describe('admin.sock', () => {
     } finally {
       await stop(again.serve);
     }
+  }, 60_000);
+
+  it('refuses to start, exit 2, when the data dir path is too long for a socket in it', async () => {
+    const long = join(data.dir, 'd'.repeat(100));
+    await premiumDataDir(long);
+    const { serve } = await launchServe(long);
+    expect(await serve.exited()).toBe(2);
+    expect(serve.output()).toContain('longer than the 107 bytes a Unix socket path may have');
   }, 60_000);
 
   it('refuses to start when a running process answers on the socket', async () => {

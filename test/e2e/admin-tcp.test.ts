@@ -4,7 +4,9 @@
  * the defences against browsers (Host, Origin and Sec-Fetch-Site, JSON only, no CORS), the
  * back-off on bad tokens, and no token ever in the logs.
  */
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { generate } from 'selfsigned';
 import { Agent } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -234,6 +236,73 @@ describe('the admin API on TCP', () => {
     expect(output).not.toContain(token.token);
     expect(output).not.toContain('mgadm_');
     expect(output.toLowerCase()).not.toContain('bearer');
+  });
+});
+
+describe('the admin API over TLS', () => {
+  let dir: string;
+  let data: TestDataDir;
+  let served: Served;
+  let cert: string;
+  let port: number;
+
+  beforeAll(async () => {
+    const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
+      keyType: 'ec',
+      algorithm: 'sha256',
+    });
+    cert = pems.cert;
+    dir = await mkdtemp(join(tmpdir(), 'modgate-admin-tls-'));
+    await writeFile(join(dir, 'cert.pem'), pems.cert);
+    await writeFile(join(dir, 'key.pem'), pems.private);
+    port = await freePort();
+    const config = join(dir, 'modgate.toml');
+    await writeFile(
+      config,
+      `[admin]\nlisten = "0.0.0.0:${port}"\ntls_cert = "${join(dir, 'cert.pem')}"\ntls_key = "${join(dir, 'key.pem')}"\nhostnames = ["localhost"]\n`,
+    );
+    data = await makeDataDir();
+    served = await startServe(data.dir, { extra: ['--config', config] });
+  }, 60_000);
+
+  afterAll(async () => {
+    await stop(served.serve);
+    await data.remove();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('serves a non-loopback address with its own certificate, to a configured host name', async () => {
+    const made = await adminRequest({
+      dataDir: data.dir,
+      method: 'POST',
+      path: '/admin/v1/tokens',
+      body: { name: 'tls' },
+    });
+    const { token } = made.json as Created;
+    const answer = await adminRequest({
+      url: `https://127.0.0.1:${port}`,
+      servername: 'localhost',
+      ca: cert,
+      token,
+      path: '/admin/v1/status',
+      headers: { host: `localhost:${port}` },
+    });
+    expect(answer.status).toBe(200);
+    // Its address is a wildcard: only the configured name is a Host it answers to.
+    const wildcard = await adminRequest({
+      url: `https://127.0.0.1:${port}`,
+      servername: 'localhost',
+      ca: cert,
+      token,
+      path: '/admin/v1/status',
+    });
+    expect(wildcard.status).toBe(421);
+  });
+
+  it('speaks no plain HTTP on that address', async () => {
+    await expect(
+      adminRequest({ url: `http://127.0.0.1:${port}`, path: '/admin/v1/status' }),
+    ).rejects.toThrow();
   });
 });
 

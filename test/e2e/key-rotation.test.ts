@@ -1,6 +1,6 @@
 /**
- * docs/operations.md "Rotating an API key", against a running `modgate serve` process: create the
- * new key, overlap, revoke the old one. The CLI steps run in-process on the same data dir (they
+ * docs/operations.md "Rotating an API key", against a running `modgate serve` process: roll a key
+ * (the old one works until the overlap ends), and create, overlap and revoke by hand. The CLI steps run in-process on the same data dir (they
  * write the same files a separate `modgate keys …` process writes); the daemon is its own process
  * and learns of each change only through the data dir.
  */
@@ -47,5 +47,21 @@ describe('rotating an API key on a running daemon', () => {
       keys: { id: string; revoked_at: string | null }[];
     };
     expect(listed.keys.find((key) => key.id === old.id)?.revoked_at).not.toBeNull();
+  }, 30_000);
+
+  it('rolls a key: the new one works at once, the old one until the overlap ends, then is refused', async () => {
+    const old = await create('bot-to-roll');
+    await eventually(async () => (await status(old.key)) !== 401);
+    // Rolled as of almost an hour ago with a one-hour overlap: the overlap ends seconds from now.
+    const asOf = new Date(Date.now() - 3_600_000 + 3_000);
+    const rolled = JSON.parse(
+      await runOk(['keys', 'roll', '--data-dir', data.dir, old.id, '--expire-old-in', '1h', '--json'], {
+        now: asOf,
+      }),
+    ) as { id: string; key: string; rolled_from: string };
+    expect(rolled.rolled_from).toBe(old.id);
+    await eventually(async () => (await status(rolled.key)) !== 401);
+    await eventually(async () => (await status(old.key)) === 401, 15_000);
+    expect(await status(rolled.key)).toBe(503);
   }, 30_000);
 });

@@ -54,7 +54,7 @@ export async function checkDataDir(dir: string, options: DataDirCheckOptions): P
   for (const name of Object.values(DATA_FILES)) {
     if (!judged.has(join(dir, name))) results.push(await fileMode(dir, name, folder, true));
   }
-  for (const name of [...RECORD_FILE_NAMES, ...Object.values(WEBHOOK_FILES)]) {
+  for (const name of [...RECORD_FILE_NAMES, ...Object.values(WEBHOOK_FILES), ...Object.values(ADMIN_FILES)]) {
     const path = join(dir, name);
     if (!judged.has(path) && (await lstatOrNull(path)) !== null) {
       results.push(await fileMode(dir, name, folder, false));

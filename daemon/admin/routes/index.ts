@@ -5,6 +5,7 @@
 import type { AnyAdminRoute } from '../define-admin-route.ts';
 import { auditRoutes } from './audit.ts';
 import { eventRoutes } from './events.ts';
+import { keyRoutes } from './keys.ts';
 import { statusRoutes } from './status.ts';
 import { switchRoutes } from './switches.ts';
 import { tokenRoutes } from './tokens.ts';
@@ -19,4 +20,5 @@ export const ADMIN_ROUTES: readonly AnyAdminRoute[] = [
   ...webhookRoutes,
   ...auditRoutes,
   ...eventRoutes,
+  ...keyRoutes,
 ];

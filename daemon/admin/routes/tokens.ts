@@ -33,7 +33,13 @@ const createdToken = z
   .object({
     id: z.string(),
     name: z.string(),
-    token: z.string().describe('The token text, `mgadm_<id>_<secret>`: shown only in this answer.'),
+    token: z
+      .string()
+      .nullable()
+      .describe(
+        'The token text, `mgadm_<id>_<secret>`: shown only in this answer; null in an ' +
+          'Idempotency-Key replay, since the text is never written to disk.',
+      ),
     created_at: z.iso.datetime({ offset: true }),
   })
   .meta({ id: 'CreatedAdminToken' });
@@ -76,6 +82,7 @@ export const tokenRoutes = [
     tag: 'Tokens',
     body: z.object({ name: adminTokenName }).strict(),
     response: { status: 201, schema: createdToken },
+    shownOnce: ['token'],
     errors: ['conflict', 'idempotency_conflict'],
     handler: async ({ admin, body }) => {
       const created = await createAdminToken(admin.dataDir, body.name, new Date()).catch(asApiError);

@@ -87,6 +87,29 @@ level = "warn"
     );
   });
 
+  it('reads [admin]: no TCP listener by default, its own certificate or else the API’s, the flag over the file', async () => {
+    const none = daemonOptions(await loadConfig(await configFile('')), {}, {});
+    expect(none.admin).toEqual({ hostnames: [] });
+    const own = await loadConfig(
+      await configFile(
+        '[api]\ntls_cert = "a.pem"\ntls_key = "a.key"\n[admin]\nlisten = "0.0.0.0:8790"\ntls_cert = "b.pem"\ntls_key = "b.key"\nhostnames = ["admin.example.net"]\nmax_token_failures = 3\n',
+      ),
+    );
+    expect(daemonOptions(own, {}, {}).admin).toEqual({
+      listen: { host: '0.0.0.0', port: 8790 },
+      tls: { certFile: 'b.pem', keyFile: 'b.key' },
+      hostnames: ['admin.example.net'],
+      backoff: { maxFailures: 3 },
+    });
+    const shared = await loadConfig(await configFile('[api]\ntls_cert = "a.pem"\ntls_key = "a.key"\n'));
+    const flagged = daemonOptions(shared, { adminListen: { host: '127.0.0.1', port: 9 } }, {}).admin;
+    expect(flagged).toMatchObject({ listen: { host: '127.0.0.1', port: 9 }, tls: { certFile: 'a.pem' } });
+    expect(await problems('[admin]\ntls_cert = "b.pem"\n')).toEqual([
+      'admin.tls_cert: tls_cert and tls_key go together',
+    ]);
+    expect((await problems('[admin]\nhostnames = ["a b"]\n'))[0]).toMatch(/^admin\.hostnames\.0:/);
+  });
+
   it('lets a flag win over the environment, and the environment over the file', async () => {
     const config = await loadConfig(await configFile('[api]\nlisten = "127.0.0.1:1111"\n'));
     expect(daemonOptions(config, {}, {}).listen.port).toBe(1111);
