@@ -34,6 +34,14 @@ export async function planOf(admin: AdminClient): Promise<Plan> {
   return planFromAnswer((await admin.send({ method: 'GET', path: '/plan' })).body);
 }
 
+/** Whether the daemon's /v1 API is enabled (GET /admin/v1/api). */
+export async function apiEnabledOf(admin: AdminClient): Promise<boolean> {
+  const { body } = await admin.send({ method: 'GET', path: '/api' });
+  const enabled = (body as { enabled?: unknown } | null)?.enabled;
+  if (typeof enabled !== 'boolean') throw unexpectedAnswer('/api');
+  return enabled;
+}
+
 /** The daemon answered 2xx with something other than what docs/admin.md says. */
 export function unexpectedAnswer(path: string): CliError {
   return new CliError(

@@ -7,7 +7,7 @@
 import type { Command } from 'commander';
 import { isPremiumActive, stateFile, type Plan, type State } from '../daemon/store/state.ts';
 import { actOnDataDir, type AdminClient } from './admin-client.ts';
-import { planOf, unexpectedAnswer } from './admin-answers.ts';
+import { apiEnabledOf, planOf } from './admin-answers.ts';
 import { describePlan } from './format.ts';
 import { printJson, printLines, type CliIo } from './io.ts';
 import { withDataDirOption } from './options.ts';
@@ -46,7 +46,7 @@ export function registerApiCommands(program: Command, io: CliIo): void {
     .option('--json', 'print one JSON object')
     .action(async (flags: { dataDir?: string; json?: boolean }) => {
       const state = await actOnDataDir(flags, io, {
-        daemon: async (admin) => ({ apiEnabled: await enabledOf(admin), plan: await planOf(admin) }),
+        daemon: async (admin) => ({ apiEnabled: await apiEnabledOf(admin), plan: await planOf(admin) }),
         offline: (dataDir) => dataDir.read(stateFile),
       });
       const now = io.now();
@@ -63,16 +63,9 @@ export function registerApiCommands(program: Command, io: CliIo): void {
 }
 
 async function switchThroughDaemon(admin: AdminClient, enabled: boolean, dir: string): Promise<ApiSwitch> {
-  const before = await enabledOf(admin);
+  const before = await apiEnabledOf(admin);
   await admin.send({ method: 'PUT', path: '/api', body: { enabled } });
   return { enabled, changed: before !== enabled, plan: await planOf(admin), dir };
-}
-
-async function enabledOf(admin: AdminClient): Promise<boolean> {
-  const { body } = await admin.send({ method: 'GET', path: '/api' });
-  const enabled = (body as { enabled?: unknown } | null)?.enabled;
-  if (typeof enabled !== 'boolean') throw unexpectedAnswer('/api');
-  return enabled;
 }
 
 function printSwitch(io: CliIo, result: ApiSwitch, flags: { json?: boolean }): void {

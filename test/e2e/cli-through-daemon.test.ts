@@ -147,6 +147,85 @@ describe('the CLI while serve runs', () => {
     );
   });
 
+  it('creates, lists, rolls and revokes keys through admin.sock, each acting on the next /v1 request', async () => {
+    const as = async (text: string) =>
+      (await fetch(`http://127.0.0.1:${apiPort}/v1/server`, { headers: { authorization: `Bearer ${text}` } }))
+        .status;
+    const created = await run([
+      'keys',
+      'create',
+      '--data-dir',
+      data.dir,
+      '--name',
+      'bot',
+      '--scopes',
+      'server:read',
+      '--json',
+    ]);
+    const fresh = JSON.parse(created.stdout) as { id: string; key: string };
+    expect(await as(fresh.key)).not.toBe(401);
+    const listed = JSON.parse((await run(['keys', 'list', '--data-dir', data.dir, '--json'])).stdout) as {
+      keys: Array<{ id: string; last_used_at: string | null }>;
+    };
+    // The daemon's own record of the request just made: keys.json and key-usage.json do not have it yet.
+    expect(listed.keys.find((entry) => entry.id === fresh.id)?.last_used_at).not.toBeNull();
+
+    const rolled = await run([
+      'keys',
+      'roll',
+      fresh.id,
+      '--data-dir',
+      data.dir,
+      '--expire-old-in',
+      '1h',
+      '--json',
+    ]);
+    const next = JSON.parse(rolled.stdout) as { id: string; key: string; rolled_from: string };
+    expect(next.rolled_from).toBe(fresh.id);
+    expect(await as(next.key)).not.toBe(401);
+
+    const revoked = await run(['keys', 'revoke', fresh.id, '--data-dir', data.dir]);
+    expect(revoked.stdout).toBe(`Revoked key ${fresh.id} (bot).\n`);
+    expect(await as(fresh.key)).toBe(401);
+    const again = await run(['keys', 'revoke', fresh.id, '--data-dir', data.dir, '--json']);
+    expect(JSON.parse(again.stdout)).toMatchObject({ id: fresh.id, changed: false });
+
+    const unknown = await run(['keys', 'revoke', 'aaaaaaaaaaaa', '--data-dir', data.dir]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toBe(
+      `error: no key with id aaaaaaaaaaaa in ${data.dir} (see \`modgate keys list\`)\n`,
+    );
+    const routes = (await auditLines(data.dir)).map((line) => `${line.method} ${line.route} ${line.status}`);
+    expect(routes).toEqual(
+      expect.arrayContaining([
+        'POST /admin/v1/keys 201',
+        'POST /admin/v1/keys/{id}/roll 201',
+        'DELETE /admin/v1/keys/{id} 204',
+      ]),
+    );
+  });
+
+  it('refuses a key through the daemon without premium with exit code 3, as offline', async () => {
+    await run(['plan', 'set', '--data-dir', data.dir, '--premium', 'off']);
+    try {
+      const refused = await run([
+        'keys',
+        'create',
+        '--data-dir',
+        data.dir,
+        '--name',
+        'x',
+        '--scopes',
+        'all',
+        '--json',
+      ]);
+      expect(refused.code).toBe(3);
+      expect(JSON.parse(refused.stderr)).toMatchObject({ error: { code: 'premium_required' } });
+    } finally {
+      await run(['plan', 'set', '--data-dir', data.dir, '--premium', 'on', '--features', 'shop']);
+    }
+  });
+
   it('says so and writes nothing when the socket does not let this user in', async () => {
     const socket = join(data.dir, 'admin.sock');
     const before = await readFile(join(data.dir, 'state.json'), 'utf8');
