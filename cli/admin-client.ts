@@ -213,7 +213,9 @@ export function errorOf(answer: AdminAnswer, codes: ErrorNames = {}): CliError {
     answer.body as { error?: { code?: unknown; message?: unknown; details?: unknown } } | null
   )?.error;
   const apiCode = typeof envelope?.code === 'string' ? envelope.code : `http_${answer.status}`;
-  const message = `${typeof envelope?.message === 'string' ? envelope.message : `the daemon answered ${answer.status}`}${detailText(envelope?.details)}`;
+  const text =
+    typeof envelope?.message === 'string' ? envelope.message : `the daemon answered ${answer.status}`;
+  const message = `${text}${detailText(text, envelope?.details)}`;
   const named = codes[apiCode];
   if (typeof named === 'function') return named(message);
   if (apiCode === 'premium_required') return new PremiumRequiredError(message);
@@ -221,11 +223,22 @@ export function errorOf(answer: AdminAnswer, codes: ErrorNames = {}): CliError {
   return new CliError(message, EXIT_OPERATIONAL, named ?? apiCode);
 }
 
-/** A validation error's details (`{fields: [{path, message}]}` and the like) as one short line. */
-function detailText(details: unknown): string {
-  if (details === undefined || details === null) return '';
-  const text = JSON.stringify(details);
-  return text.length > 500 ? ` (${text.slice(0, 500)}…)` : ` (${text})`;
+/**
+ * What a validation error's details (`{errors: [{in, path, message}]}`) add to its message: the
+ * field messages the message does not already hold, else nothing.
+ */
+function detailText(message: string, details: unknown): string {
+  const errors = (details as { errors?: unknown } | null | undefined)?.errors;
+  if (!Array.isArray(errors)) return '';
+  const missing = errors
+    .map((error: { path?: unknown; message?: unknown }) =>
+      typeof error.message === 'string'
+        ? `${typeof error.path === 'string' ? `${error.path}: ` : ''}${error.message}`
+        : '',
+    )
+    .filter((text) => text !== '' && !message.includes(text.slice(text.indexOf(': ') + 2)))
+    .slice(0, 10);
+  return missing.length === 0 ? '' : ` (${missing.join('; ').slice(0, 500)})`;
 }
 
 /** A daemon runs, but its socket refuses this user: the way out names the socket's owner. */

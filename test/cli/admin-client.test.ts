@@ -165,13 +165,15 @@ describe('errorOf', () => {
     expect(error).toMatchObject({ exitCode, code, message: 'Refused.' });
   });
 
-  it('adds the details of a validation error to the message', () => {
-    const details = { fields: [{ path: 'name', message: 'Too long.' }] };
+  it('adds the field messages of a validation error that its message leaves out', () => {
+    const details = { errors: [{ in: 'body', path: 'name', message: 'Too long.' }] };
     const error = errorOf({
       status: 400,
       body: { error: { code: 'validation_error', message: 'Bad.', details } },
     });
-    expect(error.message).toBe(`Bad. (${JSON.stringify(details)})`);
+    expect(error.message).toBe('Bad. (name: Too long.)');
+    const said = { error: { code: 'validation_error', message: 'Invalid body.name: Too long.', details } };
+    expect(errorOf({ status: 400, body: said }).message).toBe('Invalid body.name: Too long.');
   });
 
   it('names the status when the answer carries no envelope', () => {

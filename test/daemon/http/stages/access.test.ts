@@ -51,7 +51,7 @@ describe('access stages', () => {
     expect(res.status).toBe(401);
   });
 
-  it('refuses a revoked key within a second of `keys revoke`, without restart', async () => {
+  it('refuses a revoked key at once after `keys revoke`, without restart', async () => {
     const { id, key } = await stack.data.createKey('--name', 'to-revoke');
     const auth = { authorization: `Bearer ${key}` };
     await eventually(async () => (await stack.call('/v1/server', { headers: auth })).status === 200);
