@@ -68,7 +68,6 @@ export class AdminTokens {
     const valid = validIds(snapshot);
     for (const id of this.#valid) {
       if (valid.has(id)) continue;
-      this.#pendingUse.delete(id);
       for (const listener of this.#revokedListeners) listener(id);
     }
     this.#valid = valid;

@@ -62,6 +62,16 @@ describe('the API switch and the plan over the admin API', () => {
     expect(await v1Status()).toBe(503);
   });
 
+  it('counts the /v1 answers by status class in GET /admin/v1/status', async () => {
+    const status = (await admin('GET', '/admin/v1/status')).json as {
+      requests: { window_minutes: number; totals: Record<string, number> };
+    };
+    expect(status.requests.window_minutes).toBe(60);
+    // The 404s and 403 above, and the 503s of the offline mod.
+    expect(status.requests.totals['4xx']).toBeGreaterThanOrEqual(3);
+    expect(status.requests.totals['5xx']).toBeGreaterThanOrEqual(3);
+  });
+
   it('refuses a plan that plan set would refuse, naming the field', async () => {
     for (const body of [
       { premium: true, until: '2030-02-30' },

@@ -8,12 +8,14 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { generate } from 'selfsigned';
 import { Agent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminRequest, type AdminRequest } from '../../harness/admin.ts';
 import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
 import { freePort } from '../../harness/ports.ts';
 import { launchServe, startServe, stop, type Served } from '../../harness/processes.ts';
+import { eventually } from '../../harness/stack.ts';
 
 interface Created {
   id: string;
@@ -104,6 +106,27 @@ describe('the admin API on TCP', () => {
     } finally {
       agent.destroy();
     }
+  });
+
+  it('replays a POST retried with the same Idempotency-Key instead of creating a second token', async () => {
+    const post = (name: string) =>
+      tcp({
+        method: 'POST',
+        path: '/admin/v1/tokens',
+        body: { name },
+        headers: { 'idempotency-key': 'order-1' },
+      });
+    const first = await post('retried');
+    const again = await post('retried');
+    expect(first.status).toBe(201);
+    expect(again.status).toBe(201);
+    expect(again.json).toEqual(first.json);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    const conflict = await post('another body');
+    expect(conflict.status).toBe(409);
+    expect(conflict.json).toMatchObject({ error: { code: 'idempotency_conflict' } });
+    const listed = (await tcp({ path: '/admin/v1/tokens' })).json as { data: Array<{ name: string }> };
+    expect(listed.data.filter((entry) => entry.name === 'retried')).toHaveLength(1);
   });
 
   it('answers 404 for revoking a token that does not exist', async () => {
@@ -297,6 +320,30 @@ describe('the admin API over TLS', () => {
       path: '/admin/v1/status',
     });
     expect(wildcard.status).toBe(421);
+  });
+
+  it('serves a renewed certificate once its files change, like the API listener', async () => {
+    const renewed = await generate([{ name: 'commonName', value: 'localhost' }], {
+      keyType: 'ec',
+      algorithm: 'sha256',
+    });
+    await writeFile(join(dir, 'key.pem'), renewed.private);
+    await writeFile(join(dir, 'cert.pem'), renewed.cert);
+    const ask = (ca: string) =>
+      adminRequest({
+        url: `https://127.0.0.1:${port}`,
+        servername: 'localhost',
+        ca,
+        path: '/admin/v1/status',
+        headers: { host: `localhost:${port}` },
+        agent: new HttpsAgent({ keepAlive: false }), // a new handshake each time
+      }).then(
+        (answer) => answer.status,
+        () => 0,
+      );
+    // Any answer at all means the TLS handshake trusted that certificate (no token here: 401).
+    await eventually(async () => (await ask(renewed.cert)) === 401, 10_000);
+    expect(await ask(cert)).toBe(0); // the old certificate is no longer the one served
   });
 
   it('speaks no plain HTTP on that address', async () => {

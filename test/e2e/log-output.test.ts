@@ -12,6 +12,8 @@ import { eventually } from '../../harness/stack.ts';
 
 describe('the logs of modgate serve', () => {
   let data: TestDataDir;
+  /** The pretty daemon's: one serve per data dir (its admin.sock refuses a second). */
+  let prettyData: TestDataDir;
   let key: { id: string; key: string };
   let json: ModgateProcess;
   let pretty: ModgateProcess;
@@ -19,13 +21,13 @@ describe('the logs of modgate serve', () => {
   const forged = 'mg_live_thisisnotakeybutlookslikeoneabcdefghijklmnop';
 
   beforeAll(async () => {
-    data = await makeDataDir();
+    [data, prettyData] = await Promise.all([makeDataDir(), makeDataDir()]);
     key = await data.createKey('--name', 'log-test');
     const config = join(data.dir, 'modgate.toml');
     await writeFile(config, '[api]\ntrusted_proxies = ["127.0.0.1"]\n');
     const [served, servedPretty] = await Promise.all([
       launchServe(data.dir, { extra: ['--config', config] }),
-      launchServe(data.dir, { extra: ['--log-format', 'pretty'] }),
+      launchServe(prettyData.dir, { extra: ['--log-format', 'pretty'] }),
     ]);
     [json, pretty] = [served.serve, servedPretty.serve];
     api = `http://127.0.0.1:${served.apiPort}`;
@@ -43,6 +45,7 @@ describe('the logs of modgate serve', () => {
   afterAll(async () => {
     await Promise.all([json && stop(json), pretty && stop(pretty)]);
     await data?.remove();
+    await prettyData?.remove();
   });
 
   const requests = () => logLines(json.stdoutText()).filter((line) => line['msg'] === 'request');

@@ -62,6 +62,7 @@ describe('AdminTokens', () => {
 
   it('refuses a revoked token and tells listeners the moment the daemon loads the change', async () => {
     const tokens = tokensOf();
+    tokens.verify(created.token);
     const revoked: string[] = [];
     tokens.onRevoked((id) => revoked.push(id));
     await revokeAdminToken(dataDir, created.id, new Date());
@@ -71,5 +72,8 @@ describe('AdminTokens', () => {
     expect(tokens.verify(created.token)).toBeNull();
     tokens.snapshotChanged(snapshot);
     expect(revoked).toEqual([created.id]);
+    // Its last use before the revocation is still recorded.
+    await tokens.close();
+    expect((await dataDir.read(adminTokensFile))[0]?.lastUsedAt).toBeInstanceOf(Date);
   });
 });
