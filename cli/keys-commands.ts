@@ -16,7 +16,9 @@ import {
   rollKey,
   type KeyView,
 } from '../daemon/store/key-admin.ts';
-import { keyUsageFile } from '../daemon/store/key-usage.ts';
+import type { DataDir } from '../daemon/store/data-dir.ts';
+import { StoreError } from '../daemon/store/errors.ts';
+import { keyUsageFile, type KeyUsage } from '../daemon/store/key-usage.ts';
 import { API_KEY_ID_PATTERN, keysFile } from '../daemon/store/keys-file.ts';
 import { UsageError } from './errors.ts';
 import { formatDate, formatTable, jsonDate } from './format.ts';
@@ -48,7 +50,7 @@ export function registerKeysCommands(program: Command, io: CliIo): void {
       const views = await actOnDataDir(flags, io, {
         daemon: (admin) => listThroughDaemon(admin),
         offline: async (dataDir) => {
-          const [records, usage] = await Promise.all([dataDir.read(keysFile), dataDir.read(keyUsageFile)]);
+          const [records, usage] = await Promise.all([dataDir.read(keysFile), lastUses(dataDir, io)]);
           return keyViews(records, usage, io.now());
         },
       });
@@ -126,6 +128,20 @@ export function registerKeysCommands(program: Command, io: CliIo): void {
       );
       printLines(io, ...lines);
     });
+}
+
+/**
+ * key-usage.json, or nothing when it does not parse: it only records, so a broken one is a
+ * warning here (the daemon replaces it at its next write), never a reason not to list the keys.
+ */
+async function lastUses(dataDir: DataDir, io: CliIo): Promise<KeyUsage> {
+  try {
+    return await dataDir.read(keyUsageFile);
+  } catch (error) {
+    if (!(error instanceof StoreError) || error.code !== 'invalid_file') throw error;
+    io.stderr.write(`warning: ${error.message}; last use is not shown\n`);
+    return new Map();
+  }
 }
 
 function keyIdOf(text: string): string {

@@ -6,6 +6,9 @@
  * an idle daemon writes nothing) and at close.
  */
 import type { DataDir } from './data-dir.ts';
+import { writeDataFile } from './data-file.ts';
+import { StoreError } from './errors.ts';
+import { withDataDirLock } from './lock.ts';
 import { keyUsageFile, mergeUsage, type KeyUsage } from './key-usage.ts';
 
 export interface KeyUsageRecorderOptions {
@@ -95,13 +98,28 @@ export class KeyUsageRecorder {
     this.#writing = asUsage(this.#recent);
     this.#recent = new Map();
     try {
-      const update = await this.#dataDir.update(keyUsageFile, (stored) => mergeUsage(stored, this.#writing));
-      this.#stored = update.after;
+      this.#stored = await this.#persist(this.#writing);
     } catch (error) {
       this.#onError(error);
       for (const [id, use] of this.#writing) this.record(id, use.ip, use.at.getTime());
     } finally {
       this.#writing = new Map();
+    }
+  }
+
+  /**
+   * Merges `batch` into the file. A file that no longer parses (hand-edited, cut short) is
+   * reported and replaced by what this daemon knows: the file only records, nothing depends on it.
+   */
+  async #persist(batch: KeyUsage): Promise<KeyUsage> {
+    try {
+      return (await this.#dataDir.update(keyUsageFile, (stored) => mergeUsage(stored, batch))).after;
+    } catch (error) {
+      if (!(error instanceof StoreError) || error.code !== 'invalid_file') throw error;
+      this.#onError(error);
+      const usage = mergeUsage(this.#stored, batch);
+      await withDataDirLock(this.#dataDir.path, () => writeDataFile(this.#dataDir.path, keyUsageFile, usage));
+      return usage;
     }
   }
 }

@@ -179,3 +179,17 @@ describe('modgate keys list, last use', () => {
     ]);
   });
 });
+
+describe('modgate keys list with a broken key-usage.json', () => {
+  it('lists the keys anyway and warns that last use is not shown', async () => {
+    const dir = await premiumDataDir(await dataDirPath());
+    const created = await createKey(dir);
+    await writeFile(join(dir, 'key-usage.json'), '{"keys": ', { mode: 0o600 });
+    const result = await run(['keys', 'list', '--data-dir', dir]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(new RegExp(`^${created.id} +bot +active +\\S+ +never +never +- `, 'm'));
+    expect(result.stderr).toMatch(
+      /^warning: .*key-usage\.json is not valid JSON.*; last use is not shown\n$/,
+    );
+  });
+});

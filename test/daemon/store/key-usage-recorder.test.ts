@@ -1,4 +1,4 @@
-import { access, chmod } from 'node:fs/promises';
+import { access, chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DataDir } from '../../../daemon/store/data-dir.ts';
@@ -82,5 +82,20 @@ describe('key-usage.json in the data dir', () => {
     await recorder.close();
     await chmod(join(dataDir.path, 'key-usage.json'), 0o644);
     await expect(DataDir.open(dataDir.path)).rejects.toMatchObject({ code: 'insecure_permissions' });
+  });
+});
+
+describe('a broken key-usage.json', () => {
+  it('is reported, and replaced by the next flush with what the daemon knows', async () => {
+    const dataDir = await openData();
+    await writeFile(join(dataDir.path, 'key-usage.json'), '{"keys": ', { mode: 0o600 });
+    const errors: unknown[] = [];
+    const recorder = await KeyUsageRecorder.open(dataDir, { onError: (error) => errors.push(error) });
+    expect(errors).toHaveLength(1);
+    recorder.record('abcdefabcdef', '203.0.113.7', AT);
+    await recorder.close();
+    expect(await dataDir.read(keyUsageFile)).toEqual(
+      new Map([['abcdefabcdef', { at: new Date(AT), ip: '203.0.113.7' }]]),
+    );
   });
 });
