@@ -13,7 +13,6 @@ import {
   updateEndpoints,
   WEBHOOK_FORMATS,
   WEBHOOK_ID_PATTERN,
-  MAX_ENDPOINTS,
   newEndpoint,
   type EventSelector,
   type NewEndpoint,
@@ -21,6 +20,7 @@ import {
   type WebhookFormat,
 } from '../daemon/events/webhooks/endpoint-file.ts';
 import {
+  addEndpoint,
   DEFAULT_SECRET_OVERLAP_SEC,
   EndpointChangeError,
   enableEndpoint,
@@ -181,7 +181,7 @@ async function add(flags: AddFlags, io: CliIo): Promise<void> {
         ...(description === null ? {} : { description }),
         ...(allowHttp ? { allow_http: true } : {}),
       };
-      const full = (message: string) => new CliError(`${dataDir.path}: ${message}`);
+      const full = (message: string) => new CliError(message); // as addEndpoint's refusal offline
       const answer = await admin.send({ method: 'POST', path: '/webhooks', body }, { conflict: full });
       return createdFromAnswer(answer.body);
     },
@@ -214,10 +214,7 @@ async function addOffline(
     },
     now,
   );
-  await updateEndpoints(dir, (current) => {
-    if (current.length >= MAX_ENDPOINTS) throw new CliError(`${dir} already has ${MAX_ENDPOINTS} webhooks`);
-    return [...current, endpoint];
-  });
+  await updateEndpoints(dir, (current) => changed(() => addEndpoint(current, endpoint)));
   return createdView(endpoint);
 }
 
@@ -292,8 +289,10 @@ function changed<T>(change: () => T): T {
   try {
     return change();
   } catch (error) {
-    if (error instanceof EndpointChangeError) throw new CliError(error.message);
-    throw error;
+    if (!(error instanceof EndpointChangeError)) throw error;
+    // The API says "remove it"; here is the command that does.
+    const remedy = error.code === 'owner_gone' ? ` (modgate webhooks remove ${error.id})` : '';
+    throw new CliError(`${error.message}${remedy}`);
   }
 }
 

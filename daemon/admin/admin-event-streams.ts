@@ -23,7 +23,7 @@ import type { Snapshot } from '../store/data-dir.ts';
 import type { AdminActor } from './define-admin-route.ts';
 
 export interface AdminStreamLimits {
-  /** Open admin event streams per actor (one admin token, or admin.sock's user). */
+  /** Open admin event streams per admin: one admin token (with the panel sessions made from it), or admin.sock's user. */
   maxPerActor: number;
   /** Open admin event streams in all. */
   maxTotal: number;
@@ -70,11 +70,6 @@ export class AdminEventStreams {
     });
   }
 
-  /** Open streams (for tests and diagnostics). */
-  get size(): number {
-    return this.#access.size;
-  }
-
   /**
    * A stream of the events after `after` (only `types` when given) for `actor`; 429
    * `rate_limited` when the actor, or all admins together, hold as many as allowed.
@@ -87,7 +82,7 @@ export class AdminEventStreams {
   ): ResponseStream {
     const { eventLog, metrics, settings } = this.#options;
     const tokenId = actor.kind === 'local' ? null : actor.token_id;
-    const release = this.#take(actor.kind === 'local' ? `local:${actor.uid}` : `${actor.kind}:${tokenId}`);
+    const release = this.#take(holderOf(actor));
     const inner = new EventStream({
       eventLog,
       after,
@@ -121,4 +116,9 @@ export class AdminEventStreams {
       throw new ApiError('rate_limited', message, { headers: error.headers });
     }
   }
+}
+
+/** Whose slots a stream takes: a token and the panel sessions made from it are one admin. */
+function holderOf(actor: AdminActor): string {
+  return actor.kind === 'local' ? `local:${actor.uid}` : `token:${actor.token_id}`;
 }

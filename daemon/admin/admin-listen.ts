@@ -6,6 +6,8 @@
 import { formatHostPort, type HostPort, isLoopbackHost } from '../host-port.ts';
 import type { TlsFiles } from '../http/tls-files.ts';
 import type { TokenBackoffPolicy } from './token-backoff.ts';
+import type { AdminStreamLimits } from './admin-event-streams.ts';
+import type { AuditReadLimits } from '../log/audit-query.ts';
 
 /** The admin listeners' settings (docs/configuration.md, `[admin]`). */
 export interface AdminListenOptions {
@@ -17,6 +19,10 @@ export interface AdminListenOptions {
   hostnames?: readonly string[];
   /** Brute-force back-off on bad tokens (defaults in TOKEN_BACKOFF_DEFAULTS). */
   backoff?: Partial<TokenBackoffPolicy>;
+  /** GET /admin/v1/events caps (defaults in ADMIN_STREAM_LIMIT_DEFAULTS). */
+  eventStreams?: Partial<AdminStreamLimits>;
+  /** GET /admin/v1/audit: a page's time budget and file count (defaults in AUDIT_READ_DEFAULTS). */
+  auditRead?: Partial<Omit<AuditReadLimits, 'limit'>>;
 }
 
 /** Refuses plain HTTP off loopback before anything listens (the CLI turns it into exit 2). */

@@ -112,6 +112,11 @@ export const ConfigSchema = z
           .default([]),
         /** Bad admin tokens per client address and minute before 429 (brute-force back-off). */
         max_token_failures: z.number().int().min(1).max(10_000).optional(),
+        /** GET /admin/v1/events: open streams per admin, and in all (docs/admin.md, "Live events"). */
+        events_max_per_admin: z.number().int().min(1).max(1_000).optional(),
+        events_max_total: z.number().int().min(1).max(10_000).optional(),
+        /** GET /admin/v1/audit: how long one page may read (docs/admin.md, "Audit log"). */
+        audit_page_budget_ms: z.number().int().min(10).max(30_000).optional(),
       })
       .strict()
       .default({ hostnames: [] }),

@@ -121,6 +121,11 @@ function adminOptions(
     ...(tls ? { tls } : {}),
     hostnames: admin.hostnames,
     ...(admin.max_token_failures !== undefined ? { backoff: { maxFailures: admin.max_token_failures } } : {}),
+    ...nonEmpty('eventStreams', {
+      maxPerActor: admin.events_max_per_admin,
+      maxTotal: admin.events_max_total,
+    }),
+    ...nonEmpty('auditRead', { budgetMs: admin.audit_page_budget_ms }),
   };
 }
 
@@ -153,4 +158,10 @@ function webhookAllowNetworks(config: Config): string[] {
 /** Drops undefined values, so they never override a default. */
 function defined<T extends Record<string, unknown>>(value: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as never;
+}
+
+/** `{[name]: the set fields}`, or nothing when none is set (an options bag keeps its defaults). */
+function nonEmpty<N extends string, T extends Record<string, unknown>>(name: N, value: T) {
+  const set = defined(value);
+  return (Object.keys(set).length === 0 ? {} : { [name]: set }) as { [K in N]?: typeof set };
 }

@@ -20,7 +20,7 @@ import {
 } from '../events/webhooks/endpoint-changes.ts';
 import { RECENT_ATTEMPTS } from '../events/webhooks/outbox-state.ts';
 import { createdView, recentAttempts, rotatedView } from '../events/webhooks/views.ts';
-import { RegistryFullError, type WebhookService } from '../events/webhooks/webhook-service.ts';
+import type { WebhookService } from '../events/webhooks/webhook-service.ts';
 import { ApiError } from '../http/api-error.ts';
 import { collection } from './collection.ts';
 import { limitParam } from './params.ts';
@@ -206,8 +206,7 @@ export async function registerEndpoint(webhooks: WebhookService, body: Registrat
     });
     return createdView(endpoint);
   } catch (error) {
-    if (error instanceof RegistryFullError) throw new ApiError('conflict', error.message);
-    throw error;
+    throw changeError(error);
   }
 }
 
@@ -224,5 +223,6 @@ export async function rotateAndShow(webhooks: WebhookService, id: string, overla
 /** An endpoint change refused by its rules (endpoint-changes.ts), as the API's envelope. */
 export function changeError(error: unknown): unknown {
   if (!(error instanceof EndpointChangeError)) return error;
+  // owner_gone and registry_full: the registry's state forbids it.
   return new ApiError(error.code === 'not_found' ? 'not_found' : 'conflict', error.message);
 }

@@ -5,12 +5,10 @@
  * token that opened it is revoked, while another token's stream goes on.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { DataDir } from '../../daemon/store/data-dir.ts';
-import { createAdminToken, revokeAdminToken } from '../../daemon/store/admin-tokens.ts';
 import { formatHostPort } from '../../daemon/host-port.ts';
 import { adminRequest } from '../../harness/admin.ts';
 import { openSse, type SseClient } from '../../harness/sse-client.ts';
-import { eventually, startStack, type Stack } from '../../harness/stack.ts';
+import { eventually, startStack, type Stack, type StackOptions } from '../../harness/stack.ts';
 
 let stack: Stack | undefined;
 const open: SseClient[] = [];
@@ -26,8 +24,12 @@ const JOINED = {
   ip: '203.0.113.9',
 };
 
-async function setup(): Promise<Stack> {
-  stack = await startStack({ sim: false, daemon: { admin: { listen: { host: '127.0.0.1', port: 0 } } } });
+async function setup(
+  eventStreams?: { maxPerActor?: number; maxTotal?: number },
+  daemon: StackOptions['daemon'] = {},
+): Promise<Stack> {
+  const admin = { listen: { host: '127.0.0.1', port: 0 }, ...(eventStreams ? { eventStreams } : {}) };
+  stack = await startStack({ sim: false, daemon: { ...daemon, admin } });
   return stack;
 }
 
@@ -35,8 +37,14 @@ const base = (s: Stack) => `http://${formatHostPort(s.daemon.admin.address!)}`;
 
 /** A new admin token the running daemon already accepts. */
 async function token(s: Stack, name: string): Promise<{ id: string; token: string }> {
-  const minted = await createAdminToken(await DataDir.open(s.data.dir), name, new Date());
-  await s.daemon.reload();
+  const created = await adminRequest({
+    dataDir: s.data.dir,
+    method: 'POST',
+    path: '/admin/v1/tokens',
+    body: { name },
+  });
+  expect(created.status).toBe(201);
+  const minted = created.json as { id: string; token: string };
   await eventually(
     async () =>
       (await adminRequest({ url: base(s), token: minted.token, path: '/admin/v1/status' })).status === 200,
@@ -84,8 +92,8 @@ describe('GET /admin/v1/events', () => {
     const s = await setup();
     const [revoked, other] = [await token(s, 'leaving'), await token(s, 'staying')];
     const [client, bystander] = [await stream(s, revoked.token), await stream(s, other.token)];
-    await revokeAdminToken(await DataDir.open(s.data.dir), revoked.id, new Date());
-    await s.daemon.reload();
+    const revoke = { dataDir: s.data.dir, method: 'DELETE', path: `/admin/v1/tokens/${revoked.id}` };
+    expect((await adminRequest(revoke)).status).toBe(204);
     const final = await client.next((m) => m.event === 'error', 10_000);
     await client.ended;
     const envelope = JSON.parse(final.data) as { error: { code: string; request_id: string } };
@@ -110,5 +118,35 @@ describe('GET /admin/v1/events', () => {
       const again = await stream(s, bearer);
       return again.status === 200;
     });
+  });
+
+  it('takes its caps from the options ([admin] events_max_per_admin, events_max_total)', async () => {
+    const s = await setup({ maxPerActor: 1, maxTotal: 2 });
+    const [one, two, three] = [await token(s, 'a'), await token(s, 'b'), await token(s, 'c')];
+    expect((await stream(s, one.token)).status).toBe(200);
+    expect((await stream(s, one.token)).status).toBe(429);
+    expect((await stream(s, two.token)).status).toBe(200);
+    const full = await stream(s, three.token);
+    expect(full.status).toBe(429);
+    expect(JSON.parse(await full.text())).toMatchObject({
+      error: { message: expect.stringContaining('all admins 2') },
+    });
+  });
+
+  it('cuts a reader that falls behind with a final stream.closed, as the /v1 stream does', async () => {
+    const s = await setup(undefined, { stream: { maxBufferedBytes: 64 * 1024 } });
+    const { token: bearer } = await token(s, 'slow');
+    const client = await stream(s, bearer);
+    client.pause();
+    const filler = 'x'.repeat(4_096);
+    // 6 MB of events for a reader that takes none: past what the sockets hold, and the 64 KiB it may lag.
+    const appended = Array.from({ length: 1_500 }, (_, n) =>
+      s.daemon.events.append({ type: 'command.executed', data: { command: `#Say ${n}`, output: filler } }),
+    );
+    await Promise.all(appended);
+    client.resume();
+    const final = await client.next((m) => m.event === 'stream.closed', 10_000);
+    expect(JSON.parse(final.data)).toMatchObject({ reason: 'slow_reader' });
+    await client.ended;
   });
 });

@@ -420,6 +420,7 @@ describe('endpoints of a key that no longer works', () => {
     const enable = await s.data.cli('webhooks', 'enable', '--data-dir', s.data.dir, id);
     expect(enable.code).not.toBe(0);
     expect(enable.stderr).toContain('key_revoked');
+    expect(enable.stderr).toContain(`modgate webhooks remove ${id}`);
   });
 
   it('disables them with key_expired once the key has expired', async () => {

@@ -1,12 +1,17 @@
 /**
- * The changes an operator or a key makes to one registered endpoint, as pure functions over the
- * list in webhooks.json: re-enabling it and rotating its secret. The CLI (with no daemon), the
+ * The changes an operator or a key makes to the registry, as pure functions over the list in
+ * webhooks.json: adding an endpoint (within the caps), re-enabling one and rotating its secret. The CLI (with no daemon), the
  * running daemon's WebhookService (for /v1 and the admin API) and every future caller apply the
  * same function inside `updateEndpoints`, so the rules live once. A refusal is an
  * EndpointChangeError with a stable code the caller turns into its own error (a CLI message, the
  * API's envelope).
  */
-import { MAX_PREVIOUS_SECRETS, type WebhookEndpoint } from './endpoint-file.ts';
+import {
+  MAX_ENDPOINTS,
+  MAX_ENDPOINTS_PER_KEY,
+  MAX_PREVIOUS_SECRETS,
+  type WebhookEndpoint,
+} from './endpoint-file.ts';
 import { generateSecret } from './signing.ts';
 
 /** How long the old secret keeps signing after a rotation when the caller names no overlap. */
@@ -17,15 +22,35 @@ export const DEFAULT_SECRET_OVERLAP_SEC = 86_400;
  */
 export const MAX_SECRET_OVERLAP_SEC = 7 * 86_400;
 
-export type EndpointChangeCode = 'not_found' | 'owner_gone';
+export type EndpointChangeCode = 'not_found' | 'owner_gone' | 'registry_full';
 
 export class EndpointChangeError extends Error {
   constructor(
     readonly code: EndpointChangeCode,
     message: string,
+    /** The endpoint the change was refused for; null when none is (a full registry). */
+    readonly id: string | null = null,
   ) {
     super(message);
   }
+}
+
+/**
+ * The list with `endpoint` added: at most MAX_ENDPOINTS in all, and MAX_ENDPOINTS_PER_KEY for
+ * the key that registers it (the operator's are not counted per key); `registry_full` past one.
+ */
+export function addEndpoint(
+  current: readonly WebhookEndpoint[],
+  endpoint: WebhookEndpoint,
+): readonly WebhookEndpoint[] {
+  if (current.length >= MAX_ENDPOINTS) {
+    throw new EndpointChangeError('registry_full', `This server already has ${MAX_ENDPOINTS} webhooks.`);
+  }
+  const byKey = current.filter((other) => other.createdBy === endpoint.createdBy);
+  if (endpoint.createdBy !== null && byKey.length >= MAX_ENDPOINTS_PER_KEY) {
+    throw new EndpointChangeError('registry_full', `This key already has ${MAX_ENDPOINTS_PER_KEY} webhooks.`);
+  }
+  return [...current, endpoint];
 }
 
 /** The list with one endpoint changed by `change`; a missing id is `not_found`. */
@@ -35,7 +60,7 @@ function changeOne(
   change: (endpoint: WebhookEndpoint) => WebhookEndpoint,
 ): readonly WebhookEndpoint[] {
   if (!current.some((endpoint) => endpoint.id === id)) {
-    throw new EndpointChangeError('not_found', `No webhook ${id}.`);
+    throw new EndpointChangeError('not_found', `No webhook ${id}.`, id);
   }
   return current.map((endpoint) => (endpoint.id === id ? change(endpoint) : endpoint));
 }
@@ -57,6 +82,7 @@ export function enableEndpoint(
       throw new EndpointChangeError(
         'owner_gone',
         `Webhook ${id} was disabled because the API key that registered it no longer works (${endpoint.disabledReason}); remove it instead.`,
+        id,
       );
     }
     return { ...endpoint, disabledAt: null, disabledReason: null, enabledAt: now };

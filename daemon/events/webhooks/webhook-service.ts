@@ -18,15 +18,13 @@ import { noopMetrics, type DaemonMetrics } from '../../metrics/metrics.ts';
 import type { EventLog } from '../types.ts';
 import { checkTarget, systemResolver, type AddressRule, type Resolver } from './address-policy.ts';
 import {
-  MAX_ENDPOINTS,
-  MAX_ENDPOINTS_PER_KEY,
   newEndpoint,
   readEndpoints,
   updateEndpoints,
   type NewEndpoint,
   type WebhookEndpoint,
 } from './endpoint-file.ts';
-import { enableEndpoint, rotateSecret } from './endpoint-changes.ts';
+import { addEndpoint, enableEndpoint, rotateSecret } from './endpoint-changes.ts';
 import { EndpointWorker, sendSigned, type WorkerDeps } from './endpoint-worker.ts';
 import { OutboxJournal } from './outbox-journal.ts';
 import type { EndpointOutbox } from './outbox-state.ts';
@@ -71,8 +69,6 @@ export interface WebhookNetworkOptions {
 
 /** How long registration waits for a name to resolve before refusing it. */
 export const REGISTRATION_LOOKUP_TIMEOUT_MS = 5_000;
-
-export class RegistryFullError extends Error {}
 
 export class WebhookService {
   #endpoints: readonly WebhookEndpoint[] = [];
@@ -190,16 +186,7 @@ export class WebhookService {
   /** Registers an endpoint that receives the events logged from now on. */
   async create(input: Omit<NewEndpoint, 'startAfter'>): Promise<WebhookEndpoint> {
     const created = newEndpoint({ ...input, startAfter: this.#options.eventLog.lastId() }, this.#deps.now());
-    await updateEndpoints(this.#options.dataDir, (current) => {
-      if (current.length >= MAX_ENDPOINTS) {
-        throw new RegistryFullError(`This server already has ${MAX_ENDPOINTS} webhooks.`);
-      }
-      const byKey = current.filter((endpoint) => endpoint.createdBy === input.createdBy);
-      if (input.createdBy !== null && byKey.length >= MAX_ENDPOINTS_PER_KEY) {
-        throw new RegistryFullError(`This key already has ${MAX_ENDPOINTS_PER_KEY} webhooks.`);
-      }
-      return [...current, created];
-    });
+    await updateEndpoints(this.#options.dataDir, (current) => addEndpoint(current, created));
     await this.reload();
     return created;
   }

@@ -110,6 +110,24 @@ level = "warn"
     expect((await problems('[admin]\nhostnames = ["a b"]\n'))[0]).toMatch(/^admin\.hostnames\.0:/);
   });
 
+  it('reads the admin event stream caps and the audit page budget, each defaulting on its own', async () => {
+    const set = await loadConfig(
+      await configFile(
+        '[admin]\nevents_max_per_admin = 2\nevents_max_total = 5\naudit_page_budget_ms = 250\n',
+      ),
+    );
+    expect(daemonOptions(set, {}, {}).admin).toMatchObject({
+      eventStreams: { maxPerActor: 2, maxTotal: 5 },
+      auditRead: { budgetMs: 250 },
+    });
+    const none = daemonOptions(await loadConfig(await configFile('')), {}, {}).admin;
+    expect(none).not.toHaveProperty('eventStreams');
+    expect(none).not.toHaveProperty('auditRead');
+    for (const bad of ['events_max_per_admin = 0', 'audit_page_budget_ms = 60000']) {
+      await expect(loadConfig(await configFile(`[admin]\n${bad}\n`))).rejects.toThrow(ConfigError);
+    }
+  });
+
   it('lets a flag win over the environment, and the environment over the file', async () => {
     const config = await loadConfig(await configFile('[api]\nlisten = "127.0.0.1:1111"\n'));
     expect(daemonOptions(config, {}, {}).listen.port).toBe(1111);

@@ -1,4 +1,5 @@
-import { appendFile, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { appendFile, mkdtemp, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -156,5 +157,18 @@ describe('reading the audit log newest first', () => {
     );
     expect(seen).toEqual(ids(lines(0, 100).filter((l) => l.key_id === 'key_b')).reverse());
     expect(pages).toBeGreaterThan(100 / 7);
+  });
+
+  it('reads no rotated copy that is a symbolic link or not a regular file', async () => {
+    const outside = await mkdtemp(join(tmpdir(), 'modgate-audit-outside-'));
+    try {
+      await writeFile(join(outside, 'secret.jsonl'), text(lines(100, 3, () => ({ key_id: 'stolen' }))));
+      await symlink(join(outside, 'secret.jsonl'), join(dir, 'audit.jsonl.1'));
+      execFileSync('mkfifo', [join(dir, 'audit.jsonl.2')]);
+      await writeFile(join(dir, 'audit.jsonl'), text(lines(0, 3)));
+      expect((await allPages()).seen).toEqual(ids(lines(0, 3)).reverse());
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
   });
 });

@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import {
+  addEndpoint,
   EndpointChangeError,
   enableEndpoint,
   MAX_SECRET_OVERLAP_SEC,
   rotateSecret,
 } from '../../../../daemon/events/webhooks/endpoint-changes.ts';
 import {
+  MAX_ENDPOINTS,
+  MAX_ENDPOINTS_PER_KEY,
   MAX_PREVIOUS_SECRETS,
   newEndpoint,
   signingSecrets,
@@ -80,6 +83,20 @@ describe('re-enabling an endpoint', () => {
     const orphan = endpoint({ createdBy: 'key_x', disabledAt: at(5), disabledReason: 'key_revoked' });
     expect(() => enableEndpoint([orphan], orphan.id, at(10))).toThrow(
       expect.objectContaining({ code: 'owner_gone' }) as Error,
+    );
+  });
+});
+
+describe('adding an endpoint', () => {
+  it(`holds ${MAX_ENDPOINTS_PER_KEY} per key, any number of the operator's, and ${MAX_ENDPOINTS} in all`, () => {
+    let list: readonly WebhookEndpoint[] = [];
+    for (let i = 0; i < MAX_ENDPOINTS_PER_KEY; i += 1)
+      list = addEndpoint(list, endpoint({ createdBy: 'key_a' }));
+    expect(() => addEndpoint(list, endpoint({ createdBy: 'key_a' }))).toThrow('This key already has');
+    list = addEndpoint(list, endpoint({ createdBy: 'key_b' }));
+    while (list.length < MAX_ENDPOINTS) list = addEndpoint(list, endpoint());
+    expect(() => addEndpoint(list, endpoint())).toThrow(
+      expect.objectContaining({ code: 'registry_full' }) as Error,
     );
   });
 });
