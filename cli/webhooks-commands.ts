@@ -105,7 +105,12 @@ export function registerWebhooksCommands(program: Command, io: CliIo): void {
     .argument('<id>', 'the endpoint id shown by webhooks list', parseId)
     .action(async (id: string, flags: { dataDir?: string }) => {
       const enabled = await actOnDataDir(flags, io, {
-        daemon: (admin, dataDir) => enableThroughDaemon(admin, id, namesFor(id, dataDir.path)),
+        daemon: (admin, dataDir) =>
+          enableThroughDaemon(admin, id, {
+            ...namesFor(id, dataDir.path),
+            // The only conflict: its key no longer works (owner_gone); as offline, name the way out.
+            conflict: (message) => new CliError(`${message} (modgate webhooks remove ${id})`),
+          }),
         offline: async ({ path: dir }) => {
           const update = await updateEndpoints(dir, (current) =>
             changed(() => enableEndpoint(withEndpoint(current, id, dir), id, io.now())),
@@ -173,7 +178,7 @@ async function add(flags: AddFlags, io: CliIo): Promise<void> {
     description,
   };
   const created = await actOnDataDir(flags, io, {
-    daemon: async (admin, dataDir) => {
+    daemon: async (admin) => {
       const body = {
         url: fields.url,
         events: fields.events,
@@ -281,7 +286,7 @@ async function enableThroughDaemon(admin: AdminClient, id: string, names: ErrorN
 
 /** The daemon's refusals, named as the offline path names them (the same message, the same code). */
 function namesFor(id: string, dir: string): ErrorNames {
-  return { not_found: () => noSuchWebhook(id, dir), conflict: (message) => new CliError(message) };
+  return { not_found: () => noSuchWebhook(id, dir) };
 }
 
 /** An endpoint change refused by its rules (endpoint-changes.ts) is the operator's error. */
