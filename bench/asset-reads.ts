@@ -98,7 +98,7 @@ async function rawServer(headers: Record<string, string>, body: Buffer) {
 async function checkedDaemon(stack: Stack) {
   const handle = createPipeline({
     routes: ROUTES,
-    snapshot: () => stack.daemon.watcher.current(),
+    snapshot: () => stack.daemon.snapshot.current(),
     link: stack.daemon.link,
     openapi: {},
     keyRateLimit: UNLIMITED,
@@ -182,7 +182,7 @@ async function compareCached(stack: Stack, auth: OutgoingHttpHeaders, paths: str
 async function compareDepth(stack: Stack, auth: OutgoingHttpHeaders): Promise<void> {
   const vehicles = stack.sim?.world.assets.vehicles;
   if (!vehicles) throw new Error('no simulator');
-  const codec = new CursorCodec(stack.daemon.watcher.current().identity.daemonSecretKey);
+  const codec = new CursorCodec(stack.daemon.snapshot.current().identity.daemonSecretKey);
   const scope = { keyId: stack.key.split('_')[2] as string, route: 'listVehicles', filters: {} };
   const after = (index: number) =>
     `/v1/vehicles?limit=50&cursor=${encodeURIComponent(codec.encode(scope, vehicles.keyAt(index)))}`;

@@ -1,8 +1,10 @@
 /**
  * `modgate admin tokens create|list|revoke`: the admin tokens that open the admin API's TCP
  * listener (docs/admin.md, "Admin tokens"). A token is printed once, at creation; only its
- * SHA-256 is kept. These write the data dir through the same functions as /admin/v1/tokens
- * (daemon/store/admin-tokens.ts), so the rules are the API's.
+ * SHA-256 is kept. With a daemon running they go through its admin socket (/admin/v1/tokens:
+ * a revoked token is refused at once, and the list shows the daemon's last use); without one
+ * they write the data dir through the same functions as that route (daemon/store/admin-tokens.ts),
+ * so the rules are the API's (cli/admin-client.ts).
  */
 import type { Command } from 'commander';
 import {
@@ -16,10 +18,15 @@ import {
 } from '../daemon/store/admin-tokens.ts';
 import { formatIssues } from '../daemon/store/data-file.ts';
 import { registerLoginUrlCommand } from './admin-login-command.ts';
+import { createdTokenFromAnswer, tokensFromAnswer, unexpectedAnswer } from './admin-answers.ts';
+import { actOnDataDir, type AdminClient } from './admin-client.ts';
 import { CliError, UsageError } from './errors.ts';
 import { formatDate, formatTable } from './format.ts';
 import { printJson, printLines, type CliIo } from './io.ts';
-import { openDataDirOf, withDataDirOption } from './options.ts';
+import { withDataDirOption } from './options.ts';
+
+/** The admin API's codes for these routes, as the CLI names them offline. */
+const TOKEN_CODES = { not_found: 'token_not_found', conflict: 'too_many_tokens' };
 
 interface Flags {
   dataDir?: string;
@@ -36,8 +43,13 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
     .option('--json', 'print {"id","name","token","created_at"}')
     .action(async (flags: Flags & { name: string }) => {
       const name = tokenName(flags.name);
-      const dataDir = await openDataDirOf(flags, io);
-      const created = await createAdminToken(dataDir, name, io.now()).catch(asCliError);
+      const created = await actOnDataDir(flags, io, {
+        daemon: async (admin) =>
+          createdTokenFromAnswer(
+            (await admin.send({ method: 'POST', path: '/tokens', body: { name } }, TOKEN_CODES)).body,
+          ),
+        offline: (dataDir) => createAdminToken(dataDir, name, io.now()).catch(asCliError),
+      });
       if (flags.json) return printJson(io, created);
       printLines(
         io,
@@ -53,8 +65,10 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
   withDataDirOption(tokens.command('list').description('list admin tokens (never their text)'))
     .option('--json', 'print a JSON array')
     .action(async (flags: Flags) => {
-      const dataDir = await openDataDirOf(flags, io);
-      const list = await listAdminTokens(dataDir);
+      const list = await actOnDataDir(flags, io, {
+        daemon: (admin) => tokensOf(admin),
+        offline: (dataDir) => listAdminTokens(dataDir),
+      });
       if (flags.json) return printJson(io, list);
       printLines(io, ...listLines(list));
     });
@@ -66,11 +80,22 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
       if (!ADMIN_TOKEN_ID_PATTERN.test(id)) {
         throw new UsageError(`${JSON.stringify(id)} is not an admin token id (12 characters a-z0-9)`);
       }
-      const dataDir = await openDataDirOf(flags, io);
-      const revoked = await revokeAdminToken(dataDir, id, io.now()).catch(asCliError);
+      const revoked = await actOnDataDir(flags, io, {
+        daemon: async (admin) => {
+          await admin.send({ method: 'DELETE', path: `/tokens/${id}` }, TOKEN_CODES);
+          const found = (await tokensOf(admin)).find((token) => token.id === id);
+          if (found === undefined) throw unexpectedAnswer('/tokens');
+          return found;
+        },
+        offline: (dataDir) => revokeAdminToken(dataDir, id, io.now()).catch(asCliError),
+      });
       if (flags.json) return printJson(io, revoked);
       printLines(io, `Admin token ${revoked.id} (${revoked.name}) revoked.`);
     });
+}
+
+async function tokensOf(admin: AdminClient): Promise<AdminTokenView[]> {
+  return tokensFromAnswer((await admin.send({ method: 'GET', path: '/tokens' })).body);
 }
 
 function tokenName(text: string): string {

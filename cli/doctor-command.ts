@@ -9,6 +9,7 @@ import { ConfigError, EMPTY_CONFIG, loadConfig, type Config } from '../daemon/co
 import { daemonOptions, DEFAULT_LISTEN, DEFAULT_MOD_LISTEN } from '../daemon/config/settings.ts';
 import type { HostPort } from '../daemon/host-port.ts';
 import { fail, formatResults, hasFailure, ok, type CheckResult } from './service/doctor/check.ts';
+import { checkDaemon } from './service/doctor/daemon-checks.ts';
 import { checkDataDir } from './service/doctor/data-dir-checks.ts';
 import { checkListeners } from './service/doctor/listen-checks.ts';
 import { checkTls } from './service/doctor/tls-checks.ts';
@@ -67,6 +68,7 @@ async function doctor(flags: DoctorFlags, io: CliIo): Promise<void> {
   results.push(
     ...dataDirResults,
     ...(hasFailure(dataDirResults) ? [] : await checkWebhooks(dataDir)),
+    ...(hasFailure(dataDirResults) ? [] : await checkDaemon(dataDir)),
     ...(await checkTls(resolved.tls, resolved.listen, now)),
     ...(await checkListeners({
       listen: resolved.listen,

@@ -35,6 +35,12 @@ export class CliError extends Error {
     super(message);
     this.name = 'CliError';
   }
+
+  /** The text for the operator; a subclass may replay the command line (`sudo -u … modgate …`). */
+  describe(argv: readonly string[]): string {
+    void argv;
+    return this.message;
+  }
 }
 
 export class UsageError extends CliError {
@@ -88,7 +94,7 @@ export async function errorOutcome(error: unknown, context: FailureContext): Pro
     message,
     printed: false,
   });
-  if (error instanceof CliError) return outcome(error.exitCode, error.code, error.message);
+  if (error instanceof CliError) return outcome(error.exitCode, error.code, error.describe(context.argv));
   if (error instanceof ConfigError) return outcome(EXIT_USAGE, 'config_invalid', error.message);
   if (error instanceof AdminSocketInUse) return outcome(EXIT_OPERATIONAL, 'already_running', error.message);
   if (error instanceof AdminSocketPathTooLong)

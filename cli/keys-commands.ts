@@ -1,7 +1,9 @@
 /**
  * `modgate keys create|list|revoke|roll`. Listing never shows key text or hashes; revoking keeps
  * the record (with revoked_at) so the list still tells what the key was. The checks are
- * daemon/store/key-admin.ts's, the same the admin API runs.
+ * daemon/store/key-admin.ts's, the same the admin API runs. With a daemon running they go through
+ * its admin socket (cli/keys-through-daemon.ts): a change acts at once, and the list shows the
+ * daemon's own last use of each key.
  */
 import type { Command } from 'commander';
 import { handOverWebhooks } from '../daemon/events/webhooks/key-handover.ts';
@@ -23,7 +25,15 @@ import { formatDate, formatTable, jsonDate } from './format.ts';
 import { printJson, printLines, type CliIo } from './io.ts';
 import { withKeyErrors } from './key-errors.ts';
 import { createdJson, createdLines, registerKeysCreateCommand } from './keys-create-command.ts';
-import { openDataDirOf, parseDuration, withDataDirOption } from './options.ts';
+import { parseDuration, withDataDirOption } from './options.ts';
+import { apiEnabledOf } from './admin-answers.ts';
+import { actOnDataDir } from './admin-client.ts';
+import {
+  keyErrorNames,
+  listThroughDaemon,
+  revokeThroughDaemon,
+  rollThroughDaemon,
+} from './keys-through-daemon.ts';
 import { stateFile } from '../daemon/store/state.ts';
 
 export function registerKeysCommands(program: Command, io: CliIo): void {
@@ -37,22 +47,28 @@ export function registerKeysCommands(program: Command, io: CliIo): void {
   )
     .option('--json', 'print one JSON object')
     .action(async (flags: { dataDir?: string; json?: boolean }) => {
-      const dataDir = await openDataDirOf(flags, io);
-      const [records, usage] = await Promise.all([dataDir.read(keysFile), lastUses(dataDir, io)]);
-      const views = keyViews(records, usage, io.now());
+      const views = await actOnDataDir(flags, io, {
+        daemon: (admin) => listThroughDaemon(admin),
+        offline: async (dataDir) => {
+          const [records, usage] = await Promise.all([dataDir.read(keysFile), lastUses(dataDir, io)]);
+          return keyViews(records, usage, io.now());
+        },
+      });
       if (flags.json) printJson(io, { keys: views });
       else printLines(io, ...listLines(views));
     });
 
   withDataDirOption(
-    keys.command('revoke').description('revoke an API key; running daemons refuse it within a second'),
+    keys.command('revoke').description('revoke an API key; a running daemon refuses it at once'),
   )
     .argument('<id>', 'the key id shown by keys list (or the full key)')
     .option('--json', 'print one JSON object')
     .action(async (idOrKey: string, flags: { dataDir?: string; json?: boolean }) => {
       const id = keyIdOf(idOrKey);
-      const dataDir = await openDataDirOf(flags, io);
-      const { record, changed } = await withKeyErrors(dataDir, () => revokeKey(dataDir, id, io.now()));
+      const { record, changed } = await actOnDataDir(flags, io, {
+        daemon: (admin, dataDir) => revokeThroughDaemon(admin, id, keyErrorNames(id, dataDir.path)),
+        offline: (dataDir) => withKeyErrors(dataDir, () => revokeKey(dataDir, id, io.now())),
+      });
       if (flags.json) {
         printJson(io, { id, name: record.name, revoked_at: jsonDate(record.revokedAt), changed });
       } else if (!changed && record.revokedAt) {
@@ -81,10 +97,19 @@ export function registerKeysCommands(program: Command, io: CliIo): void {
     .option('--json', 'print one JSON object with the new key')
     .action(async (idOrKey: string, flags: { dataDir?: string; expireOldIn?: number; json?: boolean }) => {
       const id = keyIdOf(idOrKey);
-      const dataDir = await openDataDirOf(flags, io);
       const overlapMs = flags.expireOldIn ?? DEFAULT_ROLL_OVERLAP_MS;
-      const rolled = await withKeyErrors(dataDir, () => rollKey(dataDir, id, overlapMs, io.now()));
-      await handOverWebhooks(dataDir.path, rolled.old.id, rolled.record.id);
+      const { dir, apiEnabled, ...rolled } = await actOnDataDir(flags, io, {
+        daemon: async (admin, dataDir) => ({
+          ...(await rollThroughDaemon(admin, id, overlapMs, keyErrorNames(id, dataDir.path))),
+          apiEnabled: await apiEnabledOf(admin),
+          dir: dataDir.path,
+        }),
+        offline: async (dataDir) => {
+          const done = await withKeyErrors(dataDir, () => rollKey(dataDir, id, overlapMs, io.now()));
+          await handOverWebhooks(dataDir.path, done.old.id, done.record.id);
+          return { ...done, apiEnabled: (await dataDir.read(stateFile)).apiEnabled, dir: dataDir.path };
+        },
+      });
       if (flags.json) {
         printJson(io, {
           ...createdJson(rolled.key, rolled.record),
@@ -93,8 +118,7 @@ export function registerKeysCommands(program: Command, io: CliIo): void {
         });
         return;
       }
-      const { apiEnabled } = await dataDir.read(stateFile);
-      const lines = createdLines(rolled.key, rolled.record, apiEnabled, dataDir.path);
+      const lines = createdLines(rolled.key, rolled.record, apiEnabled, dir);
       lines[0] = `Rolled key ${rolled.old.id} (${rolled.record.name}) to ${rolled.record.id}`;
       // After the new key's `expires:` line, before the key itself.
       lines.splice(

@@ -2,19 +2,21 @@
  * `modgate keys create`: mints an API key and prints it once; only its SHA-256 is stored. Key
  * creation is refused on a server without an active premium plan (docs/errors.md,
  * premium_required), through the admin API and offline alike, here with exit code 3; the checks
- * are daemon/store/key-admin.ts's, which the admin API uses too.
+ * are daemon/store/key-admin.ts's, which the admin API uses too. With a daemon running the key is
+ * made through its admin socket and works at once (cli/admin-client.ts).
  */
 import type { Command } from 'commander';
 import type { Scope } from '../daemon/scopes.ts';
 import { createKey, type KeyRequest } from '../daemon/store/key-admin.ts';
-import type { ApiKeyRecord } from '../daemon/store/keys-file.ts';
 import { stateFile } from '../daemon/store/state.ts';
+import { apiEnabledOf } from './admin-answers.ts';
+import { actOnDataDir } from './admin-client.ts';
 import { withKeyErrors } from './key-errors.ts';
+import { createThroughDaemon, type ShownKey } from './keys-through-daemon.ts';
 import { formatDate, jsonDate } from './format.ts';
 import { printJson, printLines, type CliIo } from './io.ts';
 import {
   collectAllowIp,
-  openDataDirOf,
   parseDuration,
   parseKeyName,
   parsePlatformId,
@@ -57,12 +59,21 @@ export function registerKeysCreateCommand(keys: Command, io: CliIo): void {
     .option('--owner-social-id <id>', "the owner's linked social id (17 to 20 digits)", parseSocialId)
     .option('--json', 'print one JSON object with the key')
     .action(async (flags: CreateFlags) => {
-      const dataDir = await openDataDirOf(flags, io);
-      const now = io.now();
-      const created = await withKeyErrors(dataDir, () => createKey(dataDir, keyRequest(flags), now));
-      const state = await dataDir.read(stateFile);
+      const request = keyRequest(flags);
+      const created = await actOnDataDir(flags, io, {
+        daemon: async (admin, dataDir) => ({
+          ...(await createThroughDaemon(admin, request)),
+          apiEnabled: await apiEnabledOf(admin),
+          dir: dataDir.path,
+        }),
+        offline: async (dataDir) => ({
+          ...(await withKeyErrors(dataDir, () => createKey(dataDir, request, io.now()))),
+          apiEnabled: (await dataDir.read(stateFile)).apiEnabled,
+          dir: dataDir.path,
+        }),
+      });
       if (flags.json) printJson(io, createdJson(created.key, created.record));
-      else printLines(io, ...createdLines(created.key, created.record, state.apiEnabled, dataDir.path));
+      else printLines(io, ...createdLines(created.key, created.record, created.apiEnabled, created.dir));
     });
 }
 
@@ -77,7 +88,7 @@ function keyRequest(flags: CreateFlags): KeyRequest {
   };
 }
 
-export function createdJson(key: string, record: ApiKeyRecord): Record<string, unknown> {
+export function createdJson(key: string, record: ShownKey): Record<string, unknown> {
   return {
     id: record.id,
     key,
@@ -91,7 +102,7 @@ export function createdJson(key: string, record: ApiKeyRecord): Record<string, u
   };
 }
 
-export function createdLines(key: string, record: ApiKeyRecord, apiEnabled: boolean, dir: string): string[] {
+export function createdLines(key: string, record: ShownKey, apiEnabled: boolean, dir: string): string[] {
   const lines = [
     `Created API key ${record.id} (${record.name})`,
     `  scopes:    ${record.scopes.join(', ')}`,

@@ -49,6 +49,6 @@ function verbOf(syscall: string | undefined): string {
 }
 
 /** Quotes an argument for a POSIX shell when it needs it. */
-function shellWord(word: string): string {
+export function shellWord(word: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }

@@ -2,7 +2,9 @@
  * `modgate plan set|status`. The plan gates the API: without active premium, key creation and
  * every /v1 call answer premium_required; packs and claim codes also need the `shop` feature.
  * `plan set` replaces the whole plan: an omitted --until means no end date, omitted --features
- * means none, and the resulting plan is printed.
+ * means none, and the resulting plan is printed. With a daemon running they go through its
+ * admin socket (`/admin/v1/plan`) and act at once; without one they write state.json
+ * (cli/admin-client.ts).
  */
 import type { Command } from 'commander';
 import {
@@ -12,9 +14,11 @@ import {
   type PlanFeature,
   type State,
 } from '../daemon/store/state.ts';
+import { planFromAnswer, planOf } from './admin-answers.ts';
+import { actOnDataDir, type AdminClient } from './admin-client.ts';
 import { describePlan, jsonDate } from './format.ts';
 import { printJson, printLines, type CliIo } from './io.ts';
-import { openDataDirOf, parseFeatures, parseIsoDate, parseOnOff, withDataDirOption } from './options.ts';
+import { parseFeatures, parseIsoDate, parseOnOff, withDataDirOption } from './options.ts';
 
 interface SetFlags {
   dataDir?: string;
@@ -27,9 +31,7 @@ interface SetFlags {
 export function registerPlanCommands(program: Command, io: CliIo): void {
   const plan = program.command('plan').description("set or show the server's plan");
 
-  withDataDirOption(
-    plan.command('set').description('replace the plan (running daemons follow within a second)'),
-  )
+  withDataDirOption(plan.command('set').description('replace the plan (a running daemon follows at once)'))
     .requiredOption('--premium <on|off>', 'whether the premium plan is on', parseOnOff)
     .option(
       '--until <iso-date>',
@@ -48,31 +50,51 @@ export function registerPlanCommands(program: Command, io: CliIo): void {
         until: flags.until ?? null,
         features: flags.features ?? [],
       };
-      const dataDir = await openDataDirOf(flags, io);
-      const update = await dataDir.update(stateFile, (state): State => ({
-        ...state,
-        plan: next,
-      }));
+      const update = await actOnDataDir(flags, io, {
+        daemon: (admin) => setThroughDaemon(admin, next),
+        offline: async (dataDir) => {
+          const written = await dataDir.update(stateFile, (state): State => ({ ...state, plan: next }));
+          return { plan: written.after.plan, changed: written.changed };
+        },
+      });
       if (flags.json) {
-        printJson(io, { ...planJson(update.after.plan, io.now()), changed: update.changed });
+        printJson(io, { ...planJson(update.plan, io.now()), changed: update.changed });
         return;
       }
-      const summary = describePlan(update.after.plan, io.now());
+      const summary = describePlan(update.plan, io.now());
       printLines(io, update.changed ? `Plan set: ${summary}.` : `Plan unchanged: ${summary}.`);
     });
 
   withDataDirOption(plan.command('status').description('show the plan'))
     .option('--json', 'print one JSON object')
     .action(async (flags: { dataDir?: string; json?: boolean }) => {
-      const dataDir = await openDataDirOf(flags, io);
-      const state = await dataDir.read(stateFile);
+      const current = await actOnDataDir(flags, io, {
+        daemon: (admin) => planOf(admin),
+        offline: async (dataDir) => (await dataDir.read(stateFile)).plan,
+      });
       const now = io.now();
       if (!flags.json) {
-        printLines(io, `Plan: ${describePlan(state.plan, now)}`);
+        printLines(io, `Plan: ${describePlan(current, now)}`);
         return;
       }
-      printJson(io, planJson(state.plan, now));
+      printJson(io, planJson(current, now));
     });
+}
+
+/** PUT /admin/v1/plan; `changed` compares the plan before with the one the daemon kept. */
+async function setThroughDaemon(admin: AdminClient, next: Plan): Promise<{ plan: Plan; changed: boolean }> {
+  const before = await planOf(admin);
+  const body = { premium: next.premium, until: jsonDate(next.until), features: [...next.features] };
+  const after = planFromAnswer((await admin.send({ method: 'PUT', path: '/plan', body })).body);
+  return { plan: after, changed: !samePlan(before, after) };
+}
+
+function samePlan(a: Plan, b: Plan): boolean {
+  return (
+    a.premium === b.premium &&
+    a.until?.getTime() === b.until?.getTime() &&
+    a.features.join(',') === b.features.join(',')
+  );
 }
 
 function planJson(plan: Plan, now: Date): Record<string, unknown> {

@@ -262,7 +262,10 @@ function logSink(io: CliIo): { write?: (line: string) => void } {
   return io.stdout === process.stdout ? {} : { write: (line) => void io.stdout.write(line) };
 }
 
-/** SIGHUP: keys, state, certificates and the reloadable settings; a broken config is refused whole. */
+/**
+ * SIGHUP (`modgate reload`, `systemctl reload`): keys, state, certificates and the reloadable
+ * settings; a broken config or data file is refused whole and logged, and the daemon runs on.
+ */
 async function reload(
   daemon: Daemon,
   configPath: string | undefined,
@@ -271,8 +274,8 @@ async function reload(
 ) {
   try {
     const config = configPath ? await loadConfig(configPath) : EMPTY_CONFIG;
+    await daemon.reload(reloadSettings(config)); // a broken data file rejects: nothing changed
     if (!flags.logLevel) log.setLevel(config.log.level);
-    await daemon.reload(reloadSettings(config));
     log.info('reloaded', { config: configPath ?? null });
   } catch (error) {
     log.error('reload refused; the running settings stay', { error: (error as Error).message });

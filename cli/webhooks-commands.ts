@@ -1,8 +1,10 @@
 /**
  * `modgate webhooks add|list|remove|enable|rotate-secret|deliveries`: the operator's side of the
- * webhook registry (webhooks.json, see daemon/events/webhooks/). A running daemon picks up every
- * change within a second. A secret is printed once, by `add` or `rotate-secret`; nothing else
- * prints it.
+ * webhook registry (webhooks.json, see daemon/events/webhooks/). With a daemon running they go
+ * through its admin socket (/admin/v1/webhooks: every change acts at once, and the list and
+ * deliveries are the daemon's own); without one they read and write the files through the same
+ * rules (cli/admin-client.ts). Output, `--json` shapes and exit codes are the same either way. A
+ * secret is printed once, by `add` or `rotate-secret`; nothing else prints it.
  */
 import { InvalidArgumentError, type Command } from 'commander';
 import {
@@ -13,6 +15,7 @@ import {
   WEBHOOK_ID_PATTERN,
   newEndpoint,
   type EventSelector,
+  type NewEndpoint,
   type WebhookEndpoint,
   type WebhookFormat,
 } from '../daemon/events/webhooks/endpoint-file.ts';
@@ -34,10 +37,17 @@ import {
   rotatedView,
   type EndpointView,
 } from '../daemon/events/webhooks/views.ts';
+import { actOnDataDir, type AdminClient, type ErrorNames } from './admin-client.ts';
+import {
+  attemptsFromAnswer,
+  unexpectedAnswer,
+  webhookViewFromAnswer,
+  webhookViewsFromAnswer,
+} from './admin-answers.ts';
 import { CliError, UsageError } from './errors.ts';
 import { formatTable } from './format.ts';
 import { printJson, printLines, type CliIo } from './io.ts';
-import { dataDirOf, parseDuration, withDataDirOption } from './options.ts';
+import { parseDuration, withDataDirOption } from './options.ts';
 
 interface AddFlags {
   dataDir?: string;
@@ -66,7 +76,11 @@ export function registerWebhooksCommands(program: Command, io: CliIo): void {
   withDataDirOption(webhooks.command('list').description('list endpoints with their status (never secrets)'))
     .option('--json', 'print one JSON object')
     .action(async (flags: { dataDir?: string; json?: boolean }) => {
-      const views = await listViews(dataDirOf(flags, io));
+      const views = await actOnDataDir(flags, io, {
+        daemon: async (admin) =>
+          webhookViewsFromAnswer((await admin.send({ method: 'GET', path: '/webhooks' })).body),
+        offline: (dataDir) => listViews(dataDir.path),
+      });
       if (flags.json) printJson(io, { webhooks: views });
       else printLines(io, ...listLines(views));
     });
@@ -74,8 +88,14 @@ export function registerWebhooksCommands(program: Command, io: CliIo): void {
   withDataDirOption(webhooks.command('remove').description('remove an endpoint; deliveries to it stop'))
     .argument('<id>', 'the endpoint id shown by webhooks list', parseId)
     .action(async (id: string, flags: { dataDir?: string }) => {
-      const dir = dataDirOf(flags, io);
-      await updateEndpoints(dir, (current) => withEndpoint(current, id, dir).filter((e) => e.id !== id));
+      await actOnDataDir(flags, io, {
+        daemon: async (admin, dataDir) => {
+          await admin.send({ method: 'DELETE', path: `/webhooks/${id}` }, namesFor(id, dataDir.path));
+        },
+        offline: async ({ path: dir }) => {
+          await updateEndpoints(dir, (current) => withEndpoint(current, id, dir).filter((e) => e.id !== id));
+        },
+      });
       printLines(io, `Removed webhook ${id}.`);
     });
 
@@ -84,11 +104,21 @@ export function registerWebhooksCommands(program: Command, io: CliIo): void {
   )
     .argument('<id>', 'the endpoint id shown by webhooks list', parseId)
     .action(async (id: string, flags: { dataDir?: string }) => {
-      const dir = dataDirOf(flags, io);
-      const update = await updateEndpoints(dir, (current) =>
-        changed(() => enableEndpoint(withEndpoint(current, id, dir), id, io.now())),
-      );
-      printLines(io, update.changed ? `Enabled webhook ${id}.` : `Webhook ${id} is already enabled.`);
+      const enabled = await actOnDataDir(flags, io, {
+        daemon: (admin, dataDir) =>
+          enableThroughDaemon(admin, id, {
+            ...namesFor(id, dataDir.path),
+            // The only conflict: its key no longer works (owner_gone); as offline, name the way out.
+            conflict: (message) => new CliError(`${message} (modgate webhooks remove ${id})`),
+          }),
+        offline: async ({ path: dir }) => {
+          const update = await updateEndpoints(dir, (current) =>
+            changed(() => enableEndpoint(withEndpoint(current, id, dir), id, io.now())),
+          );
+          return update.changed;
+        },
+      });
+      printLines(io, enabled ? `Enabled webhook ${id}.` : `Webhook ${id} is already enabled.`);
     });
 
   withDataDirOption(
@@ -115,48 +145,82 @@ export function registerWebhooksCommands(program: Command, io: CliIo): void {
     .option('--limit <n>', 'how many, newest first (1 to 100)', parseLimit, 20)
     .option('--json', 'print one JSON object')
     .action(async (id: string, flags: { dataDir?: string; limit: number; json?: boolean }) => {
-      const dir = dataDirOf(flags, io);
-      withEndpoint(await readEndpoints(dir), id, dir);
-      const { state } = await readOutbox(dir);
-      const attempts = recentAttempts(state.has(id) ? state.get(id) : undefined, flags.limit);
+      const attempts = await actOnDataDir(flags, io, {
+        daemon: async (admin, dataDir) => {
+          const path = `/webhooks/${id}/deliveries?limit=${flags.limit}`;
+          return attemptsFromAnswer(
+            (await admin.send({ method: 'GET', path }, namesFor(id, dataDir.path))).body,
+          );
+        },
+        offline: async ({ path: dir }) => {
+          withEndpoint(await readEndpoints(dir), id, dir);
+          const { state } = await readOutbox(dir);
+          return recentAttempts(state.has(id) ? state.get(id) : undefined, flags.limit);
+        },
+      });
       if (flags.json) printJson(io, { data: attempts });
       else printLines(io, ...deliveryLines(attempts));
     });
 }
 
 async function add(flags: AddFlags, io: CliIo): Promise<void> {
-  const dir = dataDirOf(flags, io);
   const allowHttp = flags.allowHttp === true;
   const checked = checkWebhookUrl(flags.url, { allowHttp });
   if ('error' in checked) throw new UsageError(`--url: ${checked.error}`);
   const description = flags.description?.trim() || null;
   if (description !== null && description.length > 200)
     throw new UsageError('--description: at most 200 characters');
-  const endpoint = newEndpoint(
-    {
-      sensitiveFields: true,
-      url: checked.url.href,
-      events: flags.events,
-      format: flags.format,
-      allowHttp,
-      description,
-      createdBy: null,
-      // It receives what happens from now on, not the log's backlog (docs/events.md).
-      startAfter: await lastStoredEventId(dir),
+  const fields = {
+    url: checked.url.href,
+    events: flags.events,
+    format: flags.format,
+    allowHttp,
+    description,
+  };
+  const created = await actOnDataDir(flags, io, {
+    daemon: async (admin) => {
+      const body = {
+        url: fields.url,
+        events: fields.events,
+        format: fields.format,
+        ...(description === null ? {} : { description }),
+        ...(allowHttp ? { allow_http: true } : {}),
+      };
+      const full = (message: string) => new CliError(message); // as addEndpoint's refusal offline
+      const answer = await admin.send({ method: 'POST', path: '/webhooks', body }, { conflict: full });
+      return createdFromAnswer(answer.body);
     },
-    io.now(),
-  );
-  await updateEndpoints(dir, (current) => changed(() => addEndpoint(current, endpoint)));
+    offline: ({ path: dir }) => addOffline(dir, fields, io.now()),
+  });
   if (flags.json) {
-    printJson(io, createdView(endpoint));
+    printJson(io, created);
     return;
   }
   printLines(
     io,
-    `Created webhook ${endpoint.id} → ${endpoint.url} (${endpoint.format}, events: ${endpoint.events.join(',')})`,
+    `Created webhook ${created.id} → ${created.url} (${created.format}, events: ${created.events.join(',')})`,
     `Secret (shown only now; verify the webhook-signature header with it):`,
-    endpoint.secret,
+    created.secret,
   );
+}
+
+async function addOffline(
+  dir: string,
+  fields: Pick<NewEndpoint, 'url' | 'events' | 'format' | 'allowHttp' | 'description'>,
+  now: Date,
+): Promise<Created> {
+  const endpoint = newEndpoint(
+    {
+      ...fields,
+      sensitiveFields: true,
+      createdBy: null,
+      // It receives what happens from now on, not the log's backlog (docs/events.md).
+      startAfter: await lastStoredEventId(dir),
+    },
+    now,
+  );
+  await updateEndpoints(dir, (current) => changed(() => addEndpoint(current, endpoint)));
+  return createdView(endpoint);
 }
 
 async function rotate(
@@ -164,17 +228,28 @@ async function rotate(
   flags: { dataDir?: string; overlap: number; json?: boolean },
   io: CliIo,
 ): Promise<void> {
-  const dir = dataDirOf(flags, io);
-  let rotated: WebhookEndpoint | undefined;
-  await updateEndpoints(dir, (current) =>
-    changed(() => {
-      const rotation = rotateSecret(withEndpoint(current, id, dir), id, flags.overlap, io.now());
-      rotated = rotation.rotated;
-      return rotation.endpoints;
-    }),
-  );
-  const { state } = await readOutbox(dir);
-  const view = rotatedView(rotated as WebhookEndpoint, state.has(id) ? state.get(id) : undefined, io.now());
+  const view = await actOnDataDir(flags, io, {
+    daemon: async (admin, dataDir) => {
+      const call = {
+        method: 'POST',
+        path: `/webhooks/${id}/rotate-secret`,
+        body: { overlap: flags.overlap },
+      } as const;
+      return createdFromAnswer((await admin.send(call, namesFor(id, dataDir.path))).body);
+    },
+    offline: async ({ path: dir }) => {
+      let rotated: WebhookEndpoint | undefined;
+      await updateEndpoints(dir, (current) =>
+        changed(() => {
+          const rotation = rotateSecret(withEndpoint(current, id, dir), id, flags.overlap, io.now());
+          rotated = rotation.rotated;
+          return rotation.endpoints;
+        }),
+      );
+      const { state } = await readOutbox(dir);
+      return rotatedView(rotated as WebhookEndpoint, state.has(id) ? state.get(id) : undefined, io.now());
+    },
+  });
   if (flags.json) {
     printJson(io, view);
     return;
@@ -188,6 +263,30 @@ async function rotate(
     `New secret (shown only now; verify the webhook-signature header with it):`,
     view.secret,
   );
+}
+
+/** An endpoint as created or rotated: its view and its secret, shown once. */
+type Created = EndpointView & { secret: string };
+
+function createdFromAnswer(body: unknown): Created {
+  const view = webhookViewFromAnswer(body);
+  const secret = (body as { secret?: unknown }).secret;
+  if (typeof secret !== 'string') throw unexpectedAnswer('/webhooks');
+  return { ...view, secret };
+}
+
+/** POST /webhooks/{id}/enable; true when it was disabled before. */
+async function enableThroughDaemon(admin: AdminClient, id: string, names: ErrorNames): Promise<boolean> {
+  const before = webhookViewFromAnswer(
+    (await admin.send({ method: 'GET', path: `/webhooks/${id}` }, names)).body,
+  );
+  await admin.send({ method: 'POST', path: `/webhooks/${id}/enable` }, names);
+  return before.status === 'disabled';
+}
+
+/** The daemon's refusals, named as the offline path names them (the same message, the same code). */
+function namesFor(id: string, dir: string): ErrorNames {
+  return { not_found: () => noSuchWebhook(id, dir) };
 }
 
 /** An endpoint change refused by its rules (endpoint-changes.ts) is the operator's error. */
@@ -215,10 +314,12 @@ function withEndpoint(
   id: string,
   dir: string,
 ): readonly WebhookEndpoint[] {
-  if (!current.some((endpoint) => endpoint.id === id)) {
-    throw new CliError(`no webhook with id ${id} in ${dir} (see \`modgate webhooks list\`)`);
-  }
+  if (!current.some((endpoint) => endpoint.id === id)) throw noSuchWebhook(id, dir);
   return current;
+}
+
+function noSuchWebhook(id: string, dir: string): CliError {
+  return new CliError(`no webhook with id ${id} in ${dir} (see \`modgate webhooks list\`)`);
 }
 
 function listLines(views: readonly EndpointView[]): string[] {

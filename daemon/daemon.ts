@@ -1,11 +1,13 @@
 /**
- * One running daemon: the data dir watcher, the mod link server and the HTTP(S) API, wired
- * together. `modgate serve` and `modgate demo` both start exactly this.
+ * One running daemon: the data dir's live snapshot, the mod link server and the HTTP(S) API,
+ * wired together. `modgate serve` and `modgate demo` both start exactly this.
  *
- * Lifecycle: start opens the data dir, the idempotency journal and the audit log, then listens
- * for the mod, then for clients. reload() (SIGHUP) re-reads keys and state, certificates and the
- * reloadable settings. close() (SIGTERM) stops accepting, lets in-flight requests finish within
- * the drain time, closes the mod link with its close code, and flushes the journal and the log.
+ * Lifecycle: start opens the data dir and takes its daemon lock, opens the idempotency journal
+ * and the audit log, then listens for the mod, then for clients. reload() (`modgate reload`,
+ * SIGHUP) re-reads keys and state, certificates and the reloadable settings; nothing polls the
+ * files. close() (SIGTERM) stops accepting, lets in-flight requests finish within the drain
+ * time, closes the mod link with its close code, flushes the journal and the log, and releases
+ * the lock.
  */
 import packageJson from '../package.json' with { type: 'json' };
 import { ModLinkServer, type ModLinkServerOptions } from '../protocol/link-server.ts';
@@ -37,9 +39,10 @@ import { WorkerHealth } from './worker-health.ts';
 import { buildOpenApi } from './openapi/openapi.ts';
 import type { AnyRoute } from './http/define-route.ts';
 import { ROUTES } from './routes/index.ts';
+import { holdDaemonLock, type HeldDaemonLock } from './store/daemon-lock.ts';
 import { DataDir } from './store/data-dir.ts';
 import { KeyUsageRecorder } from './store/key-usage-recorder.ts';
-import type { DataDirWatcher } from './store/data-dir-watcher.ts';
+import type { LiveSnapshot } from './store/live-snapshot.ts';
 import { modCredentialsFile } from './store/mod-credentials.ts';
 import { AdminEventStreams } from './admin/admin-event-streams.ts';
 import { AdminTokens } from './admin/admin-tokens.ts';
@@ -128,7 +131,8 @@ export interface Daemon {
   api: HostPort;
   modLink: HostPort;
   link: ModLinkServer;
-  watcher: DataDirWatcher;
+  /** What the daemon serves from: keys, state, identity; reload() or an admin write replaces it. */
+  snapshot: LiveSnapshot;
   handle: Pipeline;
   /** Where the daemon's parts report what they count; no-ops without a metrics listener. */
   metrics: DaemonMetrics;
@@ -143,6 +147,10 @@ export interface Daemon {
   startedAt: Date;
   /** The admin API's socket path and TCP address (null without `--admin-listen`). */
   admin: { socketPath: string; address: HostPort | null };
+  /**
+   * Loads the data dir's files again and applies `settings`; refused whole (rejects, nothing
+   * changes) when a file is broken: the last good snapshot stays.
+   */
   reload(settings?: ReloadSettings): Promise<void>;
   close(): Promise<void>;
 }
@@ -150,17 +158,31 @@ export interface Daemon {
 export const DEFAULT_DRAIN_MS = 10_000;
 
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
-  const log = options.log;
   const dataDir = await DataDir.open(options.dataDir);
-  const watcher = await dataDir.watch();
-  watcher.on('error', (error: Error) => log.error('data dir reload failed', { error: error.message }));
-  const { identity } = watcher.current();
+  const daemonLock = await holdDaemonLock(dataDir.path);
+  try {
+    return await startLocked(options, dataDir, daemonLock);
+  } catch (error) {
+    await daemonLock.release();
+    throw error;
+  }
+}
+
+/** startDaemon's steps once the data dir's daemon lock is held. */
+async function startLocked(
+  options: DaemonOptions,
+  dataDir: DataDir,
+  daemonLock: HeldDaemonLock,
+): Promise<Daemon> {
+  const log = options.log;
+  const snapshot = await dataDir.load();
+  const { identity } = snapshot.current();
   const prometheus = await prometheusFor(options);
   const requests = new RecentRequests();
   const metrics = countingRequests(prometheus ?? noopMetrics, requests);
-  const tokens = new AdminTokens({ dataDir, snapshot: () => watcher.current(), log });
-  watcher.on('change', (snapshot) => tokens.snapshotChanged(snapshot));
-  const link = createLink(options, watcher, metrics);
+  const tokens = new AdminTokens({ dataDir, snapshot: () => snapshot.current(), log });
+  snapshot.on('change', (current) => tokens.snapshotChanged(current));
+  const link = createLink(options, snapshot, metrics);
   const storage = new StorageHealth(log);
   const workers = new WorkerHealth();
   const journal = await IdempotencyJournal.open(dataDir.path, { log, health: storage });
@@ -188,9 +210,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     workerHealth: workers,
     ...(options.webhooks ? { policy: options.webhooks } : {}),
     network: { ...options.webhookNetwork, ownListeners: () => ownListeners },
-    keys: () => watcher.current().keysById,
+    keys: () => snapshot.current().keysById,
   });
-  revokeOnChange(watcher, webhooks, link, log);
+  revokeOnChange(snapshot, webhooks, link, log);
   const startedAt = new Date();
   let http: HttpServerHandle | undefined;
   let metricsServer: MetricsServer | undefined;
@@ -205,7 +227,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     await journal.close();
     await audit.close();
     await keyUsage.close();
-    watcher.close();
+    await daemonLock.release();
   };
   try {
     const modLink = await listening('mod_link', options.modListen, () =>
@@ -220,13 +242,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     }
     const idempotency = new Idempotency(journal, identity.daemonSecretKey);
     const stores = { idempotency, audit, storage, workers, events, webhooks, keyUsage };
-    // Before the API: a second serve on this data dir stops here, at the socket the first answers on.
+    // Before the API. (A second serve on this data dir never gets here: the daemon lock refuses it.)
     admin = await startAdminServer({
       dataDir: dataDir.path,
       services: {
         dataDir,
-        snapshot: () => watcher.current(),
-        apply: async () => (await watcher.reload(), watcher.current()),
+        snapshot: () => snapshot.current(),
+        apply: () => snapshot.reload(),
         startedAt,
         link: () => linkStatus(link),
         playersOnline: () => playersOnline(link),
@@ -238,7 +260,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         keyUsage,
         eventStreams: new AdminEventStreams({
           eventLog: events,
-          snapshot: () => watcher.current(),
+          snapshot: () => snapshot.current(),
           onTokenRevoked: (listener) => tokens.onRevoked(listener),
           ...(options.stream ? { settings: options.stream } : {}),
           ...(options.admin?.eventStreams ? { limits: options.admin.eventStreams } : {}),
@@ -253,7 +275,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       log,
     });
     const adminServer = admin;
-    const handle = daemonPipeline(options, watcher, link, metrics, stores, startedAt);
+    const handle = daemonPipeline(options, snapshot, link, metrics, stores, startedAt);
     const certificate = options.tls ? await readTls(options.tls) : undefined;
     const server = await listening('api', options.listen, () =>
       startHttpServer(handle, { listen: options.listen, tls: certificate, log, ...options.http }),
@@ -265,7 +287,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       api: server.address,
       modLink,
       link,
-      watcher,
+      snapshot,
       handle,
       metrics,
       metricsAddress: metricsServer?.address ?? null,
@@ -275,11 +297,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       startedAt,
       admin: { socketPath: adminServer.socketPath, address: adminServer.address },
       reload: async (settings = {}) => {
-        await watcher.reload();
+        await snapshot.reload(); // a broken file rejects here, before anything changed
+        await webhooks.reload(); // webhooks.json edited by hand (a broken one is logged and kept as loaded)
         await audit.reopen();
         await tls.reload();
         await adminServer.reload();
-        await webhooks.reload(); // webhooks.json where the file system sends no change events
         handle.reconfigure(settings);
         if (settings.trustedProxies) server.setTrustedProxies(settings.trustedProxies);
         if (settings.webhookAllowNetworks) webhooks.setAllowNetworks(settings.webhookAllowNetworks);
@@ -302,7 +324,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
 /** The request pipeline over this daemon's data dir, mod link and stores. */
 function daemonPipeline(
   options: DaemonOptions,
-  watcher: DataDirWatcher,
+  snapshot: LiveSnapshot,
   link: ModLinkServer,
   metrics: DaemonMetrics,
   stores: {
@@ -320,7 +342,7 @@ function daemonPipeline(
   const routes = options.routes ?? ROUTES;
   return createPipeline({
     routes,
-    snapshot: () => watcher.current(),
+    snapshot: () => snapshot.current(),
     link,
     openapi: () => buildOpenApi(routes),
     idempotency,
@@ -332,7 +354,7 @@ function daemonPipeline(
     metrics,
     services: { events, webhooks, eventStream: options.stream ?? {}, metrics },
     // Open event streams are re-authorized on every change of keys and state (SIGHUP too).
-    onSnapshotChange: (listener) => void watcher.on('change', listener),
+    onSnapshotChange: (listener) => void snapshot.on('change', listener),
     keyUsage,
     ...options.pipeline,
   });
@@ -375,11 +397,11 @@ async function prometheusFor(options: DaemonOptions) {
 }
 
 /** The mod link's server, trusting the data dir's mod keys as they are now, counted in `metrics`. */
-function createLink(options: DaemonOptions, watcher: DataDirWatcher, metrics: DaemonMetrics): ModLinkServer {
-  const { identity } = watcher.current();
+function createLink(options: DaemonOptions, snapshot: LiveSnapshot, metrics: DaemonMetrics): ModLinkServer {
+  const { identity } = snapshot.current();
   const link = new ModLinkServer({
     identity: { publicKey: identity.daemonPublicKey, secretKey: identity.daemonSecretKey },
-    trustedModKeys: () => watcher.current().trustedModKeys,
+    trustedModKeys: () => snapshot.current().trustedModKeys,
     log: options.log,
     addressKey: edgeSubject, // an IPv6 /64 is one address, as for the API's per-address limit
     acceptEvents: true,
@@ -393,15 +415,15 @@ function createLink(options: DaemonOptions, watcher: DataDirWatcher, metrics: Da
 
 /** What a change of the data dir takes away at once rather than at its next use. */
 function revokeOnChange(
-  watcher: DataDirWatcher,
+  snapshot: LiveSnapshot,
   webhooks: WebhookService,
   link: ModLinkServer,
   log: Logger,
 ): void {
-  // A revoked key's endpoints stop within a poll of keys.json, not at their next event.
-  watcher.on('change', () => void webhooks.enforceKeys());
+  // A revoked key's endpoints stop when the snapshot changes, not at their next event.
+  snapshot.on('change', () => void webhooks.enforceKeys());
   // A mod key removed from mod-keys.json ends the link it holds, not only its next handshake.
-  watcher.on('change', () => {
+  snapshot.on('change', () => {
     if (link.revokeUntrusted())
       log.warn('mod link closed: its key is no longer trusted', { event: 'mod_key_revoked' });
   });

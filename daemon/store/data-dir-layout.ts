@@ -36,6 +36,9 @@ export const RECORD_FILE_NAMES: readonly string[] = Object.values(RECORD_FILES);
  */
 export const WEBHOOK_FILES = { endpoints: 'webhooks.json', outbox: 'webhook-outbox.jsonl' } as const;
 
+/** Held by a running daemon from start to stop, naming its process (see daemon-lock.ts). */
+export const DAEMON_LOCK_FILE = 'daemon.lock';
+
 /**
  * The admin API's files (docs/admin.md): the admin tokens, created by the first `admin tokens
  * create`, and the Unix socket `serve` listens on while it runs (mode 0600; a socket, which the
@@ -48,6 +51,7 @@ export const PRIVATE_FILE_NAMES: readonly string[] = [
   ...DATA_FILE_NAMES,
   ...RECORD_FILE_NAMES,
   ...Object.values(WEBHOOK_FILES),
+  DAEMON_LOCK_FILE,
   ADMIN_FILES.tokens,
 ];
 

@@ -2,7 +2,7 @@
  * The one way into the data dir (docs/architecture.md, "One way into the data dir"):
  * `DataDir.open(path)` resolves the folder, checks that it was initialised and that modgate may
  * trust it (owner, links, folder 0700, files 0600: data-dir-trust.ts, docs/data-dir.md), and then
- * reads or updates each data file, loads the daemon's snapshot and starts the watcher. Also
+ * reads or updates each data file and loads the daemon's snapshot. Also
  * here: where the data dir is (--data-dir or MODGATE_DATA_DIR); which files it holds is named in
  * data-dir-layout.ts and re-exported. Every error names the fix.
  *
@@ -14,13 +14,13 @@ import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { lstatOrNull, statOrNull, symlinkMessage } from './data-dir-fs.ts';
 import { findUntrusted, formatMode, type TrustProblem } from './data-dir-trust.ts';
-import { watchDataDir, type DataDirWatcher, type DataDirWatcherOptions } from './data-dir-watcher.ts';
 import { ADMIN_FILES, DATA_FILE_NAMES, DATA_FILES, PRIVATE_FILE_NAMES } from './data-dir-layout.ts';
 import { adminTokensFile, type AdminTokenRecord } from './admin-tokens.ts';
 import { readDataFile, writeDataFile, type DataFile } from './data-file.ts';
 import { errnoCode, StoreError, type StoreErrorCode } from './errors.ts';
 import { identityFile, type ServerIdentity } from './identity.ts';
 import { indexById, keysFile, type ApiKeyRecord } from './keys-file.ts';
+import { LiveSnapshot } from './live-snapshot.ts';
 import { withDataDirLock, type LockOptions } from './lock.ts';
 import { modKeysFile } from './mod-keys.ts';
 import { stateFile, type State } from './state.ts';
@@ -100,14 +100,12 @@ export class DataDir {
     };
   }
 
-  /** The paths of the snapshot's files, which the watcher polls. */
-  snapshotPaths(): string[] {
-    return SNAPSHOT_FILES.map((name) => join(this.path, name));
-  }
-
-  /** Loads the first snapshot and keeps it in step with the files (data-dir-watcher.ts). */
-  watch(options: DataDirWatcherOptions = {}): Promise<DataDirWatcher> {
-    return watchDataDir(this, options);
+  /**
+   * Loads the first snapshot for a daemon to serve from; LiveSnapshot.reload() replaces it
+   * (after an admin write, `modgate reload`, SIGHUP). Nothing polls the files.
+   */
+  async load(): Promise<LiveSnapshot> {
+    return new LiveSnapshot(this, await this.snapshot());
   }
 }
 
@@ -132,15 +130,6 @@ export interface Snapshot {
   readonly trustedModKeys: readonly Uint8Array[];
   readonly loadedAt: Date;
 }
-
-/** The files a snapshot is built from (mod-credentials.json is for the mod, not the daemon). */
-const SNAPSHOT_FILES = [
-  DATA_FILES.identity,
-  DATA_FILES.state,
-  DATA_FILES.keys,
-  DATA_FILES.modKeys,
-  ADMIN_FILES.tokens,
-] as const;
 
 export const DATA_DIR_ENV = 'MODGATE_DATA_DIR';
 

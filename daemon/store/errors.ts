@@ -21,7 +21,9 @@ export type StoreErrorCode =
   /** Something inside the data dir is not of its kind: a pipe, socket or device, or a folder where a file belongs. */
   | 'wrong_file_type'
   /** Another modgate command holds the data dir lock for too long. */
-  | 'locked';
+  | 'locked'
+  /** A daemon already serves the data dir (daemon.lock names its process). */
+  | 'daemon_running';
 
 export class StoreError extends Error {
   constructor(

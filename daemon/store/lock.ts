@@ -71,7 +71,12 @@ async function acquire(path: string, owner: LockOwner, settings: typeof DEFAULTS
   }
 }
 
-async function tryCreate(path: string, owner: LockOwner): Promise<boolean> {
+function tryCreate(path: string, owner: LockOwner): Promise<boolean> {
+  return createLockFile(path, { ...owner, created_at: new Date().toISOString() });
+}
+
+/** Creates `path` holding `owner` as JSON, or answers false when it exists (O_EXCL). */
+export async function createLockFile(path: string, owner: object): Promise<boolean> {
   let handle;
   try {
     handle = await openDataFile(path, 'createNew');
@@ -80,7 +85,7 @@ async function tryCreate(path: string, owner: LockOwner): Promise<boolean> {
     throw error;
   }
   try {
-    await handle.writeFile(JSON.stringify({ ...owner, created_at: new Date().toISOString() }));
+    await handle.writeFile(`${JSON.stringify(owner)}\n`);
   } finally {
     await handle.close();
   }
@@ -108,7 +113,8 @@ async function inspect(path: string, staleMs: number): Promise<Holder> {
   return { stale: dead || ageMs > staleMs, ino: info.ino, owner };
 }
 
-async function breakStaleLock(path: string, staleIno: number): Promise<void> {
+/** Moves a stale lock at `path` aside and deletes it, unless another took its place meanwhile. */
+export async function breakStaleLock(path: string, staleIno: number): Promise<void> {
   const aside = `${path}.stale-${randomBytes(6).toString('hex')}`;
   try {
     await rename(path, aside);
@@ -143,7 +149,8 @@ async function readOwner(path: string): Promise<LockOwner | null> {
   }
 }
 
-function processExists(pid: number): boolean {
+/** Whether a process `pid` exists on this host (another user's included). */
+export function processExists(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

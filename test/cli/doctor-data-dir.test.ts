@@ -1,10 +1,11 @@
 import { chmod, chown, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { doctor, freePort, pointModUrl, readyDataDir } from './doctor-support.ts';
 import { runOk } from '../../harness/cli.ts';
+import { holdDaemonLock } from '../../daemon/store/daemon-lock.ts';
 
 let dir: string;
 let ports: { api: number; mod: number };
@@ -167,5 +168,32 @@ describe('modgate doctor: the data dir', () => {
     const report = JSON.parse(result.stdout) as { ok: boolean; checks: { level: string; subject: string }[] };
     expect(report.ok).toBe(false);
     expect(report.checks).toContainEqual(expect.objectContaining({ level: 'fail', subject: 'keys.json' }));
+  });
+});
+
+describe('modgate doctor: the daemon', () => {
+  it('says when no daemon serves the data dir', async () => {
+    const result = await doctor(dir, ports);
+    expect(result.line('daemon')).toMatch(/^ok +daemon +none serves this data dir: commands write the files/);
+  });
+
+  it('says a running daemon serves it and that a hand edit needs modgate reload', async () => {
+    const held = await holdDaemonLock(dir);
+    try {
+      const result = await doctor(dir, ports);
+      expect(result.line('daemon')).toMatch(
+        new RegExp(`^ok +daemon +process ${process.pid} serves this data dir: .*run \`modgate reload\``),
+      );
+    } finally {
+      await held.release();
+    }
+  });
+
+  it('warns about a daemon.lock left by a process that is gone, and says the next start replaces it', async () => {
+    const gone = { pid: 2 ** 22 + 1, host: hostname(), token: 'x', boot: null, started: null };
+    await writeFile(join(dir, 'daemon.lock'), JSON.stringify(gone), { mode: 0o600 });
+    const result = await doctor(dir, ports);
+    expect(result.line('daemon.lock')).toMatch(/^warn +daemon\.lock +left by process 4194305, which is gone/);
+    expect(result.fix('daemon.lock')).toBe('nothing to do: the next modgate serve replaces it');
   });
 });

@@ -19,7 +19,7 @@ describe('trusted proxies', () => {
 
   beforeAll(async () => {
     key = (await stack.data.createKey('--name', 'office', '--allow-ip', '203.0.113.7')).key;
-    await eventually(() => stack.daemon.watcher.current().keysById.size === 2);
+    await eventually(() => stack.daemon.snapshot.current().keysById.size === 2);
   });
 
   it('ignores X-Forwarded-For from a peer that is not a trusted proxy', async () => {

@@ -96,11 +96,17 @@ describe('GET /admin/v1/audit', () => {
     expect((byOther.json['data'] as Json[]).every((line) => line['key_id'] === other.id)).toBe(true);
     expect(ids(await admin(s, '/admin/v1/audit?status=5xx&route=/v1/commands'))[0]).toBe(mine);
     const local = await admin(s, `/admin/v1/audit?actor=local:${process.getuid?.() ?? 0}`);
+    // Newest first: the webhook, then the key `keys create` made through admin.sock.
     expect(local.json['data']).toEqual([
       expect.objectContaining({
         method: 'POST',
         route: '/admin/v1/webhooks',
         key_id: null,
+        actor: expect.objectContaining({ kind: 'local' }),
+      }),
+      expect.objectContaining({
+        method: 'POST',
+        route: '/admin/v1/keys',
         actor: expect.objectContaining({ kind: 'local' }),
       }),
     ]);

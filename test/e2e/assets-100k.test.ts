@@ -34,7 +34,7 @@ describe('asset reads on a 100,000-player world', () => {
   /** A cursor exactly as the daemon issues it for this key, route and filters. */
   const cursorAt = (route: string, filters: Record<string, unknown>, position: string) => {
     const keyId = stack.key.split('_')[2] as string;
-    const codec = new CursorCodec(stack.daemon.watcher.current().identity.daemonSecretKey);
+    const codec = new CursorCodec(stack.daemon.snapshot.current().identity.daemonSecretKey);
     return encodeURIComponent(codec.encode({ keyId, route, filters }, position));
   };
 

@@ -60,7 +60,7 @@ describe('GET /v1/events over real sockets', () => {
     await eventually(async () => (found = (await allEvents()).find(match)) !== undefined);
     return found as Event;
   };
-  /** A new key reaches the running daemon within a second (the data dir watcher). */
+  /** A new key, made through the daemon's admin socket, works at once. */
   const newKey = async (name: string, scopes: string) => {
     const { key } = await stack.data.createKey('--name', name, '--scopes', scopes);
     const headers = { authorization: `Bearer ${key}` };

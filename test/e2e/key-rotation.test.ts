@@ -1,10 +1,11 @@
 /**
  * docs/operations.md "Rotating an API key", against a running `modgate serve` process: roll a key
- * (the old one works until the overlap ends), and create, overlap and revoke by hand. The CLI steps run in-process on the same data dir (they
- * write the same files a separate `modgate keys …` process writes); the daemon is its own process
- * and learns of each change only through the data dir.
+ * (the old one works until the overlap ends), and create, overlap and revoke by hand. The CLI steps run in-process; the
+ * daemon is its own process, and each step reaches it through its admin socket, as a separate
+ * `modgate keys …` process's would.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminRequest } from '../../harness/admin.ts';
 import { runOk } from '../../harness/cli.ts';
 import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
 import { startServe, stop, type ModgateProcess } from '../../harness/processes.ts';
@@ -40,7 +41,7 @@ describe('rotating an API key on a running daemon', () => {
     expect(await status(fresh.key)).toBe(503);
 
     await runOk(['keys', 'revoke', '--data-dir', data.dir, old.id]);
-    // The daemon follows the data dir within a second; polled here, not timed.
+    // The CLI goes through the daemon's admin socket: the change acts before it returns.
     await eventually(async () => (await status(old.key)) === 401);
     expect(await status(fresh.key)).toBe(503);
     const listed = JSON.parse(await runOk(['keys', 'list', '--data-dir', data.dir, '--json'])) as {
@@ -52,14 +53,22 @@ describe('rotating an API key on a running daemon', () => {
   it('rolls a key: the new one works at once, the old one until the overlap ends, then is refused', async () => {
     const old = await create('bot-to-roll');
     await eventually(async () => (await status(old.key)) !== 401);
-    // Rolled as of almost an hour ago with a one-hour overlap: the overlap ends seconds from now.
-    const asOf = new Date(Date.now() - 3_600_000 + 3_000);
     const rolled = JSON.parse(
-      await runOk(['keys', 'roll', '--data-dir', data.dir, old.id, '--expire-old-in', '1h', '--json'], {
-        now: asOf,
-      }),
-    ) as { id: string; key: string; rolled_from: string };
+      await runOk(['keys', 'roll', '--data-dir', data.dir, old.id, '--expire-old-in', '1h', '--json']),
+    ) as { id: string; key: string; rolled_from: string; old_expires_at: string };
     expect(rolled.rolled_from).toBe(old.id);
+    expect(Date.parse(rolled.old_expires_at) - Date.now()).toBeGreaterThan(3_000_000);
+    // The daemon's clock is its own: the overlap is shortened to end seconds from now instead.
+    const soon = new Date(Date.now() + 3_000).toISOString();
+    const body = { expires_at: soon };
+    const patched = await adminRequest({
+      dataDir: data.dir,
+      method: 'PATCH',
+      path: `/admin/v1/keys/${old.id}`,
+      body,
+    });
+    expect(patched.status).toBe(200);
+    expect(await status(old.key)).not.toBe(401);
     await eventually(async () => (await status(rolled.key)) !== 401);
     await eventually(async () => (await status(old.key)) === 401, 15_000);
     expect(await status(rolled.key)).toBe(503);

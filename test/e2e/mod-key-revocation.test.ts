@@ -1,12 +1,13 @@
 /**
  * Revoking a mod key reaches the link it already holds (docs/security.md, "Credentials"): the
  * operator removes the mod's entry from mod-keys.json while `serve` and `sim` run as their own
- * processes; the daemon closes the live link with `unknown_identity` (PROTOCOL §5.3) and refuses
+ * processes, and runs `modgate reload`; the daemon closes the live link with `unknown_identity` (PROTOCOL §5.3) and refuses
  * the simulator's redials, instead of serving that mod until it happens to reconnect.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataDir } from '../../daemon/store/data-dir.ts';
 import { modKeysFile } from '../../daemon/store/mod-keys.ts';
+import { runOk } from '../../harness/cli.ts';
 import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
 import { logLines, startServeAndSim, stop, type ModgateProcess } from '../../harness/processes.ts';
 import { eventually } from '../../harness/stack.ts';
@@ -33,6 +34,7 @@ describe('a mod key removed from mod-keys.json', () => {
 
   it('closes the link that key holds with unknown_identity and refuses its redials', async () => {
     await (await DataDir.open(data.dir)).update(modKeysFile, () => ({ trusted: [] }));
+    await runOk(['reload', '--data-dir', data.dir]);
     await eventually(async () => !(await health()).mod_connected, 10_000);
     const lines = logLines(serve);
     expect(lines.some((line) => line['event'] === 'mod_key_revoked')).toBe(true);

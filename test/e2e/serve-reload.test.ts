@@ -3,7 +3,7 @@
  * restart, a broken one is refused and the running settings stay, SIGTERM exits 0.
  */
 import { once } from 'node:events';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -62,6 +62,20 @@ describe('serve with a config file', () => {
     serve.kill('SIGHUP');
     await eventually(() => serve.output().includes('reload refused'), 5_000);
     expect(await policy()).toBe('7;w=60');
+  });
+
+  it('refuses the whole reload when a data file is broken: the changed config waits too', async () => {
+    await writeConfig(9);
+    const state = join(dir, 'data', 'state.json');
+    const good = await readFile(state, 'utf8');
+    await writeFile(state, '{ "api_enabled": tru');
+    const refusals = serve.output().split('reload refused').length;
+    serve.kill('SIGHUP');
+    await eventually(() => serve.output().split('reload refused').length > refusals, 5_000);
+    expect(await policy()).toBe('7;w=60');
+    await writeFile(state, good);
+    serve.kill('SIGHUP');
+    await eventually(async () => (await policy()) === '9;w=60', 5_000);
   });
 
   it('stops on SIGTERM with exit code 0', async () => {

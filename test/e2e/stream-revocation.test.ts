@@ -106,6 +106,7 @@ describe('an open event stream whose access ends', () => {
     await dataDir.update(keysFile, (keys) =>
       keys.map((key) => (key.id === expiring.id ? { ...key, expiresAt } : key)),
     );
+    await cli('reload'); // a hand edit counts from the next reload
     const client = await stream(expiring.key);
     const envelope = await finalError(client);
     expect(envelope.error.code).toBe('unauthorized');
@@ -119,6 +120,7 @@ describe('an open event stream whose access ends', () => {
     await dataDir.update(keysFile, (keys) =>
       keys.map((key) => (key.id === narrowed.id ? { ...key, allowIps: ['203.0.113.7/32'] } : key)),
     );
+    await cli('reload');
     expect((await finalError(client)).error.code).toBe('ip_not_allowed');
   });
 

@@ -51,7 +51,7 @@ export function errorOf(json: unknown): { code: string; message: string; details
 
 /**
  * `keys create` on the stack's data dir, then waits until the running daemon has loaded the key
- * (a CLI change reaches it within a second). Probes `GET /v1/server`: a key without server:read
+ * (the CLI goes through its admin socket, so the first probe finds it). Probes `GET /v1/server`: a key without server:read
  * gets a 403 that spends none of its quota; one with it spends one request.
  */
 export async function createLoadedKey(stack: Stack, ...flags: string[]): Promise<CreatedKey> {

@@ -1,32 +1,26 @@
 /**
  * Webhooks in a running daemon: keeps a delivery worker per enabled endpoint in step with
- * webhooks.json (watched with fs.watch, so `modgate webhooks add|remove|enable` reaches the daemon
- * at once; nothing polls it, so an idle daemon makes no call for it; where the file system sends
- * no change events, a network mount, a reload does), wakes the workers when the event log grows,
- * and serves the registry to the /v1/webhooks routes. Disabling an endpoint that keeps failing is written to
+ * webhooks.json (reloaded after each change made through the daemon, /v1 or the admin API, which
+ * `modgate webhooks` uses while the daemon runs, and on `modgate reload`; nothing polls it), wakes the workers when the event log grows, and serves
+ * the registry to the /v1/webhooks routes. Disabling an endpoint that keeps failing is written to
  * webhooks.json under the data dir lock and logged at error level. So is disabling the endpoints
  * of an API key that was revoked or expired (`key_revoked`, `key_expired`): checked whenever the
  * keys change and before every attempt. Which addresses an endpoint may reach depends on who
  * registered it (address-policy.ts): the service holds the operator's allowed networks and the
  * daemon's own listeners, and answers the registration check of the /v1 routes.
  */
-import { watch, type FSWatcher } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import packageJson from '../../../package.json' with { type: 'json' };
-import { join } from 'node:path';
 import type { HostPort } from '../../host-port.ts';
 import type { Logger } from '../../log/log.ts';
 import { apiKeyStatus } from '../../store/api-keys.ts';
 import type { ApiKeyRecord } from '../../store/keys-file.ts';
 import { noopMetrics, type DaemonMetrics } from '../../metrics/metrics.ts';
-import { errnoCode } from '../../store/errors.ts';
 import type { EventLog } from '../types.ts';
 import { checkTarget, systemResolver, type AddressRule, type Resolver } from './address-policy.ts';
 import {
   newEndpoint,
   readEndpoints,
   updateEndpoints,
-  WEBHOOKS_FILE,
   type NewEndpoint,
   type WebhookEndpoint,
 } from './endpoint-file.ts';
@@ -79,8 +73,6 @@ export const REGISTRATION_LOOKUP_TIMEOUT_MS = 5_000;
 export class WebhookService {
   #endpoints: readonly WebhookEndpoint[] = [];
   readonly #workers = new Map<string, EndpointWorker>();
-  #fingerprint = '';
-  #watcher: FSWatcher | undefined;
   #closed = false;
   #reloading: Promise<void> = Promise.resolve();
   #allowNetworks: readonly string[];
@@ -129,7 +121,6 @@ export class WebhookService {
     );
     const sender = new WebhookSender(options.network?.resolve ?? systemResolver);
     const service = new WebhookService(options, journal, sender);
-    service.#watch();
     await service.reload();
     return service;
   }
@@ -254,7 +245,6 @@ export class WebhookService {
 
   async close(): Promise<void> {
     this.#closed = true;
-    this.#watcher?.close();
     this.#unsubscribe();
     this.#sender.destroy();
     await Promise.all([...this.#workers.values()].map((worker) => worker.stop()));
@@ -266,7 +256,6 @@ export class WebhookService {
   async #load(): Promise<void> {
     if (this.#closed) return;
     try {
-      this.#fingerprint = await this.#fingerprintFile();
       this.#endpoints = await readEndpoints(this.#options.dataDir);
     } catch (error) {
       this.#options.logger.error('webhooks.json reload failed; keeping the endpoints as loaded', {
@@ -328,47 +317,5 @@ export class WebhookService {
     );
     this.#workers.get(endpoint.id)?.update({ ...endpoint, disabledAt: at, disabledReason: reason });
     void this.reload();
-  }
-
-  /**
-   * Reloads when webhooks.json changes. The folder is watched, not the file: every write replaces
-   * the file (a new inode), which a watch on the file itself would stop seeing after the first.
-   * An event whose file name the platform does not give is checked too.
-   */
-  #watch(): void {
-    try {
-      this.#watcher = watch(this.#options.dataDir, { persistent: false }, (_type, file) => {
-        if (file === null || file === WEBHOOKS_FILE) void this.#checkFile();
-      });
-      this.#watcher.on('error', (error) => this.#unwatched(error));
-    } catch (error) {
-      this.#unwatched(error as Error);
-    }
-  }
-
-  #unwatched(error: Error): void {
-    this.#watcher?.close();
-    this.#options.logger.warn('webhooks.json is not watched; a reload (SIGHUP) picks up its changes', {
-      error: error.message,
-    });
-  }
-
-  /** A change event: reload unless the file is as loaded (the folder's other files change too). */
-  async #checkFile(): Promise<void> {
-    try {
-      if ((await this.#fingerprintFile()) !== this.#fingerprint) await this.reload();
-    } catch (error) {
-      this.#options.logger.error('webhooks.json could not be read', { error: (error as Error).message });
-    }
-  }
-
-  async #fingerprintFile(): Promise<string> {
-    try {
-      const info = await stat(join(this.#options.dataDir, WEBHOOKS_FILE));
-      return `${info.ino}:${info.size}:${info.mtimeMs}:${info.mode}`;
-    } catch (error) {
-      if (errnoCode(error) === 'ENOENT') return 'missing';
-      throw error;
-    }
   }
 }

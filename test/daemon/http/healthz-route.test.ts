@@ -35,11 +35,11 @@ describe('GET /healthz', () => {
 
   it('answers while the API is disabled', async () => {
     await stack.data.cli('api', 'disable', '--data-dir', stack.data.dir);
-    // Polls the watcher, not /v1: the edge limit of this stack allows one /v1 request per address.
-    await eventually(() => !stack.daemon.watcher.current().state.apiEnabled);
+    // Reads the daemon's snapshot, not /v1: the edge limit of this stack allows one /v1 request per address.
+    await eventually(() => !stack.daemon.snapshot.current().state.apiEnabled);
     expect((await stack.call('/healthz', { anonymous: true })).json).toMatchObject({ api_enabled: false });
     await stack.data.cli('api', 'enable', '--data-dir', stack.data.dir);
-    await eventually(() => stack.daemon.watcher.current().state.apiEnabled);
+    await eventually(() => stack.daemon.snapshot.current().state.apiEnabled);
   });
 
   it('does not spend the per-address limit, which probes from one balancer would exhaust', async () => {

@@ -48,7 +48,7 @@ describe('access stages', () => {
     expect(res.status).toBe(401);
   });
 
-  it('refuses a revoked key within a second of `keys revoke`, without restart', async () => {
+  it('refuses a revoked key at once after `keys revoke`, without restart', async () => {
     const { id, key } = await stack.data.createKey('--name', 'to-revoke');
     const auth = { authorization: `Bearer ${key}` };
     await eventually(async () => (await stack.call('/v1/server', { headers: auth })).status === 200);
@@ -60,7 +60,7 @@ describe('access stages', () => {
 
   it('answers 403 insufficient_scope naming the missing scope', async () => {
     const { key } = await stack.data.createKey('--name', 'reader', '--scopes', 'players:read');
-    await eventually(async () => stack.daemon.watcher.current().keysById.size >= 3);
+    await eventually(async () => stack.daemon.snapshot.current().keysById.size >= 3);
     const res = await stack.call('/v1/server', { headers: { authorization: `Bearer ${key}` } });
     expect(res.status).toBe(403);
     expect(errorOf(res.json)).toMatchObject({
@@ -76,7 +76,7 @@ describe('access stages', () => {
       ipv4Key = (await stack.data.createKey('--name', 'v4', '--allow-ip', '10.0.0.0/8')).key;
       ipv6Key = (await stack.data.createKey('--name', 'v6', '--allow-ip', '2001:db8::/32')).key;
       await eventually(() =>
-        [...stack.daemon.watcher.current().keysById.values()].some((k) => k.name === 'v6'),
+        [...stack.daemon.snapshot.current().keysById.values()].some((k) => k.name === 'v6'),
       );
     });
     const as = (key: string, remoteAddress: string) =>

@@ -1,0 +1,167 @@
+/**
+ * The key commands' requests to a running daemon's admin API (/admin/v1/keys, docs/admin.md),
+ * answered in the shapes the offline path (daemon/store/key-admin.ts) gives, so `modgate keys`
+ * prints the same text and `--json` either way (cli/admin-client.ts). The daemon's refusals are
+ * named as offline: not_found is key_not_found with the same message.
+ */
+import * as z from 'zod';
+import { SCOPES } from '../daemon/scopes.ts';
+import type { KeyRequest, KeyView } from '../daemon/store/key-admin.ts';
+import type { ApiKeyRecord } from '../daemon/store/keys-file.ts';
+import { unexpectedAnswer } from './admin-answers.ts';
+import type { AdminClient, ErrorNames } from './admin-client.ts';
+import { CliError } from './errors.ts';
+
+/** A key as shown: every field of its record but the hash, which never leaves the data dir. */
+export type ShownKey = Omit<ApiKeyRecord, 'hash'>;
+
+const date = z.iso.datetime({ offset: true });
+
+/** An AdminKey (docs/admin.md, "API keys"); open for fields added later. */
+const keyAnswer = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  status: z.enum(['active', 'expired', 'revoked']),
+  scopes: z.array(z.enum(SCOPES)),
+  allow_ips: z.array(z.string()),
+  owner_platform_id: z.string().nullable(),
+  owner_social_id: z.string().nullable(),
+  created_at: date,
+  expires_at: date.nullable(),
+  revoked_at: date.nullable(),
+  last_used_at: date.nullable(),
+  last_used_ip: z.string().nullable(),
+  rolled_from: z.string().nullable(),
+  rolled_to: z.string().nullable(),
+});
+
+const issuedAnswer = keyAnswer.extend({ key: z.string() });
+const rolledAnswer = issuedAnswer.extend({ old: keyAnswer });
+const pageAnswer = z.looseObject({
+  data: z.array(keyAnswer),
+  has_more: z.boolean(),
+  next_cursor: z.string().nullable(),
+});
+
+/** The most pages `keys list` follows: 100 keys a page. */
+const MAX_PAGES = 1_000;
+
+/** The daemon's refusals, named as the offline path names them. */
+export function keyErrorNames(id: string, dir: string): ErrorNames {
+  return {
+    not_found: () =>
+      new CliError(`no key with id ${id} in ${dir} (see \`modgate keys list\`)`, 1, 'key_not_found'),
+  };
+}
+
+export async function createThroughDaemon(
+  admin: AdminClient,
+  request: KeyRequest,
+): Promise<{ key: string; record: ShownKey }> {
+  const body = {
+    name: request.name,
+    scopes: request.scopes,
+    allow_ips: request.allowIps,
+    ...(request.expiresInMs === null ? {} : { expires_in: durationText(request.expiresInMs) }),
+    ...(request.ownerPlatformId === null ? {} : { owner_platform_id: request.ownerPlatformId }),
+    ...(request.ownerSocialId === null ? {} : { owner_social_id: request.ownerSocialId }),
+  };
+  const answer = parsed(issuedAnswer, (await admin.send({ method: 'POST', path: '/keys', body })).body);
+  return { key: answer.key, record: shownKey(answer) };
+}
+
+/** Every key, following the pages. */
+export async function listThroughDaemon(admin: AdminClient): Promise<KeyView[]> {
+  const views: KeyView[] = [];
+  let cursor: string | null = null;
+  for (let pages = 0; pages < MAX_PAGES; pages += 1) {
+    const query: string = cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`;
+    const page = parsed(
+      pageAnswer,
+      (await admin.send({ method: 'GET', path: `/keys?limit=100${query}` })).body,
+    );
+    views.push(...page.data.map(viewOf));
+    if (!page.has_more || page.next_cursor === null) return views;
+    cursor = page.next_cursor;
+  }
+  throw unexpectedAnswer('/keys');
+}
+
+/** DELETE /keys/{id}; `changed` is whether it was not revoked before. */
+export async function revokeThroughDaemon(
+  admin: AdminClient,
+  id: string,
+  names: ErrorNames,
+): Promise<{ record: ShownKey; changed: boolean }> {
+  const before = await keyOf(admin, id, names);
+  await admin.send({ method: 'DELETE', path: `/keys/${id}` }, names);
+  return { record: await keyOf(admin, id, names), changed: before.revokedAt === null };
+}
+
+export async function rollThroughDaemon(
+  admin: AdminClient,
+  id: string,
+  overlapMs: number,
+  names: ErrorNames,
+): Promise<{ key: string; record: ShownKey; old: ShownKey }> {
+  const call = {
+    method: 'POST',
+    path: `/keys/${id}/roll`,
+    body: { expire_old_in: durationText(overlapMs) },
+  } as const;
+  const answer = parsed(rolledAnswer, (await admin.send(call, names)).body);
+  return { key: answer.key, record: shownKey(answer), old: shownKey(answer.old) };
+}
+
+async function keyOf(admin: AdminClient, id: string, names: ErrorNames): Promise<ShownKey> {
+  return shownKey(parsed(keyAnswer, (await admin.send({ method: 'GET', path: `/keys/${id}` }, names)).body));
+}
+
+function parsed<T>(schema: z.ZodType<T>, body: unknown): T {
+  const result = schema.safeParse(body);
+  if (!result.success) throw unexpectedAnswer('/keys');
+  return result.data;
+}
+
+function viewOf(answer: z.output<typeof keyAnswer>): KeyView {
+  return {
+    id: answer.id,
+    name: answer.name,
+    status: answer.status,
+    scopes: answer.scopes,
+    allow_ips: answer.allow_ips,
+    owner_platform_id: answer.owner_platform_id,
+    owner_social_id: answer.owner_social_id,
+    created_at: answer.created_at,
+    expires_at: answer.expires_at,
+    revoked_at: answer.revoked_at,
+    last_used_at: answer.last_used_at,
+    last_used_ip: answer.last_used_ip,
+    rolled_from: answer.rolled_from,
+    rolled_to: answer.rolled_to,
+  };
+}
+
+function shownKey(answer: z.output<typeof keyAnswer>): ShownKey {
+  const dateOf = (text: string | null) => (text === null ? null : new Date(text));
+  return {
+    id: answer.id,
+    name: answer.name,
+    scopes: answer.scopes,
+    allowIps: answer.allow_ips,
+    ownerPlatformId: answer.owner_platform_id,
+    ownerSocialId: answer.owner_social_id,
+    createdAt: new Date(answer.created_at),
+    expiresAt: dateOf(answer.expires_at),
+    revokedAt: dateOf(answer.revoked_at),
+    rolledFrom: answer.rolled_from,
+    rolledTo: answer.rolled_to,
+  };
+}
+
+/** A duration as the admin API takes it (`30d`, `12h`, `90m`): the largest whole unit. */
+function durationText(ms: number): string {
+  if (ms % 86_400_000 === 0) return `${ms / 86_400_000}d`;
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
+  return `${Math.round(ms / 60_000)}m`;
+}
