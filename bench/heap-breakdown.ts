@@ -2,10 +2,12 @@
  * What an idle `modgate serve` holds in its V8 heap, by source file (docs/performance.md,
  * "Density"): starts serve from this checkout (one module per source file, so every function
  * knows its file) with a data dir, waits `--idle-seconds`, has it write a heap snapshot
- * (`--heapsnapshot-signal`), and attributes every object to the file of the nearest function
- * that dominates it (holds it alone): a module's top-level state to that module, a zod schema
- * built in `protocol/ops/` to `protocol/ops/`. Objects held by more than one module (or by Node
- * itself) stay with the nearest dominator that has a file, or "(shared)".
+ * (`--heapsnapshot-signal`), and attributes every object to the file of the nearest function,
+ * module or module scope that dominates it (holds it alone): a module's unexported top-level
+ * state to that module, a closure's captured state to the closure's file (so a zod schema's
+ * closures go to zod's files). Objects that more than one module reaches (most zod schemas:
+ * the op catalogue's are reused by the route table) or that only Node's roots hold are
+ * "(shared)", listed by constructor apart.
  *
  *   npx tsx bench/heap-breakdown.ts [--idle-seconds 10] [--top 30] [--snapshot FILE] [--keep]
  *
