@@ -31,7 +31,7 @@ import { checkHost, checkOrigin, hostRule, ownOriginOf, refusePreflight, type Ho
 import { auditAdminRequest, logAdminRequest } from './admin-observers.ts';
 import { withoutShownOnce } from './shown-once.ts';
 import type { AdminServices } from './services.ts';
-import { TokenBackoff, type TokenBackoffPolicy } from './token-backoff.ts';
+import { TokenBackoff, tokenCredential, type TokenBackoffPolicy } from './token-backoff.ts';
 import { PANEL_SECURITY_HEADERS } from './panel/panel-assets.ts';
 import type { PanelGate } from './panel/panel-gate.ts';
 
@@ -85,26 +85,35 @@ export function createAdminPipeline(options: AdminPipelineOptions): AdminHandle 
 
   /**
    * admin.sock: its permission; TCP: a Bearer admin token, or without one the panel's session
-   * cookie, with back-off on bad tokens. A request with no token (a browser opening the panel
-   * before signing in, or holding a session the daemon no longer has, whose cookie the answer
-   * clears) is refused without counting as a guess: a cookie is 256 random bits, nothing to guess.
+   * cookie. A request with neither (a browser opening the panel before signing in, or holding a
+   * session the daemon no longer has, whose cookie the answer clears) is refused without counting
+   * as a guess: a cookie is 256 random bits, nothing to guess, and a live session is never held
+   * back by others' bad tries. Bad tokens are backed off per address and token id (token-backoff.ts).
    */
   function authenticate(req: ApiRequest): AdminActor {
     if (transport.kind === 'socket') return { kind: 'local', uid: transport.uid };
-    backoff.check(req.remoteAddress);
     const authorization = req.headers['authorization'];
-    const session = authorization === undefined ? panel?.actorOf(req) : undefined;
-    if (session) return session.actor;
-    const text = BEARER.exec(authorization ?? '')?.[1];
-    const record = text === undefined ? null : services.tokens.verify(text);
-    if (record === null) {
-      if (authorization !== undefined) backoff.failed(req.remoteAddress);
-      throw new ApiError('unauthorized', 'Send an admin token as "Authorization: Bearer mgadm_…".', {
-        headers: { 'www-authenticate': 'Bearer realm="modgate-admin"', ...panel?.staleCookieHeaders(req) },
-      });
+    if (authorization === undefined) {
+      const session = panel?.actorOf(req);
+      if (session) return session.actor;
+      throw unauthorized(req);
     }
-    backoff.succeeded(req.remoteAddress);
+    const text = BEARER.exec(authorization)?.[1] ?? '';
+    const credential = tokenCredential(text);
+    backoff.check(req.remoteAddress, credential);
+    const record = services.tokens.verify(text);
+    if (record === null) {
+      backoff.failed(req.remoteAddress, credential);
+      throw unauthorized(req);
+    }
+    backoff.succeeded(req.remoteAddress, credential);
     return { kind: 'token', token_id: record.id, name: record.name };
+  }
+
+  function unauthorized(req: ApiRequest): ApiError {
+    return new ApiError('unauthorized', 'Send an admin token as "Authorization: Bearer mgadm_…".', {
+      headers: { 'www-authenticate': 'Bearer realm="modgate-admin"', ...panel?.staleCookieHeaders(req) },
+    });
   }
 
   async function run(req: ApiRequest, exchange: AdminExchange): Promise<ApiResponse> {

@@ -1,18 +1,25 @@
 /**
- * Brute-force back-off on bad admin tokens (docs/admin.md, "Defences"): a client address (IPv4
- * address, IPv6 /64, as the edge rate limit counts) that sends `maxFailures` bad tokens within
- * `windowMs` is answered 429 `rate_limited` with Retry-After until that window has passed, without
- * its tokens being checked at all. Memory is bounded: at most `maxAddresses` addresses are
+ * Brute-force back-off on bad admin tokens (docs/admin.md, "Threat model"): a client address
+ * (IPv4 address, IPv6 /64, as the edge rate limit counts) that sends `maxFailures` bad tries at
+ * one credential within `windowMs` is answered 429 `rate_limited` with Retry-After for that
+ * credential until the window has passed, without it being checked at all.
+ *
+ * Counted per address *and* credential (the token id a text names, whether or not it exists, or
+ * one bucket for malformed texts, or one for sign-in codes): on loopback every local user shares
+ * 127.0.0.1, and counting by address alone let any of them lock the operator out by sending bad
+ * tokens. A guesser still gets `maxFailures` tries a window at any one token, and a token's
+ * secret is 238 bits. Memory is bounded: at most `maxAddresses` (address, credential) pairs are
  * remembered, the oldest forgotten first. No timer: stale entries are dropped as they are met.
  */
 import { ApiError } from '../http/api-error.ts';
 import { edgeSubject } from '../http/client-address.ts';
+import { adminTokenIdOf } from '../store/admin-tokens.ts';
 
 export interface TokenBackoffPolicy {
   /** Bad tokens an address may send in a window before it is refused. */
   maxFailures: number;
   windowMs: number;
-  /** Addresses remembered at once. */
+  /** (address, credential) pairs remembered at once. */
   maxAddresses: number;
 }
 
@@ -38,9 +45,9 @@ export class TokenBackoff {
     this.#now = now;
   }
 
-  /** Throws 429 while `address` is backed off. */
-  check(address: string): void {
-    const entry = this.#current(edgeSubject(address));
+  /** Throws 429 while `address` is backed off from `credential`. */
+  check(address: string, credential: string): void {
+    const entry = this.#current(subjectOf(address, credential));
     if (entry === undefined || entry.count < this.#policy.maxFailures) return;
     const retryAfter = Math.max(1, Math.ceil((entry.since + this.#policy.windowMs - this.#now()) / 1000));
     throw new ApiError('rate_limited', 'Too many bad admin tokens from this address; retry later.', {
@@ -48,9 +55,9 @@ export class TokenBackoff {
     });
   }
 
-  /** One bad (missing, malformed, unknown or revoked) token from `address`. */
-  failed(address: string): void {
-    const subject = edgeSubject(address);
+  /** One bad try at `credential` (a wrong, unknown, revoked or malformed token, a bad code). */
+  failed(address: string, credential: string): void {
+    const subject = subjectOf(address, credential);
     const entry = this.#current(subject);
     if (entry !== undefined) {
       entry.count += 1;
@@ -63,9 +70,9 @@ export class TokenBackoff {
     this.#failures.set(subject, { count: 1, since: this.#now() });
   }
 
-  /** A good token: the address's count starts again. */
-  succeeded(address: string): void {
-    this.#failures.delete(edgeSubject(address));
+  /** A good token: the address's count for it starts again. */
+  succeeded(address: string, credential: string): void {
+    this.#failures.delete(subjectOf(address, credential));
   }
 
   /** Addresses remembered now (for tests). */
@@ -83,3 +90,17 @@ export class TokenBackoff {
     return entry;
   }
 }
+
+/** What a bad try counts against: one bucket per client address and credential. */
+function subjectOf(address: string, credential: string): string {
+  return `${edgeSubject(address)} ${credential}`;
+}
+
+/** The credential a bearer text tries: the token id it names, or one bucket for malformed texts. */
+export function tokenCredential(text: string): string {
+  const id = adminTokenIdOf(text);
+  return id === null ? 'malformed-token' : `token:${id}`;
+}
+
+/** The one credential every sign-in code counts against (a code names no owner). */
+export const CODE_CREDENTIAL = 'sign-in-code';

@@ -194,6 +194,11 @@ export function verifyAdminToken(
   return record;
 }
 
+/** The id an admin token's text names, whether or not such a token exists; null when malformed. */
+export function adminTokenIdOf(text: string): string | null {
+  return TOKEN_PATTERN.exec(text)?.[1] ?? null;
+}
+
 /** Whether `text` looks like an admin token (for the log redaction and the CLI's hints). */
 export function isAdminTokenText(text: string): boolean {
   return TOKEN_PATTERN.test(text);

@@ -18,7 +18,7 @@ import type { ApiRequest, ApiResponse } from '../../http/types.ts';
 import type { AdminExchange } from '../admin-pipeline.ts';
 import type { AdminActor } from '../define-admin-route.ts';
 import { checkOrigin, ownOriginOf } from '../defences.ts';
-import type { TokenBackoff } from '../token-backoff.ts';
+import { CODE_CREDENTIAL, tokenCredential, type TokenBackoff } from '../token-backoff.ts';
 import { clearedSessionCookie, readSessionCookie, sessionCookie } from '../session-cookie.ts';
 import type { Session, SessionOwner, SessionStore } from '../sessions.ts';
 import { PanelAssets } from './panel-assets.ts';
@@ -108,19 +108,20 @@ export class PanelGate {
   async #signIn(req: ApiRequest, url: RequestTarget, exchange: AdminExchange): Promise<ApiResponse> {
     const { backoff, sessions, tls } = this.#options;
     checkOrigin(req, ownOriginOf(req, tls));
-    backoff.check(req.remoteAddress);
     const route = { body: SignInBody };
     const raw = await readJsonBody(req, route, this.#options.bodyLimitBytes);
     const body = validateInput(route, {}, url, raw).body as z.output<typeof SignInBody>;
+    const credential = body.code !== undefined ? CODE_CREDENTIAL : tokenCredential(body.token ?? '');
+    backoff.check(req.remoteAddress, credential);
     const owner = this.#ownerOf(body);
     if (owner === null) {
-      backoff.failed(req.remoteAddress);
+      backoff.failed(req.remoteAddress, credential);
       throw new ApiError(
         'unauthorized',
         'That admin token or sign-in code is not valid (a code works once).',
       );
     }
-    backoff.succeeded(req.remoteAddress);
+    backoff.succeeded(req.remoteAddress, credential);
     const { secret, session } = sessions.create(owner);
     exchange.actor = sessionActor(session);
     const cookie = sessionCookie(secret, sessions.options.ttlMs, tls);
