@@ -2,7 +2,7 @@
  * The harness catches deliberately broken mods by name (issue 28, "Proven"): each is the
  * simulator with one thing wrong (a mute not rounded, coins applied twice for one op id, a forged
  * frame accepted, acknowledged events never let go, events sent to a session that did not
- * announce them), and the case that checks that rule fails
+ * announce them, a redial at once after every close), and the case that checks that rule fails
  * with a reason a mod author understands. The harness and the mod run in this process, over a
  * real loopback WebSocket.
  */
@@ -145,6 +145,14 @@ describe('modgate mod test against broken mods', () => {
     }
   });
 
+  it('catches a mod that redials at once after each close instead of backing off', async () => {
+    const report = await runAgainst(['link.backoff'], { backoff: { initialMs: 1, maxMs: 1 } });
+    const backoff = outcome(report, 'link.backoff');
+    expect(backoff.status).toBe('fail');
+    expect(backoff.message).toContain('the mod redials in a tight loop: 5 redials');
+    expect(backoff.message).toContain('(§5.4)');
+  });
+
   it('names a mod whose key the data dir does not trust, and closes it with 4031', async () => {
     const report = await runAgainst(['handshake.hello-auth'], {}, undefined, generateIdentity().publicKey);
     const hello = outcome(report, 'handshake.hello-auth');
@@ -174,6 +182,7 @@ describe('modgate mod test against broken mods', () => {
       'game.coins-idempotent',
       'frame.forged-tag',
       'events.ack-forgets',
+      'link.backoff',
     ]);
     expect(report.cases.map((c) => [c.id, c.status])).toEqual([
       ['game.mute-rounding', 'pass'],
@@ -181,6 +190,7 @@ describe('modgate mod test against broken mods', () => {
       ['events.not-announced', 'pass'],
       ['events.ack-forgets', 'pass'],
       ['frame.forged-tag', 'pass'],
+      ['link.backoff', 'pass'],
     ]);
   });
 });
