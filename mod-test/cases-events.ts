@@ -217,7 +217,7 @@ function bodyTooLarge(bodies: readonly ReceivedEvents[]): string | null {
 
 /**
  * Holds a burst of more events than one body of the reference bridge carries (a session without
- * events), lets the mod send them all at once after a redial (§9.4), then checks every `events`
+ * events), lets the mod send them at once after a redial (§9.4), then checks every `events`
  * body of the run against the daemon's per-body limit (§9.5 rule 2) and reports the largest.
  */
 async function bodyLimits(ctx: CaseContext): Promise<string> {
@@ -225,11 +225,11 @@ async function bodyLimits(ctx: CaseContext): Promise<string> {
   for (let pair = 0; pair < BURST_PAIRS; pair++) await provoke(ctx);
   const next = await ctx.freshLink(true);
   const burst = BURST_PAIRS * 2;
-  if (!(await next.waitEvents((bodies) => eventCount(bodies) >= burst, EVENT_WAIT_MS))) {
-    fail(
-      `after a redial the mod sent ${eventCount(next.events)} of the ${burst} events it held for a session announcing events (§9.1, §9.4)`,
-    );
-  }
+  // A mod whose buffer holds fewer events drops the oldest (§9.4), so fewer is no failure here;
+  // resending what was held is `events.resend`'s to judge.
+  await next.waitEvents((bodies) => eventCount(bodies) >= burst, EVENT_WAIT_MS);
+  const resent = eventCount(next.events);
+  const short = resent < burst ? ` (a buffer under ${burst} events drops the oldest, §9.4)` : '';
   const bodies = ctx.eventBodies();
   const problem = bodyTooLarge(bodies);
   if (problem !== null) fail(problem);
@@ -237,7 +237,7 @@ async function bodyLimits(ctx: CaseContext): Promise<string> {
   const largest = Math.max(...bodies.map((body) => body.bytes));
   const beyond =
     most > EVENTS_PER_BODY ? ` (more than the reference bridge's ${EVENTS_PER_BODY}, which §9.2 allows)` : '';
-  return `${burst} held events resent in ${next.events.length} bodies; of ${bodies.length} bodies the largest held ${most} events${beyond} and ${largest} bytes of events' msgpack`;
+  return `${resent} of ${burst} held events resent in ${next.events.length} bodies${short}; of ${bodies.length} bodies the largest held ${most} events${beyond} and ${largest} bytes of events' msgpack`;
 }
 
 export function eventCases(): ModCase[] {
