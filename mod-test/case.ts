@@ -4,7 +4,13 @@
  * success or throws `CaseFail` / `CaseSkip` with a sentence a mod author can act on.
  */
 import type { KeyPair } from '../protocol/keys.ts';
-import type { CallAnswer, HarnessLink, HandshakeResult, WelcomeTweak } from './harness-link.ts';
+import type {
+  CallAnswer,
+  HarnessLink,
+  HandshakeResult,
+  ReceivedEvents,
+  WelcomeTweak,
+} from './harness-link.ts';
 
 export type CaseStatus = 'pass' | 'fail' | 'skip';
 
@@ -57,6 +63,8 @@ export interface CaseContext {
   welcome(link: HarnessLink, tweak: WelcomeTweak): Promise<HandshakeResult>;
   /** Ms until the mod's next connection arrives, or null when none comes within `withinMs`. */
   peekRedial(withinMs: number): Promise<number | null>;
+  /** Every `events` body the mod sent in the run so far, on every connection, in order. */
+  eventBodies(): ReceivedEvents[];
   /** The last welcome the harness sent, for the replay case. */
   readonly lastWelcome: Uint8Array | null;
   call(op: string, args: unknown, options?: CallOptions): Promise<CallAnswer>;

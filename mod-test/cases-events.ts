@@ -9,6 +9,7 @@
 import * as z from 'zod';
 import eventSchemas from '../protocol/events.schema.json' with { type: 'json' };
 import { check, expectResult } from './answers.ts';
+import { EVENTS_PER_BODY, MAX_BODY_BYTES } from '../protocol/event-outbox.ts';
 import { fail, type CaseContext, type ModCase } from './case.ts';
 import { banArgs, unban } from './cases-ops.ts';
 import type { HarnessLink, ReceivedEvents } from './harness-link.ts';
@@ -200,6 +201,45 @@ async function ackForNothing(ctx: CaseContext): Promise<string> {
   return 'ignored, link kept';
 }
 
+/** Ban-and-unban pairs `events.body-limits` provokes while events are held: 66 events, over 64. */
+const BURST_PAIRS = 33;
+
+function eventCount(bodies: readonly ReceivedEvents[]): number {
+  return bodies.reduce((sum, body) => sum + body.events.length, 0);
+}
+
+/** What breaks §9.5 rule 2 in the bodies the run received, or null. */
+function bodyTooLarge(bodies: readonly ReceivedEvents[]): string | null {
+  const over = bodies.find((body) => body.bytes > MAX_BODY_BYTES);
+  if (over === undefined) return null;
+  return `an events body of ${over.events.length} events holds ${over.bytes} bytes of events' msgpack, over the daemon's ${MAX_BODY_BYTES} (512 KiB, maxBatchBytes): the daemon refuses every event past it as batch_too_large and the mod forgets them (§9.5 rule 2); keep each body within 512 KiB`;
+}
+
+/**
+ * Holds a burst of more events than one body of the reference bridge carries (a session without
+ * events), lets the mod send them at once after a redial (§9.4), then checks every `events`
+ * body of the run against the daemon's per-body limit (§9.5 rule 2) and reports the largest.
+ */
+async function bodyLimits(ctx: CaseContext): Promise<string> {
+  await ctx.freshLink(false);
+  for (let pair = 0; pair < BURST_PAIRS; pair++) await provoke(ctx);
+  const next = await ctx.freshLink(true);
+  const burst = BURST_PAIRS * 2;
+  // A mod whose buffer holds fewer events drops the oldest (§9.4), so fewer is no failure here;
+  // resending what was held is `events.resend`'s to judge.
+  await next.waitEvents((bodies) => eventCount(bodies) >= burst, EVENT_WAIT_MS);
+  const resent = eventCount(next.events);
+  const short = resent < burst ? ` (a buffer under ${burst} events drops the oldest, §9.4)` : '';
+  const bodies = ctx.eventBodies();
+  const problem = bodyTooLarge(bodies);
+  if (problem !== null) fail(problem);
+  const most = Math.max(...bodies.map((body) => body.events.length));
+  const largest = Math.max(...bodies.map((body) => body.bytes));
+  const beyond =
+    most > EVENTS_PER_BODY ? ` (more than the reference bridge's ${EVENTS_PER_BODY}, which §9.2 allows)` : '';
+  return `${resent} of ${burst} held events resent in ${next.events.length} bodies${short}; of ${bodies.length} bodies the largest held ${most} events${beyond} and ${largest} bytes of events' msgpack`;
+}
+
 export function eventCases(): ModCase[] {
   return [
     { id: 'events.not-announced', op: null, section: '§9.1', run: notAnnounced },
@@ -208,5 +248,6 @@ export function eventCases(): ModCase[] {
     { id: 'events.ack-forgets', op: null, section: '§9.3', run: ackForgets },
     { id: 'events.refused', op: null, section: '§9.5', run: refused },
     { id: 'events.ack-for-nothing', op: null, section: '§9.3', run: ackForNothing },
+    { id: 'events.body-limits', op: null, section: '§9.5', run: bodyLimits },
   ];
 }

@@ -9,6 +9,7 @@ import { PROTOCOL_ERRORS, type ProtocolErrorCode } from '../protocol/errors.ts';
 import { encode } from '../protocol/codec.ts';
 import { generateIdentity } from '../protocol/keys.ts';
 import { MAX_MOD_VERSION_BYTES } from '../protocol/handshake-messages.ts';
+import { backoffCeiling, DEFAULT_BACKOFF } from '../protocol/backoff.ts';
 import { check } from './answers.ts';
 import { fail, type CaseContext, type ModCase } from './case.ts';
 import type { HarnessLink, LinkClose } from './harness-link.ts';
@@ -19,6 +20,21 @@ const REJECT_WITHIN_MS = 3_000;
 const HANDSHAKE_DEADLINE_MS = 5_000;
 /** PROTOCOL §5.4: after `superseded` the mod waits the full maximum backoff (10 s by default). */
 const SUPERSEDED_QUIET_MS = 2_000;
+/**
+ * PROTOCOL §5.4: redials timed by `link.backoff`, attempts k = 0 to 4, whose ceilings are 250 ms,
+ * 500 ms, 1 s, 2 s and 4 s: about 4 s of waiting on average, at most 7.75 s plus slack.
+ */
+const BACKOFF_ATTEMPTS = 5;
+/** What a redial may take beyond its ceiling: closing, connecting and a loaded machine's timers. */
+const BACKOFF_SLACK_MS = 500;
+/**
+ * Five redials that together take less than this are a tight loop. With full jitter the waits
+ * are independent and uniform on [0, c_k), so for T below every ceiling the chance that they sum
+ * to less than T is the simplex's volume T^5 / (5! · 250 · 500 · 1000 · 2000 · 4000): for
+ * T = 200 ms about 2.7 · 10^-6, one run in 370,000. The measured delays also hold the connect
+ * time, which only makes a conforming mod's sum larger.
+ */
+const TIGHT_LOOP_MS = 200;
 
 function closeText(close: LinkClose): string {
   return `${close.code}${close.reason ? ` ${close.reason}` : ''}`;
@@ -281,6 +297,42 @@ async function redial(ctx: CaseContext): Promise<string> {
   return `redialled ${afterMs} ms after a shutdown close`;
 }
 
+/** Closes `link` (unasked, as a daemon restart would) and times the mod's next dial. */
+async function timeRedial(ctx: CaseContext, link: HarnessLink, attempt: number): Promise<number> {
+  link.close('shutdown');
+  await link.waitClose(REJECT_WITHIN_MS);
+  const ceiling = backoffCeiling(attempt, DEFAULT_BACKOFF);
+  const afterMs = await ctx.peekRedial(ceiling + BACKOFF_SLACK_MS);
+  if (afterMs === null) {
+    fail(
+      `the mod did not redial within ${ceiling + BACKOFF_SLACK_MS} ms of close number ${attempt + 1} without ready; attempt k = ${attempt} waits less than min(10 s, 250 ms · 2^k) = ${ceiling} ms (§5.4; the harness allows ${BACKOFF_SLACK_MS} ms for scheduling)`,
+    );
+  }
+  return afterMs;
+}
+
+/**
+ * Closes the session, then each connection before its handshake, so k grows (§5.4), and times
+ * each redial: every one under its ceiling, and not all at once.
+ */
+async function backoff(ctx: CaseContext): Promise<string> {
+  let link = await ctx.link();
+  const delays: number[] = [];
+  for (let attempt = 0; attempt < BACKOFF_ATTEMPTS; attempt++) {
+    delays.push(await timeRedial(ctx, link, attempt));
+    ({ link } = await ctx.nextConnection());
+  }
+  // The last connection becomes the session again, which resets k for the cases after this one.
+  await ctx.open(link);
+  const total = delays.reduce((sum, delay) => sum + delay, 0);
+  if (total < TIGHT_LOOP_MS) {
+    fail(
+      `the mod redials in a tight loop: ${BACKOFF_ATTEMPTS} redials after closes it did not ask for took ${delays.join(', ')} ms (${total} ms in all); attempt k waits a uniformly random time in [0, min(10 s, 250 ms · 2^k)) (§5.4), so a game server does not hammer a daemon that is down`,
+    );
+  }
+  return `redialled after ${delays.join(', ')} ms (ceilings ${delays.map((_d, k) => backoffCeiling(k, DEFAULT_BACKOFF)).join(', ')} ms)`;
+}
+
 async function superseded(ctx: CaseContext): Promise<string> {
   const link = await ctx.link();
   link.close('superseded');
@@ -364,7 +416,13 @@ function handshakeRefusals(): ModCase[] {
   ];
 }
 
-/** The last case: after a superseded close the mod stays away for seconds (§5.4). */
+/**
+ * The last cases: redials timed against the backoff, then a superseded close, after which the
+ * mod stays away for seconds (§5.4).
+ */
 export function closingCases(): ModCase[] {
-  return [{ id: 'link.superseded', op: null, section: '§5.2', run: superseded }];
+  return [
+    { id: 'link.backoff', op: null, section: '§5.4', run: backoff },
+    { id: 'link.superseded', op: null, section: '§5.2', run: superseded },
+  ];
 }

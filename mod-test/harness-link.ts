@@ -60,6 +60,13 @@ export interface LinkClose {
 export interface ReceivedEvents {
   stream: string;
   events: ModEvent[];
+  /** The events' msgpack, summed as a daemon measures it (PROTOCOL §9.5: `{seq, type, at, data}`). */
+  bytes: number;
+}
+
+/** PROTOCOL §9.5: an event's size is `{seq, type, at, data}` as the reference encoder writes it. */
+function eventsBytes(events: readonly ModEvent[]): number {
+  return events.reduce((sum, { seq, type, at, data }) => sum + encode({ seq, type, at, data }).length, 0);
 }
 
 interface PendingCall {
@@ -382,7 +389,7 @@ export class HarnessLink {
       if (call) call.applied = true;
     } else if (body.t === 'res') this.#settle(body);
     else if (body.t === 'events') {
-      this.events.push({ stream: body.stream, events: body.events });
+      this.events.push({ stream: body.stream, events: body.events, bytes: eventsBytes(body.events) });
       const last = body.events[body.events.length - 1];
       if (this.autoAck && last && this.isOpen)
         this.send({ t: 'events_ack', stream: body.stream, seq: last.seq });

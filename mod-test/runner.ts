@@ -21,6 +21,7 @@ import {
   type CallAnswer,
   type HandshakeResult,
   type HarnessLink,
+  type ReceivedEvents,
   type WelcomeTweak,
 } from './harness-link.ts';
 import type { HarnessServer } from './harness-server.ts';
@@ -148,6 +149,10 @@ class RunContext implements CaseContext {
     this.#track(link);
     this.#pending = link;
     return Date.now() - started;
+  }
+
+  eventBodies(): ReceivedEvents[] {
+    return this.links.flatMap((link) => link.events);
   }
 
   deadlineFor(op: string): number {

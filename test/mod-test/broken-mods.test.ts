@@ -2,13 +2,14 @@
  * The harness catches deliberately broken mods by name (issue 28, "Proven"): each is the
  * simulator with one thing wrong (a mute not rounded, coins applied twice for one op id, a forged
  * frame accepted, acknowledged events never let go, events sent to a session that did not
- * announce them), and the case that checks that rule fails
+ * announce them, a redial at once after every close, a body over 512 KiB), and the case that checks that rule fails
  * with a reason a mod author understands. The harness and the mod run in this process, over a
  * real loopback WebSocket.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../mod-sim/simulator.ts';
 import { generateIdentity } from '../../protocol/keys.ts';
+import type { EventsFrame } from '../../protocol/frames.ts';
 import type { OpHandlers } from '../../protocol/ops/index.ts';
 import { LinkConnection } from '../../protocol/link-connection.ts';
 import { Session } from '../../protocol/session.ts';
@@ -145,6 +146,39 @@ describe('modgate mod test against broken mods', () => {
     }
   });
 
+  it('catches a mod that redials at once after each close instead of backing off', async () => {
+    const report = await runAgainst(['link.backoff'], { backoff: { initialMs: 1, maxMs: 1 } });
+    const backoff = outcome(report, 'link.backoff');
+    expect(backoff.status).toBe('fail');
+    expect(backoff.message).toContain('the mod redials in a tight loop: 5 redials');
+    expect(backoff.message).toContain('(§5.4)');
+  });
+
+  it('catches a mod that sends an events body over 512 KiB of events', async () => {
+    const report = await runAgainst(['events.body-limits'], {}, (broken) => {
+      const events = broken.bridge.events;
+      const attach = events.attach.bind(events);
+      // The bodies one turn sends leave as one: ten events of 60 KiB make one body of 600 KiB.
+      events.attach = (send) => {
+        let held: EventsFrame | null = null;
+        attach((body) => {
+          if (held) return void held.events.push(...body.events);
+          held = { ...body, events: [...body.events] };
+          setImmediate(() => {
+            send(held!);
+            held = null;
+          });
+        });
+      };
+      for (let i = 0; i < 10; i++) events.emit('player.banned', { padding: 'x'.repeat(60_000) });
+    });
+    const limits = outcome(report, 'events.body-limits');
+    expect(limits.status).toBe('fail');
+    expect(limits.message).toMatch(/an events body of \d+ events holds \d+ bytes of events' msgpack, over/);
+    expect(limits.message).toContain('batch_too_large');
+    expect(limits.message).toContain('(§9.5 rule 2)');
+  });
+
   it('names a mod whose key the data dir does not trust, and closes it with 4031', async () => {
     const report = await runAgainst(['handshake.hello-auth'], {}, undefined, generateIdentity().publicKey);
     const hello = outcome(report, 'handshake.hello-auth');
@@ -174,13 +208,21 @@ describe('modgate mod test against broken mods', () => {
       'game.coins-idempotent',
       'frame.forged-tag',
       'events.ack-forgets',
+      'link.backoff',
+      'events.body-limits',
     ]);
+    // The 66 events held come back in bodies of at most 64, as the reference bridge keeps them.
+    expect(report.cases.find((c) => c.id === 'events.body-limits')?.message).toMatch(
+      /66 of 66 held events resent in 2 bodies; .* the largest held 64 events and \d+ bytes/,
+    );
     expect(report.cases.map((c) => [c.id, c.status])).toEqual([
       ['game.mute-rounding', 'pass'],
       ['game.coins-idempotent', 'pass'],
       ['events.not-announced', 'pass'],
       ['events.ack-forgets', 'pass'],
+      ['events.body-limits', 'pass'],
       ['frame.forged-tag', 'pass'],
+      ['link.backoff', 'pass'],
     ]);
   });
 });
