@@ -201,6 +201,7 @@ async function startLocked(
   // As configured until they listen, then as bound (a port 0 becomes the real one).
   let ownListeners: HostPort[] = [options.listen, options.modListen];
   if (options.metrics) ownListeners.push(options.metrics.listen);
+  if (options.admin?.listen) ownListeners.push(options.admin.listen);
   const webhooks = await WebhookService.start({
     dataDir: dataDir.path,
     eventLog: events,
@@ -281,7 +282,7 @@ async function startLocked(
       startHttpServer(handle, { listen: options.listen, tls: certificate, log, ...options.http }),
     );
     http = server;
-    ownListeners = [server.address, modLink, ...(metricsServer ? [metricsServer.address] : [])];
+    ownListeners = [server.address, modLink, metricsServer?.address, adminServer.address].filter(isListening);
     const tls = watchTls(options.tls, server, log, certificate);
     return {
       api: server.address,
@@ -445,4 +446,9 @@ async function warnOnCredentialsUrl(dataDir: DataDir, modLink: HostPort, log: Lo
     mod_link: formatHostPort(modLink),
     fix: `modgate init --data-dir DIR --mod-listen ${formatHostPort(modLink)}, then give the game mod the new file`,
   });
+}
+
+/** A listener the daemon has bound (the metrics and admin TCP listeners are optional). */
+function isListening(address: HostPort | null | undefined): address is HostPort {
+  return address !== null && address !== undefined;
 }

@@ -84,6 +84,21 @@ async function ban(s: Stack): Promise<Player> {
 }
 
 describe('admin webhooks', () => {
+  it("refuses the operator an endpoint on the daemon's own admin listener, as on its other listeners", async () => {
+    stack = await startStack({
+      daemon: { webhooks: FAST, admin: { listen: { host: '127.0.0.1', port: 0 } } },
+    });
+    const address = stack.daemon.admin.address;
+    expect(address).not.toBeNull();
+    const refused = await admin(stack, 'POST', '/admin/v1/webhooks', {
+      url: `http://127.0.0.1:${address!.port}/admin/v1/api`,
+      events: ['*'],
+      allow_http: true,
+    });
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.json)).toContain("this daemon's own listeners");
+  });
+
   it('lets the operator reach loopback and its allowed networks where a key may not', async () => {
     const s = await setup({ allowNetworks: ['10.0.0.0/8'] });
     const hook = await receiver();

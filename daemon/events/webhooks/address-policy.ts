@@ -3,7 +3,7 @@
  * endpoint registered through /v1 reaches public unicast addresses only; one the operator
  * registered (the CLI) may also reach loopback (a bot on the same host) and the networks named in
  * `[webhooks] allow_networks`. Nobody reaches the daemon's own listeners (API, mod link,
- * metrics). docs/events.md, "Where a webhook may point".
+ * metrics, admin). docs/events.md, "Where a webhook may point".
  *
  * Modelled on request-filtering-agent (npm), which checks the address of the socket once it is
  * connected. Here the check comes before any connect: the agent's `lookup` resolves the name

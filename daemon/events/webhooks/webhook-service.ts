@@ -55,7 +55,7 @@ export interface WebhookServiceOptions {
 export interface WebhookNetworkOptions {
   /** `[webhooks] allow_networks`: canonical CIDRs the operator's endpoints may also reach. */
   readonly allowNetworks?: readonly string[];
-  /** The daemon's own listeners (API, mod link, metrics), known once they listen. */
+  /** The daemon's own listeners (API, mod link, metrics, admin), known once they listen. */
   readonly ownListeners?: () => readonly HostPort[];
   /** Name resolution; tests inject one (a name that turns private after registration). */
   readonly resolve?: Resolver;
