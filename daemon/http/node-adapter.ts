@@ -188,7 +188,8 @@ interface ServeContext {
 }
 
 async function serve(handle: Handle, req: IncomingMessage, res: ServerResponse, context: ServeContext) {
-  if (lacksHost(req)) return refuseMissingHost(res, context.log);
+  const hostProblem = hostProblemOf(req);
+  if (hostProblem) return refuseHost(res, hostProblem, context.log);
   const request = toApiRequest(req, context);
   const socket = req.socket;
   try {
@@ -213,15 +214,33 @@ async function serve(handle: Handle, req: IncomingMessage, res: ServerResponse, 
   }
 }
 
-/** RFC 9112 §3.2: an HTTP/1.1 request must carry Host (HTTP/1.0 may omit it). */
-function lacksHost(req: IncomingMessage): boolean {
-  return req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor >= 1;
+type HostProblem = 'missing_host' | 'duplicate_host';
+
+const HOST_PROBLEMS: Record<HostProblem, string> = {
+  missing_host: 'An HTTP/1.1 request must carry a Host header.',
+  duplicate_host: 'A request must carry one Host header, not several.',
+};
+
+/**
+ * RFC 9112 §3.2: an HTTP/1.1 request must carry Host (HTTP/1.0 may omit it), and a request with
+ * more than one is answered 400. Node keeps the first of several and drops the rest, so a check
+ * of `Host` (the admin listener's DNS-rebinding defence) would see only the one the client put
+ * first; refused here, no stage ever meets an ambiguous Host.
+ */
+function hostProblemOf(req: IncomingMessage): HostProblem | null {
+  if (req.headers.host === undefined) {
+    return req.httpVersionMajor === 1 && req.httpVersionMinor >= 1 ? 'missing_host' : null;
+  }
+  let hosts = 0;
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2)
+    if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') hosts++;
+  return hosts > 1 ? 'duplicate_host' : null;
 }
 
-function refuseMissingHost(res: ServerResponse, log: Logger): void {
-  const message = 'An HTTP/1.1 request must carry a Host header.';
-  const requestId = answerAndClose(res, new ApiError('validation_error', message));
-  log.debug('client error', { requestId, status: 400, code: 'validation_error', reason: 'missing_host' });
+function refuseHost(res: ServerResponse, reason: HostProblem, log: Logger): void {
+  const requestId = answerAndClose(res, new ApiError('validation_error', HOST_PROBLEMS[reason]));
+  log.debug('client error', { requestId, status: 400, code: 'validation_error', reason });
 }
 
 /** The envelope for `error` on a fresh request id, and the connection closes after it. */

@@ -77,6 +77,13 @@ describe('answers to what node:http refuses before the pipeline', () => {
     expectEnvelope(await send(request), 400, 'validation_error');
   });
 
+  it('answers a request with two Host headers with 400 validation_error, whichever comes first', async () => {
+    for (const hosts of ['Host: x\r\nHost: y', 'Host: x\r\nhost: x']) {
+      const reply = await send(`GET /healthz HTTP/1.1\r\n${hosts}\r\n\r\n`);
+      expectEnvelope(reply, 400, 'validation_error');
+    }
+  });
+
   it('serves an HTTP/1.0 request without Host, which that version allows', async () => {
     const reply = await send('GET /healthz HTTP/1.0\r\n\r\n');
     expect(reply.status).toBe(200);
