@@ -15,13 +15,14 @@ import { start, stop, type ModgateProcess } from '../../harness/processes.ts';
 import { eventually } from '../../harness/stack.ts';
 
 let work: string;
-let dir: string;
+/** One data dir per serve: a data dir has one daemon (its daemon.lock refuses a second). */
+let dirs: string[];
 let plainPort: number;
 let tlsPort: number;
 let config: string;
 const running: ModgateProcess[] = [];
 
-function serve(...args: string[]): ModgateProcess {
+function serve(dir: string, ...args: string[]): ModgateProcess {
   const child = start(['serve', '--data-dir', dir, '--mod-listen', '127.0.0.1:0', ...args]);
   running.push(child);
   return child;
@@ -29,7 +30,7 @@ function serve(...args: string[]): ModgateProcess {
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'modgate-healthcheck-'));
-  dir = await premiumDataDir(join(work, 'data'));
+  dirs = [await premiumDataDir(join(work, 'plain')), await premiumDataDir(join(work, 'tls'))];
   const pems = await generate([{ name: 'commonName', value: 'modgate.example' }], { keyType: 'ec' });
   await writeFile(join(work, 'fullchain.pem'), pems.cert);
   await writeFile(join(work, 'privkey.pem'), pems.private, { mode: 0o600 });
@@ -44,8 +45,8 @@ beforeAll(async () => {
       `tls_key = "${join(work, 'privkey.pem')}"`,
     ].join('\n'),
   );
-  const plain = serve('--listen', `127.0.0.1:${plainPort}`);
-  const tls = serve('--config', config);
+  const plain = serve(dirs[0]!, '--listen', `127.0.0.1:${plainPort}`);
+  const tls = serve(dirs[1]!, '--config', config);
   await eventually(() => [plain, tls].every((child) => child.output().includes('"msg":"listening"')), 30_000);
 }, 60_000);
 
