@@ -8,20 +8,15 @@ import { dataDirPath } from '../daemon/store/temp-dir.ts';
 import { run, runOk } from '../../harness/cli.ts';
 import { createKey, premiumDataDir, type CreatedKey } from '../../harness/data-dir.ts';
 
+/** `modgate keys create` on `dir` with a name, scopes and further flags. */
+const create = (dir: string, name: string, scopes: string, ...flags: string[]) =>
+  run(['keys', 'create', '--data-dir', dir, '--name', name, '--scopes', scopes, ...flags]);
+
 describe('modgate keys create', () => {
   it('refuses without an active premium plan, with exit code 3', async () => {
     const dir = await dataDirPath();
     await runOk(['init', '--data-dir', dir]);
-    const result = await run([
-      'keys',
-      'create',
-      '--data-dir',
-      dir,
-      '--name',
-      'bot',
-      '--scopes',
-      'server:read',
-    ]);
+    const result = await create(dir, 'bot', 'server:read');
     expect(result.code).toBe(3);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(
@@ -93,16 +88,7 @@ describe('modgate keys create', () => {
 
   it('rejects an unknown scope, listing the valid ones, with exit code 2', async () => {
     const dir = await premiumDataDir(await dataDirPath());
-    const result = await run([
-      'keys',
-      'create',
-      '--data-dir',
-      dir,
-      '--name',
-      'bot',
-      '--scopes',
-      'server:read,server:write',
-    ]);
+    const result = await create(dir, 'bot', 'server:read,server:write');
     expect(result.code).toBe(2);
     expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(result.stderr).toContain(
@@ -130,18 +116,7 @@ describe('modgate keys create', () => {
     );
     expect(created.allow_ips).toEqual(['203.0.113.7/32', '10.0.0.0/8', '2001:db8::/32']);
     for (const bad of ['10.0.0.0/33', '300.1.1.1', 'example.com', '10.0.0']) {
-      const result = await run([
-        'keys',
-        'create',
-        '--data-dir',
-        dir,
-        '--name',
-        'b',
-        '--scopes',
-        'all',
-        '--allow-ip',
-        bad,
-      ]);
+      const result = await create(dir, 'b', 'all', '--allow-ip', bad);
       expect(result.code).toBe(2);
       expect(result.stderr).toContain(`"${bad}" is not an IP address or CIDR range`);
     }
@@ -168,18 +143,7 @@ describe('modgate keys create', () => {
     );
     expect((JSON.parse(stdout) as CreatedKey).expires_at).toBe('2030-01-31T00:00:00.000Z');
     for (const bad of ['30', '0d', '1y', '-1d', '4000d']) {
-      const result = await run([
-        'keys',
-        'create',
-        '--data-dir',
-        dir,
-        '--name',
-        'b',
-        '--scopes',
-        'all',
-        '--expires-in',
-        bad,
-      ]);
+      const result = await create(dir, 'b', 'all', '--expires-in', bad);
       expect(result.code).toBe(2);
     }
   });
@@ -200,38 +164,8 @@ describe('modgate keys create', () => {
       owner_platform_id: '76561198000000001',
       owner_social_id: '123456789012345678',
     });
-    expect(
-      (
-        await run([
-          'keys',
-          'create',
-          '--data-dir',
-          dir,
-          '--name',
-          'b',
-          '--scopes',
-          'all',
-          '--owner-platform-id',
-          '123',
-        ])
-      ).code,
-    ).toBe(2);
-    expect(
-      (
-        await run([
-          'keys',
-          'create',
-          '--data-dir',
-          dir,
-          '--name',
-          'b',
-          '--scopes',
-          'all',
-          '--owner-social-id',
-          '1'.repeat(21),
-        ])
-      ).code,
-    ).toBe(2);
+    expect((await create(dir, 'b', 'all', '--owner-platform-id', '123')).code).toBe(2);
+    expect((await create(dir, 'b', 'all', '--owner-social-id', '1'.repeat(21))).code).toBe(2);
   });
 
   it('loses no key when several keys create run at once', async () => {
