@@ -6,7 +6,7 @@
  */
 import type { z } from 'zod';
 import type { AnyErrorCode } from '../http/error-catalogue.ts';
-import type { HttpMethod } from '../http/define-route.ts';
+import type { OperationSpec } from '../http/define-route.ts';
 import type { ResponseStream } from '../http/types.ts';
 import type { AdminServices } from './services.ts';
 
@@ -53,18 +53,8 @@ export interface AdminRouteSpec<
   Q extends Schema | undefined = Schema | undefined,
   B extends Schema | undefined = Schema | undefined,
   R extends Schema | undefined = Schema | undefined,
-> {
-  method: HttpMethod;
-  /** Under ADMIN_PREFIX, with `{name}` placeholders, e.g. `/admin/v1/tokens/{id}`. */
-  path: string;
-  operationId: string;
-  summary: string;
-  /** Longer prose for the OpenAPI document; the summary stands in when absent. */
-  description?: string;
-  tag: string;
-  params?: P;
-  query?: Q;
-  body?: B;
+> extends OperationSpec<P, Q, B> {
+  // `path` is under ADMIN_PREFIX, e.g. `/admin/v1/tokens/{id}`.
   /** The success status and its body's schema (none for 204, and none for a stream). */
   response: { status: 200 | 201 | 204; schema?: R };
   /**

@@ -118,26 +118,30 @@ export interface StreamSpec<Q> {
 type Schema = z.ZodType;
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
 
-export interface RouteSpec<
-  P extends Schema | undefined = Schema | undefined,
-  Q extends Schema | undefined = Schema | undefined,
-  B extends Schema | undefined = Schema | undefined,
-  R extends Schema = Schema,
-> {
+/** What a route declares for the router and its OpenAPI operation, in /v1 and the admin API alike. */
+export interface OperationSpec<P, Q, B> {
   method: HttpMethod;
   /** Path with `{name}` placeholders, e.g. `/v1/players/{ref}`. */
   path: string;
   operationId: string;
   summary: string;
-  /** Longer prose for /openapi.json (docs/*.md wording); the summary stands in when absent. */
+  /** Longer prose for the OpenAPI document (docs/*.md wording); the summary stands in when absent. */
   description?: string;
   tag: string;
-  scope: Scope;
-  /** Route needs a plan feature beyond premium (403 premium_required without it). */
-  feature?: 'shop';
   params?: P;
   query?: Q;
   body?: B;
+}
+
+export interface RouteSpec<
+  P extends Schema | undefined = Schema | undefined,
+  Q extends Schema | undefined = Schema | undefined,
+  B extends Schema | undefined = Schema | undefined,
+  R extends Schema = Schema,
+> extends OperationSpec<P, Q, B> {
+  scope: Scope;
+  /** Route needs a plan feature beyond premium (403 premium_required without it). */
+  feature?: 'shop';
   response: { status: 200 | 201 | 204; schema: R };
   cache: CachePolicy;
   /** Error codes this route can answer with besides the ones every /v1 route can. */
