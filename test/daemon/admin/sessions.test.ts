@@ -33,7 +33,8 @@ describe('SessionStore', () => {
   it('knows no secret it did not issue, and keeps only hashes', () => {
     const store = new SessionStore();
     const { secret, session } = store.create(owner);
-    expect(store.find(`${secret.slice(0, -1)}A`)).toBeUndefined();
+    const last = secret.endsWith('A') ? 'B' : 'A';
+    expect(store.find(`${secret.slice(0, -1)}${last}`)).toBeUndefined();
     expect(JSON.stringify(session)).not.toContain(secret);
     expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });

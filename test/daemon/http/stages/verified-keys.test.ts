@@ -50,7 +50,8 @@ describe('VerifiedKeys', () => {
     const minted = Array.from({ length: 5 }, () => mint());
     const keys = index(...minted.map((m) => m.record));
     const cache = new VerifiedKeys(2);
-    const forged = `${minted[0]?.key.slice(0, -1)}x`;
+    const key = minted[0]!.key;
+    const forged = `${key.slice(0, -1)}${key.endsWith('x') ? 'y' : 'x'}`;
     expect(cache.verify(keys, forged, now)).toEqual({ ok: false, reason: 'mismatch' });
     for (const { key } of minted) expect(cache.verify(keys, key, now).ok).toBe(true);
     for (const { key } of minted) expect(cache.verify(keys, key, now).ok).toBe(true);
