@@ -24,7 +24,6 @@
  * `npm run bench` runs it with short settings (`--quick`, or any run under `npm run bench`): 4
  * daemons, 10-s windows, 10,000 requests each; see `QUICK` below.
  */
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -36,6 +35,7 @@ import { launchServe, startSim, stop, type ModgateProcess } from '../harness/pro
 import { eventually } from '../harness/stack.ts';
 import { embeddedNodePath } from '../scripts/embedded-node.ts';
 import { cpuMs, startScript, type Child } from './e2e/processes.ts';
+import { startBare } from './density/bare-server.ts';
 import type { LoadTarget } from './density/load.ts';
 import { median, memoryOf, sumMemory, type Memory } from './density/proc-stats.ts';
 
@@ -68,12 +68,6 @@ const BINARY = values.binary;
 /** Enough for the burst: the product's per-key and per-address limits would answer most of it 429. */
 const RATE_LIMIT = 100_000_000;
 
-/** A bare node:http server: what any Node.js daemon costs before it does anything. */
-const BARE_SERVER =
-  "const s=require('node:http').createServer((q,r)=>r.end('ok'));" +
-  "s.listen(0,'127.0.0.1',()=>console.log(JSON.stringify({port:s.address().port})));" +
-  "process.on('SIGTERM',()=>process.exit(0));";
-
 interface Daemon {
   data: TestDataDir;
   serve: ModgateProcess;
@@ -102,18 +96,6 @@ async function startDaemon(work: string, index: number): Promise<Daemon> {
   const api = `http://127.0.0.1:${served.apiPort}`;
   await eventually(async () => (await fetch(`${api}/healthz`).catch(() => null))?.status === 200, 30_000);
   return { data, serve: served.serve, api, modPort: served.modPort, key };
-}
-
-async function startBare(node: string): Promise<Child> {
-  const child = spawn(node, ['-e', BARE_SERVER], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stdout.once('data', (chunk: Buffer) =>
-      resolve((JSON.parse(chunk.toString()) as { port: number }).port),
-    );
-    child.once('exit', (code) => reject(new Error(`bare server exited ${code}`)));
-  });
-  await fetch(`http://127.0.0.1:${port}/`); // one request, as every daemon answered /healthz
-  return { process: child, ready: Promise.resolve({ port }), stop: async () => void (await stop(child)) };
 }
 
 interface Idle {
