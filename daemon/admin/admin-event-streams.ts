@@ -6,8 +6,10 @@
  * and access watched for as long as it lasts. What ends an admin stream's access is its admin
  * token being revoked (or taken from admin-tokens.json): AdminTokens tells us the moment the
  * daemon loads that change, and every stream that token opened (directly, or through a panel
- * session made from it) ends with the 401 envelope a new request would get. A stream opened
- * over admin.sock has no token; it lasts until the client or the daemon ends it.
+ * session made from it) ends with the 401 envelope a new request would get. So does a stream a
+ * panel session opened when that session ends: signed out, expired, or pushed out at the cap
+ * (SessionStore.onEnded calls `recheckAll`). A stream opened over admin.sock has no token; it
+ * lasts until the client or the daemon ends it.
  */
 import { EventStream, type StreamSettings } from '../events/sse-stream.ts';
 import { eventView } from '../events/payloads.ts';
@@ -71,7 +73,8 @@ export class AdminEventStreams {
   }
 
   /**
-   * A stream of the events after `after` (only `types` when given) for `actor`; 429
+   * A stream of the events after `after` (only `types` when given) for `actor`, opened through
+   * `session` when a panel session made the request (its expiry, null once it has ended); 429
    * `rate_limited` when the actor, or all admins together, hold as many as allowed.
    */
   open(
@@ -79,6 +82,7 @@ export class AdminEventStreams {
     requestId: string,
     after: number,
     types: ReadonlySet<EventType> | null,
+    session: { expiry(): Date | null } | null = null,
   ): ResponseStream {
     const { eventLog, metrics, settings } = this.#options;
     const tokenId = actor.kind === 'local' ? null : actor.token_id;
@@ -100,9 +104,22 @@ export class AdminEventStreams {
         if (tokenId !== null && tokenId === this.#revoking) {
           throw new ApiError('unauthorized', 'The admin token this stream was opened with was revoked.');
         }
-        return null;
+        if (session === null) return null;
+        const expiry = session.expiry();
+        if (expiry === null) {
+          throw new ApiError(
+            'unauthorized',
+            'The panel session this stream was opened with has ended (signed out or expired); sign in again.',
+          );
+        }
+        return expiry.getTime();
       },
     });
+  }
+
+  /** Checks every open stream's access again now: a panel session ended. */
+  recheckAll(): void {
+    this.#access.recheckAll();
   }
 
   /** A slot, or 429 saying which cap is reached (StreamSlots words its refusals for /v1's keys). */

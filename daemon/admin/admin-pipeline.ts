@@ -90,12 +90,12 @@ export function createAdminPipeline(options: AdminPipelineOptions): AdminHandle 
    * as a guess: a cookie is 256 random bits, nothing to guess, and a live session is never held
    * back by others' bad tries. Bad tokens are backed off per address and token id (token-backoff.ts).
    */
-  function authenticate(req: ApiRequest): AdminActor {
-    if (transport.kind === 'socket') return { kind: 'local', uid: transport.uid };
+  function authenticate(req: ApiRequest): { actor: AdminActor; sessionId: string | null } {
+    if (transport.kind === 'socket') return { actor: { kind: 'local', uid: transport.uid }, sessionId: null };
     const authorization = req.headers['authorization'];
     if (authorization === undefined) {
-      const session = panel?.actorOf(req);
-      if (session) return session.actor;
+      const signedIn = panel?.actorOf(req);
+      if (signedIn) return { actor: signedIn.actor, sessionId: signedIn.session.id };
       throw unauthorized(req);
     }
     const text = BEARER.exec(authorization)?.[1] ?? '';
@@ -107,7 +107,7 @@ export function createAdminPipeline(options: AdminPipelineOptions): AdminHandle 
       throw unauthorized(req);
     }
     backoff.succeeded(req.remoteAddress, credential);
-    return { kind: 'token', token_id: record.id, name: record.name };
+    return { actor: { kind: 'token', token_id: record.id, name: record.name }, sessionId: null };
   }
 
   function unauthorized(req: ApiRequest): ApiError {
@@ -126,7 +126,7 @@ export function createAdminPipeline(options: AdminPipelineOptions): AdminHandle 
       exchange.route = router.match(req.method, url.pathname)?.route ?? null;
       return early;
     }
-    const actor = authenticate(req);
+    const { actor, sessionId } = authenticate(req);
     exchange.actor = actor;
     if (req.method === 'GET' && url.pathname === ADMIN_OPENAPI_PATH && options.openapi) {
       openapiBody ??= Buffer.from(JSON.stringify(options.openapi()));
@@ -145,6 +145,7 @@ export function createAdminPipeline(options: AdminPipelineOptions): AdminHandle 
       query: input.query,
       body: input.body,
       actor,
+      sessionId,
       requestId: exchange.requestId,
       headers: req.headers,
       admin: services,

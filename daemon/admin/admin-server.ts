@@ -88,6 +88,7 @@ export async function startAdminServer(init: AdminServerInit): Promise<AdminServ
 function panelServices(init: AdminServerInit, tcp: () => HttpServerHandle | undefined): PanelServices {
   const sessions = new SessionStore(init.options.sessions);
   init.services.tokens.onRevoked((tokenId) => sessions.endForToken(tokenId));
+  sessions.onEnded(() => init.services.eventStreams.recheckAll());
   const tls = init.options.listen !== undefined && init.options.tls !== undefined;
   return {
     sessions,

@@ -37,6 +37,8 @@ export interface AdminContext<P, Q, B> {
   query: Q;
   body: B;
   actor: AdminActor;
+  /** The short id (`Session.id`) of the panel session the request came with; null otherwise. */
+  sessionId: string | null;
   requestId: string;
   /** Request headers, names in lower case. */
   headers: Record<string, string | undefined>;

@@ -6,7 +6,9 @@
  * one-time code (`{code}`, minted over admin.sock by `modgate admin login-url`). Secrets are
  * 32 random bytes; only their SHA-256 is kept, so a heap dump holds no usable cookie. Sessions
  * expire after `ttlMs`, end with their token (`endForToken`, and the auth stage checks the token
- * on every request), and do not survive a restart (signing in again is the cure).
+ * on every request), and do not survive a restart (signing in again is the cure). Whatever ends a
+ * session before its expiry (sign-out, its token revoked, the cap) tells `onEnded`'s listeners, so
+ * an event stream the session opened ends with it (admin-event-streams.ts).
  *
  * Both maps have a cap: at the cap the oldest entry goes, so memory is bounded whatever a token
  * holder does; a code lives `codeTtlMs` and is spent by its first use, right or wrong session.
@@ -63,6 +65,7 @@ function digest(secret: string): string {
 export class SessionStore {
   readonly options: SessionOptions;
   readonly #sessions = new Map<string, Held<Session>>();
+  readonly #endedListeners = new Set<() => void>();
   readonly #codes = new Map<string, Held<SessionOwner>>();
   readonly #now: () => number;
 
@@ -73,6 +76,7 @@ export class SessionStore {
 
   /** Starts a session; returns its secret (the cookie's value) and the session. */
   create(owner: SessionOwner): { secret: string; session: Session } {
+    const before = this.#sessions.size;
     const secret = newSecret();
     const hash = digest(secret);
     const now = this.#now();
@@ -88,6 +92,8 @@ export class SessionStore {
       { value: session, expires: now + this.options.ttlMs },
       this.options.maxSessions,
     );
+    // The oldest session was signed out to make room at the cap, or expired ones were dropped.
+    if (this.#sessions.size <= before) this.#ended();
     return { secret, session };
   }
 
@@ -96,9 +102,26 @@ export class SessionStore {
     return this.#take(this.#sessions, digest(secret), false);
   }
 
+  /** The expiry of the live session with this short id (`Session.id`), or null: ended or expired. */
+  expiryOf(id: string): Date | null {
+    const now = this.#now();
+    for (const held of this.#sessions.values()) {
+      if (held.value.id === id) return held.expires > now ? held.value.expires_at : null;
+    }
+    return null;
+  }
+
+  /** Calls `listener` whenever sessions end before their expiry (sign-out, token revoked, cap). */
+  onEnded(listener: () => void): () => void {
+    this.#endedListeners.add(listener);
+    return () => void this.#endedListeners.delete(listener);
+  }
+
   /** Signs out the session of this cookie value; true if there was one. */
   end(secret: string): boolean {
-    return this.#sessions.delete(digest(secret));
+    const ended = this.#sessions.delete(digest(secret));
+    if (ended) this.#ended();
+    return ended;
   }
 
   /** Signs out every session made from this admin token (the token was revoked). */
@@ -110,6 +133,7 @@ export class SessionStore {
         ended += 1;
       }
     }
+    if (ended > 0) this.#ended();
     return ended;
   }
 
@@ -142,6 +166,10 @@ export class SessionStore {
     if (held === undefined) return undefined;
     if (spend || held.expires <= this.#now()) map.delete(hash);
     return held.expires <= this.#now() ? undefined : held.value;
+  }
+
+  #ended(): void {
+    for (const listener of this.#endedListeners) listener();
   }
 
   /** Drops expired entries; run on each insert, so no timer is needed (idle means idle). */

@@ -2,7 +2,8 @@
  * GET /admin/v1/events (docs/admin.md, "Live events") on the admin TCP listener of an in-process
  * daemon, with admin tokens: every event, unredacted, as SSE; resume with Last-Event-ID; caps per
  * admin; and the stream cut, with the 401 envelope as its final message, the moment the admin
- * token that opened it is revoked, while another token's stream goes on.
+ * token that opened it is revoked, or the panel session that opened it signs out or expires,
+ * while other streams go on.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { formatHostPort } from '../../daemon/host-port.ts';
@@ -27,8 +28,13 @@ const JOINED = {
 async function setup(
   eventStreams?: { maxPerActor?: number; maxTotal?: number },
   daemon: StackOptions['daemon'] = {},
+  sessions?: { ttlMs: number },
 ): Promise<Stack> {
-  const admin = { listen: { host: '127.0.0.1', port: 0 }, ...(eventStreams ? { eventStreams } : {}) };
+  const admin = {
+    listen: { host: '127.0.0.1', port: 0 },
+    ...(eventStreams ? { eventStreams } : {}),
+    ...(sessions ? { sessions } : {}),
+  };
   stack = await startStack({ sim: false, daemon: { ...daemon, admin } });
   return stack;
 }
@@ -64,6 +70,33 @@ async function stream(
   });
   open.push(client);
   return client;
+}
+
+/** A request to /admin/v1/session, the panel's sign-in and sign-out. */
+const session = (s: Stack, init: { method: string; body?: unknown; headers?: Record<string, string> }) =>
+  adminRequest({ url: base(s), path: '/admin/v1/session', ...init });
+
+/** Signs in to the panel with `bearer`; the session cookie, as `name=value`. */
+async function signIn(s: Stack, bearer: string): Promise<string> {
+  const answer = await session(s, { method: 'POST', body: { token: bearer } });
+  expect(answer.status).toBe(201);
+  return answer.headers['set-cookie']?.[0]?.split(';')[0] ?? '';
+}
+
+async function sessionStream(s: Stack, cookie: string): Promise<SseClient> {
+  const client = await openSse(`${base(s)}/admin/v1/events`, { cookie });
+  open.push(client);
+  expect(client.status).toBe(200);
+  return client;
+}
+
+/** The stream's final message, once it has ended: the 401 envelope. */
+async function endedUnauthorized(client: SseClient): Promise<string> {
+  const final = await client.next((m) => m.event === 'error', 10_000);
+  await client.ended;
+  const envelope = JSON.parse(final.data) as { error: { code: string; message: string } };
+  expect(envelope.error.code).toBe('unauthorized');
+  return envelope.error.message;
 }
 
 describe('GET /admin/v1/events', () => {
@@ -148,5 +181,28 @@ describe('GET /admin/v1/events', () => {
     const final = await client.next((m) => m.event === 'stream.closed', 10_000);
     expect(JSON.parse(final.data)).toMatchObject({ reason: 'slow_reader' });
     await client.ended;
+  });
+
+  it("ends a panel session's stream with 401 when the session signs out, and leaves another session's open", async () => {
+    const s = await setup();
+    const { token: bearer } = await token(s, 'panel');
+    const [leaving, staying] = [await signIn(s, bearer), await signIn(s, bearer)];
+    const [client, bystander] = [await sessionStream(s, leaving), await sessionStream(s, staying)];
+    const signOut = await session(s, { method: 'DELETE', headers: { cookie: leaving } });
+    expect(signOut.status).toBe(204);
+    expect(await endedUnauthorized(client)).toContain('session');
+    const event = await s.daemon.events.append({ type: 'player.banned', data: { player: JOINED.player } });
+    await bystander.next((m) => m.id === String(event?.id));
+    expect(bystander.messages.filter((m) => m.event === 'error')).toEqual([]);
+  });
+
+  it("ends a panel session's stream with 401 when the session expires, with no request to notice it", async () => {
+    const s = await setup(undefined, {}, { ttlMs: 1_500 });
+    const { token: bearer } = await token(s, 'panel');
+    const client = await sessionStream(s, await signIn(s, bearer));
+    const tokenStream = await stream(s, bearer);
+    expect(await endedUnauthorized(client)).toContain('expired');
+    const event = await s.daemon.events.append({ type: 'player.banned', data: { player: JOINED.player } });
+    await tokenStream.next((m) => m.id === String(event?.id));
   });
 });

@@ -28,9 +28,10 @@ export const eventRoutes = [
     query: EventsQuery,
     response: { status: 200 },
     errors: ['rate_limited'],
-    stream: ({ query, headers, actor, requestId, admin }) => {
+    stream: ({ query, headers, actor, sessionId, requestId, admin }) => {
       const after = startAfter(admin.events, query, headers['last-event-id'], admin.events.lastId());
-      return admin.eventStreams.open(actor, requestId, after, query.types ?? null);
+      const session = sessionId === null ? null : { expiry: () => admin.panel.sessions.expiryOf(sessionId) };
+      return admin.eventStreams.open(actor, requestId, after, query.types ?? null, session);
     },
     handler: async () => {
       throw new Error('GET /admin/v1/events always streams');

@@ -51,6 +51,35 @@ describe('SessionStore', () => {
     expect(store.find(other.secret)).toBeDefined();
   });
 
+  it('tells its listeners when sessions end before their expiry: sign-out, token revoked, the cap', () => {
+    const store = new SessionStore({ maxSessions: 2 });
+    let told = 0;
+    store.onEnded(() => (told += 1));
+    const first = store.create(owner);
+    const second = store.create(owner);
+    expect(told).toBe(0);
+    store.create({ token_id: 'adm_2', name: 'other' });
+    expect(told).toBe(1);
+    expect(store.expiryOf(first.session.id)).toBeNull();
+    expect(store.expiryOf(second.session.id)).toEqual(second.session.expires_at);
+    expect(store.end(second.secret)).toBe(true);
+    expect(store.end(second.secret)).toBe(false);
+    expect(told).toBe(2);
+    expect(store.endForToken('adm_2')).toBe(1);
+    expect(store.endForToken('adm_2')).toBe(0);
+    expect(told).toBe(3);
+  });
+
+  it('knows a session by its short id until it expires', () => {
+    const { time, now } = clock();
+    const store = new SessionStore({ ttlMs: 60_000 }, now);
+    const { session } = store.create(owner);
+    expect(store.expiryOf(session.id)).toEqual(session.expires_at);
+    time.now += 60_000;
+    expect(store.expiryOf(session.id)).toBeNull();
+    expect(store.expiryOf('000000000000')).toBeNull();
+  });
+
   it('signs out the oldest session at the cap, so memory stays bounded', () => {
     const store = new SessionStore({ maxSessions: 3 });
     const secrets = Array.from({ length: 5 }, () => store.create(owner).secret);
