@@ -187,7 +187,8 @@ async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
     : resolveLogFormat(flags.logFormat, config.log.format, io.env, isTty(io));
   const log = createLogger({ level: flags.logLevel ?? config.log.level, format, ...logSink(io) });
   const { startDaemon } = await import('../daemon/daemon.ts');
-  const daemon = await startDaemon({ dataDir, log, ...options });
+  const reloadFromFiles = (running: Daemon) => reload(running, configPath, flags, log);
+  const daemon = await startDaemon({ dataDir, log, ...options, reload: reloadFromFiles });
   log.info('listening', {
     api: formatHostPort(daemon.api),
     mod_link: formatHostPort(daemon.modLink),
@@ -199,7 +200,7 @@ async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
   });
   notifySystemd('READY=1', io.env, log);
   const stopWatchdog = startWatchdog(io.env, log);
-  const onHangUp = () => void reload(daemon, configPath, flags, log);
+  const onHangUp = () => void reloadFromFiles(daemon).catch(() => undefined); // logged there
   process.on('SIGHUP', onHangUp);
   const signal = await untilSignal(['SIGINT', 'SIGTERM']);
   process.off('SIGHUP', onHangUp);
@@ -263,8 +264,9 @@ function logSink(io: CliIo): { write?: (line: string) => void } {
 }
 
 /**
- * SIGHUP (`modgate reload`, `systemctl reload`): keys, state, certificates and the reloadable
- * settings; a broken config or data file is refused whole and logged, and the daemon runs on.
+ * SIGHUP (`systemctl reload`) and POST /admin/v1/reload (`modgate reload`): keys, state,
+ * certificates and the reloadable settings; a broken config or data file is refused whole,
+ * logged, and rejected with (for the admin API's answer), and the daemon runs on.
  */
 async function reload(
   daemon: Daemon,
@@ -279,6 +281,7 @@ async function reload(
     log.info('reloaded', { config: configPath ?? null });
   } catch (error) {
     log.error('reload refused; the running settings stay', { error: (error as Error).message });
+    throw error;
   }
 }
 

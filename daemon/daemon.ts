@@ -118,6 +118,12 @@ export interface DaemonOptions {
   keyUsage?: { flushDelayMs?: number };
   /** The admin API: admin.sock always, TCP when `listen` is set (docs/admin.md). */
   admin?: AdminListenOptions;
+  /**
+   * A reload asked for over the admin API (`modgate reload`): serve's reads its config file again
+   * and applies it as on SIGHUP; without one, `daemon.reload()` with no settings. Rejects, with
+   * the reason, when it was refused.
+   */
+  reload?: (daemon: Daemon) => Promise<void>;
 }
 
 /** What a reload (SIGHUP) may change without a restart. */
@@ -181,6 +187,7 @@ async function startLocked(
   const requests = new RecentRequests();
   const metrics = countingRequests(prometheus ?? noopMetrics, requests);
   const tokens = new AdminTokens({ dataDir, snapshot: () => snapshot.current(), log });
+  let reloadRequested = (): Promise<void> => Promise.reject(new Error('the daemon is still starting'));
   snapshot.on('change', (current) => tokens.snapshotChanged(current));
   const link = createLink(options, snapshot, metrics);
   const storage = new StorageHealth(log);
@@ -259,14 +266,8 @@ async function startLocked(
         tokens,
         requests,
         keyUsage,
-        eventStreams: new AdminEventStreams({
-          eventLog: events,
-          snapshot: () => snapshot.current(),
-          onTokenRevoked: (listener) => tokens.onRevoked(listener),
-          ...(options.stream ? { settings: options.stream } : {}),
-          ...(options.admin?.eventStreams ? { limits: options.admin.eventStreams } : {}),
-          metrics,
-        }),
+        reload: () => reloadRequested(),
+        eventStreams: adminEventStreams(options, events, snapshot, tokens, metrics),
         ...(options.admin?.auditRead ? { auditRead: options.admin.auditRead } : {}),
       },
       routes: ADMIN_ROUTES,
@@ -284,7 +285,7 @@ async function startLocked(
     http = server;
     ownListeners = [server.address, modLink, metricsServer?.address, adminServer.address].filter(isListening);
     const tls = watchTls(options.tls, server, log, certificate);
-    return {
+    const daemon: Daemon = {
       api: server.address,
       modLink,
       link,
@@ -314,12 +315,32 @@ async function startLocked(
         await closeStores();
       },
     };
+    reloadRequested = () => (options.reload ? options.reload(daemon) : daemon.reload());
+    return daemon;
   } catch (error) {
     await admin?.close(0);
     await http?.close(0);
     await closeStores();
     throw error;
   }
+}
+
+/** GET /admin/v1/events: its streams, with the /v1 stream's settings and the admin caps. */
+function adminEventStreams(
+  options: DaemonOptions,
+  events: FileEventLog,
+  snapshot: LiveSnapshot,
+  tokens: AdminTokens,
+  metrics: DaemonMetrics,
+): AdminEventStreams {
+  return new AdminEventStreams({
+    eventLog: events,
+    snapshot: () => snapshot.current(),
+    onTokenRevoked: (listener) => tokens.onRevoked(listener),
+    ...(options.stream ? { settings: options.stream } : {}),
+    ...(options.admin?.eventStreams ? { limits: options.admin.eventStreams } : {}),
+    metrics,
+  });
 }
 
 /** The request pipeline over this daemon's data dir, mod link and stores. */

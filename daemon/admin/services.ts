@@ -53,6 +53,11 @@ export interface AdminServices {
   panel: PanelServices;
   /** When and from where each API key last authenticated on /v1 (GET /admin/v1/keys). */
   keyUsage: KeyUsageRecorder;
+  /**
+   * POST /admin/v1/reload: the files, certificates and settings read again, as SIGHUP does;
+   * rejects with the reason when a broken file refused it (nothing changed then).
+   */
+  reload(): Promise<void>;
   /** GET /admin/v1/events: its streams, their caps, and their cut when a token is revoked. */
   eventStreams: AdminEventStreams;
   /** GET /admin/v1/audit: a page's time budget and file count (defaults in AUDIT_READ_DEFAULTS). */

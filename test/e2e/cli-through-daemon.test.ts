@@ -33,12 +33,28 @@ interface AuditLine {
   status: number;
 }
 
-async function auditLines(dir: string): Promise<AuditLine[]> {
+async function readAuditLines(dir: string): Promise<AuditLine[]> {
   const text = await readFile(join(dir, 'audit.jsonl'), 'utf8').catch(() => '');
   return text
     .split('\n')
     .filter((line) => line !== '')
     .map((line) => JSON.parse(line) as AuditLine);
+}
+
+/**
+ * The audit log's lines once `count` lines match `route` ("METHOD /route" or "METHOD /route
+ * STATUS"), or after 10 s, for the assertions to say what is missing: the daemon appends a line
+ * once it has answered, so the line can land just after the CLI has its answer.
+ */
+async function auditLines(dir: string, route: string, count = 1): Promise<AuditLine[]> {
+  let lines: AuditLine[] = [];
+  const matches = (line: AuditLine) =>
+    `${line.method} ${line.route}` === route || `${line.method} ${line.route} ${line.status}` === route;
+  await eventually(async () => {
+    lines = await readAuditLines(dir);
+    return lines.filter(matches).length >= count;
+  }, 10_000).catch(() => undefined);
+  return lines;
 }
 
 let data: TestDataDir;
@@ -68,7 +84,7 @@ describe('the CLI while serve runs', () => {
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({ api_enabled: false, changed: true, premium_active: true });
     expect(await status()).toBe(404);
-    expect(await auditLines(data.dir)).toContainEqual(
+    expect(await auditLines(data.dir, 'PUT /admin/v1/api')).toContainEqual(
       expect.objectContaining({
         actor: { kind: 'local', uid: process.getuid!() },
         method: 'PUT',
@@ -111,7 +127,8 @@ describe('the CLI while serve runs', () => {
     expect((await run(['plan', 'status', '--data-dir', data.dir])).stdout).toBe(
       'Plan: premium on, features: shop (active)\n',
     );
-    const routes = (await auditLines(data.dir)).map((line) => `${line.method} ${line.route}`);
+    const lines = await auditLines(data.dir, 'PUT /admin/v1/plan', 3);
+    const routes = lines.map((line) => `${line.method} ${line.route}`);
     expect(routes.filter((route) => route === 'PUT /admin/v1/plan')).toHaveLength(3);
   });
 
@@ -137,7 +154,8 @@ describe('the CLI while serve runs', () => {
     ]);
     expect(unknown.code).toBe(1);
     expect(JSON.parse(unknown.stderr)).toMatchObject({ error: { code: 'token_not_found' } });
-    const routes = (await auditLines(data.dir)).map((line) => `${line.method} ${line.route} ${line.status}`);
+    const lines = await auditLines(data.dir, 'DELETE /admin/v1/tokens/{id} 404');
+    const routes = lines.map((line) => `${line.method} ${line.route} ${line.status}`);
     expect(routes).toEqual(
       expect.arrayContaining([
         'POST /admin/v1/tokens 201',
@@ -195,7 +213,8 @@ describe('the CLI while serve runs', () => {
     expect(unknown.stderr).toBe(
       `error: no key with id aaaaaaaaaaaa in ${data.dir} (see \`modgate keys list\`)\n`,
     );
-    const routes = (await auditLines(data.dir)).map((line) => `${line.method} ${line.route} ${line.status}`);
+    const lines = await auditLines(data.dir, 'DELETE /admin/v1/keys/{id} 204');
+    const routes = lines.map((line) => `${line.method} ${line.route} ${line.status}`);
     expect(routes).toEqual(
       expect.arrayContaining([
         'POST /admin/v1/keys 201',
@@ -257,31 +276,42 @@ describe('modgate reload', () => {
     expect(await status()).not.toBe(404);
   });
 
-  it('applies the hand edit when asked, and says which daemon it asked', async () => {
+  it('applies the hand edit before it returns, and says so', async () => {
     const result = await run(['reload', '--data-dir', data.dir]);
-    expect(result.code).toBe(0);
-    expect(result.stdout).toContain(
-      `Asked the modgate daemon (process ${serve.pid}) serving ${data.dir} to reload`,
-    );
-    await eventually(async () => (await status()) === 404, 10_000);
-    await eventually(() => serve.output().includes('"msg":"reloaded"'), 10_000);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout).toContain(`Reloaded: the daemon serving ${data.dir} read its data files`);
+    expect(await status()).toBe(404); // no waiting: the answer came after the reload
+    await eventually(() => serve.output().includes('"msg":"reloaded"'), 10_000); // the log line, through a pipe
   });
 
-  it('refuses a reload that finds a broken file, keeps serving what it had, and logs the file', async () => {
+  it('exits 1 with the broken file named, and the daemon keeps serving what it had', async () => {
     await editState((state) => ({ ...state, api_enabled: true }));
     expect((await run(['reload', '--data-dir', data.dir])).code).toBe(0);
-    await eventually(async () => (await status()) !== 404, 10_000);
+    expect(await status()).not.toBe(404);
 
     const good = await state();
     await writeFile(statePath(), '{ "api_enabled": false, ');
-    const reloaded = await run(['reload', '--data-dir', data.dir, '--json']);
-    expect(JSON.parse(reloaded.stdout)).toMatchObject({ signalled: true, pid: serve.pid });
+    const refused = await run(['reload', '--data-dir', data.dir, '--json']);
+    expect(refused.code).toBe(1);
+    const error = (JSON.parse(refused.stderr) as { error: { code: string; message: string } }).error;
+    expect(error.code).toBe('reload_refused');
+    expect(error.message).toContain(`${statePath()} is not valid JSON`);
+    expect(error.message).toContain('serves what it had');
     await eventually(() => serve.output().includes('reload refused'), 10_000);
-    expect(serve.output()).toContain(`${statePath()} is not valid JSON`);
     expect(serve.exitCode).toBeNull();
     expect(await status()).not.toBe(404);
     expect((await fetch(`http://127.0.0.1:${apiPort}/healthz`)).status).toBe(200);
     await writeFile(statePath(), JSON.stringify(good));
+  });
+
+  it('reloads on SIGHUP too (what systemctl reload sends), logging the outcome', async () => {
+    await editState((state) => ({ ...state, api_enabled: false }));
+    const logged = serve.output().split('"msg":"reloaded"').length;
+    serve.kill('SIGHUP');
+    await eventually(() => serve.output().split('"msg":"reloaded"').length > logged, 10_000);
+    expect(await status()).toBe(404);
+    await editState((state) => ({ ...state, api_enabled: true }));
+    expect((await run(['reload', '--data-dir', data.dir])).code).toBe(0);
   });
 
   it('refuses a second serve on the same data dir, naming the process that serves it', async () => {

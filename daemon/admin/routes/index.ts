@@ -6,6 +6,7 @@ import type { AnyAdminRoute } from '../define-admin-route.ts';
 import { auditRoutes } from './audit.ts';
 import { eventRoutes } from './events.ts';
 import { keyRoutes } from './keys.ts';
+import { reloadRoutes } from './reload.ts';
 import { sessionRoutes } from './session.ts';
 import { statusRoutes } from './status.ts';
 import { switchRoutes } from './switches.ts';
@@ -23,4 +24,5 @@ export const ADMIN_ROUTES: readonly AnyAdminRoute[] = [
   ...webhookRoutes,
   ...auditRoutes,
   ...eventRoutes,
+  ...reloadRoutes,
 ];
