@@ -6,8 +6,7 @@
  * code's hash and never logs it.
  */
 import type { Command } from 'commander';
-import { request } from 'node:http';
-import { join } from 'node:path';
+import { AdminClient, adminClientFor } from './admin-client.ts';
 import { CliError } from './errors.ts';
 import { printJson, printLines, type CliIo } from './io.ts';
 import { openDataDirOf, withDataDirOption } from './options.ts';
@@ -18,10 +17,6 @@ export interface LoginCode {
   expires_at: string;
 }
 
-/** The longest answer read from the socket; a login code's is about 200 bytes. */
-const MAX_ANSWER_BYTES = 64 * 1024;
-const TIMEOUT_MS = 10_000;
-
 export function registerLoginUrlCommand(admin: Command, io: CliIo): void {
   withDataDirOption(
     admin
@@ -31,7 +26,15 @@ export function registerLoginUrlCommand(admin: Command, io: CliIo): void {
     .option('--json', 'print one JSON object: code, url, expires_at')
     .action(async (flags: { dataDir?: string; json?: boolean }) => {
       const dataDir = await openDataDirOf(flags, io);
-      const minted = await mintLoginCode(join(dataDir.path, 'admin.sock'));
+      const client = await adminClientFor(dataDir);
+      if (client === null) {
+        throw new CliError(
+          `no modgate daemon serves ${dataDir.path}: a sign-in link comes from the running daemon (modgate serve)`,
+          1,
+          'daemon_not_running',
+        );
+      }
+      const minted = await mintLoginCode(client);
       if (flags.json) return printJson(io, minted);
       if (minted.url === null) {
         throw new CliError(
@@ -42,56 +45,8 @@ export function registerLoginUrlCommand(admin: Command, io: CliIo): void {
     });
 }
 
-/** POST /admin/v1/login-codes over the socket (also the demo's sign-in link). */
-export function mintLoginCode(socketPath: string): Promise<LoginCode> {
-  return new Promise((resolve, reject) => {
-    const body = '{}';
-    const req = request(
-      {
-        socketPath,
-        method: 'POST',
-        path: '/admin/v1/login-codes',
-        headers: { host: 'localhost', 'content-type': 'application/json', 'content-length': body.length },
-        timeout: TIMEOUT_MS,
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          text += chunk;
-          if (text.length > MAX_ANSWER_BYTES) req.destroy(new Error('the daemon answered too much'));
-        });
-        res.on('end', () => settle(res.statusCode ?? 0, text, resolve, reject));
-        res.on('error', reject);
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error('the daemon did not answer in time')));
-    req.on('error', (error: NodeJS.ErrnoException) => reject(socketError(socketPath, error)));
-    req.end(body);
-  });
-}
-
-function settle(
-  status: number,
-  text: string,
-  resolve: (code: LoginCode) => void,
-  reject: (e: Error) => void,
-) {
-  try {
-    const parsed = JSON.parse(text) as LoginCode & { error?: { code: string; message: string } };
-    if (status === 201) return resolve(parsed);
-    reject(new CliError(`the daemon refused: ${parsed.error?.message ?? `HTTP ${status}`}`));
-  } catch {
-    reject(new CliError(`the daemon answered HTTP ${status} with something not JSON`));
-  }
-}
-
-function socketError(socketPath: string, error: NodeJS.ErrnoException): Error {
-  if (error.code === 'ENOENT' || error.code === 'ECONNREFUSED') {
-    return new CliError(`no daemon answers on ${socketPath}: is \`modgate serve\` running on this data dir?`);
-  }
-  if (error.code === 'EACCES') {
-    return new CliError(`${socketPath} does not let this user in: run as the user modgate serve runs as`);
-  }
-  return new CliError(`could not ask the daemon on ${socketPath}: ${error.message}`);
+/** POST /admin/v1/login-codes over the daemon's socket (also the demo's sign-in link). */
+export async function mintLoginCode(admin: AdminClient | string): Promise<LoginCode> {
+  const client = typeof admin === 'string' ? new AdminClient(admin) : admin;
+  return (await client.send({ method: 'POST', path: '/login-codes', body: {} })).body as LoginCode;
 }

@@ -323,17 +323,20 @@ describe('modgate reload', () => {
   });
 });
 
-describe('modgate reload without a daemon', () => {
-  it('exits 1 saying no daemon serves the data dir', async () => {
-    const data = await makeDataDir();
-    try {
-      const result = await run(['reload', '--data-dir', data.dir, '--json']);
-      expect(result.code).toBe(1);
-      expect(JSON.parse(result.stderr)).toMatchObject({ error: { code: 'daemon_not_running' } });
-    } finally {
-      await data.remove();
-    }
-  });
+describe('commands that ask the running daemon, without one', () => {
+  it.each([[['reload']], [['admin', 'login-url']]])(
+    '%j exits 1 saying no daemon serves the data dir',
+    async (command) => {
+      const data = await makeDataDir();
+      try {
+        const result = await run([...command, '--data-dir', data.dir, '--json']);
+        expect(result.code).toBe(1);
+        expect(JSON.parse(result.stderr)).toMatchObject({ error: { code: 'daemon_not_running' } });
+      } finally {
+        await data.remove();
+      }
+    },
+  );
 });
 
 describe('the CLI after serve crashed', () => {
