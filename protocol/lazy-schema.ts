@@ -46,3 +46,10 @@ export function schemaField<T extends object>(target: T, key: string, declared: 
       : { value: declared, enumerable: true };
   Object.defineProperty(target, key, descriptor);
 }
+
+/** A table of schemas by name, each built on its first read (the event types' data schemas). */
+export function lazyFields<K extends string, S>(declared: Record<K, () => S>): Readonly<Record<K, S>> {
+  const table = {} as Record<K, S>;
+  for (const [key, build] of Object.entries(declared)) schemaField(table, key, build);
+  return Object.freeze(table);
+}

@@ -65,7 +65,7 @@ export const listBases = defineRoute({
   operationId: 'listBases',
   summary: 'Bases, by flag id, with filters',
   query: ListQuery,
-  response: { status: 200, schema: () => collection(Base, true, 'BasePage') },
+  response: { status: 200, schema: () => collection(Base(), true, 'BasePage') },
   handler: ({ query: { cursor, limit, ...filters }, page }) =>
     page('bases.list', filters, { cursor, limit, tags: TAGS }),
 });

@@ -114,7 +114,7 @@ export const listClaimCodes = defineRoute({
         cursor: cursorParam,
       })
       .strict(),
-  response: { status: 200, schema: () => collection(ClaimCode, true, 'ClaimCodePage') },
+  response: { status: 200, schema: () => collection(ClaimCode(), true, 'ClaimCodePage') },
   errors: ['server_unavailable', 'gateway_timeout'],
   handler: ({ query: { cursor, limit, ...filters }, page }) =>
     page('claim_codes.list', filters, { cursor, limit }),

@@ -202,7 +202,7 @@ export const listCommandHistory = defineRoute({
   query: HistoryQuery,
   response: {
     status: 200,
-    schema: () => collection(CommandHistoryEntry, false, 'CommandHistoryPage'),
+    schema: () => collection(CommandHistoryEntry(), false, 'CommandHistoryPage'),
   },
   cache: { kind: 'no-store' },
   errors: ['server_unavailable', 'gateway_timeout'],

@@ -68,7 +68,7 @@ export const listContainers = defineRoute({
   operationId: 'listContainers',
   summary: 'Containers, by entity id, with filters',
   query: ListQuery,
-  response: { status: 200, schema: () => collection(Container, true, 'ContainerPage') },
+  response: { status: 200, schema: () => collection(Container(), true, 'ContainerPage') },
   handler: ({ query: { cursor, limit, ...filters }, page }) =>
     page('containers.list', filters, { cursor, limit, tags: TAGS }),
 });

@@ -47,7 +47,7 @@ export const listTransactions = defineRoute({
   query: LedgerQuery,
   response: {
     status: 200,
-    schema: () => collection(LedgerEntry, false, 'LedgerPage'),
+    schema: () => collection(LedgerEntry(), false, 'LedgerPage'),
   },
   cache: { kind: 'no-store' },
   errors: ['server_unavailable', 'gateway_timeout'],

@@ -60,7 +60,7 @@ export const listPacks = defineRoute({
       })
       .strict()
       .superRefine(filterRules({ structured: ['enabled', 'category_id'] })),
-  response: { status: 200, schema: () => collection(Pack, true, 'PackPage') },
+  response: { status: 200, schema: () => collection(Pack(), true, 'PackPage') },
   errors: READ_ERRORS,
   handler: ({ query: { cursor, limit, ...filters }, page }) => page('packs.list', filters, { cursor, limit }),
 });
@@ -189,7 +189,7 @@ export const listDeliveries = defineRoute({
       })
       .strict()
       .superRefine(filterRules({ structured: [], pairs: [['platform_id', 'social_id']] })),
-  response: { status: 200, schema: () => collection(PackDelivery, true, 'PackDeliveryPage') },
+  response: { status: 200, schema: () => collection(PackDelivery(), true, 'PackDeliveryPage') },
   errors: READ_ERRORS,
   handler: ({ query: { cursor, limit, ...filters }, page }) =>
     page('packs.deliveries', filters, { cursor, limit }),

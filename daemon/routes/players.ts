@@ -61,7 +61,7 @@ export const listPlayers = defineRoute({
           pairs: [['platform_id', 'social_id']],
         }),
       ),
-  response: { status: 200, schema: () => collection(RosterRow, true, 'RosterPage') },
+  response: { status: 200, schema: () => collection(RosterRow(), true, 'RosterPage') },
   cache: cached,
   errors: ['server_unavailable', 'gateway_timeout'],
   handler: ({ query: { cursor, limit, ...filters }, page }) =>
@@ -83,7 +83,7 @@ export const listOnlinePlayers = defineRoute({
   response: {
     status: 200,
     schema: () =>
-      z.object({ online: z.number().int(), data: z.array(OnlineRow) }).meta({ id: 'OnlineSnapshot' }),
+      z.object({ online: z.number().int(), data: z.array(OnlineRow()) }).meta({ id: 'OnlineSnapshot' }),
   },
   cache: cached,
   errors: ['server_unavailable', 'gateway_timeout'],
@@ -114,7 +114,7 @@ export const getPlayerInventory = defineRoute({
   params: refParams,
   response: {
     status: 200,
-    schema: () => z.object({ items: z.array(InventoryItem) }).meta({ id: 'PlayerInventory' }),
+    schema: () => z.object({ items: z.array(InventoryItem()) }).meta({ id: 'PlayerInventory' }),
   },
   cache: cached,
   errors: ['server_unavailable', 'gateway_timeout'],
@@ -144,7 +144,7 @@ export const listPlayerViolations = defineRoute({
   scope: 'players:read_sensitive',
   params: refParams,
   query: () => z.object({ limit: limitParam(1, 100), cursor: cursorParam }).strict(),
-  response: { status: 200, schema: () => collection(Violation, false, 'ViolationPage') },
+  response: { status: 200, schema: () => collection(Violation(), false, 'ViolationPage') },
   cache: { kind: 'no-store' },
   errors: ['server_unavailable', 'gateway_timeout'],
   handler: ({ params, query: { cursor, limit }, page }) =>

@@ -71,7 +71,7 @@ export const listSquads = defineRoute({
   operationId: 'listSquads',
   summary: 'Squads, by id, with filters',
   query: ListQuery,
-  response: { status: 200, schema: () => collection(SquadRow, true, 'SquadPage') },
+  response: { status: 200, schema: () => collection(SquadRow(), true, 'SquadPage') },
   handler: ({ query: { cursor, limit, ...filters }, page }) =>
     page('squads.list', filters, { cursor, limit, tags: TAGS }),
 });
@@ -94,7 +94,7 @@ export const listSquadMembers = defineRoute({
   operationId: 'listSquadMembers',
   summary: 'Every member of a squad (not paginated: bounded by the member limit)',
   params: idParams,
-  response: { status: 200, schema: () => z.object({ data: z.array(SquadMember) }) },
+  response: { status: 200, schema: () => z.object({ data: z.array(SquadMember()) }) },
   handler: ({ params, read }) => read('squads.members', { id: params.id }, TAGS),
 });
 
@@ -117,7 +117,7 @@ export const listSquadBases = defineRoute({
   summary: 'Bases owned by a squad’s members, by flag id',
   params: idParams,
   query: AssetQuery,
-  response: { status: 200, schema: () => collection(Base, false, 'SquadBasePage') },
+  response: { status: 200, schema: () => collection(Base(), false, 'SquadBasePage') },
   handler: ({ params, query: { cursor, limit }, page }) =>
     page('squads.bases', { id: params.id }, { cursor, limit, tags: TAGS }),
 });
@@ -130,7 +130,7 @@ export const listSquadVehicles = defineRoute({
   summary: 'Vehicles owned by a squad’s members, by entity id',
   params: idParams,
   query: AssetQuery,
-  response: { status: 200, schema: () => collection(Vehicle, false, 'SquadVehiclePage') },
+  response: { status: 200, schema: () => collection(Vehicle(), false, 'SquadVehiclePage') },
   handler: ({ params, query: { cursor, limit }, page }) =>
     page('squads.vehicles', { id: params.id }, { cursor, limit, tags: TAGS }),
 });
@@ -143,7 +143,7 @@ export const listSquadContainers = defineRoute({
   summary: 'Containers owned by a squad’s members, by entity id',
   params: idParams,
   query: AssetQuery,
-  response: { status: 200, schema: () => collection(Container, false, 'SquadContainerPage') },
+  response: { status: 200, schema: () => collection(Container(), false, 'SquadContainerPage') },
   handler: ({ params, query: { cursor, limit }, page }) =>
     page('squads.containers', { id: params.id }, { cursor, limit, tags: TAGS }),
 });

@@ -55,7 +55,7 @@ export const listVehicles = defineRoute({
   operationId: 'listVehicles',
   summary: 'Vehicles, by entity id, with filters',
   query: ListQuery,
-  response: { status: 200, schema: () => collection(Vehicle, true, 'VehiclePage') },
+  response: { status: 200, schema: () => collection(Vehicle(), true, 'VehiclePage') },
   handler: ({ query: { cursor, limit, ...filters }, page }) =>
     page('vehicles.list', filters, { cursor, limit, tags: TAGS }),
 });
