@@ -1,6 +1,7 @@
 /**
  * A route is a declaration: method, path, scope, schemas, cache
  * policy and what to do. The router, validation, handler types and /openapi.json all read it.
+ * Its schemas may be given as thunks, built on the first read (protocol/lazy-schema.ts).
  */
 import type { z } from 'zod';
 import { type Declared, schemaField } from '../../protocol/lazy-schema.ts';
