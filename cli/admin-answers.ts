@@ -6,6 +6,7 @@
  */
 import * as z from 'zod';
 import { DeliveryAttemptSchema, endpointShape } from '../daemon/routes/webhooks-common.ts';
+import { lazySchema } from '../protocol/lazy-schema.ts';
 import type { EndpointView, recentAttempts } from '../daemon/events/webhooks/views.ts';
 import type { AdminTokenView, CreatedAdminToken } from '../daemon/store/admin-tokens.ts';
 import { PLAN_FEATURES, type Plan } from '../daemon/store/state.ts';
@@ -86,24 +87,24 @@ export function createdTokenFromAnswer(body: unknown): CreatedAdminToken {
 }
 
 /** A webhook endpoint as /admin/v1/webhooks shows it, cut to the view the CLI prints offline too. */
-const webhookView = z.object(endpointShape);
+const webhookView = lazySchema(() => z.object(endpointShape()));
 
 export function webhookViewFromAnswer(body: unknown): EndpointView {
-  const parsed = webhookView.safeParse(body);
+  const parsed = webhookView().safeParse(body);
   if (!parsed.success) throw unexpectedAnswer('/webhooks');
   return parsed.data;
 }
 
 /** GET /admin/v1/webhooks: every endpoint (one page: the daemon holds at most 50). */
 export function webhookViewsFromAnswer(body: unknown): EndpointView[] {
-  const parsed = z.looseObject({ data: z.array(webhookView) }).safeParse(body);
+  const parsed = z.looseObject({ data: z.array(webhookView()) }).safeParse(body);
   if (!parsed.success) throw unexpectedAnswer('/webhooks');
   return parsed.data.data;
 }
 
 /** GET /admin/v1/webhooks/{id}/deliveries. */
 export function attemptsFromAnswer(body: unknown): ReturnType<typeof recentAttempts> {
-  const parsed = z.looseObject({ data: z.array(DeliveryAttemptSchema) }).safeParse(body);
+  const parsed = z.looseObject({ data: z.array(DeliveryAttemptSchema()) }).safeParse(body);
   if (!parsed.success) throw unexpectedAnswer('/webhooks/{id}/deliveries');
   return parsed.data.data;
 }

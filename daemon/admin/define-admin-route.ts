@@ -6,7 +6,8 @@
  */
 import type { z } from 'zod';
 import type { AnyErrorCode } from '../http/error-catalogue.ts';
-import type { OperationSpec } from '../http/define-route.ts';
+import { type OperationSpec, withLazySchemas } from '../http/define-route.ts';
+import type { Declared } from '../../protocol/lazy-schema.ts';
 import type { ResponseStream } from '../http/types.ts';
 import type { AdminServices } from './services.ts';
 
@@ -74,6 +75,19 @@ export interface AdminRouteSpec<
   handler(ctx: AdminContext<Out<P>, Out<Q>, Out<B>>): Promise<R extends Schema ? z.output<R> : void>;
 }
 
+/** An admin route as declared: its schemas given as built or as thunks (protocol/lazy-schema.ts). */
+export interface AdminRouteDeclaration<
+  P extends Schema | undefined,
+  Q extends Schema | undefined,
+  B extends Schema | undefined,
+  R extends Schema | undefined,
+> extends Omit<AdminRouteSpec<P, Q, B, R>, 'params' | 'query' | 'body' | 'response'> {
+  params?: Declared<P>;
+  query?: Declared<Q>;
+  body?: Declared<B>;
+  response: { status: 200 | 201 | 204; schema?: Declared<R> };
+}
+
 /** A route of any shape, as the admin router and the OpenAPI generator see it. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyAdminRoute = AdminRouteSpec<any, any, any, any>;
@@ -83,12 +97,13 @@ export function defineAdminRoute<
   Q extends Schema | undefined,
   B extends Schema | undefined,
   R extends Schema | undefined,
->(route: AdminRouteSpec<P, Q, B, R>): AnyAdminRoute {
+>(route: AdminRouteDeclaration<P, Q, B, R>): AnyAdminRoute {
   if (!route.path.startsWith(`${ADMIN_PREFIX}/`)) {
     throw new Error(`admin route ${route.path} is not under ${ADMIN_PREFIX}/`);
   }
   if (route.path === RESERVED_ADMIN_PREFIX || route.path.startsWith(`${RESERVED_ADMIN_PREFIX}/`)) {
     throw new Error(`${RESERVED_ADMIN_PREFIX} is reserved for serving several game servers`);
   }
-  return Object.freeze(route) as AnyAdminRoute;
+  // Each schema is built on the route's first request, as /v1's are (withLazySchemas).
+  return withLazySchemas(route) as AnyAdminRoute;
 }

@@ -1,8 +1,10 @@
 /**
  * A route is a declaration: method, path, scope, schemas, cache
  * policy and what to do. The router, validation, handler types and /openapi.json all read it.
+ * Its schemas may be given as thunks, built on the first read (protocol/lazy-schema.ts).
  */
 import type { z } from 'zod';
+import { type Declared, schemaField } from '../../protocol/lazy-schema.ts';
 import type { OpArgs, OpName, OpResult } from '../../protocol/ops/index.ts';
 import type { FileEventLog } from '../events/event-log.ts';
 import type { StreamSettings } from '../events/sse-stream.ts';
@@ -156,11 +158,44 @@ export interface RouteSpec<
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyRoute = RouteSpec<any, any, any, any>;
 
+/** The schema fields of a declaration, which may each be a thunk built on first use. */
+type SchemaKeys = 'params' | 'query' | 'body' | 'response';
+
+/** A /v1 route as declared: its schemas given as built or as thunks (protocol/lazy-schema.ts). */
+export interface RouteDeclaration<
+  P extends Schema | undefined,
+  Q extends Schema | undefined,
+  B extends Schema | undefined,
+  R extends Schema,
+> extends Omit<RouteSpec<P, Q, B, R>, SchemaKeys> {
+  params?: Declared<P>;
+  query?: Declared<Q>;
+  body?: Declared<B>;
+  response: { status: 200 | 201 | 204; schema: Declared<R> };
+}
+
+/**
+ * The declaration as the router and the OpenAPI generator read it: the same fields, each schema
+ * given as a thunk becoming a getter that builds it on first read (a route's first request).
+ */
+export function withLazySchemas<T extends { response: object }>(declaration: T): T {
+  const { params, query, body, response, ...rest } = declaration as T & Record<SchemaKeys, unknown>;
+  const { schema, ...status } = response as { schema?: unknown };
+  const route = { ...rest } as Record<string, unknown>;
+  schemaField(route, 'params', params);
+  schemaField(route, 'query', query);
+  schemaField(route, 'body', body);
+  const answer = { ...status };
+  schemaField(answer, 'schema', schema);
+  route['response'] = Object.freeze(answer);
+  return Object.freeze(route) as T;
+}
+
 export function defineRoute<
   P extends Schema | undefined,
   Q extends Schema | undefined,
   B extends Schema | undefined,
   R extends Schema,
->(route: RouteSpec<P, Q, B, R>): AnyRoute {
-  return Object.freeze(route) as AnyRoute;
+>(route: RouteDeclaration<P, Q, B, R>): AnyRoute {
+  return withLazySchemas(route) as AnyRoute;
 }

@@ -14,6 +14,7 @@ import {
   socialIdParam,
 } from './params.ts';
 import { PLAYERS_TAG } from './players.ts';
+import { lazySchema } from '../../protocol/lazy-schema.ts';
 
 /**
  * Read-cache tags (daemon/http/read-cache.ts). Every asset read carries `assets` and `players`:
@@ -27,14 +28,16 @@ export const ASSET_READ_TAGS: readonly string[] = [ASSET_TAG, PLAYERS_TAG];
 export const SQUAD_READ_TAGS: readonly string[] = [ASSET_TAG, SQUAD_TAG, PLAYERS_TAG];
 
 /** `{id}` of squads and bases: digits, first digit 1 to 9, else 400; an integer in the document. */
-export const idParams = z
-  .object({ id: positiveIntegerParam.describe('Positive integer, no leading zeros') })
-  .strict();
+export const idParams = lazySchema(() =>
+  z.object({ id: positiveIntegerParam.describe('Positive integer, no leading zeros') }).strict(),
+);
 
 /** `{id}` of vehicles and containers: the same digits, a string (entity ids can pass 2^53-1). */
-export const entityIdParams = z
-  .object({ id: positiveIdParam.describe('Entity id: a decimal string, positive, no leading zeros') })
-  .strict();
+export const entityIdParams = lazySchema(() =>
+  z
+    .object({ id: positiveIdParam.describe('Entity id: a decimal string, positive, no leading zeros') })
+    .strict(),
+);
 
 /** A count filter: a non-negative integer in plain digits. */
 export const countParam = asParam(

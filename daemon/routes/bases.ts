@@ -16,6 +16,7 @@ import {
 import { collection } from './collection.ts';
 import { defineRoute } from '../http/define-route.ts';
 import { cursorParam, filterRules, limitParam, searchParam } from './params.ts';
+import { lazySchema } from '../../protocol/lazy-schema.ts';
 
 const TAGS = ASSET_READ_TAGS;
 const common = {
@@ -35,25 +36,27 @@ const STRUCTURED = [
   'max_health',
 ];
 
-const ListQuery = z
-  .object({
-    ...ownerQuery,
-    min_elements: countParam.optional(),
-    max_elements: countParam.optional(),
-    min_health: healthParam.optional(),
-    max_health: healthParam.optional(),
-    search: searchParam.optional().describe('Case-insensitive part of the owner’s character name'),
-    limit: limitParam(10, 100),
-    cursor: cursorParam,
-  })
-  .strict()
-  .superRefine(filterRules({ structured: STRUCTURED, pairs: [['owner_platform_id', 'owner_social_id']] }))
-  .superRefine(
-    rangeRules([
-      ['min_elements', 'max_elements'],
-      ['min_health', 'max_health'],
-    ]),
-  );
+const ListQuery = lazySchema(() =>
+  z
+    .object({
+      ...ownerQuery,
+      min_elements: countParam.optional(),
+      max_elements: countParam.optional(),
+      min_health: healthParam.optional(),
+      max_health: healthParam.optional(),
+      search: searchParam.optional().describe('Case-insensitive part of the owner’s character name'),
+      limit: limitParam(10, 100),
+      cursor: cursorParam,
+    })
+    .strict()
+    .superRefine(filterRules({ structured: STRUCTURED, pairs: [['owner_platform_id', 'owner_social_id']] }))
+    .superRefine(
+      rangeRules([
+        ['min_elements', 'max_elements'],
+        ['min_health', 'max_health'],
+      ]),
+    ),
+);
 
 export const listBases = defineRoute({
   ...common,
@@ -62,7 +65,7 @@ export const listBases = defineRoute({
   operationId: 'listBases',
   summary: 'Bases, by flag id, with filters',
   query: ListQuery,
-  response: { status: 200, schema: collection(Base, true, 'BasePage') },
+  response: { status: 200, schema: () => collection(Base(), true, 'BasePage') },
   handler: ({ query: { cursor, limit, ...filters }, page }) =>
     page('bases.list', filters, { cursor, limit, tags: TAGS }),
 });

@@ -18,6 +18,7 @@ import { collection } from './collection.ts';
 import { defineRoute } from '../http/define-route.ts';
 import { cursorParam, limitParam, platformIdParam, positiveIdParam } from './params.ts';
 import { actorOf } from './player-writes.ts';
+import { lazySchema } from '../../protocol/lazy-schema.ts';
 
 /** docs/openapi.md#decisions-where-the-spec-is-silent: `pack_id` is a string positive integer, in the body and the query. */
 const packIdText = positiveIdParam.describe('Pack id: a string positive integer, no leading zeros');
@@ -42,32 +43,34 @@ const codeParam = z
   .regex(/^[A-Za-z0-9-]{1,64}$/, 'a claim code: letters, digits and hyphens')
   .transform((code) => code.toUpperCase());
 
-const MintBody = z
-  .object({
-    pack_id: packIdText,
-    platform_id: platformIdParam
-      .optional()
-      .describe('The only player who may redeem it; omit for a public code (no direct message)'),
-    max_uses: z
-      .number()
-      .int()
-      .min(1)
-      .max(MAX_USES, `at most ${MAX_USES}, the largest count the game stores`)
-      .optional()
-      .meta({
-        description: `Integer >= 1 (the game stores up to ${withThousands(MAX_USES)}); default 1`,
-        default: 1,
-      }),
-    expiry_days: z
-      .number()
-      .int()
-      .min(0)
-      .max(MAX_EXPIRY_DAYS)
-      .optional()
-      .meta({ description: '0 to 3650; 0 = never expires (default)', default: 0 }),
-  })
-  .strict()
-  .meta({ id: 'ClaimCodeMintRequest' });
+const MintBody = lazySchema(() =>
+  z
+    .object({
+      pack_id: packIdText,
+      platform_id: platformIdParam
+        .optional()
+        .describe('The only player who may redeem it; omit for a public code (no direct message)'),
+      max_uses: z
+        .number()
+        .int()
+        .min(1)
+        .max(MAX_USES, `at most ${MAX_USES}, the largest count the game stores`)
+        .optional()
+        .meta({
+          description: `Integer >= 1 (the game stores up to ${withThousands(MAX_USES)}); default 1`,
+          default: 1,
+        }),
+      expiry_days: z
+        .number()
+        .int()
+        .min(0)
+        .max(MAX_EXPIRY_DAYS)
+        .optional()
+        .meta({ description: '0 to 3650; 0 = never expires (default)', default: 0 }),
+    })
+    .strict()
+    .meta({ id: 'ClaimCodeMintRequest' }),
+);
 
 export const mintClaimCode = defineRoute({
   ...common,
@@ -96,21 +99,22 @@ export const listClaimCodes = defineRoute({
   operationId: 'listClaimCodes',
   summary: 'Claim codes, newest first, with their status and direct-message delivery',
   scope: 'claim_codes:read',
-  query: z
-    .object({
-      pack_id: packIdText.optional(),
-      source: z.enum(CLAIM_SOURCES).optional(),
-      status: z.enum(CLAIM_STATUSES).optional(),
-      target: z
-        .string()
-        .regex(/^[0-9]{1,17}$/, 'digits of a platform id')
-        .optional()
-        .describe("Digits anywhere in the target's platform id (partial match)"),
-      limit: limitParam(1, 100),
-      cursor: cursorParam,
-    })
-    .strict(),
-  response: { status: 200, schema: collection(ClaimCode, true, 'ClaimCodePage') },
+  query: () =>
+    z
+      .object({
+        pack_id: packIdText.optional(),
+        source: z.enum(CLAIM_SOURCES).optional(),
+        status: z.enum(CLAIM_STATUSES).optional(),
+        target: z
+          .string()
+          .regex(/^[0-9]{1,17}$/, 'digits of a platform id')
+          .optional()
+          .describe("Digits anywhere in the target's platform id (partial match)"),
+        limit: limitParam(1, 100),
+        cursor: cursorParam,
+      })
+      .strict(),
+  response: { status: 200, schema: () => collection(ClaimCode(), true, 'ClaimCodePage') },
   errors: ['server_unavailable', 'gateway_timeout'],
   handler: ({ query: { cursor, limit, ...filters }, page }) =>
     page('claim_codes.list', filters, { cursor, limit }),
@@ -123,7 +127,7 @@ export const revokeClaimCode = defineRoute({
   operationId: 'revokeClaimCode',
   summary: 'Revoke a claim code so it can no longer be redeemed (repeatable)',
   scope: 'claim_codes:write',
-  params: z.object({ code: codeParam.describe('The code, any case') }).strict(),
+  params: () => z.object({ code: codeParam.describe('The code, any case') }).strict(),
   response: { status: 200, schema: RevokedClaimCode },
   errors: ['server_unavailable', 'gateway_timeout'],
   handler: (ctx) => ctx.call('claim_codes.revoke', { code: ctx.params.code, actor: actorOf(ctx.key) }),

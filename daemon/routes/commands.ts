@@ -11,6 +11,7 @@ import { defineRoute } from '../http/define-route.ts';
 import { cursorParam, dateOrder, limitParam, playerRefParam } from './params.ts';
 import { actorOf } from './player-writes.ts';
 import { PLAYERS_TAG } from './players.ts';
+import { lazySchema } from '../../protocol/lazy-schema.ts';
 
 /** The catalogue changes only when the game server restarts on a new build: a minute is fresh enough. */
 export const CATALOG_MAX_AGE_SEC = 60;
@@ -22,19 +23,23 @@ export const MAX_COMMAND_FILTER_LENGTH = 200;
 const CONTROL = /\p{Cc}/u;
 const WHITESPACE = /\s/u;
 
-const verb = z
-  .string()
-  .min(1, 'required')
-  .max(MAX_VERB_LENGTH, `at most ${MAX_VERB_LENGTH} characters`)
-  .refine((text) => !WHITESPACE.test(text), 'one token: no whitespace')
-  .refine((text) => !CONTROL.test(text), 'no control characters')
-  .describe('The command, one token, e.g. Announce');
+const verb = lazySchema(() =>
+  z
+    .string()
+    .min(1, 'required')
+    .max(MAX_VERB_LENGTH, `at most ${MAX_VERB_LENGTH} characters`)
+    .refine((text) => !WHITESPACE.test(text), 'one token: no whitespace')
+    .refine((text) => !CONTROL.test(text), 'no control characters')
+    .describe('The command, one token, e.g. Announce'),
+);
 
-const arg = z
-  .string()
-  .min(1, 'an argument cannot be empty')
-  .max(MAX_ARG_LENGTH, `at most ${MAX_ARG_LENGTH} characters`)
-  .refine((text) => !CONTROL.test(text), 'no control characters');
+const arg = lazySchema(() =>
+  z
+    .string()
+    .min(1, 'an argument cannot be empty')
+    .max(MAX_ARG_LENGTH, `at most ${MAX_ARG_LENGTH} characters`)
+    .refine((text) => !CONTROL.test(text), 'no control characters'),
+);
 
 const coordinate = z.number().describe('World coordinate');
 
@@ -42,44 +47,48 @@ const coordinate = z.number().describe('World coordinate');
  * `{player: <player_ref>}` or `{x, y, z}`, never both. One object with a rule rather than a union,
  * so a body with both is refused with a message that says so.
  */
-const Subject = z
-  .object({
-    player: playerRefParam.optional().describe('A 17-digit platform id or social:<social id>'),
-    x: coordinate.optional(),
-    y: coordinate.optional(),
-    z: coordinate.optional(),
-  })
-  .strict()
-  .superRefine((subject, ctx) => {
-    const coordinates = [subject.x, subject.y, subject.z].filter((c) => c !== undefined).length;
-    if (subject.player !== undefined && coordinates > 0) {
-      ctx.addIssue({ code: 'custom', message: 'either {player} or {x, y, z}, never both' });
-    } else if (subject.player === undefined && coordinates !== 3) {
-      ctx.addIssue({ code: 'custom', message: 'either {player: <player_ref>} or all of x, y and z' });
-    }
-  })
-  .transform((subject) =>
-    subject.player !== undefined
-      ? { player: subject.player }
-      : { position: { x: subject.x as number, y: subject.y as number, z: subject.z as number } },
-  )
-  .meta({
-    description: 'Omit for a server-wide command. Either {player: <player_ref>} or {x, y, z}, never both',
-    oneOf: [{ required: ['player'] }, { required: ['x', 'y', 'z'] }],
-  });
+const Subject = lazySchema(() =>
+  z
+    .object({
+      player: playerRefParam.optional().describe('A 17-digit platform id or social:<social id>'),
+      x: coordinate.optional(),
+      y: coordinate.optional(),
+      z: coordinate.optional(),
+    })
+    .strict()
+    .superRefine((subject, ctx) => {
+      const coordinates = [subject.x, subject.y, subject.z].filter((c) => c !== undefined).length;
+      if (subject.player !== undefined && coordinates > 0) {
+        ctx.addIssue({ code: 'custom', message: 'either {player} or {x, y, z}, never both' });
+      } else if (subject.player === undefined && coordinates !== 3) {
+        ctx.addIssue({ code: 'custom', message: 'either {player: <player_ref>} or all of x, y and z' });
+      }
+    })
+    .transform((subject) =>
+      subject.player !== undefined
+        ? { player: subject.player }
+        : { position: { x: subject.x as number, y: subject.y as number, z: subject.z as number } },
+    )
+    .meta({
+      description: 'Omit for a server-wide command. Either {player: <player_ref>} or {x, y, z}, never both',
+      oneOf: [{ required: ['player'] }, { required: ['x', 'y', 'z'] }],
+    }),
+);
 
-const ExecuteBody = z
-  .object({
-    verb,
-    args: z
-      .array(arg)
-      .max(MAX_ARGS, `at most ${MAX_ARGS} arguments`)
-      .optional()
-      .describe('Positional, in the order the command declares'),
-    subject: Subject.optional(),
-  })
-  .strict()
-  .meta({ id: 'CommandRequest' });
+const ExecuteBody = lazySchema(() =>
+  z
+    .object({
+      verb: verb(),
+      args: z
+        .array(arg())
+        .max(MAX_ARGS, `at most ${MAX_ARGS} arguments`)
+        .optional()
+        .describe('Positional, in the order the command declares'),
+      subject: Subject().optional(),
+    })
+    .strict()
+    .meta({ id: 'CommandRequest' }),
+);
 
 export const executeCommand = defineRoute({
   method: 'POST',
@@ -165,21 +174,23 @@ function dateParam(edge: 'start' | 'end') {
     );
 }
 
-const HistoryQuery = z
-  .object({
-    command: z
-      .string()
-      .min(1)
-      .max(MAX_COMMAND_FILTER_LENGTH)
-      .optional()
-      .describe('Text contained in the command (case-sensitive)'),
-    start_date: dateParam('start').optional(),
-    end_date: dateParam('end').optional(),
-    limit: limitParam(1, 100),
-    cursor: cursorParam,
-  })
-  .strict()
-  .superRefine(dateOrder);
+const HistoryQuery = lazySchema(() =>
+  z
+    .object({
+      command: z
+        .string()
+        .min(1)
+        .max(MAX_COMMAND_FILTER_LENGTH)
+        .optional()
+        .describe('Text contained in the command (case-sensitive)'),
+      start_date: dateParam('start').optional(),
+      end_date: dateParam('end').optional(),
+      limit: limitParam(1, 100),
+      cursor: cursorParam,
+    })
+    .strict()
+    .superRefine(dateOrder),
+);
 
 export const listCommandHistory = defineRoute({
   method: 'GET',
@@ -191,7 +202,7 @@ export const listCommandHistory = defineRoute({
   query: HistoryQuery,
   response: {
     status: 200,
-    schema: collection(CommandHistoryEntry, false, 'CommandHistoryPage'),
+    schema: () => collection(CommandHistoryEntry(), false, 'CommandHistoryPage'),
   },
   cache: { kind: 'no-store' },
   errors: ['server_unavailable', 'gateway_timeout'],

@@ -23,6 +23,7 @@ import {
   limitParam,
   searchParam,
 } from './params.ts';
+import { lazySchema } from '../../protocol/lazy-schema.ts';
 
 const TAGS = ASSET_READ_TAGS;
 const common = {
@@ -41,22 +42,24 @@ const STRUCTURED = [
   'is_buried',
 ];
 
-const ListQuery = z
-  .object({
-    ...ownerQuery,
-    base_id: asParam(digitsParam.clone(), integerParam(0))
-      .optional()
-      .describe('The base the container stands in (digits)'),
-    is_locked: booleanParam.optional(),
-    is_buried: booleanParam.optional(),
-    search: searchParam
-      .optional()
-      .describe('Case-insensitive part of the display, custom, base or owner name'),
-    limit: limitParam(10, 100),
-    cursor: cursorParam,
-  })
-  .strict()
-  .superRefine(filterRules({ structured: STRUCTURED, pairs: [['owner_platform_id', 'owner_social_id']] }));
+const ListQuery = lazySchema(() =>
+  z
+    .object({
+      ...ownerQuery,
+      base_id: asParam(digitsParam.clone(), integerParam(0))
+        .optional()
+        .describe('The base the container stands in (digits)'),
+      is_locked: booleanParam.optional(),
+      is_buried: booleanParam.optional(),
+      search: searchParam
+        .optional()
+        .describe('Case-insensitive part of the display, custom, base or owner name'),
+      limit: limitParam(10, 100),
+      cursor: cursorParam,
+    })
+    .strict()
+    .superRefine(filterRules({ structured: STRUCTURED, pairs: [['owner_platform_id', 'owner_social_id']] })),
+);
 
 export const listContainers = defineRoute({
   ...common,
@@ -65,7 +68,7 @@ export const listContainers = defineRoute({
   operationId: 'listContainers',
   summary: 'Containers, by entity id, with filters',
   query: ListQuery,
-  response: { status: 200, schema: collection(Container, true, 'ContainerPage') },
+  response: { status: 200, schema: () => collection(Container(), true, 'ContainerPage') },
   handler: ({ query: { cursor, limit, ...filters }, page }) =>
     page('containers.list', filters, { cursor, limit, tags: TAGS }),
 });

@@ -17,23 +17,28 @@ import {
 } from './economy-common.ts';
 import { playerRefParam } from './params.ts';
 import { actorOf } from './player-writes.ts';
+import { lazySchema } from '../../protocol/lazy-schema.ts';
 
-const CoinsBody = z
-  .object({
-    amount: nonZeroAmount.describe('Signed, non-zero: positive credits, negative debits'),
-    reason: reasonField,
-  })
-  .strict()
-  .meta({ id: 'CoinsRequest' });
+const CoinsBody = lazySchema(() =>
+  z
+    .object({
+      amount: nonZeroAmount.describe('Signed, non-zero: positive credits, negative debits'),
+      reason: reasonField,
+    })
+    .strict()
+    .meta({ id: 'CoinsRequest' }),
+);
 
-const BulkCoinsBody = z
-  .object({
-    amount: nonZeroAmount.describe('Signed, non-zero; a debit stops at a balance of 0'),
-    reason: reasonField,
-    target: targetField,
-  })
-  .strict()
-  .meta({ id: 'BulkCoinsRequest' });
+const BulkCoinsBody = lazySchema(() =>
+  z
+    .object({
+      amount: nonZeroAmount.describe('Signed, non-zero; a debit stops at a balance of 0'),
+      reason: reasonField,
+      target: targetField,
+    })
+    .strict()
+    .meta({ id: 'BulkCoinsRequest' }),
+);
 
 export const changePlayerCoins = defineRoute({
   method: 'POST',
@@ -43,7 +48,7 @@ export const changePlayerCoins = defineRoute({
     "Credit or debit one player's shop coins; a credit creates a never-seen platform id, a debit above the balance is 409",
   tag: 'Shop coins',
   scope: 'economy:write',
-  params: z.object({ ref: playerRefParam.describe('A 17-digit platform id, or social:<social id>') }),
+  params: () => z.object({ ref: playerRefParam.describe('A 17-digit platform id, or social:<social id>') }),
   body: CoinsBody,
   response: { status: 200, schema: CoinChange },
   cache: { kind: 'no-store' },

@@ -16,6 +16,7 @@ import {
   targetField,
 } from './economy-common.ts';
 import { actorOf } from './player-writes.ts';
+import { lazySchema } from '../../protocol/lazy-schema.ts';
 
 const fields = {
   currency: z.enum(CURRENCIES).describe('cash (the bank balance) or gold'),
@@ -41,16 +42,20 @@ const MODE_RULE = {
   else: { properties: { amount: { not: { const: 0 } } } },
 };
 
-const CurrencyBody = z
-  .object(fields)
-  .strict()
-  .superRefine(modeRule)
-  .meta({ id: 'CurrencyRequest', ...MODE_RULE });
-const BulkCurrencyBody = z
-  .object({ ...fields, target: targetField })
-  .strict()
-  .superRefine(modeRule)
-  .meta({ id: 'BulkCurrencyRequest', ...MODE_RULE });
+const CurrencyBody = lazySchema(() =>
+  z
+    .object(fields)
+    .strict()
+    .superRefine(modeRule)
+    .meta({ id: 'CurrencyRequest', ...MODE_RULE }),
+);
+const BulkCurrencyBody = lazySchema(() =>
+  z
+    .object({ ...fields, target: targetField })
+    .strict()
+    .superRefine(modeRule)
+    .meta({ id: 'BulkCurrencyRequest', ...MODE_RULE }),
+);
 
 export const changePlayerCurrency = defineRoute({
   method: 'POST',
@@ -59,7 +64,7 @@ export const changePlayerCurrency = defineRoute({
   summary: "Change a connected player's cash or gold (409 when offline); a malformed ref is 404",
   tag: 'In-game currency',
   scope: 'currency:write',
-  params: z.object({ ref: lenientRefParam }),
+  params: () => z.object({ ref: lenientRefParam }),
   body: CurrencyBody,
   response: { status: 200, schema: CurrencyChange },
   cache: { kind: 'no-store' },

@@ -10,6 +10,7 @@ import { historyBound } from './commands.ts';
 import { collection } from './collection.ts';
 import { defineRoute } from '../http/define-route.ts';
 import { cursorParam, dateOrder, limitParam, platformIdParam } from './params.ts';
+import { lazySchema } from '../../protocol/lazy-schema.ts';
 
 const SQL_DATE_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 
@@ -20,19 +21,21 @@ const dateParam = z
   .refine((text) => historyBound(text, 'start') !== undefined, 'not a real date and time')
   .describe("Inclusive, YYYY-MM-DD HH:MM:SS on the game server's clock");
 
-const LedgerQuery = z
-  .object({
-    platform_id: platformIdParam.optional().describe('Entries of this player (bulk entries have none)'),
-    asset: z.enum(LEDGER_ASSETS).optional(),
-    source: z.enum(LEDGER_SOURCES).optional(),
-    scope: z.enum(LEDGER_SCOPES).optional(),
-    start_date: dateParam.optional(),
-    end_date: dateParam.optional(),
-    limit: limitParam(1, 100),
-    cursor: cursorParam,
-  })
-  .strict()
-  .superRefine(dateOrder);
+const LedgerQuery = lazySchema(() =>
+  z
+    .object({
+      platform_id: platformIdParam.optional().describe('Entries of this player (bulk entries have none)'),
+      asset: z.enum(LEDGER_ASSETS).optional(),
+      source: z.enum(LEDGER_SOURCES).optional(),
+      scope: z.enum(LEDGER_SCOPES).optional(),
+      start_date: dateParam.optional(),
+      end_date: dateParam.optional(),
+      limit: limitParam(1, 100),
+      cursor: cursorParam,
+    })
+    .strict()
+    .superRefine(dateOrder),
+);
 
 export const listTransactions = defineRoute({
   method: 'GET',
@@ -44,7 +47,7 @@ export const listTransactions = defineRoute({
   query: LedgerQuery,
   response: {
     status: 200,
-    schema: collection(LedgerEntry, false, 'LedgerPage'),
+    schema: () => collection(LedgerEntry(), false, 'LedgerPage'),
   },
   cache: { kind: 'no-store' },
   errors: ['server_unavailable', 'gateway_timeout'],

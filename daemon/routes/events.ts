@@ -18,6 +18,7 @@ import { ApiError } from '../http/api-error.ts';
 import { collection } from './collection.ts';
 import { defineRoute, type RouteServices } from '../http/define-route.ts';
 import { limitParam } from './params.ts';
+import { lazySchema } from '../../protocol/lazy-schema.ts';
 
 export const EVENTS_TAG = 'Events';
 /** Most events one filtered page request looks through before answering with `has_more`. */
@@ -44,31 +45,35 @@ export const typesParam = z
   .optional()
   .describe(`Comma-separated event types to return: ${EVENT_TYPES.join(', ')}`);
 
-const EventsQuery = z
-  .object({
-    after: position
-      .optional()
-      .describe('Return events with a higher id; default: a page from the oldest held, a stream from now'),
-    cursor: position.optional().describe('next_cursor from the previous page (the same as after)'),
-    types: typesParam,
-    limit: limitParam(1, 1_000, 100),
-  })
-  .strict()
-  .refine((query) => query.after === undefined || query.cursor === undefined, {
-    message: 'pass after or cursor, not both',
-    path: ['cursor'],
-  });
+const EventsQuery = lazySchema(() =>
+  z
+    .object({
+      after: position
+        .optional()
+        .describe('Return events with a higher id; default: a page from the oldest held, a stream from now'),
+      cursor: position.optional().describe('next_cursor from the previous page (the same as after)'),
+      types: typesParam,
+      limit: limitParam(1, 1_000, 100),
+    })
+    .strict()
+    .refine((query) => query.after === undefined || query.cursor === undefined, {
+      message: 'pass after or cursor, not both',
+      path: ['cursor'],
+    }),
+);
 
-type Query = z.output<typeof EventsQuery>;
+type Query = z.output<ReturnType<typeof EventsQuery>>;
 
-export const Event = z
-  .object({
-    id: z.number().int().positive().describe('Daemon-assigned, strictly increasing'),
-    type: z.enum(EVENT_TYPES),
-    at: z.string().describe('When it happened, ISO 8601 UTC (the game clock for game events)'),
-    data: z.record(z.string(), z.unknown()).describe('The payload; docs/events.md lists each type'),
-  })
-  .meta({ id: 'Event' });
+export const Event = lazySchema(() =>
+  z
+    .object({
+      id: z.number().int().positive().describe('Daemon-assigned, strictly increasing'),
+      type: z.enum(EVENT_TYPES),
+      at: z.string().describe('When it happened, ISO 8601 UTC (the game clock for game events)'),
+      data: z.record(z.string(), z.unknown()).describe('The payload; docs/events.md lists each type'),
+    })
+    .meta({ id: 'Event' }),
+);
 
 function eventLogOf(services: RouteServices): FileEventLog {
   if (!services.events) throw new ApiError('internal', 'The event log is not available.');
@@ -119,7 +124,7 @@ export const listEvents = defineRoute({
   tag: EVENTS_TAG,
   scope: 'events:read',
   query: EventsQuery,
-  response: { status: 200, schema: collection(Event, false, 'EventPage') },
+  response: { status: 200, schema: () => collection(Event(), false, 'EventPage') },
   cache: { kind: 'no-store' },
   errors: [],
   stream: {

@@ -7,6 +7,7 @@ import { BAN_CAPS, ModerationState, MUTE_CAPS, MUTE_CHANNELS } from '../../proto
 import { defineRoute } from '../http/define-route.ts';
 import { playerRefParam } from './params.ts';
 import { actorOf, playerWrite } from './player-writes.ts';
+import { lazySchema } from '../../protocol/lazy-schema.ts';
 
 export const DEFAULT_REASON = 'No reason provided';
 
@@ -75,62 +76,68 @@ function durationBody<U extends readonly [Unit, ...Unit[]]>(units: U, caps: Part
   };
 }
 
-const ban = durationBody(['minutes', 'hours', 'days', 'months'], BAN_CAPS);
-const BanFields = z
-  .object({
-    ...ban.shape,
-    squad_ban: z
-      .boolean()
-      .optional()
-      .meta({ description: "Also ban the player's squad; requires squad_id", default: false }),
-    squad_id: z
-      .string()
-      .regex(/^[1-9][0-9]{0,19}$/, 'a squad id: digits')
-      .optional(),
-  })
-  .strict()
-  .superRefine((body, ctx) => {
-    ban.refine(body, ctx);
-    if (body.squad_ban === true && body.squad_id === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['squad_id'], message: 'required when squad_ban is true' });
-    }
-    if (body.squad_id !== undefined && body.squad_ban !== true) {
-      ctx.addIssue({ code: 'custom', path: ['squad_ban'], message: 'must be true when squad_id is given' });
-    }
-  });
-const BanBody = z.preprocess(ignoringDurationWhenPermanent, BanFields).meta({
-  id: 'BanRequest',
-  allOf: [
-    ban.json,
-    // squad_ban: true and squad_id go together.
-    {
-      if: { properties: { squad_ban: { const: true } }, required: ['squad_ban'] },
-      then: { properties: { squad_id: { type: 'string' } }, required: ['squad_id'] },
-    },
-    {
-      if: { properties: { squad_id: { type: 'string' } }, required: ['squad_id'] },
-      then: { properties: { squad_ban: { const: true } }, required: ['squad_ban'] },
-    },
-  ],
-});
+const ban = lazySchema(() => durationBody(['minutes', 'hours', 'days', 'months'], BAN_CAPS));
+const BanFields = lazySchema(() =>
+  z
+    .object({
+      ...ban().shape,
+      squad_ban: z
+        .boolean()
+        .optional()
+        .meta({ description: "Also ban the player's squad; requires squad_id", default: false }),
+      squad_id: z
+        .string()
+        .regex(/^[1-9][0-9]{0,19}$/, 'a squad id: digits')
+        .optional(),
+    })
+    .strict()
+    .superRefine((body, ctx) => {
+      ban().refine(body, ctx);
+      if (body.squad_ban === true && body.squad_id === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['squad_id'], message: 'required when squad_ban is true' });
+      }
+      if (body.squad_id !== undefined && body.squad_ban !== true) {
+        ctx.addIssue({ code: 'custom', path: ['squad_ban'], message: 'must be true when squad_id is given' });
+      }
+    }),
+);
+const BanBody = lazySchema(() =>
+  z.preprocess(ignoringDurationWhenPermanent, BanFields()).meta({
+    id: 'BanRequest',
+    allOf: [
+      ban().json,
+      // squad_ban: true and squad_id go together.
+      {
+        if: { properties: { squad_ban: { const: true } }, required: ['squad_ban'] },
+        then: { properties: { squad_id: { type: 'string' } }, required: ['squad_id'] },
+      },
+      {
+        if: { properties: { squad_id: { type: 'string' } }, required: ['squad_id'] },
+        then: { properties: { squad_ban: { const: true } }, required: ['squad_ban'] },
+      },
+    ],
+  }),
+);
 
-const mute = durationBody(['minutes', 'hours', 'days'], MUTE_CAPS);
-const MuteFields = z
-  .object({
-    ...mute.shape,
-    channels: z
-      .array(z.enum(['Global', 'Local', 'Squad']))
-      .min(1)
-      .optional()
-      .meta({ description: 'Default: all three', default: [...MUTE_CHANNELS] }),
-  })
-  .strict()
-  .superRefine(mute.refine);
-const MuteBody = z
-  .preprocess(ignoringDurationWhenPermanent, MuteFields)
-  .meta({ id: 'MuteRequest', ...mute.json });
+const mute = lazySchema(() => durationBody(['minutes', 'hours', 'days'], MUTE_CAPS));
+const MuteFields = lazySchema(() =>
+  z
+    .object({
+      ...mute().shape,
+      channels: z
+        .array(z.enum(['Global', 'Local', 'Squad']))
+        .min(1)
+        .optional()
+        .meta({ description: 'Default: all three', default: [...MUTE_CHANNELS] }),
+    })
+    .strict()
+    .superRefine(mute().refine),
+);
+const MuteBody = lazySchema(() =>
+  z.preprocess(ignoringDurationWhenPermanent, MuteFields()).meta({ id: 'MuteRequest', ...mute().json }),
+);
 
-const refParams = z.object({ ref: playerRefParam });
+const refParams = lazySchema(() => z.object({ ref: playerRefParam }));
 const common = {
   tag: 'Moderation',
   params: refParams,

@@ -30,6 +30,7 @@ import {
 } from './params.ts';
 import { actorOf } from './player-writes.ts';
 import { PLAYERS_TAG } from './players.ts';
+import { lazySchema } from '../../protocol/lazy-schema.ts';
 
 const common = {
   tag: 'Packs',
@@ -48,17 +49,18 @@ export const listPacks = defineRoute({
   operationId: 'listPacks',
   summary: 'The pack catalogue, newest-configured first',
   scope: 'packs:read',
-  query: z
-    .object({
-      enabled: booleanParam.optional(),
-      category_id: packIdParam.describe('Category id').optional(),
-      search: searchParam.optional().describe('Case-insensitive part of the slug or the display name'),
-      limit: limitParam(1, 100),
-      cursor: cursorParam,
-    })
-    .strict()
-    .superRefine(filterRules({ structured: ['enabled', 'category_id'] })),
-  response: { status: 200, schema: collection(Pack, true, 'PackPage') },
+  query: () =>
+    z
+      .object({
+        enabled: booleanParam.optional(),
+        category_id: packIdParam.describe('Category id').optional(),
+        search: searchParam.optional().describe('Case-insensitive part of the slug or the display name'),
+        limit: limitParam(1, 100),
+        cursor: cursorParam,
+      })
+      .strict()
+      .superRefine(filterRules({ structured: ['enabled', 'category_id'] })),
+  response: { status: 200, schema: () => collection(Pack(), true, 'PackPage') },
   errors: READ_ERRORS,
   handler: ({ query: { cursor, limit, ...filters }, page }) => page('packs.list', filters, { cursor, limit }),
 });
@@ -70,42 +72,48 @@ export const getPack = defineRoute({
   operationId: 'getPack',
   summary: 'One pack of the catalogue; 404 when there is none (deleted packs included)',
   scope: 'packs:read',
-  params: z.object({ id: packIdParam }).strict(),
+  params: () => z.object({ id: packIdParam }).strict(),
   response: { status: 200, schema: Pack },
   errors: READ_ERRORS,
   handler: ({ params, call }) => call('packs.get', { id: params.id }),
 });
 
-const DeliverBody = z
-  .object({
-    platform_id: platformIdParam.optional().describe('The recipient; exactly one of platform_id, social_id'),
-    social_id: socialIdParam.optional().describe('Resolved to the linked player; 404 when linked to nobody'),
-    quantity: z
-      .number()
-      .int()
-      .min(1)
-      .max(MAX_QUANTITY)
-      .optional()
-      .meta({ description: '1 to 100; default 1', default: 1 }),
-  })
-  .strict()
-  .superRefine((body, ctx) => {
-    const given = [body.platform_id, body.social_id].filter((id) => id !== undefined).length;
-    if (given !== 1) {
-      ctx.addIssue({
-        code: 'custom',
-        path: given === 0 ? ['platform_id'] : ['social_id'],
-        message: 'send exactly one of platform_id and social_id',
-      });
-    }
-  })
-  .meta({
-    id: 'PackDeliverRequest',
-    oneOf: [
-      { required: ['platform_id'], properties: { platform_id: true, social_id: false } },
-      { required: ['social_id'], properties: { social_id: true, platform_id: false } },
-    ],
-  });
+const DeliverBody = lazySchema(() =>
+  z
+    .object({
+      platform_id: platformIdParam
+        .optional()
+        .describe('The recipient; exactly one of platform_id, social_id'),
+      social_id: socialIdParam
+        .optional()
+        .describe('Resolved to the linked player; 404 when linked to nobody'),
+      quantity: z
+        .number()
+        .int()
+        .min(1)
+        .max(MAX_QUANTITY)
+        .optional()
+        .meta({ description: '1 to 100; default 1', default: 1 }),
+    })
+    .strict()
+    .superRefine((body, ctx) => {
+      const given = [body.platform_id, body.social_id].filter((id) => id !== undefined).length;
+      if (given !== 1) {
+        ctx.addIssue({
+          code: 'custom',
+          path: given === 0 ? ['platform_id'] : ['social_id'],
+          message: 'send exactly one of platform_id and social_id',
+        });
+      }
+    })
+    .meta({
+      id: 'PackDeliverRequest',
+      oneOf: [
+        { required: ['platform_id'], properties: { platform_id: true, social_id: false } },
+        { required: ['social_id'], properties: { social_id: true, platform_id: false } },
+      ],
+    }),
+);
 
 /** What link-errors.ts makes of a mod's `unsupported`: compared against, never re-worded here. */
 const UNSUPPORTED = toApiError(
@@ -132,7 +140,7 @@ export const deliverPack = defineRoute({
   operationId: 'deliverPack',
   summary: 'Deliver a pack to a player for free (source api); send Idempotency-Key',
   scope: 'packs:deliver',
-  params: z.object({ id: packIdParam }).strict(),
+  params: () => z.object({ id: packIdParam }).strict(),
   body: DeliverBody,
   response: { status: 200, schema: DeliveryResult },
   errors: ['conflict', 'idempotency_conflict', 'server_unavailable', 'gateway_timeout'],
@@ -162,23 +170,26 @@ export const listDeliveries = defineRoute({
   operationId: 'listPackDeliveries',
   summary: "Pack delivery history, newest first; each row shows the player's current social link",
   scope: 'packs:read',
-  query: z
-    .object({
-      platform_id: platformIdParam.optional(),
-      social_id: socialIdParam.optional().describe('Current link; an unlinked social id gives an empty page'),
-      pack_id: packIdParam.optional(),
-      source: z
-        .string()
-        .regex(/^[a-z][a-z_]{0,31}$/, 'a source such as api, claim, admin or shop')
-        .optional()
-        .describe('api, claim, admin, shop, or another source the game records'),
-      status: z.enum(DELIVERY_STATUSES).optional(),
-      limit: limitParam(1, 100),
-      cursor: cursorParam,
-    })
-    .strict()
-    .superRefine(filterRules({ structured: [], pairs: [['platform_id', 'social_id']] })),
-  response: { status: 200, schema: collection(PackDelivery, true, 'PackDeliveryPage') },
+  query: () =>
+    z
+      .object({
+        platform_id: platformIdParam.optional(),
+        social_id: socialIdParam
+          .optional()
+          .describe('Current link; an unlinked social id gives an empty page'),
+        pack_id: packIdParam.optional(),
+        source: z
+          .string()
+          .regex(/^[a-z][a-z_]{0,31}$/, 'a source such as api, claim, admin or shop')
+          .optional()
+          .describe('api, claim, admin, shop, or another source the game records'),
+        status: z.enum(DELIVERY_STATUSES).optional(),
+        limit: limitParam(1, 100),
+        cursor: cursorParam,
+      })
+      .strict()
+      .superRefine(filterRules({ structured: [], pairs: [['platform_id', 'social_id']] })),
+  response: { status: 200, schema: () => collection(PackDelivery(), true, 'PackDeliveryPage') },
   errors: READ_ERRORS,
   handler: ({ query: { cursor, limit, ...filters }, page }) =>
     page('packs.deliveries', filters, { cursor, limit }),

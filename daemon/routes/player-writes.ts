@@ -70,7 +70,7 @@ async function checkIfMatch(ctx: RouteContext<unknown, unknown, unknown>, ref: P
     if (error instanceof ApiError && error.code === 'not_found') throw preconditionFailed();
     throw error;
   }
-  const etag = strongEtag(Buffer.from(JSON.stringify(ModerationState.parse(current))));
+  const etag = strongEtag(Buffer.from(JSON.stringify(ModerationState().parse(current))));
   if (!ifMatchHits(ifMatch, etag)) throw preconditionFailed();
 }
 

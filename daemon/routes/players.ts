@@ -26,6 +26,7 @@ import {
   searchParam,
   socialIdParam,
 } from './params.ts';
+import { lazySchema } from '../../protocol/lazy-schema.ts';
 
 /** "Short" private max-age of the player reads (docs/players.md). */
 export const PLAYER_MAX_AGE_SEC = 5;
@@ -33,7 +34,9 @@ export const PLAYER_MAX_AGE_SEC = 5;
 export const PLAYERS_TAG = 'players';
 
 const cached = { kind: 'private', maxAgeSec: PLAYER_MAX_AGE_SEC } as const;
-const refParams = z.object({ ref: playerRefParam.describe('A 17-digit platform id, or social:<social id>') });
+const refParams = lazySchema(() =>
+  z.object({ ref: playerRefParam.describe('A 17-digit platform id, or social:<social id>') }),
+);
 export const listPlayers = defineRoute({
   method: 'GET',
   path: '/v1/players',
@@ -41,23 +44,24 @@ export const listPlayers = defineRoute({
   summary: 'The roster: every player on record',
   tag: 'Players',
   scope: 'players:read',
-  query: z
-    .object({
-      platform_id: platformIdParam.optional(),
-      social_id: socialIdParam.optional(),
-      online: booleanParam.optional(),
-      search: searchParam.optional().describe('Substring of the character or platform name'),
-      limit: limitParam(10, 100),
-      cursor: cursorParam,
-    })
-    .strict()
-    .superRefine(
-      filterRules({
-        structured: ['platform_id', 'social_id', 'online'],
-        pairs: [['platform_id', 'social_id']],
-      }),
-    ),
-  response: { status: 200, schema: collection(RosterRow, true, 'RosterPage') },
+  query: () =>
+    z
+      .object({
+        platform_id: platformIdParam.optional(),
+        social_id: socialIdParam.optional(),
+        online: booleanParam.optional(),
+        search: searchParam.optional().describe('Substring of the character or platform name'),
+        limit: limitParam(10, 100),
+        cursor: cursorParam,
+      })
+      .strict()
+      .superRefine(
+        filterRules({
+          structured: ['platform_id', 'social_id', 'online'],
+          pairs: [['platform_id', 'social_id']],
+        }),
+      ),
+  response: { status: 200, schema: () => collection(RosterRow(), true, 'RosterPage') },
   cache: cached,
   errors: ['server_unavailable', 'gateway_timeout'],
   handler: ({ query: { cursor, limit, ...filters }, page }) =>
@@ -71,13 +75,15 @@ export const listOnlinePlayers = defineRoute({
   summary: 'Live snapshot of connected players',
   tag: 'Players',
   scope: 'players:read',
-  query: z
-    .object({ platform_id: platformIdParam.optional(), social_id: socialIdParam.optional() })
-    .strict()
-    .superRefine(filterRules({ structured: [], pairs: [['platform_id', 'social_id']] })),
+  query: () =>
+    z
+      .object({ platform_id: platformIdParam.optional(), social_id: socialIdParam.optional() })
+      .strict()
+      .superRefine(filterRules({ structured: [], pairs: [['platform_id', 'social_id']] })),
   response: {
     status: 200,
-    schema: z.object({ online: z.number().int(), data: z.array(OnlineRow) }).meta({ id: 'OnlineSnapshot' }),
+    schema: () =>
+      z.object({ online: z.number().int(), data: z.array(OnlineRow()) }).meta({ id: 'OnlineSnapshot' }),
   },
   cache: cached,
   errors: ['server_unavailable', 'gateway_timeout'],
@@ -108,7 +114,7 @@ export const getPlayerInventory = defineRoute({
   params: refParams,
   response: {
     status: 200,
-    schema: z.object({ items: z.array(InventoryItem) }).meta({ id: 'PlayerInventory' }),
+    schema: () => z.object({ items: z.array(InventoryItem()) }).meta({ id: 'PlayerInventory' }),
   },
   cache: cached,
   errors: ['server_unavailable', 'gateway_timeout'],
@@ -137,8 +143,8 @@ export const listPlayerViolations = defineRoute({
   tag: 'Players',
   scope: 'players:read_sensitive',
   params: refParams,
-  query: z.object({ limit: limitParam(1, 100), cursor: cursorParam }).strict(),
-  response: { status: 200, schema: collection(Violation, false, 'ViolationPage') },
+  query: () => z.object({ limit: limitParam(1, 100), cursor: cursorParam }).strict(),
+  response: { status: 200, schema: () => collection(Violation(), false, 'ViolationPage') },
   cache: { kind: 'no-store' },
   errors: ['server_unavailable', 'gateway_timeout'],
   handler: ({ params, query: { cursor, limit }, page }) =>

@@ -1,16 +1,24 @@
 /** GET /v1/server (the OpenAPI document, docs/openapi.md): identity from the daemon, live facts from the mod. */
 import * as z from 'zod';
 import { defineRoute } from '../http/define-route.ts';
+import { lazySchema } from '../../protocol/lazy-schema.ts';
 
-export const ServerStatus = z
-  .object({
-    server_id: z.string().describe('Stable identifier of the server the key is bound to'),
-    name: z.string().nullable().describe('Display name set by the operator (`modgate init --name`)'),
-    online: z.literal(true).describe('Always true in a 200; an offline server is a 503'),
-    player_count: z.number().int().nonnegative().nullable().describe('Null when the mod does not report it'),
-    mod_version: z.string().nullable(),
-  })
-  .meta({ id: 'ServerStatus' });
+export const ServerStatus = lazySchema(() =>
+  z
+    .object({
+      server_id: z.string().describe('Stable identifier of the server the key is bound to'),
+      name: z.string().nullable().describe('Display name set by the operator (`modgate init --name`)'),
+      online: z.literal(true).describe('Always true in a 200; an offline server is a 503'),
+      player_count: z
+        .number()
+        .int()
+        .nonnegative()
+        .nullable()
+        .describe('Null when the mod does not report it'),
+      mod_version: z.string().nullable(),
+    })
+    .meta({ id: 'ServerStatus' }),
+);
 
 export const getServer = defineRoute({
   method: 'GET',

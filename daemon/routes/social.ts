@@ -4,8 +4,9 @@ import { Identity } from '../../protocol/ops/schemas.ts';
 import { defineRoute } from '../http/define-route.ts';
 import { asParam, PLATFORM_ID, playerRefParam, socialIdParam } from './params.ts';
 import { actorOf, playerWrite } from './player-writes.ts';
+import { lazySchema } from '../../protocol/lazy-schema.ts';
 
-const LinkResult = z.object({ player: Identity }).meta({ id: 'SocialLink' });
+const LinkResult = lazySchema(() => z.object({ player: Identity }).meta({ id: 'SocialLink' }));
 
 export const linkSocial = defineRoute({
   method: 'POST',
@@ -14,17 +15,22 @@ export const linkSocial = defineRoute({
   summary: 'Link a social account to a player who has joined the server',
   tag: 'Social link',
   scope: 'players:link',
-  params: z.object({
-    // Documented as a platform id only: a social: ref is refused with this message, not a 404.
-    ref: asParam(
-      playerRefParam.refine(
-        (ref) => 'platform_id' in ref,
-        'link by platform id; a social: ref is not allowed here',
+  params: () =>
+    z.object({
+      // Documented as a platform id only: a social: ref is refused with this message, not a 404.
+      ref: asParam(
+        playerRefParam.refine(
+          (ref) => 'platform_id' in ref,
+          'link by platform id; a social: ref is not allowed here',
+        ),
+        {
+          type: 'string',
+          pattern: PLATFORM_ID.source,
+          description: 'A 17-digit platform id (no social: ref)',
+        },
       ),
-      { type: 'string', pattern: PLATFORM_ID.source, description: 'A 17-digit platform id (no social: ref)' },
-    ),
-  }),
-  body: z.object({ social_id: socialIdParam }).strict().meta({ id: 'LinkRequest' }),
+    }),
+  body: () => z.object({ social_id: socialIdParam }).strict().meta({ id: 'LinkRequest' }),
   response: { status: 200, schema: LinkResult },
   cache: { kind: 'no-store' },
   errors: ['conflict', 'precondition_failed', 'server_unavailable', 'gateway_timeout'],
@@ -45,7 +51,7 @@ export const unlinkSocial = defineRoute({
   summary: 'Unlink the social account (by platform id: idempotent; by social: ref, 404 once unlinked)',
   tag: 'Social link',
   scope: 'players:link',
-  params: z.object({ ref: playerRefParam }),
+  params: () => z.object({ ref: playerRefParam }),
   response: { status: 200, schema: LinkResult },
   cache: { kind: 'no-store' },
   errors: ['precondition_failed', 'server_unavailable', 'gateway_timeout'],

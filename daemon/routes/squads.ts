@@ -27,6 +27,7 @@ import {
   searchParam,
   socialIdParam,
 } from './params.ts';
+import { lazySchema } from '../../protocol/lazy-schema.ts';
 
 const TAGS = SQUAD_READ_TAGS;
 const CACHE = { kind: 'private', maxAgeSec: 10 } as const;
@@ -42,24 +43,26 @@ const STRUCTURED = [
   'active_within_days',
 ];
 
-const ListQuery = z
-  .object({
-    leader_platform_id: platformIdParam.optional(),
-    leader_social_id: socialIdParam.optional(),
-    min_members: countParam.optional(),
-    max_members: countParam.optional(),
-    min_score: decimalParam.optional(),
-    active_within_days: daysParam.optional().describe('Last member login within N days'),
-    search: searchParam.optional().describe('Case-insensitive part of the squad name'),
-    limit: limitParam(10, 100),
-    cursor: cursorParam,
-  })
-  .strict()
-  .superRefine(filterRules({ structured: STRUCTURED, pairs: [['leader_platform_id', 'leader_social_id']] }))
-  .superRefine(rangeRules([['min_members', 'max_members']]));
+const ListQuery = lazySchema(() =>
+  z
+    .object({
+      leader_platform_id: platformIdParam.optional(),
+      leader_social_id: socialIdParam.optional(),
+      min_members: countParam.optional(),
+      max_members: countParam.optional(),
+      min_score: decimalParam.optional(),
+      active_within_days: daysParam.optional().describe('Last member login within N days'),
+      search: searchParam.optional().describe('Case-insensitive part of the squad name'),
+      limit: limitParam(10, 100),
+      cursor: cursorParam,
+    })
+    .strict()
+    .superRefine(filterRules({ structured: STRUCTURED, pairs: [['leader_platform_id', 'leader_social_id']] }))
+    .superRefine(rangeRules([['min_members', 'max_members']])),
+);
 
 /** `limit` 1 to 100 on the squad asset lists (docs/assets.md). */
-const AssetQuery = z.object({ limit: limitParam(1, 100), cursor: cursorParam }).strict();
+const AssetQuery = lazySchema(() => z.object({ limit: limitParam(1, 100), cursor: cursorParam }).strict());
 
 export const listSquads = defineRoute({
   ...common,
@@ -68,7 +71,7 @@ export const listSquads = defineRoute({
   operationId: 'listSquads',
   summary: 'Squads, by id, with filters',
   query: ListQuery,
-  response: { status: 200, schema: collection(SquadRow, true, 'SquadPage') },
+  response: { status: 200, schema: () => collection(SquadRow(), true, 'SquadPage') },
   handler: ({ query: { cursor, limit, ...filters }, page }) =>
     page('squads.list', filters, { cursor, limit, tags: TAGS }),
 });
@@ -91,7 +94,7 @@ export const listSquadMembers = defineRoute({
   operationId: 'listSquadMembers',
   summary: 'Every member of a squad (not paginated: bounded by the member limit)',
   params: idParams,
-  response: { status: 200, schema: z.object({ data: z.array(SquadMember) }) },
+  response: { status: 200, schema: () => z.object({ data: z.array(SquadMember()) }) },
   handler: ({ params, read }) => read('squads.members', { id: params.id }, TAGS),
 });
 
@@ -114,7 +117,7 @@ export const listSquadBases = defineRoute({
   summary: 'Bases owned by a squad’s members, by flag id',
   params: idParams,
   query: AssetQuery,
-  response: { status: 200, schema: collection(Base, false, 'SquadBasePage') },
+  response: { status: 200, schema: () => collection(Base(), false, 'SquadBasePage') },
   handler: ({ params, query: { cursor, limit }, page }) =>
     page('squads.bases', { id: params.id }, { cursor, limit, tags: TAGS }),
 });
@@ -127,7 +130,7 @@ export const listSquadVehicles = defineRoute({
   summary: 'Vehicles owned by a squad’s members, by entity id',
   params: idParams,
   query: AssetQuery,
-  response: { status: 200, schema: collection(Vehicle, false, 'SquadVehiclePage') },
+  response: { status: 200, schema: () => collection(Vehicle(), false, 'SquadVehiclePage') },
   handler: ({ params, query: { cursor, limit }, page }) =>
     page('squads.vehicles', { id: params.id }, { cursor, limit, tags: TAGS }),
 });
@@ -140,7 +143,7 @@ export const listSquadContainers = defineRoute({
   summary: 'Containers owned by a squad’s members, by entity id',
   params: idParams,
   query: AssetQuery,
-  response: { status: 200, schema: collection(Container, false, 'SquadContainerPage') },
+  response: { status: 200, schema: () => collection(Container(), false, 'SquadContainerPage') },
   handler: ({ params, query: { cursor, limit }, page }) =>
     page('squads.containers', { id: params.id }, { cursor, limit, tags: TAGS }),
 });

@@ -14,6 +14,7 @@ import { ASSET_READ_TAGS, boundedText, entityIdParams, ownerQuery } from './asse
 import { collection } from './collection.ts';
 import { defineRoute } from '../http/define-route.ts';
 import { booleanParam, cursorParam, filterRules, limitParam, searchParam } from './params.ts';
+import { lazySchema } from '../../protocol/lazy-schema.ts';
 
 const TAGS = ASSET_READ_TAGS;
 const common = {
@@ -32,18 +33,20 @@ const STRUCTURED = [
   'is_functional',
 ];
 
-const ListQuery = z
-  .object({
-    ...ownerQuery,
-    alias: boundedText.optional().describe('Exact display name, as keyed in /v1/vehicles/types'),
-    is_locked: booleanParam.optional(),
-    is_functional: booleanParam.optional(),
-    search: searchParam.optional().describe('Case-insensitive part of the display, class or owner name'),
-    limit: limitParam(10, 100),
-    cursor: cursorParam,
-  })
-  .strict()
-  .superRefine(filterRules({ structured: STRUCTURED, pairs: [['owner_platform_id', 'owner_social_id']] }));
+const ListQuery = lazySchema(() =>
+  z
+    .object({
+      ...ownerQuery,
+      alias: boundedText.optional().describe('Exact display name, as keyed in /v1/vehicles/types'),
+      is_locked: booleanParam.optional(),
+      is_functional: booleanParam.optional(),
+      search: searchParam.optional().describe('Case-insensitive part of the display, class or owner name'),
+      limit: limitParam(10, 100),
+      cursor: cursorParam,
+    })
+    .strict()
+    .superRefine(filterRules({ structured: STRUCTURED, pairs: [['owner_platform_id', 'owner_social_id']] })),
+);
 
 export const listVehicles = defineRoute({
   ...common,
@@ -52,7 +55,7 @@ export const listVehicles = defineRoute({
   operationId: 'listVehicles',
   summary: 'Vehicles, by entity id, with filters',
   query: ListQuery,
-  response: { status: 200, schema: collection(Vehicle, true, 'VehiclePage') },
+  response: { status: 200, schema: () => collection(Vehicle(), true, 'VehiclePage') },
   handler: ({ query: { cursor, limit, ...filters }, page }) =>
     page('vehicles.list', filters, { cursor, limit, tags: TAGS }),
 });

@@ -27,10 +27,11 @@ import { limitParam } from './params.ts';
 import { DELIVERY_FAILURES } from '../events/webhooks/delivery-failure.ts';
 import { checkWebhookUrl, WEBHOOK_URL_MAX_LENGTH } from '../events/webhooks/url-policy.ts';
 import { EVENT_TYPES } from '../events/types.ts';
+import { lazySchema } from '../../protocol/lazy-schema.ts';
 
 export const eventSelector = z.enum([ALL_EVENTS, ...EVENT_TYPES]);
 
-export const endpointShape = {
+export const endpointShape = lazySchema(() => ({
   id: z.string().describe('wh_ and 16 characters a-z0-9'),
   url: z.string(),
   events: z.array(eventSelector).describe('Subscribed event types; `*` is every type'),
@@ -54,32 +55,38 @@ export const endpointShape = {
     .string()
     .nullable()
     .describe('While a rotated-out secret still signs beside the current one: until when; else null'),
-};
+}));
 
-export const WebhookEndpointSchema = z.object(endpointShape).meta({ id: 'WebhookEndpoint' });
-export const CreatedWebhookSchema = z
-  .object({ ...endpointShape, secret: z.string().describe('whsec_…; shown only in this answer') })
-  .meta({ id: 'WebhookEndpointCreated' });
+export const WebhookEndpointSchema = lazySchema(() =>
+  z.object(endpointShape()).meta({ id: 'WebhookEndpoint' }),
+);
+export const CreatedWebhookSchema = lazySchema(() =>
+  z
+    .object({ ...endpointShape(), secret: z.string().describe('whsec_…; shown only in this answer') })
+    .meta({ id: 'WebhookEndpointCreated' }),
+);
 
-export const DeliveryAttemptSchema = z
-  .object({
-    at: z.string(),
-    outcome: z.enum(['delivered', 'failed', 'skipped', 'gap']),
-    message_id: z.string().nullable().describe('The webhook-id header sent'),
-    first_event_id: z.number().int(),
-    last_event_id: z.number().int(),
-    attempt: z.number().int().nullable(),
-    status: z.number().int().nullable().describe('HTTP status of the answer; null when none'),
-    latency_ms: z.number().nullable(),
-    error: z
-      .enum(DELIVERY_FAILURES)
-      .nullable()
-      .describe("Why it failed, as a fixed class; never the receiver's own text. Null when delivered"),
-    retry_in_ms: z.number().int().nullable(),
-  })
-  .meta({ id: 'WebhookDeliveryAttempt' });
+export const DeliveryAttemptSchema = lazySchema(() =>
+  z
+    .object({
+      at: z.string(),
+      outcome: z.enum(['delivered', 'failed', 'skipped', 'gap']),
+      message_id: z.string().nullable().describe('The webhook-id header sent'),
+      first_event_id: z.number().int(),
+      last_event_id: z.number().int(),
+      attempt: z.number().int().nullable(),
+      status: z.number().int().nullable().describe('HTTP status of the answer; null when none'),
+      latency_ms: z.number().nullable(),
+      error: z
+        .enum(DELIVERY_FAILURES)
+        .nullable()
+        .describe("Why it failed, as a fixed class; never the receiver's own text. Null when delivered"),
+      retry_in_ms: z.number().int().nullable(),
+    })
+    .meta({ id: 'WebhookDeliveryAttempt' }),
+);
 
-const createFields = {
+const createFields = lazySchema(() => ({
   url: z
     .string()
     .max(WEBHOOK_URL_MAX_LENGTH)
@@ -87,7 +94,7 @@ const createFields = {
   events: z.array(eventSelector).min(1).describe('Event types, or ["*"] for all'),
   format: z.enum(WEBHOOK_FORMATS).optional().describe('Default: standard'),
   description: z.string().max(200).optional(),
-};
+}));
 
 /** The URL's form (url-policy.ts), with plain http to a non-loopback host only when allowed. */
 function urlIssue(url: string, allowHttp: boolean, ctx: z.RefinementCtx): void {
@@ -97,60 +104,72 @@ function urlIssue(url: string, allowHttp: boolean, ctx: z.RefinementCtx): void {
 
 /** A key's registration (POST /v1/webhooks): https, public addresses. */
 /** GET …/webhooks/{id}/deliveries: the recent attempts the outbox keeps, in one page. */
-export const DeliveriesQuery = z.object({ limit: limitParam(1, RECENT_ATTEMPTS) }).strict();
-export const DeliveriesPage = collection(DeliveryAttemptSchema, false, 'WebhookDeliveryAttemptPage');
+export const DeliveriesQuery = lazySchema(() => z.object({ limit: limitParam(1, RECENT_ATTEMPTS) }).strict());
+export const DeliveriesPage = lazySchema(() =>
+  collection(DeliveryAttemptSchema(), false, 'WebhookDeliveryAttemptPage'),
+);
 
 export function deliveriesPage(webhooks: WebhookService, id: string, limit: number) {
   return { data: recentAttempts(webhooks.outbox(id), limit), has_more: false, next_cursor: null };
 }
 
-export const CreateBody = z
-  .object(createFields)
-  .strict()
-  .superRefine((body, ctx) => urlIssue(body.url, false, ctx))
-  .meta({ id: 'WebhookCreateRequest' });
+export const CreateBody = lazySchema(() =>
+  z
+    .object(createFields())
+    .strict()
+    .superRefine((body, ctx) => urlIssue(body.url, false, ctx))
+    .meta({ id: 'WebhookCreateRequest' }),
+);
 
 /**
  * The operator's registration (POST /admin/v1/webhooks): as `modgate webhooks add`, loopback and
  * `[webhooks] allow_networks` too, and plain http elsewhere when `allow_http` says so.
  */
-export const OperatorCreateBody = z
-  .object({
-    ...createFields,
-    url: createFields.url.describe(
-      'https (plain http to loopback, or anywhere with allow_http) to a public address, loopback or a network in [webhooks] allow_networks',
-    ),
-    allow_http: z
-      .boolean()
-      .optional()
-      .describe('Allow plain http to a non-loopback host (events travel unencrypted); default false'),
-  })
-  .strict()
-  .superRefine((body, ctx) => urlIssue(body.url, body.allow_http === true, ctx))
-  .meta({ id: 'AdminWebhookCreateRequest' });
-
-export const idParams = z
-  .object({ id: z.string().regex(WEBHOOK_ID_PATTERN, 'a webhook id: wh_ and 16 characters a-z0-9') })
-  .strict();
-
-export const RotateSecretBody = z
-  .object({
-    overlap: z
-      .number()
-      .int()
-      .min(0)
-      .max(MAX_SECRET_OVERLAP_SEC)
-      .optional()
-      .describe(
-        `Seconds the old secret keeps signing beside the new one (default ${DEFAULT_SECRET_OVERLAP_SEC}, at most ${MAX_SECRET_OVERLAP_SEC}; 0 stops it at once)`,
+export const OperatorCreateBody = lazySchema(() =>
+  z
+    .object({
+      ...createFields(),
+      url: createFields().url.describe(
+        'https (plain http to loopback, or anywhere with allow_http) to a public address, loopback or a network in [webhooks] allow_networks',
       ),
-  })
-  .strict()
-  .meta({ id: 'WebhookRotateSecretRequest' });
+      allow_http: z
+        .boolean()
+        .optional()
+        .describe('Allow plain http to a non-loopback host (events travel unencrypted); default false'),
+    })
+    .strict()
+    .superRefine((body, ctx) => urlIssue(body.url, body.allow_http === true, ctx))
+    .meta({ id: 'AdminWebhookCreateRequest' }),
+);
 
-export const RotatedWebhookSchema = z
-  .object({ ...endpointShape, secret: z.string().describe('The new whsec_…; shown only in this answer') })
-  .meta({ id: 'WebhookEndpointRotated' });
+export const idParams = lazySchema(() =>
+  z
+    .object({ id: z.string().regex(WEBHOOK_ID_PATTERN, 'a webhook id: wh_ and 16 characters a-z0-9') })
+    .strict(),
+);
+
+export const RotateSecretBody = lazySchema(() =>
+  z
+    .object({
+      overlap: z
+        .number()
+        .int()
+        .min(0)
+        .max(MAX_SECRET_OVERLAP_SEC)
+        .optional()
+        .describe(
+          `Seconds the old secret keeps signing beside the new one (default ${DEFAULT_SECRET_OVERLAP_SEC}, at most ${MAX_SECRET_OVERLAP_SEC}; 0 stops it at once)`,
+        ),
+    })
+    .strict()
+    .meta({ id: 'WebhookRotateSecretRequest' }),
+);
+
+export const RotatedWebhookSchema = lazySchema(() =>
+  z
+    .object({ ...endpointShape(), secret: z.string().describe('The new whsec_…; shown only in this answer') })
+    .meta({ id: 'WebhookEndpointRotated' }),
+);
 
 /** Who registers an endpoint, and what that allows. */
 export interface Registrant {

@@ -66,7 +66,7 @@ export const listWebhooks = defineRoute({
   path: '/v1/webhooks',
   operationId: 'listWebhooks',
   summary: `The endpoints this key registered, with their status (at most ${MAX_ENDPOINTS_PER_KEY}, one page)`,
-  response: { status: 200, schema: collection(WebhookEndpointSchema, false, 'WebhookEndpointPage') },
+  response: { status: 200, schema: () => collection(WebhookEndpointSchema(), false, 'WebhookEndpointPage') },
   errors: [],
   handler: async ({ key, services }) => {
     const webhooks = registry(services);
@@ -99,7 +99,7 @@ export const deleteWebhook = defineRoute({
   operationId: 'deleteWebhook',
   summary: 'Remove an endpoint; deliveries to it stop',
   params: idParams,
-  response: { status: 204, schema: z.null() },
+  response: { status: 204, schema: () => z.null() },
   errors: ['not_found'],
   handler: async ({ params, key, services }) => {
     const webhooks = registry(services);

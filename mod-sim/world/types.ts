@@ -217,9 +217,9 @@ export interface PlayerDetails {
  * Spec "Violation entry", as the op catalogue declares it (protocol/ops/players.ts). expires_at is
  * null for permanent bans and trap events (decision).
  */
-export type Violation = z.infer<typeof ViolationShape>;
+export type Violation = z.infer<ReturnType<typeof ViolationShape>>;
 export type ViolationType = Violation['type'];
 
 /** The IP history read, as the op catalogue declares it. */
-export type IpHistory = z.infer<typeof IpHistoryShape>;
+export type IpHistory = z.infer<ReturnType<typeof IpHistoryShape>>;
 export type IpHistoryEntry = IpHistory['history'][number];

@@ -8,7 +8,7 @@
  * (PROTOCOL §6.5): `after` is the mod's own position text from the previous page's `next`.
  */
 import * as z from 'zod';
-import { defineOp } from './define.ts';
+import { readOp as read } from './define.ts';
 import {
   Base,
   Container,
@@ -20,84 +20,91 @@ import {
   platformId,
   socialId,
 } from './schemas.ts';
+import { lazySchema } from '../lazy-schema.ts';
 
 /** A squad, base, vehicle or container id: a positive decimal without leading zeros. */
 export const assetId = z.string().regex(/^[1-9][0-9]{0,19}$/);
 
-export const SquadRow = z
-  .object({
-    id: z.number().int(),
-    name: z.string(),
-    score: z.number(),
-    member_limit: z.number().int(),
-    member_count: z.number().int(),
-    leader: z.object({
+export const SquadRow = lazySchema(() =>
+  z
+    .object({
       id: z.number().int(),
+      name: z.string(),
+      score: z.number(),
+      member_limit: z.number().int(),
+      member_count: z.number().int(),
+      leader: z.object({
+        id: z.number().int(),
+        platform_id: platformId,
+        social_id: socialId.nullable(),
+        name: z.string(),
+      }),
+      last_active: z.string().describe('Raw server-local timestamp `YYYY.MM.DD-HH.MM.SS`, not ISO-8601'),
+    })
+
+    .meta({ id: 'Squad' }),
+);
+
+export const SquadMember = lazySchema(() =>
+  z
+    .object({
+      id: z.number().int(),
+      profile_id: z.number().int(),
       platform_id: platformId,
       social_id: socialId.nullable(),
-      name: z.string(),
-    }),
-    last_active: z.string().describe('Raw server-local timestamp `YYYY.MM.DD-HH.MM.SS`, not ISO-8601'),
-  })
+      platform_name: z.string(),
+      char_name: z.string(),
+      rank: z.number().int().min(1).max(4).describe('4 leader, 3 officer, 2 member, 1 recruit'),
+      kills: z.number().int(),
+      deaths: z.number().int(),
+      cash: z.number().int().describe('Cash carried'),
+      bank_money: z.number().int(),
+      gold: z.number().int(),
+      fame_points: z.number(),
+      online: z.boolean(),
+      last_logout: z.string().describe('Raw server-local timestamp `YYYY.MM.DD-HH.MM.SS`'),
+    })
 
-  .meta({ id: 'Squad' });
+    .meta({ id: 'SquadMember' }),
+);
 
-export const SquadMember = z
-  .object({
-    id: z.number().int(),
-    profile_id: z.number().int(),
-    platform_id: platformId,
-    social_id: socialId.nullable(),
-    platform_name: z.string(),
-    char_name: z.string(),
-    rank: z.number().int().min(1).max(4).describe('4 leader, 3 officer, 2 member, 1 recruit'),
-    kills: z.number().int(),
-    deaths: z.number().int(),
-    cash: z.number().int().describe('Cash carried'),
-    bank_money: z.number().int(),
-    gold: z.number().int(),
-    fame_points: z.number(),
-    online: z.boolean(),
-    last_logout: z.string().describe('Raw server-local timestamp `YYYY.MM.DD-HH.MM.SS`'),
-  })
+export const SquadSummary = lazySchema(() =>
+  z
+    .object({
+      squad_id: z.number().int(),
+      total_kills: z.number().int(),
+      total_deaths: z.number().int(),
+      total_cash: z.number().int(),
+      total_bank_money: z.number().int(),
+      total_gold: z.number().int(),
+      total_fame: z.number().describe('Sum of the members’ fame points, rounded to 2 decimals'),
+      total_containers: z.number().int(),
+      total_vehicles: z.number().int(),
+      member_count: z.number().int(),
+    })
 
-  .meta({ id: 'SquadMember' });
+    .meta({ id: 'SquadSummary' }),
+);
 
-export const SquadSummary = z
-  .object({
-    squad_id: z.number().int(),
-    total_kills: z.number().int(),
-    total_deaths: z.number().int(),
-    total_cash: z.number().int(),
-    total_bank_money: z.number().int(),
-    total_gold: z.number().int(),
-    total_fame: z.number().describe('Sum of the members’ fame points, rounded to 2 decimals'),
-    total_containers: z.number().int(),
-    total_vehicles: z.number().int(),
-    member_count: z.number().int(),
-  })
+export const Inventory = lazySchema(() =>
+  z
+    .object({
+      items: z.array(InventoryItem()),
+      total: z.number().int().nonnegative().describe('Items in the tree at every depth'),
+    })
 
-  .meta({ id: 'SquadSummary' });
+    .meta({ id: 'AssetInventory' }),
+);
 
-export const Inventory = z
-  .object({
-    items: z.array(InventoryItem),
-    total: z.number().int().nonnegative().describe('Items in the tree at every depth'),
-  })
+export const TypeCounts = lazySchema(() =>
+  z
+    .object({ types: z.record(z.string(), z.number().int().nonnegative()).describe('Display name to count') })
 
-  .meta({ id: 'AssetInventory' });
+    .meta({ id: 'AssetTypeCounts' }),
+);
 
-export const TypeCounts = z
-  .object({ types: z.record(z.string(), z.number().int().nonnegative()).describe('Display name to count') })
-
-  .meta({ id: 'AssetTypeCounts' });
-
-const READ_MS = 5_000;
-const read = <N extends string, A extends z.ZodType, R extends z.ZodType>(name: N, args: A, result: R) =>
-  defineOp({ name, args, result, deadlineMs: READ_MS, mutates: false });
-
-const byId = z.object({ id: assetId });
-const byEntity = z.object({ entity_id: z.string().regex(DECIMAL_ID) });
+const byId = lazySchema(() => z.object({ id: assetId }));
+const byEntity = lazySchema(() => z.object({ entity_id: z.string().regex(DECIMAL_ID) }));
 const count = z.number().int().nonnegative();
 const health = z.number().min(0).max(1);
 
@@ -110,72 +117,76 @@ const ownerFilters = {
 
 export const squadsList = read(
   'squads.list',
-  z.object({
-    leader_platform_id: platformId.optional(),
-    leader_social_id: socialId.optional(),
-    min_members: count.optional(),
-    max_members: count.optional(),
-    min_score: z.number().nonnegative().optional(),
-    active_within_days: z.number().int().positive().optional(),
-    search: z.string().min(1).optional(),
-    ...pageArgs,
-  }),
-  opPage(SquadRow, true),
+  () =>
+    z.object({
+      leader_platform_id: platformId.optional(),
+      leader_social_id: socialId.optional(),
+      min_members: count.optional(),
+      max_members: count.optional(),
+      min_score: z.number().nonnegative().optional(),
+      active_within_days: z.number().int().positive().optional(),
+      search: z.string().min(1).optional(),
+      ...pageArgs,
+    }),
+  () => opPage(SquadRow(), true),
 );
 export const squadsGet = read('squads.get', byId, SquadRow);
-export const squadsMembers = read('squads.members', byId, z.object({ data: z.array(SquadMember) }));
+export const squadsMembers = read('squads.members', byId, () => z.object({ data: z.array(SquadMember()) }));
 export const squadsSummary = read('squads.summary', byId, SquadSummary);
-const squadPage = z.object({ id: assetId, ...pageArgs });
-export const squadsBases = read('squads.bases', squadPage, opPage(Base, false));
-export const squadsVehicles = read('squads.vehicles', squadPage, opPage(Vehicle, false));
-export const squadsContainers = read('squads.containers', squadPage, opPage(Container, false));
+const squadPage = lazySchema(() => z.object({ id: assetId, ...pageArgs }));
+export const squadsBases = read('squads.bases', squadPage, () => opPage(Base(), false));
+export const squadsVehicles = read('squads.vehicles', squadPage, () => opPage(Vehicle(), false));
+export const squadsContainers = read('squads.containers', squadPage, () => opPage(Container(), false));
 
 export const basesList = read(
   'bases.list',
-  z.object({
-    ...ownerFilters,
-    min_elements: count.optional(),
-    max_elements: count.optional(),
-    min_health: health.optional(),
-    max_health: health.optional(),
-    search: z.string().min(1).optional(),
-    ...pageArgs,
-  }),
-  opPage(Base, true),
+  () =>
+    z.object({
+      ...ownerFilters,
+      min_elements: count.optional(),
+      max_elements: count.optional(),
+      min_health: health.optional(),
+      max_health: health.optional(),
+      search: z.string().min(1).optional(),
+      ...pageArgs,
+    }),
+  () => opPage(Base(), true),
 );
-export const basesGet = read('bases.get', z.object({ flag_id: assetId }), Base);
+export const basesGet = read('bases.get', () => z.object({ flag_id: assetId }), Base);
 
 export const vehiclesList = read(
   'vehicles.list',
-  z.object({
-    ...ownerFilters,
-    alias: z.string().min(1).optional().describe('Exact display name'),
-    is_locked: z.boolean().optional(),
-    is_functional: z.boolean().optional(),
-    search: z.string().min(1).optional(),
-    ...pageArgs,
-  }),
-  opPage(Vehicle, true),
+  () =>
+    z.object({
+      ...ownerFilters,
+      alias: z.string().min(1).optional().describe('Exact display name'),
+      is_locked: z.boolean().optional(),
+      is_functional: z.boolean().optional(),
+      search: z.string().min(1).optional(),
+      ...pageArgs,
+    }),
+  () => opPage(Vehicle(), true),
 );
 export const vehiclesGet = read('vehicles.get', byEntity, Vehicle);
 export const vehiclesInventory = read('vehicles.inventory', byEntity, Inventory);
-export const vehiclesTypes = read('vehicles.types', z.object({}), TypeCounts);
+export const vehiclesTypes = read('vehicles.types', () => z.object({}), TypeCounts);
 
 export const containersList = read(
   'containers.list',
-  z.object({
-    ...ownerFilters,
-    base_id: z.string().regex(DECIMAL_ID).optional(),
-    is_locked: z.boolean().optional(),
-    is_buried: z.boolean().optional(),
-    search: z.string().min(1).optional(),
-    ...pageArgs,
-  }),
-  opPage(Container, true),
+  () =>
+    z.object({
+      ...ownerFilters,
+      base_id: z.string().regex(DECIMAL_ID).optional(),
+      is_locked: z.boolean().optional(),
+      is_buried: z.boolean().optional(),
+      search: z.string().min(1).optional(),
+      ...pageArgs,
+    }),
+  () => opPage(Container(), true),
 );
 export const containersGet = read('containers.get', byEntity, Container);
 export const containersInventory = read('containers.inventory', byEntity, Inventory);
-export const containersTypes = read('containers.types', z.object({}), TypeCounts);
+export const containersTypes = read('containers.types', () => z.object({}), TypeCounts);
 
 export const ASSET_OPS = {
   [squadsList.name]: squadsList,

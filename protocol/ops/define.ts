@@ -4,6 +4,7 @@
  * checks every result it receives, the mod-side bridge checks every argument it is handed.
  */
 import type { z } from 'zod';
+import { type Declared, schemaField } from '../lazy-schema.ts';
 
 /** Error codes a mod may answer an op with (PROTOCOL §6.3); the daemon maps each to an API error. */
 export const OP_ERROR_CODES = [
@@ -32,10 +33,27 @@ export interface OpDefinition<
   readonly mutates: boolean;
 }
 
+/** An op as declared: its schemas given as built or as thunks (protocol/lazy-schema.ts). */
+export interface OpDeclaration<N extends string, A extends z.ZodType, R extends z.ZodType> extends Omit<
+  OpDefinition<N, A, R>,
+  'args' | 'result'
+> {
+  readonly args: Declared<A>;
+  readonly result: Declared<R>;
+}
+
+/**
+ * The op as both sides read it: `args` and `result` are the schemas themselves, a thunk becoming
+ * a getter that builds its schema on first read (the op's first call, or the docs that list it).
+ */
 export function defineOp<N extends string, A extends z.ZodType, R extends z.ZodType>(
-  op: OpDefinition<N, A, R>,
+  op: OpDeclaration<N, A, R>,
 ): OpDefinition<N, A, R> {
-  return Object.freeze(op);
+  const { args, result, ...rest } = op;
+  const definition = { ...rest };
+  schemaField(definition, 'args', args);
+  schemaField(definition, 'result', result);
+  return Object.freeze(definition) as OpDefinition<N, A, R>;
 }
 
 /** Thrown by a mod-side handler to answer an op with a typed error instead of a result. */
@@ -49,3 +67,18 @@ export class OpError extends Error {
     this.name = 'OpError';
   }
 }
+
+/** Declares ops of one kind: how long the daemon waits for the answer, and whether they write. */
+function opKind(deadlineMs: number, mutates: boolean) {
+  return <N extends string, A extends z.ZodType, R extends z.ZodType>(
+    name: N,
+    args: Declared<A>,
+    result: Declared<R>,
+  ): OpDefinition<N, A, R> => defineOp({ name, args, result, deadlineMs, mutates });
+}
+
+/** A read op: changes nothing; the daemon waits 5 s for its answer. */
+export const readOp = opKind(5_000, false);
+
+/** A write op: changes game state, deduplicated by op id (PROTOCOL §6.4); the daemon waits 10 s. */
+export const writeOp = opKind(10_000, true);

@@ -5,9 +5,10 @@
  * retry never pays twice (PROTOCOL §6.4).
  */
 import * as z from 'zod';
-import { defineOp } from './define.ts';
+import { defineOp, writeOp as write } from './define.ts';
 import { PlayerRef, WriteActor } from './players.ts';
 import { DECIMAL_ID, Identity, opPage, pageArgs, platformId, sqlDateTime } from './schemas.ts';
+import { lazySchema } from '../lazy-schema.ts';
 
 /** The game keeps balances and amounts in 32-bit integers. */
 export const AMOUNT_MIN = -0x8000_0000;
@@ -35,108 +36,123 @@ const amount = z.number().int().min(AMOUNT_MIN).max(AMOUNT_MAX);
 const reason = z.string().min(1).max(1_000);
 const transactionId = z.string().regex(DECIMAL_ID).describe('The ledger entry id of the change');
 
-export const LedgerEntry = z
-  .object({
-    id: z.string().regex(DECIMAL_ID).describe('Decimal string, increasing with time'),
-    at: sqlDateTime,
-    player: Identity.nullable().describe('Null on a bulk entry'),
-    actor: Identity.nullable().describe('Null when automatic (kill reward, scheduled charge)'),
-    asset: z.enum(LEDGER_ASSETS),
-    mode: z.enum(LEDGER_MODES),
-    amount: z.number().int(),
-    balance_before: z
-      .number()
-      .int()
-      .nullable()
-      .describe('Null on a bulk entry, or when the player left before the balance was read back'),
-    balance_after: z.number().int().nullable().describe('Null like balance_before: unknown, not zero'),
-    scope: z.enum(LEDGER_SCOPES),
-    affected_count: z.number().int().nonnegative().nullable().describe('Players a bulk coin change reached'),
-    source: z.enum(LEDGER_SOURCES),
-    reason: z.string(),
-    pack_name: z.string().nullable(),
-  })
+export const LedgerEntry = lazySchema(() =>
+  z
+    .object({
+      id: z.string().regex(DECIMAL_ID).describe('Decimal string, increasing with time'),
+      at: sqlDateTime,
+      player: Identity.nullable().describe('Null on a bulk entry'),
+      actor: Identity.nullable().describe('Null when automatic (kill reward, scheduled charge)'),
+      asset: z.enum(LEDGER_ASSETS),
+      mode: z.enum(LEDGER_MODES),
+      amount: z.number().int(),
+      balance_before: z
+        .number()
+        .int()
+        .nullable()
+        .describe('Null on a bulk entry, or when the player left before the balance was read back'),
+      balance_after: z.number().int().nullable().describe('Null like balance_before: unknown, not zero'),
+      scope: z.enum(LEDGER_SCOPES),
+      affected_count: z
+        .number()
+        .int()
+        .nonnegative()
+        .nullable()
+        .describe('Players a bulk coin change reached'),
+      source: z.enum(LEDGER_SOURCES),
+      reason: z.string(),
+      pack_name: z.string().nullable(),
+    })
 
-  .meta({ id: 'LedgerEntry' });
+    .meta({ id: 'LedgerEntry' }),
+);
 
 /** Both in-game balances of one player. */
-export const Balances = z
-  .object({ cash: z.number().int(), gold: z.number().int() })
+export const Balances = lazySchema(() =>
+  z
+    .object({ cash: z.number().int(), gold: z.number().int() })
 
-  .meta({ id: 'CurrencyBalances' });
+    .meta({ id: 'CurrencyBalances' }),
+);
 
-export const CoinChange = z
-  .object({
-    amount: z.number().int().describe('The signed amount sent'),
-    balance: z.number().int().nonnegative().describe('Coins after the change'),
-    player: Identity,
-  })
+export const CoinChange = lazySchema(() =>
+  z
+    .object({
+      amount: z.number().int().describe('The signed amount sent'),
+      balance: z.number().int().nonnegative().describe('Coins after the change'),
+      player: Identity,
+    })
 
-  .meta({ id: 'CoinChange' });
+    .meta({ id: 'CoinChange' }),
+);
 
-export const BulkCoinChange = z
-  .object({
-    amount: z.number().int(),
-    affected_count: z.number().int().nonnegative().describe('Players whose balance changed'),
-    target: z.enum(BULK_TARGETS),
-  })
+export const BulkCoinChange = lazySchema(() =>
+  z
+    .object({
+      amount: z.number().int(),
+      affected_count: z.number().int().nonnegative().describe('Players whose balance changed'),
+      target: z.enum(BULK_TARGETS),
+    })
 
-  .meta({ id: 'BulkCoinChange' });
+    .meta({ id: 'BulkCoinChange' }),
+);
 
-export const CurrencyChange = z
-  .object({
-    player: Identity,
-    currency: z.enum(CURRENCIES),
-    mode: z.enum(LEDGER_MODES),
-    amount: z.number().int(),
-    balance_before: Balances,
-    balance: Balances.nullable().describe('Null when the player left mid-change (the change applied)'),
-    transaction_id: transactionId,
-  })
+export const CurrencyChange = lazySchema(() =>
+  z
+    .object({
+      player: Identity,
+      currency: z.enum(CURRENCIES),
+      mode: z.enum(LEDGER_MODES),
+      amount: z.number().int(),
+      balance_before: Balances(),
+      balance: Balances().nullable().describe('Null when the player left mid-change (the change applied)'),
+      transaction_id: transactionId,
+    })
 
-  .meta({ id: 'CurrencyChange' });
+    .meta({ id: 'CurrencyChange' }),
+);
 
-export const BulkCurrencyChange = z
-  .object({
-    currency: z.enum(CURRENCIES),
-    mode: z.enum(LEDGER_MODES),
-    amount: z.number().int(),
-    target: z.enum(BULK_TARGETS),
-    affected_count: z.null().describe('Always null: the game does not count who a bulk change reached'),
-    transaction_id: transactionId,
-  })
+export const BulkCurrencyChange = lazySchema(() =>
+  z
+    .object({
+      currency: z.enum(CURRENCIES),
+      mode: z.enum(LEDGER_MODES),
+      amount: z.number().int(),
+      target: z.enum(BULK_TARGETS),
+      affected_count: z.null().describe('Always null: the game does not count who a bulk change reached'),
+      transaction_id: transactionId,
+    })
 
-  .meta({ id: 'BulkCurrencyChange' });
-
-const WRITE_MS = 10_000;
-const write = <N extends string, A extends z.ZodType, R extends z.ZodType>(name: N, args: A, result: R) =>
-  defineOp({ name, args, result, deadlineMs: WRITE_MS, mutates: true });
+    .meta({ id: 'BulkCurrencyChange' }),
+);
 
 /** Coins for one player: a credit to a well-formed unknown platform id creates the player. */
 export const economyCoins = write(
   'economy.coins',
-  z
-    .object({
-      ref: PlayerRef,
-      amount: amount.refine((n) => n !== 0, 'must not be 0'),
-      reason,
-      actor: WriteActor,
-    })
-    .describe(
-      'Signed change of shop coins. A debit above the balance is conflict and changes nothing; a credit to an unknown platform id creates the player. Applied once per op_id (PROTOCOL §6.4, §6.6).',
-    ),
+  () =>
+    z
+      .object({
+        ref: PlayerRef,
+        amount: amount.refine((n) => n !== 0, 'must not be 0'),
+        reason,
+        actor: WriteActor,
+      })
+      .describe(
+        'Signed change of shop coins. A debit above the balance is conflict and changes nothing; a credit to an unknown platform id creates the player. Applied once per op_id (PROTOCOL §6.4, §6.6).',
+      ),
   CoinChange,
 );
 
 /** Coins for everyone on record or everyone online; a game-wide cooldown (`rate_limited`). */
 export const economyCoinsAll = write(
   'economy.coins_all',
-  z.object({
-    amount: amount.refine((n) => n !== 0, 'must not be 0'),
-    reason,
-    target: z.enum(BULK_TARGETS),
-    actor: WriteActor,
-  }),
+  () =>
+    z.object({
+      amount: amount.refine((n) => n !== 0, 'must not be 0'),
+      reason,
+      target: z.enum(BULK_TARGETS),
+      actor: WriteActor,
+    }),
   BulkCoinChange,
 );
 
@@ -151,35 +167,37 @@ const currencyFields = {
 /** Cash or gold of one connected player, through the game's console. */
 export const economyCurrency = write(
   'economy.currency',
-  z
-    .object({ ref: PlayerRef, ...currencyFields })
-    .describe(
-      'mode delta adds amount (non-zero; may go below zero), mode set sets the balance to amount (0 or more). The player must be online, else conflict. balance_before is read before, balance after (nil if the player left meanwhile) (PROTOCOL §6.6).',
-    ),
+  () =>
+    z
+      .object({ ref: PlayerRef, ...currencyFields })
+      .describe(
+        'mode delta adds amount (non-zero; may go below zero), mode set sets the balance to amount (0 or more). The player must be online, else conflict. balance_before is read before, balance after (nil if the player left meanwhile) (PROTOCOL §6.6).',
+      ),
   CurrencyChange,
 );
 
 /** Cash or gold of everyone, through the game's console; a connected player must relay it. */
 export const economyCurrencyAll = write(
   'economy.currency_all',
-  z.object({ ...currencyFields, target: z.enum(BULK_TARGETS) }),
+  () => z.object({ ...currencyFields, target: z.enum(BULK_TARGETS) }),
   BulkCurrencyChange,
 );
 
 /** The ledger, newest first; `after` is the id of the last entry of the previous page. */
 export const economyTransactions = defineOp({
   name: 'economy.transactions',
-  args: z.object({
-    platform_id: platformId.optional(),
-    asset: z.enum(LEDGER_ASSETS).optional(),
-    source: z.enum(LEDGER_SOURCES).optional(),
-    scope: z.enum(LEDGER_SCOPES).optional(),
-    /** Inclusive bounds, `YYYY-MM-DD HH:MM:SS`. */
-    start_date: sqlDateTime.optional(),
-    end_date: sqlDateTime.optional(),
-    ...pageArgs,
-  }),
-  result: opPage(LedgerEntry, false),
+  args: () =>
+    z.object({
+      platform_id: platformId.optional(),
+      asset: z.enum(LEDGER_ASSETS).optional(),
+      source: z.enum(LEDGER_SOURCES).optional(),
+      scope: z.enum(LEDGER_SCOPES).optional(),
+      /** Inclusive bounds, `YYYY-MM-DD HH:MM:SS`. */
+      start_date: sqlDateTime.optional(),
+      end_date: sqlDateTime.optional(),
+      ...pageArgs,
+    }),
+  result: () => opPage(LedgerEntry(), false),
   deadlineMs: 5_000,
   mutates: false,
 });

@@ -5,6 +5,7 @@
  * response schemas.
  */
 import * as z from 'zod';
+import { lazySchema } from '../lazy-schema.ts';
 
 export const PLATFORM_ID = /^[0-9]{17}$/;
 export const SOCIAL_ID = /^[0-9]{17,20}$/;
@@ -57,39 +58,43 @@ export interface InventoryItemShape {
   contents_truncated: boolean;
 }
 
-export const InventoryItem: z.ZodType<InventoryItemShape> = z
-  .object({
-    id: z.number().int(),
-    class: z.string(),
-    name: z.string(),
-    icon: z.string(),
-    health: z.number(),
-    max_health: z.number(),
-    weight: z.number(),
-    is_container: z.boolean(),
-    is_weapon: z.boolean(),
-    get contents() {
-      return z.array(InventoryItem);
-    },
-    contents_truncated: z
-      .boolean()
-      .describe('True when the mod stopped expanding this subtree at its depth cap'),
-  })
+export const InventoryItem = lazySchema((): z.ZodType<InventoryItemShape> =>
+  z
+    .object({
+      id: z.number().int(),
+      class: z.string(),
+      name: z.string(),
+      icon: z.string(),
+      health: z.number(),
+      max_health: z.number(),
+      weight: z.number(),
+      is_container: z.boolean(),
+      is_weapon: z.boolean(),
+      get contents() {
+        return z.array(InventoryItem());
+      },
+      contents_truncated: z
+        .boolean()
+        .describe('True when the mod stopped expanding this subtree at its depth cap'),
+    })
 
-  .meta({ id: 'InventoryItem' });
+    .meta({ id: 'InventoryItem' }),
+);
 
-export const Base = z
-  .object({
-    flag_id: z.number().int(),
-    base_id: z.number().int(),
-    owner: Owner,
-    max_elements: z.number().int(),
-    element_count: z.number().int(),
-    avg_health: z.number().min(0).max(1),
-    position: Position,
-  })
+export const Base = lazySchema(() =>
+  z
+    .object({
+      flag_id: z.number().int(),
+      base_id: z.number().int(),
+      owner: Owner,
+      max_elements: z.number().int(),
+      element_count: z.number().int(),
+      avg_health: z.number().min(0).max(1),
+      position: Position,
+    })
 
-  .meta({ id: 'Base' });
+    .meta({ id: 'Base' }),
+);
 
 const lockFields = {
   is_locked: z.boolean(),
@@ -97,40 +102,44 @@ const lockFields = {
   lock_hp: z.number(),
 };
 
-export const Vehicle = z
-  .object({
-    entity_id: z.string().regex(DECIMAL_ID),
-    class_name: z.string(),
-    display_name: z.string(),
-    owner: Owner,
-    health: z.number(),
-    max_health: z.number(),
-    position: Position,
-    ...lockFields,
-    is_functional: z.boolean(),
-    last_access_time: isoDateTime.nullable(),
-    item_count: z.number().int().nullable(),
-  })
+export const Vehicle = lazySchema(() =>
+  z
+    .object({
+      entity_id: z.string().regex(DECIMAL_ID),
+      class_name: z.string(),
+      display_name: z.string(),
+      owner: Owner,
+      health: z.number(),
+      max_health: z.number(),
+      position: Position,
+      ...lockFields,
+      is_functional: z.boolean(),
+      last_access_time: isoDateTime.nullable(),
+      item_count: z.number().int().nullable(),
+    })
 
-  .meta({ id: 'Vehicle' });
+    .meta({ id: 'Vehicle' }),
+);
 
-export const Container = z
-  .object({
-    entity_id: z.string().regex(DECIMAL_ID),
-    class_name: z.string(),
-    display_name: z.string(),
-    custom_name: z.string(),
-    owner: Owner,
-    base_id: z.number().int().nullable(),
-    base_name: z.string().nullable(),
-    position: Position,
-    ...lockFields,
-    is_buried: z.boolean(),
-    last_access_time: isoDateTime.nullable(),
-    item_count: z.number().int().nullable(),
-  })
+export const Container = lazySchema(() =>
+  z
+    .object({
+      entity_id: z.string().regex(DECIMAL_ID),
+      class_name: z.string(),
+      display_name: z.string(),
+      custom_name: z.string(),
+      owner: Owner,
+      base_id: z.number().int().nullable(),
+      base_name: z.string().nullable(),
+      position: Position,
+      ...lockFields,
+      is_buried: z.boolean(),
+      last_access_time: isoDateTime.nullable(),
+      item_count: z.number().int().nullable(),
+    })
 
-  .meta({ id: 'Container' });
+    .meta({ id: 'Container' }),
+);
 
 /** A list op's answer (PROTOCOL §6.5): a page, the position after it, and a total where the route has one. */
 export function opPage<T extends z.ZodType>(row: T, withTotal: true): ReturnType<typeof pageWithTotal<T>>;

@@ -22,29 +22,34 @@ import { CODE_CREDENTIAL, tokenCredential, type TokenBackoff } from '../token-ba
 import { clearedSessionCookie, readSessionCookie, sessionCookie } from '../session-cookie.ts';
 import type { Session, SessionOwner, SessionStore } from '../sessions.ts';
 import { PanelAssets } from './panel-assets.ts';
+import { lazySchema } from '../../../protocol/lazy-schema.ts';
 
 export const SESSION_PATH = '/admin/v1/session';
 
 /** POST /admin/v1/session's body: exactly one of a token or a code, each bounded. */
-export const SignInBody = z
-  .object({
-    token: z.string().min(1).max(200).optional().describe('An admin token, mgadm_…'),
-    code: z.string().min(1).max(200).optional().describe('A one-time code from a login link'),
-  })
-  .strict()
-  .refine((body) => (body.token === undefined) !== (body.code === undefined), {
-    message: 'send exactly one of token and code',
-  })
-  .meta({ id: 'AdminSignIn' });
+export const SignInBody = lazySchema(() =>
+  z
+    .object({
+      token: z.string().min(1).max(200).optional().describe('An admin token, mgadm_…'),
+      code: z.string().min(1).max(200).optional().describe('A one-time code from a login link'),
+    })
+    .strict()
+    .refine((body) => (body.token === undefined) !== (body.code === undefined), {
+      message: 'send exactly one of token and code',
+    })
+    .meta({ id: 'AdminSignIn' }),
+);
 
 /** What GET and POST /admin/v1/session answer. */
-export const SessionView = z
-  .object({
-    token_id: z.string().nullable().describe('The admin token the session acts for; null for a login link'),
-    name: z.string(),
-    expires_at: z.iso.datetime({ offset: true }).nullable().describe('Null for a Bearer token'),
-  })
-  .meta({ id: 'AdminSession' });
+export const SessionView = lazySchema(() =>
+  z
+    .object({
+      token_id: z.string().nullable().describe('The admin token the session acts for; null for a login link'),
+      name: z.string(),
+      expires_at: z.iso.datetime({ offset: true }).nullable().describe('Null for a Bearer token'),
+    })
+    .meta({ id: 'AdminSession' }),
+);
 
 /** The panel's part of AdminServices: what the session routes use. */
 export interface PanelServices {
@@ -108,9 +113,9 @@ export class PanelGate {
   async #signIn(req: ApiRequest, url: RequestTarget, exchange: AdminExchange): Promise<ApiResponse> {
     const { backoff, sessions, tls } = this.#options;
     checkOrigin(req, ownOriginOf(req, tls));
-    const route = { body: SignInBody };
+    const route = { body: SignInBody() };
     const raw = await readJsonBody(req, route, this.#options.bodyLimitBytes);
-    const body = validateInput(route, {}, url, raw).body as z.output<typeof SignInBody>;
+    const body = validateInput(route, {}, url, raw).body as z.output<ReturnType<typeof SignInBody>>;
     const credential = body.code !== undefined ? CODE_CREDENTIAL : tokenCredential(body.token ?? '');
     backoff.check(req.remoteAddress, credential);
     const owner = this.#ownerOf(body);
@@ -128,7 +133,7 @@ export class PanelGate {
     return json(201, sessionView(session), { ...exchange.headers, 'set-cookie': cookie });
   }
 
-  #ownerOf(body: z.output<typeof SignInBody>): SessionOwner | null {
+  #ownerOf(body: z.output<ReturnType<typeof SignInBody>>): SessionOwner | null {
     if (body.code !== undefined) return this.#options.sessions.redeemCode(body.code) ?? null;
     const token = this.#options.verifyToken(body.token ?? '');
     return token === null ? null : { token_id: token.id, name: token.name };

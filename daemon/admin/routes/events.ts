@@ -8,13 +8,16 @@
 import * as z from 'zod';
 import { position, startAfter, typesParam } from '../../routes/events.ts';
 import { defineAdminRoute } from '../define-admin-route.ts';
+import { lazySchema } from '../../../protocol/lazy-schema.ts';
 
-const EventsQuery = z
-  .object({
-    after: position.optional().describe('Stream the events after this id; default: from now on'),
-    types: typesParam,
-  })
-  .strict();
+const EventsQuery = lazySchema(() =>
+  z
+    .object({
+      after: position.optional().describe('Stream the events after this id; default: from now on'),
+      types: typesParam,
+    })
+    .strict(),
+);
 
 export const eventRoutes = [
   defineAdminRoute({

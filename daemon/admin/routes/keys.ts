@@ -29,43 +29,50 @@ import {
 import { API_KEY_ID_PATTERN, KEY_NAME_MAX_LENGTH, type ApiKeyRecord } from '../../store/keys-file.ts';
 import { defineAdminRoute } from '../define-admin-route.ts';
 import type { AdminServices } from '../services.ts';
+import { lazySchema } from '../../../protocol/lazy-schema.ts';
 
 const date = z.iso.datetime({ offset: true });
 
-const adminKey = z
-  .object({
-    id: z.string().describe('The public part of the key text (`mg_live_<id>_…`).'),
-    name: z.string(),
-    status: z.enum(['active', 'expired', 'revoked']),
-    scopes: z.array(z.enum(SCOPES)),
-    allow_ips: z.array(z.string()).describe('CIDR ranges the key is accepted from; empty: any address.'),
-    owner_platform_id: z.string().nullable(),
-    owner_social_id: z.string().nullable(),
-    created_at: date,
-    expires_at: date.nullable().describe('null: never expires.'),
-    revoked_at: date.nullable(),
-    last_used_at: date.nullable().describe('When the key last authenticated on /v1; null: never.'),
-    last_used_ip: z.string().nullable().describe('The client address of that request.'),
-    rolled_from: z.string().nullable().describe('The key this one replaced (POST …/roll).'),
-    rolled_to: z.string().nullable().describe('The key that replaced this one.'),
-  })
-  .meta({ id: 'AdminKey' });
+const adminKey = lazySchema(() =>
+  z
+    .object({
+      id: z.string().describe('The public part of the key text (`mg_live_<id>_…`).'),
+      name: z.string(),
+      status: z.enum(['active', 'expired', 'revoked']),
+      scopes: z.array(z.enum(SCOPES)),
+      allow_ips: z.array(z.string()).describe('CIDR ranges the key is accepted from; empty: any address.'),
+      owner_platform_id: z.string().nullable(),
+      owner_social_id: z.string().nullable(),
+      created_at: date,
+      expires_at: date.nullable().describe('null: never expires.'),
+      revoked_at: date.nullable(),
+      last_used_at: date.nullable().describe('When the key last authenticated on /v1; null: never.'),
+      last_used_ip: z.string().nullable().describe('The client address of that request.'),
+      rolled_from: z.string().nullable().describe('The key this one replaced (POST …/roll).'),
+      rolled_to: z.string().nullable().describe('The key that replaced this one.'),
+    })
+    .meta({ id: 'AdminKey' }),
+);
 
-const issuedKey = adminKey
-  .extend({
-    key: z
-      .string()
-      .nullable()
-      .describe(
-        'The key text: shown in this answer only, never again; null when the answer is an ' +
-          'Idempotency-Key replay, since the text is never written to disk.',
-      ),
-  })
-  .meta({ id: 'AdminIssuedKey' });
+const issuedKey = lazySchema(() =>
+  adminKey()
+    .extend({
+      key: z
+        .string()
+        .nullable()
+        .describe(
+          'The key text: shown in this answer only, never again; null when the answer is an ' +
+            'Idempotency-Key replay, since the text is never written to disk.',
+        ),
+    })
+    .meta({ id: 'AdminIssuedKey' }),
+);
 
-const rolledKey = issuedKey
-  .extend({ old: adminKey.describe('The old key, now expiring at the end of the overlap.') })
-  .meta({ id: 'AdminRolledKey' });
+const rolledKey = lazySchema(() =>
+  issuedKey()
+    .extend({ old: adminKey().describe('The old key, now expiring at the end of the overlap.') })
+    .meta({ id: 'AdminRolledKey' }),
+);
 
 /** A value checked by one of daemon/store/input-rules.ts's rules, as `modgate keys` checks it. */
 function byRule<T>(check: (value: string) => T) {
@@ -83,67 +90,79 @@ function byRule<T>(check: (value: string) => T) {
     });
 }
 
-const keyName = byRule((value) => displayName(value, KEY_NAME_MAX_LENGTH));
-const duration = byRule((value) => durationMs(value));
-const allowIps = z
-  .array(
-    z
-      .string()
-      .max(64)
-      .transform((text, ctx) => {
-        const canonical = normaliseAllowIp(text);
-        if (canonical === null) {
-          ctx.addIssue({
-            code: 'custom',
-            message: 'not an IP address or CIDR range, e.g. 203.0.113.7, 10.0.0.0/8',
-          });
-          return z.NEVER;
-        }
-        return canonical;
-      }),
-  )
-  .max(MAX_ALLOW_IPS)
-  .transform((entries) => [...new Set(entries)]);
+const keyName = lazySchema(() => byRule((value) => displayName(value, KEY_NAME_MAX_LENGTH)));
+const duration = lazySchema(() => byRule((value) => durationMs(value)));
+const allowIps = lazySchema(() =>
+  z
+    .array(
+      z
+        .string()
+        .max(64)
+        .transform((text, ctx) => {
+          const canonical = normaliseAllowIp(text);
+          if (canonical === null) {
+            ctx.addIssue({
+              code: 'custom',
+              message: 'not an IP address or CIDR range, e.g. 203.0.113.7, 10.0.0.0/8',
+            });
+            return z.NEVER;
+          }
+          return canonical;
+        }),
+    )
+    .max(MAX_ALLOW_IPS)
+    .transform((entries) => [...new Set(entries)]),
+);
 
-const createBody = z.strictObject({
-  name: keyName,
-  scopes: z
-    .array(z.enum(SCOPES))
-    .min(1)
-    .max(SCOPES.length * 2)
-    .transform((given) => SCOPES.filter((scope) => given.includes(scope))),
-  allow_ips: allowIps.optional(),
-  expires_in: duration.optional().describe('90m, 12h, 30d, 2w; absent: never expires.'),
-  owner_platform_id: platformIdParam.optional(),
-  owner_social_id: socialIdParam.optional(),
-});
+const createBody = lazySchema(() =>
+  z.strictObject({
+    name: keyName(),
+    scopes: z
+      .array(z.enum(SCOPES))
+      .min(1)
+      .max(SCOPES.length * 2)
+      .transform((given) => SCOPES.filter((scope) => given.includes(scope))),
+    allow_ips: allowIps().optional(),
+    expires_in: duration().optional().describe('90m, 12h, 30d, 2w; absent: never expires.'),
+    owner_platform_id: platformIdParam.optional(),
+    owner_social_id: socialIdParam.optional(),
+  }),
+);
 
-const updateBody = z
-  .strictObject({
-    name: keyName.optional(),
-    allow_ips: allowIps.optional(),
-    expires_in: duration.optional().describe('A new expiry, this long from now.'),
-    expires_at: date.nullable().optional().describe('A new expiry; null: never expires.'),
-  })
-  .refine((body) => Object.values(body).some((value) => value !== undefined), 'give at least one field')
-  .refine((body) => body.expires_in === undefined || body.expires_at === undefined, {
-    message: 'give expires_in or expires_at, not both',
-    path: ['expires_at'],
-  });
+const updateBody = lazySchema(() =>
+  z
+    .strictObject({
+      name: keyName().optional(),
+      allow_ips: allowIps().optional(),
+      expires_in: duration().optional().describe('A new expiry, this long from now.'),
+      expires_at: date.nullable().optional().describe('A new expiry; null: never expires.'),
+    })
+    .refine((body) => Object.values(body).some((value) => value !== undefined), 'give at least one field')
+    .refine((body) => body.expires_in === undefined || body.expires_at === undefined, {
+      message: 'give expires_in or expires_at, not both',
+      path: ['expires_at'],
+    }),
+);
 
-const rollBody = z.strictObject({
-  expire_old_in: byRule((value) => durationMs(value, MAX_ROLL_OVERLAP_MS))
-    .optional()
-    .describe('How long the old key keeps working: 90m, 12h, 30d (at most); default 1h.'),
-});
+const rollBody = lazySchema(() =>
+  z.strictObject({
+    expire_old_in: byRule((value) => durationMs(value, MAX_ROLL_OVERLAP_MS))
+      .optional()
+      .describe('How long the old key keeps working: 90m, 12h, 30d (at most); default 1h.'),
+  }),
+);
 
-const idParams = z.object({ id: z.string().regex(API_KEY_ID_PATTERN, 'a key id: 12 characters a-z0-9') });
+const idParams = lazySchema(() =>
+  z.object({ id: z.string().regex(API_KEY_ID_PATTERN, 'a key id: 12 characters a-z0-9') }),
+);
 
-const listQuery = z.object({
-  status: z.enum(['active', 'expired', 'revoked']).optional(),
-  limit: limitParam(1, 100),
-  cursor: cursorParam,
-});
+const listQuery = lazySchema(() =>
+  z.object({
+    status: z.enum(['active', 'expired', 'revoked']).optional(),
+    limit: limitParam(1, 100),
+    cursor: cursorParam,
+  }),
+);
 
 const LIST_OPERATION = 'listAdminKeys';
 
@@ -155,7 +174,7 @@ export const keyRoutes = [
     summary: 'The API keys, oldest first, with their status and last use',
     tag: 'Keys',
     query: listQuery,
-    response: { status: 200, schema: collection(adminKey, false, 'AdminKeyPage') },
+    response: { status: 200, schema: () => collection(adminKey(), false, 'AdminKeyPage') },
     errors: ['validation_error'],
     handler: async ({ query, admin }) => {
       const now = new Date();
@@ -315,7 +334,7 @@ function apiErrorOf(error: KeyAdminError): ApiError {
  * order (keys are only ever appended, never removed), so a key whose status changes between two
  * pages neither repeats nor shifts the rest.
  */
-function page(admin: AdminServices, views: KeyView[], query: z.output<typeof listQuery>) {
+function page(admin: AdminServices, views: KeyView[], query: z.output<ReturnType<typeof listQuery>>) {
   const cursors = new CursorCodec(admin.snapshot().identity.daemonSecretKey);
   const scope = { keyId: 'admin', route: LIST_OPERATION, filters: { status: query.status } };
   const after = query.cursor === undefined ? null : cursors.decode(scope, query.cursor);

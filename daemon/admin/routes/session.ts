@@ -15,19 +15,22 @@ import { ApiError } from '../../http/api-error.ts';
 import { defineAdminRoute } from '../define-admin-route.ts';
 import { SESSION_PATH, SessionView, SignInBody, sessionView } from '../panel/panel-gate.ts';
 import { clearedSessionCookie, readSessionCookie } from '../session-cookie.ts';
+import { lazySchema } from '../../../protocol/lazy-schema.ts';
 
-const LoginCode = z
-  .object({
-    code: z.string().describe('Spent by its first use; only its hash is kept'),
-    url: z
-      .string()
-      .nullable()
-      .describe(
-        'The panel link that signs in with it (`http://HOST:PORT/login#CODE`); null with no admin TCP listener',
-      ),
-    expires_at: z.iso.datetime({ offset: true }),
-  })
-  .meta({ id: 'AdminLoginCode' });
+const LoginCode = lazySchema(() =>
+  z
+    .object({
+      code: z.string().describe('Spent by its first use; only its hash is kept'),
+      url: z
+        .string()
+        .nullable()
+        .describe(
+          'The panel link that signs in with it (`http://HOST:PORT/login#CODE`); null with no admin TCP listener',
+        ),
+      expires_at: z.iso.datetime({ offset: true }),
+    })
+    .meta({ id: 'AdminLoginCode' }),
+);
 
 export const sessionRoutes = [
   defineAdminRoute({
@@ -84,7 +87,7 @@ export const sessionRoutes = [
     operationId: 'createAdminLoginCode',
     summary: 'A one-time sign-in code for the panel (admin.sock only; `modgate admin login-url`)',
     tag: 'Sessions',
-    body: z.object({}).strict(),
+    body: () => z.object({}).strict(),
     response: { status: 201, schema: LoginCode },
     errors: [],
     handler: ({ actor, admin }) => {

@@ -9,53 +9,58 @@ import { SUPPORTED_VERSIONS } from '../../../protocol/handshake-messages.ts';
 import { API_VERSION } from '../../version.ts';
 import { defineAdminRoute } from '../define-admin-route.ts';
 import { isPremiumActive } from '../../store/state.ts';
+import { lazySchema } from '../../../protocol/lazy-schema.ts';
 
 const count = z.number().int();
-const classCounts = z.object({ '2xx': count, '3xx': count, '4xx': count, '5xx': count });
+const classCounts = lazySchema(() => z.object({ '2xx': count, '3xx': count, '4xx': count, '5xx': count }));
 
-export const planView = z
-  .object({
-    premium: z.boolean().describe('Whether the plan includes premium (the API needs it).'),
-    until: z.iso.datetime({ offset: true }).nullable().describe('When premium ends; null: no end date.'),
-    features: z.array(z.enum(['shop'])).describe('Plan features beyond premium.'),
-    active: z.boolean().describe('Premium is on and has not reached its end date.'),
-  })
-  .meta({ id: 'AdminPlan' });
+export const planView = lazySchema(() =>
+  z
+    .object({
+      premium: z.boolean().describe('Whether the plan includes premium (the API needs it).'),
+      until: z.iso.datetime({ offset: true }).nullable().describe('When premium ends; null: no end date.'),
+      features: z.array(z.enum(['shop'])).describe('Plan features beyond premium.'),
+      active: z.boolean().describe('Premium is on and has not reached its end date.'),
+    })
+    .meta({ id: 'AdminPlan' }),
+);
 
-const status = z
-  .object({
-    server_id: z.string(),
-    name: z.string().nullable(),
-    versions: z.object({
-      modgate: z.string().describe('The daemon build.'),
-      api: z.string().describe('The /v1 API version (API-Version header).'),
-      protocol: z.array(z.number().int()).describe('Mod link protocol versions this daemon speaks.'),
-    }),
-    started_at: z.iso.datetime({ offset: true }),
-    uptime_seconds: z.number().int(),
-    link: z.object({
-      connected: z.boolean(),
-      mod_version: z.string().nullable(),
-      since: z.iso.datetime({ offset: true }).nullable(),
-    }),
-    players_online: z
-      .number()
-      .int()
-      .nullable()
-      .describe('Players online as the game reports them; null with no mod link or no answer within 2 s'),
-    api: z.object({ enabled: z.boolean() }),
-    plan: planView,
-    events: z.object({
-      last_id: z.number().int().describe('The newest event id in the log (0: none yet).'),
-      oldest_id: z.number().int().describe('The oldest event id still kept.'),
-    }),
-    requests: z.object({
-      window_minutes: z.number().int(),
-      totals: classCounts,
-      per_minute: z.array(classCounts.extend({ minute: z.iso.datetime({ offset: true }) })),
-    }),
-  })
-  .meta({ id: 'AdminStatus' });
+const status = lazySchema(() =>
+  z
+    .object({
+      server_id: z.string(),
+      name: z.string().nullable(),
+      versions: z.object({
+        modgate: z.string().describe('The daemon build.'),
+        api: z.string().describe('The /v1 API version (API-Version header).'),
+        protocol: z.array(z.number().int()).describe('Mod link protocol versions this daemon speaks.'),
+      }),
+      started_at: z.iso.datetime({ offset: true }),
+      uptime_seconds: z.number().int(),
+      link: z.object({
+        connected: z.boolean(),
+        mod_version: z.string().nullable(),
+        since: z.iso.datetime({ offset: true }).nullable(),
+      }),
+      players_online: z
+        .number()
+        .int()
+        .nullable()
+        .describe('Players online as the game reports them; null with no mod link or no answer within 2 s'),
+      api: z.object({ enabled: z.boolean() }),
+      plan: planView(),
+      events: z.object({
+        last_id: z.number().int().describe('The newest event id in the log (0: none yet).'),
+        oldest_id: z.number().int().describe('The oldest event id still kept.'),
+      }),
+      requests: z.object({
+        window_minutes: z.number().int(),
+        totals: classCounts(),
+        per_minute: z.array(classCounts().extend({ minute: z.iso.datetime({ offset: true }) })),
+      }),
+    })
+    .meta({ id: 'AdminStatus' }),
+);
 
 export const statusRoutes = [
   defineAdminRoute({

@@ -8,12 +8,15 @@ import * as z from 'zod';
 import { isPremiumActive, planInputSchema, type Plan, stateFile, type State } from '../../store/state.ts';
 import { defineAdminRoute } from '../define-admin-route.ts';
 import { planView } from './status.ts';
+import { lazySchema } from '../../../protocol/lazy-schema.ts';
 
-const apiSwitch = z
-  .object({ enabled: z.boolean().describe('Whether /v1 answers; disabled, every /v1 path is 404.') })
-  .meta({ id: 'AdminApiSwitch' });
+const apiSwitch = lazySchema(() =>
+  z
+    .object({ enabled: z.boolean().describe('Whether /v1 answers; disabled, every /v1 path is 404.') })
+    .meta({ id: 'AdminApiSwitch' }),
+);
 
-function viewOfPlan(plan: Plan, now: Date): z.output<typeof planView> {
+function viewOfPlan(plan: Plan, now: Date): z.output<ReturnType<typeof planView>> {
   return {
     premium: plan.premium,
     until: plan.until?.toISOString() ?? null,
@@ -63,7 +66,7 @@ export const switchRoutes = [
     operationId: 'setApiSwitch',
     summary: 'Enable or disable the /v1 API, at once',
     tag: 'Plan',
-    body: z.object({ enabled: z.boolean() }).strict(),
+    body: () => z.object({ enabled: z.boolean() }).strict(),
     response: { status: 200, schema: apiSwitch },
     errors: [],
     handler: async ({ admin, body }) => {

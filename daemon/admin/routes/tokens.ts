@@ -17,36 +17,43 @@ import {
   viewOf,
 } from '../../store/admin-tokens.ts';
 import { defineAdminRoute } from '../define-admin-route.ts';
+import { lazySchema } from '../../../protocol/lazy-schema.ts';
 
-const tokenView = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    status: z.enum(['active', 'revoked']),
-    created_at: z.iso.datetime({ offset: true }),
-    last_used_at: z.iso.datetime({ offset: true }).nullable(),
-    revoked_at: z.iso.datetime({ offset: true }).nullable(),
-  })
-  .meta({ id: 'AdminToken' });
+const tokenView = lazySchema(() =>
+  z
+    .object({
+      id: z.string(),
+      name: z.string(),
+      status: z.enum(['active', 'revoked']),
+      created_at: z.iso.datetime({ offset: true }),
+      last_used_at: z.iso.datetime({ offset: true }).nullable(),
+      revoked_at: z.iso.datetime({ offset: true }).nullable(),
+    })
+    .meta({ id: 'AdminToken' }),
+);
 
-const createdToken = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    token: z
-      .string()
-      .nullable()
-      .describe(
-        'The token text, `mgadm_<id>_<secret>`: shown only in this answer; null in an ' +
-          'Idempotency-Key replay, since the text is never written to disk.',
-      ),
-    created_at: z.iso.datetime({ offset: true }),
-  })
-  .meta({ id: 'CreatedAdminToken' });
+const createdToken = lazySchema(() =>
+  z
+    .object({
+      id: z.string(),
+      name: z.string(),
+      token: z
+        .string()
+        .nullable()
+        .describe(
+          'The token text, `mgadm_<id>_<secret>`: shown only in this answer; null in an ' +
+            'Idempotency-Key replay, since the text is never written to disk.',
+        ),
+      created_at: z.iso.datetime({ offset: true }),
+    })
+    .meta({ id: 'CreatedAdminToken' }),
+);
 
-const tokenId = z.object({
-  id: z.string().regex(ADMIN_TOKEN_ID_PATTERN, 'an admin token id: 12 characters a-z0-9'),
-});
+const tokenId = lazySchema(() =>
+  z.object({
+    id: z.string().regex(ADMIN_TOKEN_ID_PATTERN, 'an admin token id: 12 characters a-z0-9'),
+  }),
+);
 
 export const tokenRoutes = [
   defineAdminRoute({
@@ -58,11 +65,12 @@ export const tokenRoutes = [
     tag: 'Tokens',
     response: {
       status: 200,
-      schema: z.object({
-        data: z.array(tokenView),
-        has_more: z.boolean(),
-        next_cursor: z.string().nullable(),
-      }),
+      schema: () =>
+        z.object({
+          data: z.array(tokenView()),
+          has_more: z.boolean(),
+          next_cursor: z.string().nullable(),
+        }),
     },
     errors: [],
     handler: async ({ admin }) => {
@@ -80,7 +88,7 @@ export const tokenRoutes = [
     operationId: 'createAdminToken',
     summary: 'Create an admin token; its text is in this answer only',
     tag: 'Tokens',
-    body: z.object({ name: adminTokenName }).strict(),
+    body: () => z.object({ name: adminTokenName }).strict(),
     response: { status: 201, schema: createdToken },
     shownOnce: ['token'],
     errors: ['conflict', 'idempotency_conflict'],

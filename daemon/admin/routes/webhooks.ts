@@ -31,32 +31,39 @@ import {
   RotateSecretBody,
 } from '../../routes/webhooks-common.ts';
 import { defineAdminRoute } from '../define-admin-route.ts';
+import { lazySchema } from '../../../protocol/lazy-schema.ts';
 
 const TAG = 'Webhooks';
 
-const Owner = z
-  .object({
-    kind: z.enum(['operator', 'key']),
-    key_id: z.string().nullable().describe('The API key that registered it; null for the operator'),
-    key_name: z.string().nullable().describe('That key name, while the key is in keys.json'),
-  })
-  .meta({ id: 'AdminWebhookOwner' });
+const Owner = lazySchema(() =>
+  z
+    .object({
+      kind: z.enum(['operator', 'key']),
+      key_id: z.string().nullable().describe('The API key that registered it; null for the operator'),
+      key_name: z.string().nullable().describe('That key name, while the key is in keys.json'),
+    })
+    .meta({ id: 'AdminWebhookOwner' }),
+);
 
-const AdminWebhookSchema = z.object({ ...endpointShape, owner: Owner }).meta({ id: 'AdminWebhookEndpoint' });
+const AdminWebhookSchema = lazySchema(() =>
+  z.object({ ...endpointShape(), owner: Owner() }).meta({ id: 'AdminWebhookEndpoint' }),
+);
 
-const TestOutcomeSchema = z
-  .object({
-    outcome: z.enum(['delivered', 'failed']),
-    message_id: z.string().describe('The webhook-id sent: msg_<server_id>_test_<random>'),
-    at: z.string(),
-    status: z.number().int().nullable().describe('HTTP status of the answer; null when none'),
-    latency_ms: z.number(),
-    error: z
-      .enum(DELIVERY_FAILURES)
-      .nullable()
-      .describe('Why it failed, as a fixed class; null when delivered'),
-  })
-  .meta({ id: 'AdminWebhookTestOutcome' });
+const TestOutcomeSchema = lazySchema(() =>
+  z
+    .object({
+      outcome: z.enum(['delivered', 'failed']),
+      message_id: z.string().describe('The webhook-id sent: msg_<server_id>_test_<random>'),
+      at: z.string(),
+      status: z.number().int().nullable().describe('HTTP status of the answer; null when none'),
+      latency_ms: z.number(),
+      error: z
+        .enum(DELIVERY_FAILURES)
+        .nullable()
+        .describe('Why it failed, as a fixed class; null when delivered'),
+    })
+    .meta({ id: 'AdminWebhookTestOutcome' }),
+);
 
 function ownerOf(endpoint: WebhookEndpoint, snapshot: Snapshot) {
   if (endpoint.createdBy === null) return { kind: 'operator' as const, key_id: null, key_name: null };
@@ -82,7 +89,7 @@ export const webhookRoutes = [
     operationId: 'listAdminWebhooks',
     summary: "Every endpoint, the operator's and every key's, with its owner (at most 50, one page)",
     tag: TAG,
-    response: { status: 200, schema: collection(AdminWebhookSchema, false, 'AdminWebhookPage') },
+    response: { status: 200, schema: () => collection(AdminWebhookSchema(), false, 'AdminWebhookPage') },
     errors: [],
     handler: async ({ admin }) => {
       const snapshot = admin.snapshot();

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { defineAdminRoute } from '../../../daemon/admin/define-admin-route.ts';
+import { ADMIN_ROUTES } from '../../../daemon/admin/routes/index.ts';
+import { validateInput } from '../../../daemon/http/stages/input.ts';
+import { lazySchemaBuilds } from '../../../protocol/lazy-schema.ts';
 
 const route = (path: string) => () =>
   defineAdminRoute({
@@ -25,5 +28,26 @@ describe('defineAdminRoute', () => {
 
   it('accepts a path under /admin/v1/', () => {
     expect(route('/admin/v1/serverless')()).toMatchObject({ path: '/admin/v1/serverless' });
+  });
+});
+
+describe('the admin route table', () => {
+  const listKeys = () => ADMIN_ROUTES.find((r) => r.operationId === 'listAdminKeys')!;
+  const target = (search: string) => ({ searchParams: new URLSearchParams(search), malformedQuery: [] });
+
+  it('builds no schema when it is imported', () => {
+    expect(ADMIN_ROUTES.length).toBeGreaterThan(20);
+    expect(lazySchemaBuilds()).toBe(0);
+  });
+
+  it("builds a route's schemas when its input is first validated, and keeps them", () => {
+    expect(() => validateInput(listKeys(), {}, target('limit=0'), undefined)).toThrow(/query\.limit/);
+    const builds = lazySchemaBuilds();
+    expect(builds).toBeGreaterThan(0);
+    expect(validateInput(listKeys(), {}, target('status=active'), undefined).query).toMatchObject({
+      status: 'active',
+      limit: 50,
+    });
+    expect(lazySchemaBuilds()).toBe(builds);
   });
 });
