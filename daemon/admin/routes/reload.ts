@@ -6,12 +6,15 @@
  * hand learns at once whether the daemon took it.
  */
 import * as z from 'zod';
+import { lazySchema } from '../../../protocol/lazy-schema.ts';
 import { ApiError } from '../../http/api-error.ts';
 import { defineAdminRoute } from '../define-admin-route.ts';
 
-const Reloaded = z
-  .object({ reloaded_at: z.iso.datetime({ offset: true }).describe('When the reload finished') })
-  .meta({ id: 'AdminReloaded' });
+const Reloaded = lazySchema(() =>
+  z
+    .object({ reloaded_at: z.iso.datetime({ offset: true }).describe('When the reload finished') })
+    .meta({ id: 'AdminReloaded' }),
+);
 
 export const reloadRoutes = [
   defineAdminRoute({
