@@ -97,8 +97,23 @@ export interface DataDirSetup {
   features?: string;
 }
 
+/** Every data dir makeDataDir made in this process and no one removed yet. */
+const madeDataDirs = new Set<string>();
+
+/**
+ * Removes the data dirs this process made and left (a test that returned early, or a block
+ * that never called `remove`); test/support/cleanup.ts runs it after each test file, once the
+ * file's own hooks have stopped its processes.
+ */
+export async function removeLeftoverDataDirs(): Promise<void> {
+  const left = [...madeDataDirs];
+  madeDataDirs.clear();
+  await Promise.all(left.map((dir) => rm(dir, { recursive: true, force: true })));
+}
+
 export async function makeDataDir(setup: DataDirSetup = {}): Promise<TestDataDir> {
   const dir = await mkdtemp(join(tmpdir(), 'modgate-test-'));
+  madeDataDirs.add(dir);
   await premiumDataDir(dir, ['--name', 'Test server'], ['--features', setup.features ?? 'shop']);
   if (setup.apiEnabled ?? true) await runOk(['api', 'enable', '--data-dir', dir]);
   if (setup.premium === false) await runOk(['plan', 'set', '--data-dir', dir, '--premium', 'off']);
@@ -107,6 +122,9 @@ export async function makeDataDir(setup: DataDirSetup = {}): Promise<TestDataDir
     cli: (...argv: string[]) => run(argv),
     createKey: (...flags: string[]) => createKey(dir, ...withKeyDefaults(flags, ALL_SCOPES_KEY)),
     addWebhook: (url: string, ...flags: string[]) => addWebhook(dir, url, ...flags),
-    remove: () => rm(dir, { recursive: true, force: true }),
+    remove: () => {
+      madeDataDirs.delete(dir);
+      return rm(dir, { recursive: true, force: true });
+    },
   };
 }

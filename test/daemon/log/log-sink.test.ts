@@ -6,10 +6,10 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../../harness/stack.ts';
 
 const LOG_MODULE = new URL('../../../daemon/log/log.ts', import.meta.url).href;
@@ -48,6 +48,7 @@ describe('the default log output', () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'modgate-log-sink-'));
   });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
 
   it('writes every line, in order, when the process exits in the turn that logged them', async () => {
     const file = await script(
