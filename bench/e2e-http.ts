@@ -88,11 +88,13 @@ interface Target {
 }
 
 function modgateCommand(role: 'serve' | 'sim'): string[] {
+  const profileDir = values['cpu-prof'] ? join(values['cpu-prof'], role) : null;
   if (values.binary) {
     if (!existsSync(BINARY)) throw new Error(`${BINARY} does not exist: run \`npm run build\` first`);
-    return [BINARY];
+    // The executable takes no Node.js flags on its command line, only through NODE_OPTIONS.
+    return profileDir ? ['env', `NODE_OPTIONS=--cpu-prof --cpu-prof-dir=${profileDir}`, BINARY] : [BINARY];
   }
-  const prof = values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', join(values['cpu-prof'], role)] : [];
+  const prof = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
   return [process.execPath, ...prof, '--import', 'tsx', join(ROOT, 'cli/main.ts')];
 }
 
