@@ -275,6 +275,7 @@ async function reload(
   log: LevelledLogger,
 ) {
   try {
+    await daemon.reopenLogs(); // logrotate's signal: whatever the config file holds
     const config = configPath ? await loadConfig(configPath) : EMPTY_CONFIG;
     await daemon.reload(reloadSettings(config)); // a broken data file rejects: nothing changed
     if (!flags.logLevel) log.setLevel(config.log.level);

@@ -158,6 +158,12 @@ export interface Daemon {
    * changes) when a file is broken: the last good snapshot stays.
    */
   reload(settings?: ReloadSettings): Promise<void>;
+  /**
+   * Lets go of the audit log logrotate moved and opens a new one; reload() does it first too.
+   * Whoever reads settings before reload() calls this before them, so a broken config file does
+   * not keep the audit lines going to the rotated file.
+   */
+  reopenLogs(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -299,15 +305,18 @@ async function startLocked(
       startedAt,
       admin: { socketPath: adminServer.socketPath, address: adminServer.address },
       reload: async (settings = {}) => {
-        await snapshot.reload(); // a broken file rejects here, before anything changed
-        await webhooks.reload(); // webhooks.json edited by hand (a broken one is logged and kept as loaded)
+        // logrotate's reason for the signal: the moved audit log is let go whatever the data
+        // files hold, or a broken one would keep every audit line going to the rotated file.
         await audit.reopen();
+        await snapshot.reload(); // a broken file rejects here, before anything else changed
+        await webhooks.reload(); // webhooks.json edited by hand (a broken one is logged and kept as loaded)
         await tls.reload();
         await adminServer.reload();
         handle.reconfigure(settings);
         if (settings.trustedProxies) server.setTrustedProxies(settings.trustedProxies);
         if (settings.webhookAllowNetworks) webhooks.setAllowNetworks(settings.webhookAllowNetworks);
       },
+      reopenLogs: () => audit.reopen(),
       close: async () => {
         tls.close();
         const drainMs = options.drainMs ?? DEFAULT_DRAIN_MS;

@@ -82,6 +82,20 @@ describe('GET /admin/v1/audit', () => {
     expect(ids(fresh)).toEqual([...before, ...after].reverse());
   });
 
+  it('opens a new audit log on a reload that a broken data file refuses', async () => {
+    const s = (stack = await startStack({ sim: false }));
+    const state = join(s.data.dir, 'state.json');
+    const good = await readFile(state, 'utf8');
+    await writeFile(state, '{ "api_enabled": ');
+    // logrotate: move the file away and reload, while state.json happens to be broken.
+    await rename(join(s.data.dir, 'audit.jsonl'), join(s.data.dir, 'audit.jsonl.1'));
+    await expect(s.daemon.reload()).rejects.toThrow(/state\.json/);
+    const after = await write(s);
+    await eventually(async () => (await lines(s)).some((line) => line['request_id'] === after));
+    expect((await lines(s, 'audit.jsonl.1')).map((line) => line['request_id'])).not.toContain(after);
+    await writeFile(state, good);
+  });
+
   it('filters by key, status class, admin actor and time, and refuses a cursor used with other filters', async () => {
     const s = (stack = await startStack({ sim: false }));
     const other = await s.data.createKey('--name', 'other', '--scopes', 'commands:execute');

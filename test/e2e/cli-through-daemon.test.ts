@@ -8,8 +8,8 @@
  * edit counts from the next reload, a broken one is refused whole while the daemon keeps serving
  * what it had, and a second serve on the same data dir is refused by the daemon lock.
  */
-import { chmod, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { chmod, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../harness/cli.ts';
@@ -320,6 +320,33 @@ describe('modgate reload', () => {
     expect(second.serve.output()).toContain(
       `another modgate serve is running on this data dir, ${data.dir} (process ${serve.pid} on `,
     );
+  });
+});
+
+describe('a reload a broken config file refuses', () => {
+  it('exits 1 naming the file, and still lets go of the audit log logrotate moved', async () => {
+    const data = await makeDataDir();
+    const config = join(data.dir, '..', `${basename(data.dir)}.toml`);
+    await writeFile(config, '[log]\nlevel = "info"\n');
+    const { serve, apiPort: port } = await startServe(data.dir, { extra: ['--config', config] });
+    try {
+      await writeFile(config, '[log\nlevel = ');
+      await rename(join(data.dir, 'audit.jsonl'), join(data.dir, 'audit.jsonl.1'));
+      const refused = await run(['reload', '--data-dir', data.dir, '--json']);
+      expect(refused.code).toBe(1);
+      expect(JSON.parse(refused.stderr)).toMatchObject({
+        error: { code: 'reload_refused', message: expect.stringContaining(config) },
+      });
+      expect((await run(['api', 'disable', '--data-dir', data.dir])).code).toBe(0);
+      expect(await auditLines(data.dir, 'PUT /admin/v1/api')).toContainEqual(
+        expect.objectContaining({ route: '/admin/v1/api' }),
+      );
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    } finally {
+      await stop(serve);
+      await rm(config, { force: true });
+      await data.remove();
+    }
   });
 });
 
