@@ -275,9 +275,13 @@ async function reload(
   log: LevelledLogger,
 ) {
   try {
-    await daemon.reopenLogs(); // logrotate's signal: whatever the config file holds
-    const config = configPath ? await loadConfig(configPath) : EMPTY_CONFIG;
-    await daemon.reload(reloadSettings(config)); // a broken data file rejects: nothing changed
+    let config = EMPTY_CONFIG;
+    // Read inside the reload, after it has reopened the audit log and the certificate: a broken
+    // config file, like a broken data file, rejects then and changes nothing else.
+    await daemon.reload(async () => {
+      config = configPath ? await loadConfig(configPath) : EMPTY_CONFIG;
+      return reloadSettings(config);
+    });
     if (!flags.logLevel) log.setLevel(config.log.level);
     log.info('reloaded', { config: configPath ?? null });
   } catch (error) {

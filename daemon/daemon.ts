@@ -157,13 +157,7 @@ export interface Daemon {
    * Loads the data dir's files again and applies `settings`; refused whole (rejects, nothing
    * changes) when a file is broken: the last good snapshot stays.
    */
-  reload(settings?: ReloadSettings): Promise<void>;
-  /**
-   * Lets go of the audit log logrotate moved and opens a new one; reload() does it first too.
-   * Whoever reads settings before reload() calls this before them, so a broken config file does
-   * not keep the audit lines going to the rotated file.
-   */
-  reopenLogs(): Promise<void>;
+  reload(settings?: ReloadSettings | (() => Promise<ReloadSettings>)): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -308,15 +302,17 @@ async function startLocked(
         // logrotate's reason for the signal: the moved audit log is let go whatever the data
         // files hold, or a broken one would keep every audit line going to the rotated file.
         await audit.reopen();
+        await tls.reload(); // a renewed certificate, whatever the data files hold (never rejects)
+        // The settings as a function: serve reads its config file here, so a broken one is
+        // refused after the two steps above, like a broken data file.
+        const applied = typeof settings === 'function' ? await settings() : settings;
         await snapshot.reload(); // a broken file rejects here, before anything else changed
         await webhooks.reload(); // webhooks.json edited by hand (a broken one is logged and kept as loaded)
-        await tls.reload();
         await adminServer.reload();
-        handle.reconfigure(settings);
-        if (settings.trustedProxies) server.setTrustedProxies(settings.trustedProxies);
-        if (settings.webhookAllowNetworks) webhooks.setAllowNetworks(settings.webhookAllowNetworks);
+        handle.reconfigure(applied);
+        if (applied.trustedProxies) server.setTrustedProxies(applied.trustedProxies);
+        if (applied.webhookAllowNetworks) webhooks.setAllowNetworks(applied.webhookAllowNetworks);
       },
-      reopenLogs: () => audit.reopen(),
       close: async () => {
         tls.close();
         const drainMs = options.drainMs ?? DEFAULT_DRAIN_MS;
