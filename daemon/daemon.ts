@@ -256,7 +256,7 @@ async function startLocked(
       services: {
         dataDir,
         snapshot: () => snapshot.current(),
-        apply: () => snapshot.reload(),
+        apply: (part) => snapshot.reloadPart(part),
         startedAt,
         link: () => linkStatus(link),
         playersOnline: () => playersOnline(link),

@@ -25,6 +25,8 @@ export const ADMIN_COMMON_ERRORS: readonly AnyErrorCode[] = [
 ];
 
 const WRITE_ERRORS: readonly AnyErrorCode[] = ['unsupported_media_type', 'payload_too_large'];
+/** A write whose data file cannot be read or written (broken by hand, loose permissions). */
+const DATA_DIR_ERRORS: readonly AnyErrorCode[] = ['conflict'];
 
 const TAG_TEXT: Record<string, string> = {
   Status: 'The daemon, the mod link and recent traffic',
@@ -122,6 +124,7 @@ function responses(
   out[String(route.response.status)] = success;
   const codes = new Set<AnyErrorCode>([...ADMIN_COMMON_ERRORS, ...route.errors]);
   if (route.body) for (const code of WRITE_ERRORS) codes.add(code);
+  if (route.method !== 'GET') for (const code of DATA_DIR_ERRORS) codes.add(code);
   const byStatus = new Map<number, AnyErrorCode[]>();
   for (const code of Object.keys(ANY_ERROR_CATALOGUE) as AnyErrorCode[]) {
     if (!codes.has(code)) continue;

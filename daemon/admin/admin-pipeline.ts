@@ -19,6 +19,7 @@
 import type { Logger } from '../log/log.ts';
 import type { HostPort } from '../host-port.ts';
 import { ApiError } from '../http/api-error.ts';
+import { StoreError } from '../store/errors.ts';
 import { Router } from '../http/router.ts';
 import { baseHeaders, errorResponse, json, newRequestId } from '../http/respond.ts';
 import { readJsonBody, validateInput } from '../http/stages/input.ts';
@@ -168,6 +169,14 @@ export function createAdminPipeline(options: AdminPipelineOptions): AdminHandle 
       const result: unknown = await route.handler(context);
       response = answer(route, result, { ...exchange.headers, ...context.responseHeaders });
     } catch (error) {
+      if (error instanceof StoreError) {
+        // A data file that cannot be read or written (broken by hand, loose permissions): the
+        // operator's to fix, and then the same request may be sent again, so nothing is kept.
+        admission.abandon();
+        const refused = new ApiError('conflict', `The data dir cannot take this change: ${error.message}`);
+        exchange.errorCode = refused.code;
+        return errorResponse(refused, exchange.requestId, exchange.headers);
+      }
       if (!(error instanceof ApiError)) {
         admission.abandon();
         throw error;

@@ -5,7 +5,7 @@
 import type { FileEventLog } from '../events/event-log.ts';
 import type { WebhookService } from '../events/webhooks/webhook-service.ts';
 import type { AuditLog } from '../log/audit-log.ts';
-import type { DataDir, Snapshot } from '../store/data-dir.ts';
+import type { DataDir, Snapshot, SnapshotPart } from '../store/data-dir.ts';
 import type { KeyUsageRecorder } from '../store/key-usage-recorder.ts';
 import type { AdminTokens } from './admin-tokens.ts';
 import type { PanelServices } from './panel/panel-gate.ts';
@@ -27,12 +27,12 @@ export interface AdminServices {
   /** What the daemon serves from now: identity, state, keys. */
   snapshot(): Snapshot;
   /**
-   * Loads the data dir into the running daemon now, after a handler's `dataDir.update(...)`: the
-   * change takes effect before the handler answers, without waiting for any watcher. Resolves
-   * with the snapshot now served; should the files no longer load, the error is logged and the
-   * last good snapshot stays (and is what this resolves with).
+   * Reads the file a handler's `dataDir.update(...)` wrote into the running daemon now, so the
+   * change takes effect before the handler answers. Only that file: a broken or hand-edited
+   * other file is left to the next reload. Resolves with the snapshot now served; rejects with a
+   * StoreError when the file cannot be read back (the pipeline answers 409 `conflict`).
    */
-  apply(): Promise<Snapshot>;
+  apply(part: SnapshotPart): Promise<Snapshot>;
   /** When the daemon started. */
   startedAt: Date;
   /** The mod link's state. */

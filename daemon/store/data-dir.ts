@@ -101,6 +101,24 @@ export class DataDir {
   }
 
   /**
+   * `snapshot` with one part read again from its file, the others as they were: what an admin
+   * write applies, so that it neither fails on nor picks up another file's hand edit (those
+   * count from the next reload). Throws a StoreError naming the file when it cannot be used.
+   */
+  async refreshed(snapshot: Snapshot, part: SnapshotPart): Promise<Snapshot> {
+    switch (part) {
+      case 'state':
+        return { ...snapshot, state: await this.read(stateFile) };
+      case 'keys':
+        return { ...snapshot, keysById: indexById(await this.read(keysFile)) };
+      case 'adminTokens': {
+        const tokens = await this.read(adminTokensFile);
+        return { ...snapshot, adminTokensById: new Map(tokens.map((token) => [token.id, token])) };
+      }
+    }
+  }
+
+  /**
    * Loads the first snapshot for a daemon to serve from; LiveSnapshot.reload() replaces it
    * (after an admin write, `modgate reload`, SIGHUP). Nothing polls the files.
    */
@@ -120,6 +138,9 @@ export interface Update<T> {
  * The daemon's view of the data dir: everything it needs from the files, loaded together and
  * never mutated. The request pipeline reads one snapshot per request; a reload swaps it whole.
  */
+/** The parts of a snapshot an admin write changes: state.json, keys.json, admin-tokens.json. */
+export type SnapshotPart = 'state' | 'keys' | 'adminTokens';
+
 export interface Snapshot {
   readonly identity: ServerIdentity;
   readonly state: State;

@@ -2,13 +2,13 @@
  * The snapshot a running daemon serves from, and the one way to replace it (DataDir.load()).
  *
  * Nothing polls the files (idle means idle): a change made through the admin API is applied by
- * the handler that made it, and a hand edit of a data file while the daemon runs is picked up
+ * the handler that made it, reading again only the file it wrote (reloadPart), and a hand edit of a data file while the daemon runs is picked up
  * by `modgate reload` or SIGHUP (docs/data-dir.md, "Changing files while the daemon runs").
  * A reload that finds a broken file (bad JSON, loose permissions, deleted) is refused whole: the
  * last good snapshot stays current, the daemon keeps serving, and the caller reports the error.
  */
 import { EventEmitter } from 'node:events';
-import type { DataDir, Snapshot } from './data-dir.ts';
+import type { DataDir, Snapshot, SnapshotPart } from './data-dir.ts';
 import { StoreError } from './errors.ts';
 
 interface LiveSnapshotEvents {
@@ -41,15 +41,28 @@ export class LiveSnapshot extends EventEmitter<LiveSnapshotEvents> {
    * naming the file when one cannot be used; the last good snapshot then stays current.
    */
   reload(): Promise<Snapshot> {
-    const loaded = this.#queue.then(() => this.#load());
+    return this.#queued(() => this.#dataDir.snapshot());
+  }
+
+  /**
+   * Reads one part's file again (the one an admin write just wrote) into the current snapshot,
+   * emitting 'change'; the other files are not read, so a broken one elsewhere neither refuses
+   * the write's effect nor is a pending hand edit in it applied. Rejects as reload() does.
+   */
+  reloadPart(part: SnapshotPart): Promise<Snapshot> {
+    return this.#queued(() => this.#dataDir.refreshed(this.#snapshot, part));
+  }
+
+  #queued(read: () => Promise<Snapshot>): Promise<Snapshot> {
+    const loaded = this.#queue.then(() => this.#load(read));
     this.#queue = loaded.catch(() => undefined);
     return loaded;
   }
 
-  async #load(): Promise<Snapshot> {
+  async #load(read: () => Promise<Snapshot>): Promise<Snapshot> {
     let snapshot: Snapshot;
     try {
-      snapshot = await this.#dataDir.snapshot();
+      snapshot = await read();
     } catch (error) {
       throw this.#refusal(error);
     }

@@ -305,7 +305,7 @@ function servedKeys(admin: AdminServices): ApiKeyRecord[] {
 /** Runs a key change, then applies it to the running daemon before the answer leaves. */
 async function applied<T>(admin: AdminServices, change: () => Promise<T>): Promise<T> {
   const result = await change().catch(asApiError);
-  await admin.apply();
+  await admin.apply('keys');
   return result;
 }
 

@@ -47,7 +47,7 @@ export const switchRoutes = [
     errors: [],
     handler: async ({ admin, body }) => {
       await admin.dataDir.update(stateFile, (state): State => ({ ...state, plan: body }));
-      return viewOfPlan((await admin.apply()).state.plan, new Date());
+      return viewOfPlan((await admin.apply('state')).state.plan, new Date());
     },
   }),
   defineAdminRoute({
@@ -71,7 +71,7 @@ export const switchRoutes = [
     errors: [],
     handler: async ({ admin, body }) => {
       await admin.dataDir.update(stateFile, (state): State => ({ ...state, apiEnabled: body.enabled }));
-      return { enabled: (await admin.apply()).state.apiEnabled };
+      return { enabled: (await admin.apply('state')).state.apiEnabled };
     },
   }),
 ];

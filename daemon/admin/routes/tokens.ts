@@ -94,7 +94,7 @@ export const tokenRoutes = [
     errors: ['conflict', 'idempotency_conflict'],
     handler: async ({ admin, body }) => {
       const created = await createAdminToken(admin.dataDir, body.name, new Date()).catch(asApiError);
-      await admin.apply();
+      await admin.apply('adminTokens');
       return created;
     },
   }),
@@ -109,7 +109,7 @@ export const tokenRoutes = [
     errors: [],
     handler: async ({ admin, params }) => {
       await revokeAdminToken(admin.dataDir, params.id, new Date()).catch(asApiError);
-      await admin.apply();
+      await admin.apply('adminTokens');
     },
   }),
 ];
