@@ -14,7 +14,8 @@ import type { Command } from 'commander';
 import { adminClientFor } from './admin-client.ts';
 import { CliError } from './errors.ts';
 import { printJson, printLines, type CliIo } from './io.ts';
-import { openDataDirOf, withDataDirOption } from './options.ts';
+import { DataDir } from '../daemon/store/data-dir.ts';
+import { dataDirOf, withDataDirOption } from './options.ts';
 
 export function registerReloadCommand(program: Command, io: CliIo): void {
   withDataDirOption(
@@ -26,7 +27,9 @@ export function registerReloadCommand(program: Command, io: CliIo): void {
   )
     .option('--json', 'print one JSON object')
     .action(async (flags: { dataDir?: string; json?: boolean }) => {
-      const dataDir = await openDataDirOf(flags, io);
+      // Not openDataDirOf: a broken, loose or missing data file is for the daemon to refuse, after
+      // it has reopened its audit log, so only what reaching it safely needs is checked here.
+      const dataDir = await DataDir.openToReachDaemon(dataDirOf(flags, io));
       const admin = await adminClientFor(dataDir);
       if (admin === null) {
         throw new CliError(

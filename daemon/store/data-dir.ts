@@ -14,7 +14,13 @@ import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { lstatOrNull, statOrNull, symlinkMessage } from './data-dir-fs.ts';
 import { findUntrusted, formatMode, type TrustProblem } from './data-dir-trust.ts';
-import { ADMIN_FILES, DATA_FILE_NAMES, DATA_FILES, PRIVATE_FILE_NAMES } from './data-dir-layout.ts';
+import {
+  ADMIN_FILES,
+  DAEMON_LOCK_FILE,
+  DATA_FILE_NAMES,
+  DATA_FILES,
+  PRIVATE_FILE_NAMES,
+} from './data-dir-layout.ts';
 import { adminTokensFile, type AdminTokenRecord } from './admin-tokens.ts';
 import { readDataFile, writeDataFile, type DataFile } from './data-file.ts';
 import { errnoCode, StoreError, type StoreErrorCode } from './errors.ts';
@@ -51,6 +57,23 @@ export class DataDir {
   static async open(path: string): Promise<DataDir> {
     const dataDir = new DataDir(realPathOrAsIs(resolve(path)));
     await assertDataDirReady(dataDir.path);
+    return dataDir;
+  }
+
+  /**
+   * Resolves `path` for a command that only talks to the daemon serving it (`modgate reload`):
+   * checks what reaching the daemon safely needs, the folder, its admin.sock and daemon.lock (as
+   * open() does: this user's or root's, no one else may write), and not the data files, which are
+   * the daemon's to judge. So a reload reaches the daemon when a data file is broken, loose or
+   * missing, and the daemon reopens its audit log and names the file in its refusal.
+   */
+  static async openToReachDaemon(path: string): Promise<DataDir> {
+    const dataDir = new DataDir(realPathOrAsIs(resolve(path)));
+    const folder = await statOrNull(dataDir.path);
+    if (folder === null || !folder.isDirectory()) {
+      throw new StoreError('not_initialised', `${dataDir.path} is not a modgate data dir (no such folder)`);
+    }
+    await assertPermissions(dataDir.path, [ADMIN_FILES.socket, DAEMON_LOCK_FILE]);
     return dataDir;
   }
 
@@ -218,17 +241,27 @@ export async function assertInitialised(dir: string): Promise<void> {
  * a folder looser than 0700 or a state file looser than 0600 (the journal, the audit log and the
  * webhooks' files included). All problems in one message, each with its fix; the code is the first one's.
  */
-export async function assertPermissions(dir: string): Promise<void> {
+export async function assertPermissions(dir: string, only?: readonly string[]): Promise<void> {
   const uid = process.getuid?.();
-  const problems = await findUntrusted(dir, {
+  const found = await findUntrusted(dir, {
     uid: uid ?? (await stat(dir)).uid, // no uids (Windows): the owner check has nothing to go on
     privateFiles: PRIVATE_FILE_NAMES,
     sockets: [ADMIN_FILES.socket],
   });
+  // `only`: whether the folder and these entries of it can be trusted at all (owner, who may
+  // write, links); their modes and the other files are not this caller's to judge.
+  const judged = only === undefined ? null : new Set([dir, ...only.map((name) => join(dir, name))]);
+  const problems =
+    judged === null
+      ? found
+      : found.filter((problem) => judged.has(problem.path) && TRUST_KINDS.has(problem.kind));
   const first = problems[0];
   if (first === undefined) return;
   throw new StoreError(ERROR_CODES[first.kind], describeProblems(problems));
 }
+
+/** Problems that make a folder or file untrustworthy, not merely looser than it should be. */
+const TRUST_KINDS = new Set<TrustProblem['kind']>(['owner', 'writable', 'symlink', 'file_type']);
 
 const ERROR_CODES: Record<TrustProblem['kind'], StoreErrorCode> = {
   folder_mode: 'insecure_permissions',

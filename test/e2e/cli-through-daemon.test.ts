@@ -323,6 +323,37 @@ describe('modgate reload', () => {
   });
 });
 
+describe('a reload that a loose or missing data file refuses', () => {
+  it.each([
+    ['loose', (path: string) => chmod(path, 0o644)],
+    ['missing', (path: string) => rm(path)],
+  ])(
+    'reaches the daemon with a %s keys.json: exit 1 naming it, and the audit log reopened',
+    async (_, spoil) => {
+      const data = await makeDataDir();
+      const { serve } = await startServe(data.dir);
+      try {
+        const keys = join(data.dir, 'keys.json');
+        const good = await readFile(keys, 'utf8');
+        await spoil(keys);
+        await rename(join(data.dir, 'audit.jsonl'), join(data.dir, 'audit.jsonl.1'));
+        const refused = await run(['reload', '--data-dir', data.dir, '--json']);
+        expect(refused.code).toBe(1);
+        expect(JSON.parse(refused.stderr)).toMatchObject({
+          error: { code: 'reload_refused', message: expect.stringContaining(keys) },
+        });
+        expect(await auditLines(data.dir, 'POST /admin/v1/reload')).toContainEqual(
+          expect.objectContaining({ route: '/admin/v1/reload', status: 409 }),
+        );
+        await writeFile(keys, good, { mode: 0o600 });
+      } finally {
+        await stop(serve);
+        await data.remove();
+      }
+    },
+  );
+});
+
 describe('a reload a broken config file refuses', () => {
   it('exits 1 naming the file, and still lets go of the audit log logrotate moved', async () => {
     const data = await makeDataDir();
