@@ -42,14 +42,20 @@ export function registerReloadCommand(program: Command, io: CliIo): void {
         { method: 'POST', path: '/reload' },
         { conflict: (message) => new CliError(message, 1, 'reload_refused') },
       );
-      const { reloaded_at } = answer.body as { reloaded_at: string };
+      const { reloaded_at, restart_needed } = answer.body as {
+        reloaded_at: string;
+        restart_needed: string[];
+      };
       if (flags.json) {
-        printJson(io, { reloaded: true, reloaded_at, data_dir: dataDir.path });
+        printJson(io, { reloaded: true, reloaded_at, restart_needed, data_dir: dataDir.path });
         return;
       }
       printLines(
         io,
         `Reloaded: the daemon serving ${dataDir.path} read its data files, certificates and settings again.`,
+        ...(restart_needed.length > 0
+          ? [`Changed in the config file, in force only after a restart: ${restart_needed.join(', ')}.`]
+          : []),
       );
     });
 }

@@ -6,14 +6,15 @@
  */
 import { stat } from 'node:fs/promises';
 import { InvalidArgumentError, type Command } from 'commander';
-import { loadConfig, EMPTY_CONFIG } from '../daemon/config/config.ts';
+import { loadConfig, EMPTY_CONFIG, type Config } from '../daemon/config/config.ts';
 import {
   daemonOptions,
   DEFAULT_LISTEN,
   DEFAULT_MOD_LISTEN,
   reloadSettings,
+  settingsNeedingRestart,
 } from '../daemon/config/settings.ts';
-import type { Daemon } from '../daemon/daemon.ts';
+import type { Daemon, ReloadOutcome } from '../daemon/daemon.ts';
 import { formatHostPort, isLoopbackHost, parseHostPort, type HostPort } from '../daemon/host-port.ts';
 import {
   createLogger,
@@ -187,7 +188,8 @@ async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
     : resolveLogFormat(flags.logFormat, config.log.format, io.env, isTty(io));
   const log = createLogger({ level: flags.logLevel ?? config.log.level, format, ...logSink(io) });
   const { startDaemon } = await import('../daemon/daemon.ts');
-  const reloadFromFiles = (running: Daemon) => reload(running, configPath, flags, log);
+  const reloadFromFiles = (running: Daemon) =>
+    reload(running, { path: configPath, started: config }, flags, log);
   const daemon = await startDaemon({ dataDir, log, ...options, reload: reloadFromFiles });
   log.info('listening', {
     api: formatHostPort(daemon.api),
@@ -270,10 +272,11 @@ function logSink(io: CliIo): { write?: (line: string) => void } {
  */
 async function reload(
   daemon: Daemon,
-  configPath: string | undefined,
+  configFile: { path: string | undefined; started: Config },
   flags: ServeFlags,
   log: LevelledLogger,
-) {
+): Promise<ReloadOutcome> {
+  const configPath = configFile.path;
   try {
     let config = EMPTY_CONFIG;
     // Read inside the reload, after it has reopened the audit log and the certificate: a broken
@@ -284,6 +287,11 @@ async function reload(
     });
     if (!flags.logLevel) log.setLevel(config.log.level);
     log.info('reloaded', { config: configPath ?? null });
+    const restartNeeded = settingsNeedingRestart(configFile.started, config);
+    if (restartNeeded.length > 0) {
+      log.warn('changed settings take effect at the next restart', { settings: restartNeeded });
+    }
+    return { restartNeeded };
   } catch (error) {
     log.error('reload refused; the running settings stay', { error: (error as Error).message });
     throw error;

@@ -123,7 +123,13 @@ export interface DaemonOptions {
    * and applies it as on SIGHUP; without one, `daemon.reload()` with no settings. Rejects, with
    * the reason, when it was refused.
    */
-  reload?: (daemon: Daemon) => Promise<void>;
+  reload?: (daemon: Daemon) => Promise<ReloadOutcome>;
+}
+
+/** What a reload asked for over the admin API reports besides its success. */
+export interface ReloadOutcome {
+  /** Settings changed in the config file that take effect at the next restart (dotted names). */
+  restartNeeded: readonly string[];
 }
 
 /** What a reload (SIGHUP) may change without a restart. */
@@ -187,7 +193,8 @@ async function startLocked(
   const requests = new RecentRequests();
   const metrics = countingRequests(prometheus ?? noopMetrics, requests);
   const tokens = new AdminTokens({ dataDir, snapshot: () => snapshot.current(), log });
-  let reloadRequested = (): Promise<void> => Promise.reject(new Error('the daemon is still starting'));
+  let reloadRequested = (): Promise<ReloadOutcome> =>
+    Promise.reject(new Error('the daemon is still starting'));
   snapshot.on('change', (current) => tokens.snapshotChanged(current));
   const link = createLink(options, snapshot, metrics);
   const storage = new StorageHealth(log);
@@ -320,7 +327,7 @@ async function startLocked(
         await closeStores();
       },
     };
-    reloadRequested = () => (options.reload ? options.reload(daemon) : daemon.reload());
+    reloadRequested = requestedReload(options, daemon);
     return daemon;
   } catch (error) {
     await admin?.close(0);
@@ -328,6 +335,15 @@ async function startLocked(
     await closeStores();
     throw error;
   }
+}
+
+/** What POST /admin/v1/reload runs: serve's reload (its config file read again), else the daemon's own. */
+function requestedReload(options: DaemonOptions, daemon: Daemon): () => Promise<ReloadOutcome> {
+  return async () => {
+    if (options.reload) return options.reload(daemon);
+    await daemon.reload();
+    return { restartNeeded: [] };
+  };
 }
 
 /** GET /admin/v1/events: its streams, with the /v1 stream's settings and the admin caps. */

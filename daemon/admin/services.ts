@@ -5,6 +5,7 @@
 import type { FileEventLog } from '../events/event-log.ts';
 import type { WebhookService } from '../events/webhooks/webhook-service.ts';
 import type { AuditLog } from '../log/audit-log.ts';
+import type { ReloadOutcome } from '../daemon.ts';
 import type { DataDir, Snapshot, SnapshotPart } from '../store/data-dir.ts';
 import type { KeyUsageRecorder } from '../store/key-usage-recorder.ts';
 import type { AdminTokens } from './admin-tokens.ts';
@@ -57,7 +58,7 @@ export interface AdminServices {
    * POST /admin/v1/reload: the files, certificates and settings read again, as SIGHUP does;
    * rejects with the reason when a broken file refused it (nothing changed then).
    */
-  reload(): Promise<void>;
+  reload(): Promise<ReloadOutcome>;
   /** GET /admin/v1/events: its streams, their caps, and their cut when a token is revoked. */
   eventStreams: AdminEventStreams;
   /** GET /admin/v1/audit: a page's time budget and file count (defaults in AUDIT_READ_DEFAULTS). */

@@ -156,6 +156,43 @@ export function reloadSettings(config: Config): ReloadSettings {
   });
 }
 
+/**
+ * What reloadSettings() applies, and the log level the reload sets: a config file change to any
+ * other setting takes effect at the next restart (docs/configuration.md, "reloads on SIGHUP").
+ */
+const RELOADABLE = [
+  'rate_limit',
+  'mod_link.op_deadlines_ms',
+  'api.trusted_proxies',
+  'webhooks.allow_networks',
+  'log.level',
+];
+
+/**
+ * The settings, as dotted names (`admin.max_sessions`), whose value differs between the config
+ * the daemon started with and `now` and that a reload does not apply: a reload names them, so an
+ * operator does not take "reloaded" for "in force".
+ */
+export function settingsNeedingRestart(started: Config, now: Config): string[] {
+  const [before, after] = [flatten(started), flatten(now)];
+  const names = new Set([...before.keys(), ...after.keys()]);
+  return [...names]
+    .filter((name) => before.get(name) !== after.get(name))
+    .filter((name) => !RELOADABLE.some((prefix) => name === prefix || name.startsWith(`${prefix}.`)))
+    .sort();
+}
+
+/** Every setting of a parsed config by its file name (`[section] key`), its value as JSON. */
+function flatten(config: Config): Map<string, string> {
+  const settings = new Map<string, string>();
+  for (const [section, values] of Object.entries(config)) {
+    for (const [key, value] of Object.entries(values as Record<string, unknown>)) {
+      if (value !== undefined) settings.set(`${section}.${key}`, JSON.stringify(value));
+    }
+  }
+  return settings;
+}
+
 /** `[webhooks] allow_networks` in canonical form (`10.1.2.3/8` is `10.0.0.0/8`). */
 function webhookAllowNetworks(config: Config): string[] {
   return config.webhooks.allow_networks.map((entry) => normaliseAllowIp(entry) ?? entry);

@@ -354,6 +354,36 @@ describe('a reload that a loose or missing data file refuses', () => {
   );
 });
 
+describe('a reload of a config file with settings that need a restart', () => {
+  it('applies what it can and names the rest', async () => {
+    const data = await makeDataDir();
+    const config = join(data.dir, '..', `${basename(data.dir)}.toml`);
+    await writeFile(config, '[admin]\nmax_sessions = 3\n[log]\nlevel = "info"\n');
+    const { serve } = await startServe(data.dir, { extra: ['--config', config] });
+    try {
+      await writeFile(config, '[admin]\nmax_sessions = 6\n[log]\nlevel = "warn"\n');
+      const reloaded = await run(['reload', '--data-dir', data.dir]);
+      expect(reloaded).toMatchObject({ code: 0, stderr: '' });
+      expect(reloaded.stdout).toContain(
+        'Changed in the config file, in force only after a restart: admin.max_sessions.',
+      );
+      const json = await run(['reload', '--data-dir', data.dir, '--json']);
+      expect(JSON.parse(json.stdout)).toMatchObject({
+        reloaded: true,
+        restart_needed: ['admin.max_sessions'],
+      });
+      await eventually(
+        () => serve.output().includes('changed settings take effect at the next restart'),
+        10_000,
+      );
+    } finally {
+      await stop(serve);
+      await rm(config, { force: true });
+      await data.remove();
+    }
+  });
+});
+
 describe('a reload a broken config file refuses', () => {
   it('exits 1 naming the file, and still lets go of the audit log logrotate moved', async () => {
     const data = await makeDataDir();

@@ -12,7 +12,14 @@ import { defineAdminRoute } from '../define-admin-route.ts';
 
 const Reloaded = lazySchema(() =>
   z
-    .object({ reloaded_at: z.iso.datetime({ offset: true }).describe('When the reload finished') })
+    .object({
+      reloaded_at: z.iso.datetime({ offset: true }).describe('When the reload finished'),
+      restart_needed: z
+        .array(z.string())
+        .describe(
+          'Settings changed in the config file that a reload does not apply, as dotted names (admin.max_sessions): they take effect at the next restart',
+        ),
+    })
     .meta({ id: 'AdminReloaded' }),
 );
 
@@ -29,13 +36,14 @@ export const reloadRoutes = [
     response: { status: 200, schema: Reloaded },
     errors: ['conflict', 'idempotency_conflict'],
     handler: async ({ admin }) => {
+      let restartNeeded: readonly string[];
       try {
-        await admin.reload();
+        ({ restartNeeded } = await admin.reload());
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
         throw new ApiError('conflict', `Reload refused; the daemon serves what it had: ${reason}`);
       }
-      return { reloaded_at: new Date().toISOString() };
+      return { reloaded_at: new Date().toISOString(), restart_needed: [...restartNeeded] };
     },
   }),
 ];

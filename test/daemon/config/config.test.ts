@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../../daemon/config/config.ts';
 import { DEFAULT_SESSION_OPTIONS } from '../../../daemon/admin/sessions.ts';
-import { daemonOptions, reloadSettings } from '../../../daemon/config/settings.ts';
+import { daemonOptions, reloadSettings, settingsNeedingRestart } from '../../../daemon/config/settings.ts';
 import { suiteDataDir } from '../../support/suite.ts';
 
 let dir: string;
@@ -234,5 +234,21 @@ describe('modgate config check', () => {
     const result = await data.cli('config', 'check', '--config', path);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('api.listen');
+  });
+});
+
+describe('settings a reload does not apply', () => {
+  it('names the changed ones that take effect at the next restart, and none a reload applies', async () => {
+    const started = await loadConfig(
+      await configFile('[admin]\nmax_sessions = 3\n[log]\nlevel = "info"\n[api]\ntrusted_proxies = []\n'),
+    );
+    const now = await loadConfig(
+      await configFile(
+        '[admin]\nmax_sessions = 6\nlisten = "127.0.0.1:9"\n[log]\nlevel = "debug"\n[api]\n' +
+          'trusted_proxies = ["10.0.0.1"]\n[rate_limit]\nper_key = { limit = 5, window_sec = 60 }\n',
+      ),
+    );
+    expect(settingsNeedingRestart(started, now)).toEqual(['admin.listen', 'admin.max_sessions']);
+    expect(settingsNeedingRestart(started, started)).toEqual([]);
   });
 });
