@@ -157,13 +157,14 @@ export interface Update<T> {
   readonly changed: boolean;
 }
 
-/**
- * The daemon's view of the data dir: everything it needs from the files, loaded together and
- * never mutated. The request pipeline reads one snapshot per request; a reload swaps it whole.
- */
 /** The parts of a snapshot an admin write changes: state.json, keys.json, admin-tokens.json. */
 export type SnapshotPart = 'state' | 'keys' | 'adminTokens';
 
+/**
+ * The daemon's view of the data dir: everything it needs from the files, loaded together and
+ * never mutated. The request pipeline reads one snapshot per request; a reload swaps it whole,
+ * an admin write the part it wrote (refreshed()).
+ */
 export interface Snapshot {
   readonly identity: ServerIdentity;
   readonly state: State;
