@@ -117,7 +117,7 @@ export class DataDir {
       identity,
       state,
       keysById: indexById(keys),
-      adminTokensById: new Map(adminTokens.map((token) => [token.id, token])),
+      adminTokensById: indexById(adminTokens),
       trustedModKeys: modKeys.trusted.map((entry) => entry.publicKey),
       loadedAt: now,
     };
@@ -134,10 +134,8 @@ export class DataDir {
         return { ...snapshot, state: await this.read(stateFile) };
       case 'keys':
         return { ...snapshot, keysById: indexById(await this.read(keysFile)) };
-      case 'adminTokens': {
-        const tokens = await this.read(adminTokensFile);
-        return { ...snapshot, adminTokensById: new Map(tokens.map((token) => [token.id, token])) };
-      }
+      case 'adminTokens':
+        return { ...snapshot, adminTokensById: indexById(await this.read(adminTokensFile)) };
     }
   }
 

@@ -114,6 +114,7 @@ function serializeRecord(record: ApiKeyRecord): Record<string, unknown> {
   };
 }
 
-export function indexById(records: readonly ApiKeyRecord[]): ReadonlyMap<string, ApiKeyRecord> {
+/** Records by id (API keys, admin tokens), in the file's order. */
+export function indexById<R extends { readonly id: string }>(records: readonly R[]): ReadonlyMap<string, R> {
   return new Map(records.map((record) => [record.id, record]));
 }
