@@ -2,9 +2,9 @@
  * The codec (PROTOCOL §2): plain, interoperable msgpack and nothing msgpackr-specific. `decode`
  * never throws; every rejection is a `ProtocolError` with a stable code. No sockets here.
  */
-import { Packr, Unpackr } from 'msgpackr';
+import { Packr } from 'msgpackr';
 import { ProtocolError, type Outcome } from './errors.ts';
-import { DEFAULT_CODEC_LIMITS, scanMsgpack, type CodecLimits, type FloatPaths } from './msgpack-scan.ts';
+import { DEFAULT_CODEC_LIMITS, readMsgpack, type CodecLimits, type FloatPaths } from './msgpack-scan.ts';
 
 export { DEFAULT_CODEC_LIMITS, type CodecLimits, type FloatPaths } from './msgpack-scan.ts';
 
@@ -42,10 +42,6 @@ const packr = new Packr({
 const definedPackr = new Packr({ useRecords: false, variableMapSize: true } as ConstructorParameters<
   typeof Packr
 >[0]);
-
-// PROTOCOL §2.5: maps decode as plain objects; int64/uint64 in the safe range as numbers (the
-// pre-scan has already rejected the rest).
-const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true, int64AsType: 'number' });
 
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 const ENCODE_MAX_DEPTH = DEFAULT_CODEC_LIMITS.maxDepth;
@@ -97,14 +93,9 @@ export function decodeWith(
   if (!(bytes instanceof Uint8Array)) {
     return { ok: false, error: new ProtocolError('malformed', 'input is not a byte array') };
   }
-  const error = scanMsgpack(bytes, limits, floats);
-  if (error) return { ok: false, error };
-  try {
-    return { ok: true, value: unpackr.unpack(bytes) as unknown };
-  } catch (cause) {
-    // The pre-scan admits only what msgpackr decodes; this is defence in depth.
-    return { ok: false, error: new ProtocolError('malformed', `undecodable: ${(cause as Error).message}`) };
-  }
+  // PROTOCOL §2.5: maps as plain objects, int64/uint64 (within the safe range) as numbers; the
+  // value is built in the walk that checks it.
+  return readMsgpack(bytes, limits, floats);
 }
 
 const PLAIN = 0;

@@ -1,11 +1,13 @@
 /**
- * The structural pre-scan (PROTOCOL §2.3): walks raw msgpack bytes without recursion and without
- * building any value, and enforces every codec limit before msgpackr sees a byte. It accepts
- * exactly one msgpack value built from the plain families (nil, bool, int, float, str, bin, array,
- * map with str keys) and nothing after it.
+ * The structural check (PROTOCOL §2.3): walks raw msgpack bytes without recursion and enforces
+ * every codec limit and rule of the value's bytes. It accepts exactly one msgpack value built from
+ * the plain families (nil, bool, int, float, str, bin, array, map with str keys) and nothing after
+ * it. `scanMsgpack` only checks; `readMsgpack` builds the value in the same walk, so what it
+ * builds has passed every check before it is handed on, and a refused message is refused at the
+ * same byte with the same error either way.
  */
 import { isUtf8 } from 'node:buffer';
-import { ProtocolError } from './errors.ts';
+import { ProtocolError, type Outcome } from './errors.ts';
 
 export interface CodecLimits {
   /** Longest message, in bytes (PROTOCOL §2.2). */
@@ -40,13 +42,20 @@ const LINEAR_KEYS = 16;
 
 /** The keys of one open map (PROTOCOL §2.4: unique), reused per depth. */
 class MapKeys {
-  /** start, end byte offsets of each key's payload, in order. */
+  /** start, end byte offsets of each key's payload, in order; `used` of them are this map's. */
   readonly ranges: number[] = [];
+  used = 0;
   set: Set<string> | null = null;
 
   reset(): void {
-    this.ranges.length = 0;
+    this.used = 0; // not ranges.length = 0, which costs more than the rest of the map's keys
     this.set = null;
+  }
+
+  add(start: number, end: number): void {
+    this.ranges[this.used] = start;
+    this.ranges[this.used + 1] = end;
+    this.used += 2;
   }
 }
 
@@ -67,13 +76,30 @@ class Scanner {
   readonly items: number[] = [];
   /** Per depth: the keys of the map open there. */
   readonly keys: MapKeys[] = [];
+  /**
+   * `readMsgpack` only: the value read so far, the container open at each depth, and, for a map,
+   * the key its next value goes under.
+   */
+  root: unknown = undefined;
+  readonly containers: Array<unknown[] | Record<string, unknown>> = [];
+  readonly nextKey: string[] = [];
+  /** The str `skipBytes` has just read, when building. */
+  lastString = '';
+  /** The bytes as a Buffer, for the native string decoders, and as a DataView, for numbers. */
+  readonly text: Buffer | null;
+  readonly view: DataView | null;
 
   constructor(
     readonly bytes: Uint8Array,
     readonly limits: CodecLimits,
     /** Collects the paths of floats at depth 1–4 when given (see `FloatPaths`). */
     readonly floats: string[] | null = null,
-  ) {}
+    /** Builds the value as well (`readMsgpack`). */
+    readonly build = false,
+  ) {
+    this.text = build ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) : null;
+    this.view = build ? new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength) : null;
+  }
 }
 
 function truncated(): ProtocolError {
@@ -95,14 +121,35 @@ export function scanMsgpack(
   limits: CodecLimits,
   floats: FloatPaths | null = null,
 ): ProtocolError | null {
+  return precheck(bytes, limits) ?? walk(new Scanner(bytes, limits, floats));
+}
+
+/**
+ * `scanMsgpack` that also builds the value, in the same walk: maps as plain objects, arrays,
+ * strings, numbers (int64 within ±(2^53−1) as numbers), booleans, null, and bin as a view of
+ * `bytes` (not a copy). The value is handed on only when every check has passed.
+ */
+export function readMsgpack(
+  bytes: Uint8Array,
+  limits: CodecLimits,
+  floats: FloatPaths | null = null,
+): Outcome<unknown> {
+  const early = precheck(bytes, limits);
+  if (early) return { ok: false, error: early };
+  const s = new Scanner(bytes, limits, floats, true);
+  const error = walk(s);
+  return error ? { ok: false, error } : { ok: true, value: s.root };
+}
+
+/** The message as a whole: not over `maxBytes`, not empty. */
+function precheck(bytes: Uint8Array, limits: CodecLimits): ProtocolError | null {
   if (bytes.length > limits.maxBytes) {
     return new ProtocolError(
       'frame_too_large',
       `message of ${bytes.length} bytes exceeds ${limits.maxBytes}`,
     );
   }
-  if (bytes.length === 0) return new ProtocolError('malformed', 'empty message');
-  return walk(new Scanner(bytes, limits, floats));
+  return bytes.length === 0 ? new ProtocolError('malformed', 'empty message') : null;
 }
 
 // Far beyond any message (a small integer, like the real limits, so the scanner's field accesses
@@ -159,7 +206,10 @@ function walk(s: Scanner): ProtocolError | null {
     if (s.floats !== null && (b === 0xca || b === 0xcb) && depth > 0 && depth <= FLOAT_PATH_DEPTH)
       noteFloat(s, depth);
     s.pos += 1;
-    if (b <= 0x7f || b >= 0xe0 || b === 0xc0 || b === 0xc2 || b === 0xc3) continue;
+    if (b <= 0x7f || b >= 0xe0 || b === 0xc0 || b === 0xc2 || b === 0xc3) {
+      if (s.build) place(s, b <= 0x7f ? b : b >= 0xe0 ? b - 0x100 : b === 0xc0 ? null : b === 0xc3);
+      continue;
+    }
     const error = scanValue(s, b);
     if (error) return error;
   }
@@ -174,9 +224,9 @@ function noteFloat(s: Scanner, depth: number): void {
   const parts: string[] = [];
   for (let level = 0; level < depth; level += 1) {
     if (s.isMap[level]) {
-      const ranges = (s.keys[level] as MapKeys).ranges;
-      const end = ranges[ranges.length - 1] as number;
-      parts.push(Buffer.from(s.bytes.subarray(ranges[ranges.length - 2], end)).toString('utf8'));
+      const { ranges, used } = s.keys[level] as MapKeys;
+      const end = ranges[used - 1] as number;
+      parts.push(Buffer.from(s.bytes.subarray(ranges[used - 2], end)).toString('utf8'));
     } else {
       parts.push(String((s.items[level] as number) - (s.remaining[level] as number) - 1));
     }
@@ -220,7 +270,59 @@ function scanKey(s: Scanner, b: number, level: number): ProtocolError | null {
       }
     }
   }
-  return rememberKey(s, s.keys[level] as MapKeys, start, s.pos);
+  const repeated = rememberKey(s, s.keys[level] as MapKeys, start, s.pos);
+  if (s.build) s.nextKey[level] = s.lastString;
+  return repeated;
+}
+
+/**
+ * Short ASCII strings recently read, by a hash of their bytes. A message's map keys repeat in
+ * every item of a list, and so do many values (a type, an action, a reason): a string found here
+ * is the same string, with no decoding again. Only ASCII is kept, and bytes equal to ASCII text
+ * are valid UTF-8. Holds at most `STRING_SLOTS` strings of at most `CACHED_BYTES` bytes.
+ */
+const STRING_SLOTS = 1024;
+const CACHED_BYTES = 16;
+const STRING_CACHE: Array<string | undefined> = new Array<string | undefined>(STRING_SLOTS).fill(undefined);
+
+/** The str payload between `start` and `end` as a string, or null when it is not valid UTF-8. */
+function stringAt(s: Scanner, start: number, end: number): string | null {
+  const { bytes } = s;
+  const length = end - start;
+  if (length === 0) return '';
+  if (length > CACHED_BYTES) return decodeUtf8(s, start, end);
+  const slot = (length * 31 + (bytes[start] as number) * 7 + (bytes[end - 1] as number)) & (STRING_SLOTS - 1);
+  const cached = STRING_CACHE[slot];
+  if (cached !== undefined && cached.length === length) {
+    let i = 0;
+    while (i < length && cached.charCodeAt(i) === bytes[start + i]) i += 1;
+    if (i === length) return cached;
+  }
+  const text = decodeUtf8(s, start, end);
+  // Valid UTF-8 decodes to as many UTF-16 units as it has bytes only when every byte is ASCII.
+  if (text !== null && text.length === length) STRING_CACHE[slot] = text;
+  return text;
+}
+
+/**
+ * Decodes natively, then checks: the decoder writes U+FFFD for every byte sequence that is not
+ * UTF-8 (a stray continuation byte, an overlong form, an encoded surrogate, a code point past
+ * U+10FFFF, a sequence cut short), so a string without one came from valid UTF-8. A string with
+ * one may have held it honestly (EF BF BD); the full check settles those.
+ */
+function decodeUtf8(s: Scanner, start: number, end: number): string | null {
+  const text = (s.text as Buffer).toString('utf8', start, end);
+  if (text.indexOf('\uFFFD') === -1 || isUtf8(s.bytes.subarray(start, end))) return text;
+  return null;
+}
+
+/** `readMsgpack`: puts a value just read into the container open at the current depth. */
+function place(s: Scanner, value: unknown): void {
+  const depth = s.depth;
+  if (depth === 0) s.root = value;
+  else if (s.isMap[depth - 1]) {
+    (s.containers[depth - 1] as Record<string, unknown>)[s.nextKey[depth - 1] as string] = value;
+  } else (s.containers[depth - 1] as unknown[]).push(value);
 }
 
 function sameBytes(bytes: Uint8Array, start: number, other: Uint8Array, length: number): boolean {
@@ -232,25 +334,25 @@ function sameBytes(bytes: Uint8Array, start: number, other: Uint8Array, length: 
 /** PROTOCOL §2.4: a key may appear once per map; a repeat is `duplicate_key`, never last-wins. */
 function rememberKey(s: Scanner, keys: MapKeys, start: number, end: number): ProtocolError | null {
   const { bytes } = s;
-  const { ranges } = keys;
+  const { ranges, used } = keys;
   const length = end - start;
   if (keys.set === null) {
-    for (let i = 0; i < ranges.length; i += 2) {
+    for (let i = 0; i < used; i += 2) {
       const from = ranges[i] as number;
       if ((ranges[i + 1] as number) - from !== length) continue;
       let same = true;
       for (let j = 0; j < length && same; j += 1) same = bytes[from + j] === bytes[start + j];
       if (same) return duplicateKey(bytes, start, end);
     }
-    ranges.push(start, end);
-    if (ranges.length > LINEAR_KEYS * 2) {
+    keys.add(start, end);
+    if (keys.used > LINEAR_KEYS * 2) {
       keys.set = new Set();
-      for (let i = 0; i < ranges.length; i += 2)
+      for (let i = 0; i < keys.used; i += 2)
         keys.set.add(latin1(bytes, ranges[i] as number, ranges[i + 1] as number));
     }
     return null;
   }
-  ranges.push(start, end); // the last key is what a float path names
+  keys.add(start, end); // the last key is what a float path names
   const text = latin1(bytes, start, end);
   if (keys.set.has(text)) return duplicateKey(bytes, start, end);
   keys.set.add(text);
@@ -271,7 +373,7 @@ function duplicateKey(bytes: Uint8Array, start: number, end: number): ProtocolEr
  * scalar payloads and opens containers. Payload-free scalars never get here (see `walk`).
  */
 function scanValue(s: Scanner, b: number): ProtocolError | null {
-  if (b >= 0xa0 && b <= 0xbf) return skipBytes(s, b & 0x1f, true);
+  if (b >= 0xa0 && b <= 0xbf) return payload(s, b & 0x1f, true);
   if (b >= 0x90 && b <= 0x9f) return openContainer(s, b & 0x0f, false);
   if (b >= 0x80 && b <= 0x8f) return openContainer(s, b & 0x0f, true);
   switch (b) {
@@ -292,15 +394,15 @@ function scanValue(s: Scanner, b: number): ProtocolError | null {
     case 0xca:
     case 0xd2:
     case 0xce:
-      return skipFixed(s, 4);
+      return fixedNumber(s, 4, b);
     case 0xcb:
-      return skipFixed(s, 8);
+      return fixedNumber(s, 8, b);
     case 0xcc:
     case 0xd0:
-      return skipFixed(s, 1);
+      return fixedNumber(s, 1, b);
     case 0xcd:
     case 0xd1:
-      return skipFixed(s, 2);
+      return fixedNumber(s, 2, b);
     case 0xcf:
     case 0xd3:
       return scanInt64(s, b === 0xd3);
@@ -311,15 +413,48 @@ function scanValue(s: Scanner, b: number): ProtocolError | null {
   }
 }
 
-function skipFixed(s: Scanner, n: number): ProtocolError | null {
-  if (s.pos + n > s.bytes.length) return truncated();
-  s.pos += n;
+/** A number of `n` bytes after its type byte `b` (not int64, see `scanInt64`). */
+function fixedNumber(s: Scanner, n: number, b: number): ProtocolError | null {
+  const at = s.pos;
+  if (at + n > s.bytes.length) return truncated();
+  s.pos = at + n;
+  if (s.build) place(s, numberAt(s.view as DataView, at, b));
   return null;
+}
+
+function numberAt(view: DataView, at: number, b: number): number {
+  switch (b) {
+    case 0xca:
+      return view.getFloat32(at);
+    case 0xcb:
+      return view.getFloat64(at);
+    case 0xcc:
+      return view.getUint8(at);
+    case 0xcd:
+      return view.getUint16(at);
+    case 0xce:
+      return view.getUint32(at);
+    case 0xd0:
+      return view.getInt8(at);
+    case 0xd1:
+      return view.getInt16(at);
+    default: // 0xd2
+      return view.getInt32(at);
+  }
 }
 
 function sizedPayload(s: Scanner, size: number, isStr: boolean): ProtocolError | null {
   if (s.pos + size > s.bytes.length) return truncated();
-  return skipBytes(s, readLength(s, size), isStr);
+  return payload(s, readLength(s, size), isStr);
+}
+
+/** A str or bin value's payload: checked, and read as a string or a view of its bytes. */
+function payload(s: Scanner, length: number, isStr: boolean): ProtocolError | null {
+  const error = skipBytes(s, length, isStr);
+  if (error !== null || !s.build) return error;
+  const start = s.pos - length;
+  place(s, isStr ? s.lastString : s.bytes.subarray(start, s.pos));
+  return null;
 }
 
 function skipBytes(s: Scanner, length: number, isStr: boolean): ProtocolError | null {
@@ -333,7 +468,14 @@ function skipBytes(s: Scanner, length: number, isStr: boolean): ProtocolError | 
   const start = s.pos;
   if (start + length > s.bytes.length) return truncated();
   s.pos = start + length;
-  if (!isStr || isUtf8At(s.bytes, start, s.pos)) return null;
+  if (!isStr) return null;
+  if (s.build) {
+    const text = stringAt(s, start, s.pos);
+    if (text !== null) {
+      s.lastString = text;
+      return null;
+    }
+  } else if (isUtf8At(s.bytes, start, s.pos)) return null;
   return new ProtocolError('invalid_utf8', `str at byte ${start} is not valid UTF-8`);
 }
 
@@ -369,6 +511,11 @@ function openContainer(s: Scanner, entries: number, isMap: boolean): ProtocolErr
   const items = isMap ? entries * 2 : entries;
   // Every item takes at least one byte: a count beyond the bytes left is a truncation.
   if (items > s.bytes.length - s.pos) return truncated();
+  if (s.build) {
+    const container = isMap ? {} : [];
+    place(s, container);
+    s.containers[level] = container;
+  }
   if (items === 0) return null;
   if (isMap) (s.keys[level] ??= new MapKeys()).reset();
   s.remaining[level] = items;
@@ -384,7 +531,9 @@ function scanInt64(s: Scanner, signed: boolean): ProtocolError | null {
   const view = new DataView(s.bytes.buffer, s.bytes.byteOffset + s.pos, 8);
   const value = signed ? view.getBigInt64(0) : view.getBigUint64(0);
   s.pos += 8;
-  return value > MAX_SAFE || value < -MAX_SAFE ? outOfRange() : null;
+  if (value > MAX_SAFE || value < -MAX_SAFE) return outOfRange();
+  if (s.build) place(s, Number(value));
+  return null;
 }
 
 function outOfRange(): ProtocolError {
