@@ -5,7 +5,7 @@
  */
 import { startDaemon, type Daemon, type DaemonOptions } from '../daemon/daemon.ts';
 import { formatHostPort } from '../daemon/host-port.ts';
-import { makeRequest, type ApiResponse } from '../daemon/http/types.ts';
+import { bodyText, makeRequest, type ApiResponse } from '../daemon/http/types.ts';
 import { silentLogger } from '../daemon/log/log.ts';
 import { DataDir } from '../daemon/store/data-dir.ts';
 import { modCredentialsFile } from '../daemon/store/mod-credentials.ts';
@@ -85,7 +85,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         ...(init.remoteAddress !== undefined ? { remoteAddress: init.remoteAddress } : {}),
       }),
     );
-    const text = response.body?.toString('utf8') ?? '';
+    const text = response.body === null ? '' : bodyText(response.body);
     return { ...response, json: text === '' ? null : (JSON.parse(text) as unknown) };
   };
   const stack: Stack = {

@@ -6,12 +6,12 @@
  * key for a new one. Without this, idempotency.jsonl would hold key text for a day, where
  * keys.json holds only hashes.
  */
-import type { ApiResponse } from '../http/types.ts';
+import { bodyText, type ApiResponse } from '../http/types.ts';
 
 /** `response` with each of `fields` (top-level JSON fields of its body) set to null. */
 export function withoutShownOnce(response: ApiResponse, fields: readonly string[]): ApiResponse {
   if (response.status >= 300 || response.body === null) return response;
-  const body = JSON.parse(response.body.toString('utf8')) as Record<string, unknown>;
+  const body = JSON.parse(bodyText(response.body)) as Record<string, unknown>;
   for (const field of fields) if (field in body) body[field] = null;
   return { ...response, body: Buffer.from(JSON.stringify(body)) };
 }

@@ -58,8 +58,10 @@ export class Answers {
 
   #represent(route: AnyRoute, result: unknown): Representation {
     const value = this.#checkResponses ? route.response.schema.parse(result) : result;
-    const body = Buffer.from(JSON.stringify(value));
-    return { body, etag: route.cache.kind === 'private' ? strongEtag(body) : null };
+    const text = JSON.stringify(value);
+    if (route.cache.kind !== 'private') return { body: text, etag: null };
+    const body = Buffer.from(text);
+    return { body, etag: strongEtag(body) };
   }
 }
 

@@ -23,7 +23,13 @@ import { guardConnections } from './connection-guard.ts';
 import type { Handle } from './pipeline.ts';
 import { catchSocketErrors, clientErrorAnswer, refuseRaw } from './raw-response.ts';
 import { baseHeaders, errorResponse, newRequestId } from './respond.ts';
-import { type ApiRequest, ClientGone, PayloadTooLarge, type ResponseStream } from './types.ts';
+import {
+  type ApiRequest,
+  bodyByteLength,
+  ClientGone,
+  PayloadTooLarge,
+  type ResponseStream,
+} from './types.ts';
 
 export interface HttpServerOptions {
   listen: HostPort;
@@ -203,7 +209,7 @@ async function serve(handle: Handle, req: IncomingMessage, res: ServerResponse, 
     // drained to reuse the connection; closing it is cheaper and safe.
     if (request.api.hasBody && !request.consumed()) response.headers['connection'] = 'close';
     // A known length spares the chunked framing (and the client's reassembly of it).
-    if (response.body) response.headers['content-length'] = String(response.body.length);
+    if (response.body) response.headers['content-length'] = String(bodyByteLength(response.body));
     res.writeHead(response.status, response.headers);
     if (response.stream) return startStream(response.stream, res, context.streams);
     res.end(response.body ?? undefined);
@@ -247,7 +253,7 @@ function refuseHost(res: ServerResponse, reason: HostProblem, log: Logger): void
 function answerAndClose(res: ServerResponse, error: ApiError): string {
   const requestId = newRequestId();
   const answer = errorResponse(error, requestId, baseHeaders(requestId));
-  const length = String(answer.body?.length ?? 0);
+  const length = String(answer.body === null ? 0 : bodyByteLength(answer.body));
   res.writeHead(answer.status, { ...answer.headers, connection: 'close', 'content-length': length });
   res.end(answer.body);
   return requestId;

@@ -16,7 +16,7 @@ import type { Duplex } from 'node:stream';
 import { ApiError } from './api-error.ts';
 import type { AnyErrorCode } from './error-catalogue.ts';
 import { baseHeaders, errorResponse, newRequestId } from './respond.ts';
-import type { ApiResponse } from './types.ts';
+import { bodyBytes, type ApiResponse } from './types.ts';
 
 export interface RawRefusal {
   requestId: string;
@@ -75,7 +75,7 @@ export function refuseRaw(socket: Duplex, error: ApiError): RawRefusal {
 
 /** An HTTP/1.1 response as bytes: status line, headers, Content-Length, body. */
 export function serialize(response: ApiResponse): Buffer {
-  const body = response.body ?? Buffer.alloc(0);
+  const body = response.body === null ? Buffer.alloc(0) : bodyBytes(response.body);
   const lines = [`HTTP/1.1 ${response.status} ${STATUS_CODES[response.status] ?? 'Error'}`];
   for (const [name, value] of Object.entries(response.headers)) lines.push(`${name}: ${value}`);
   lines.push(`content-length: ${body.length}`, '', '');

@@ -12,9 +12,11 @@
  * that was never frozen (a no-store read, a handler's own object) is serialized every time.
  */
 import type { AnyRoute } from './define-route.ts';
+import type { ResponseBody } from './types.ts';
 
 export interface Representation {
-  body: Buffer;
+  /** Bytes on a route with a private cache policy (hashed, and kept while cached); text otherwise. */
+  body: ResponseBody;
   /** The strong ETag of `body`, on a route with a private cache policy; null otherwise. */
   etag: string | null;
 }

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { API_VERSION } from '../version.ts';
 import type { ApiError } from './api-error.ts';
-import type { ApiResponse } from './types.ts';
+import { bodyText, type ApiResponse } from './types.ts';
 
 /** `req_` and 32 hex digits: the id of one request, in `X-Request-Id` and `error.request_id`. */
 export function newRequestId(): string {
@@ -61,7 +61,7 @@ export function withRequestId(response: ApiResponse, requestId: string): ApiResp
   if (response.status < 400 || response.body === null) return response;
   let value: unknown;
   try {
-    value = JSON.parse(response.body.toString('utf8'));
+    value = JSON.parse(bodyText(response.body));
   } catch {
     return response;
   }
@@ -75,7 +75,7 @@ export function withRequestId(response: ApiResponse, requestId: string): ApiResp
 export function errorCodeOf(response: ApiResponse): string | null {
   if (response.status < 400 || response.body === null) return null;
   try {
-    const code = (JSON.parse(response.body.toString('utf8')) as { error?: { code?: unknown } }).error?.code;
+    const code = (JSON.parse(bodyText(response.body)) as { error?: { code?: unknown } }).error?.code;
     return typeof code === 'string' ? code : null;
   } catch {
     return null;

@@ -19,7 +19,7 @@ export interface ApiRequest {
 export interface ApiResponse {
   status: number;
   headers: Record<string, string>;
-  body: Buffer | null;
+  body: ResponseBody | null;
   /**
    * A long-lived body written after the head (the SSE event stream): the adapter hands it a sink
    * once the headers are sent, and closes it on shutdown. `body` is null when this is set.
@@ -51,6 +51,26 @@ export interface StreamSink {
   onClose(listener: () => void): void;
   /** Called each time what was buffered has been handed to the client (backpressure). */
   onDrain(listener: () => void): void;
+}
+
+/**
+ * A response body: bytes, or the JSON text of an answer that is serialized for one response and
+ * sent once (a no-store read). node:http writes a text body in the same write as the head; a
+ * Buffer body would first be a copy of the text, then a second chunk of a gathered write.
+ */
+export type ResponseBody = Buffer | string;
+
+/** The body's length in bytes (Content-Length). */
+export function bodyByteLength(body: ResponseBody): number {
+  return typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+}
+
+export function bodyBytes(body: ResponseBody): Buffer {
+  return typeof body === 'string' ? Buffer.from(body) : body;
+}
+
+export function bodyText(body: ResponseBody): string {
+  return typeof body === 'string' ? body : body.toString('utf8');
 }
 
 /** Builds an ApiRequest from plain values: tests and the demo use it to call the core. */

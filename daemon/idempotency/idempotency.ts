@@ -11,7 +11,7 @@
  */
 import { createHash, createHmac, hkdfSync } from 'node:crypto';
 import { ApiError } from '../http/api-error.ts';
-import type { ApiResponse } from '../http/types.ts';
+import { bodyBytes, type ApiResponse } from '../http/types.ts';
 import type { IdempotencyJournal, StoredResponse } from './journal.ts';
 
 /** Response headers that describe the stored result; the rest belong to each request. */
@@ -161,7 +161,7 @@ function toStored(response: ApiResponse): StoredResponse {
   const headers = Object.fromEntries(
     STORED_HEADERS.flatMap((name) => (response.headers[name] ? [[name, response.headers[name]]] : [])),
   );
-  return { status: response.status, headers, body: response.body ? response.body.toString('base64') : '' };
+  return { status: response.status, headers, body: response.body ? bodyBytes(response.body).toString('base64') : '' };
 }
 
 function replay(stored: StoredResponse): ApiResponse {

@@ -47,6 +47,22 @@ describe('HTTP listener', () => {
   const head = (extra: string) =>
     `POST /v1/echo HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${stack.key}\r\nContent-Type: application/json\r\n${extra}\r\n`;
 
+  it('counts a no-store answer written as text in bytes: Content-Length of its UTF-8, the text intact', async () => {
+    // A no-store answer's body is JSON text, written with the head; its length is not its
+    // string length once it holds anything but ASCII.
+    const name = 'Zoë — 松本 🚀';
+    const payload = JSON.stringify({ name });
+    const reply = await raw(stack.daemon.api.port, (socket) =>
+      socket.write(head(`Content-Length: ${Buffer.byteLength(payload)}\r\nConnection: close\r\n`) + payload),
+    );
+    const [status = '', latin1 = ''] = reply.split('\r\n\r\n'); // raw() reads bytes as latin1
+    const body = Buffer.from(latin1, 'latin1');
+    expect(status).toMatch(/^HTTP\/1\.1 201/);
+    expect(status).toMatch(new RegExp(`content-length: ${body.length}\r?$`, 'im'));
+    expect(body.length).toBeGreaterThan(body.toString('utf8').length);
+    expect(JSON.parse(body.toString('utf8'))).toEqual({ name });
+  });
+
   it('refuses an announced oversize body with 413 before reading it, and closes the connection', async () => {
     const reply = await raw(stack.daemon.api.port, (socket) =>
       socket.write(head('Content-Length: 5000000\r\n') + '{'),
