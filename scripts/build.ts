@@ -7,8 +7,8 @@
  *    newer than 24), so the bundle is CJS, main.ts has no top-level await, and `import.meta.url`
  *    is rewritten to the executable's own file URL. package.json is inlined by esbuild, and so
  *    are docs/*.md (for `modgate docs`). The optional native addons (msgpackr-extract,
- *    bufferutil, utf-8-validate) stay out: their packages load them inside try/catch and fall
- *    back to JavaScript. A second, small bundle,
+ *    utf-8-validate) stay out: their packages load them inside try/catch and fall back to
+ *    JavaScript; ws's `bufferutil` is protocol/ws-masking.ts (`BUNDLE_ALIASES`). A second, small bundle,
  *    cli/sea-main.ts, is the executable's main script: it answers `--version` itself and
  *    compiles the CLI bundle (an asset of the executable) only for the other commands, so
  *    `--version` starts like bare Node (docs/performance.md). The operator panel's browser files
@@ -48,7 +48,13 @@ const SEA_RESOURCE = 'NODE_SEA_BLOB';
 const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 const EMBEDDED_NODE_MAJOR = 24;
 /** Loaded by their packages inside try/catch; the JavaScript fallbacks are what the binary runs. */
-const OPTIONAL_NATIVE = ['msgpackr-extract', 'bufferutil', 'utf-8-validate'];
+const OPTIONAL_NATIVE = ['msgpackr-extract', 'utf-8-validate'];
+/**
+ * Modules the bundles take in place of a package's: ws loads the optional native `bufferutil` for
+ * its masking, and the executable, which cannot load an addon, gets the same API in JavaScript
+ * a word at a time (protocol/ws-masking.ts) instead of ws's byte-by-byte fallback.
+ */
+export const BUNDLE_ALIASES: Readonly<Record<string, string>> = { bufferutil: './protocol/ws-masking.ts' };
 /**
  * Loaded only from a checkout, to build the panel in memory (daemon/admin/panel/panel-assets.ts);
  * the executable serves the panel from its assets instead.
@@ -160,6 +166,7 @@ async function bundleOne(entry: string, outfile: string): Promise<void> {
     target: `node${EMBEDDED_NODE_MAJOR}`,
     format: 'cjs',
     external: [...OPTIONAL_NATIVE, ...CHECKOUT_ONLY],
+    alias: { ...BUNDLE_ALIASES },
     // In a single executable __filename is the executable itself (Node's SEA docs).
     banner: { js: "const __modgate_import_meta_url = require('node:url').pathToFileURL(__filename).href;" },
     // `modgate docs`: docs/*.md travel inside the binary (cli/docs-command.ts), as one string
