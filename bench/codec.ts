@@ -60,8 +60,8 @@ console.log(`mod link codec, a ${frame.length}-byte batch of one res body; least
 const cases: Array<[string, () => unknown]> = [
   ['encode the res body', () => encode(res, DEFAULT_CODEC_LIMITS.maxDepth - 1)],
   ['encode the req body', () => encode(req, DEFAULT_CODEC_LIMITS.maxDepth - 1)],
-  ['check the batch only (the walk, building nothing)', () => scanMsgpack(frame, DEFAULT_CODEC_LIMITS, [])],
-  ['decode the batch (checked and built in one walk)', () => decodeWith(frame, DEFAULT_CODEC_LIMITS, [])],
+  ['check the batch, building nothing', () => scanMsgpack(frame, DEFAULT_CODEC_LIMITS, [])],
+  ['decode the batch (check and build)', () => decodeWith(frame, DEFAULT_CODEC_LIMITS, [])],
   ['check the result, zod runtime', () => OPS['players.violations'].result.safeParse(res.result)],
   ['check the result, compiled', () => resultSchema('players.violations').safeParse(res.result)],
 ];
