@@ -161,7 +161,11 @@ function toStored(response: ApiResponse): StoredResponse {
   const headers = Object.fromEntries(
     STORED_HEADERS.flatMap((name) => (response.headers[name] ? [[name, response.headers[name]]] : [])),
   );
-  return { status: response.status, headers, body: response.body ? bodyBytes(response.body).toString('base64') : '' };
+  return {
+    status: response.status,
+    headers,
+    body: response.body ? bodyBytes(response.body).toString('base64') : '',
+  };
 }
 
 function replay(stored: StoredResponse): ApiResponse {
