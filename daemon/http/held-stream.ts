@@ -6,7 +6,7 @@
 import type { ApiError } from './api-error.ts';
 import { errorResponse } from './respond.ts';
 import type { StreamAccess, WatchedStream } from './stream-access.ts';
-import type { ResponseStream, StreamSink } from './types.ts';
+import { bodyText, type ResponseStream, type StreamSink } from './types.ts';
 
 export interface HeldStreamOptions {
   /** Gives the stream's slot back. */
@@ -61,5 +61,5 @@ export function holdStream(inner: ResponseStream, options: HeldStreamOptions): R
 
 /** The error envelope's JSON, as the body of a refused request would hold it. */
 function envelopeOf(error: ApiError, requestId: string): string {
-  return (errorResponse(error, requestId, {}).body as Buffer).toString('utf8');
+  return bodyText(errorResponse(error, requestId, {}).body ?? '');
 }
