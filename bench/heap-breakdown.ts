@@ -1,7 +1,7 @@
 /**
- * What an idle `modgate serve` holds in its V8 heap, by source file (docs/performance.md,
- * "Density"): starts serve from this checkout (one module per source file, so every function
- * knows its file) with a data dir, waits `--idle-seconds`, has it write a heap snapshot
+ * What an idle `modgate serve` holds in its V8 heap, by source file (docs/performance.md, "The
+ * idle heap, part by part"): starts serve from this checkout (one module per source file, so every
+ * function knows its file) with a data dir, waits `--idle-seconds`, has it write a heap snapshot
  * (`--heapsnapshot-signal`), and attributes every object to the file of the nearest function,
  * module or module scope that dominates it (holds it alone): a module's unexported top-level
  * state to that module, a closure's captured state to the closure's file (so a zod schema's

@@ -12,8 +12,8 @@ import { printJson, printLines, type CliIo } from './io.ts';
 
 /**
  * Replaced by scripts/build.ts with the JSON of `{ "data-dir": "# The data dir…", … }`, a string:
- * the docs' text is made only when a doc is read, not by every command (docs/performance.md,
- * "Density"); undefined from source.
+ * the docs' text is made only when a doc is read, not by every command
+ * (docs/performance-history.md, "Memory: what an idle daemon holds"); undefined from source.
  */
 declare const MODGATE_EMBEDDED_DOCS_JSON: string | undefined;
 

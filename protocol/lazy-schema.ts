@@ -3,7 +3,7 @@
  * admin routes) declare each schema as a thunk, `lazySchema(() => z.object(…))` or a bare
  * `() => …`, so importing a table builds none of them: a route's schemas are built by its first
  * request, an op's by its first call, and the OpenAPI documents and tests build what they read
- * (docs/performance.md, "Memory: what an idle daemon holds").
+ * (docs/performance-history.md, "The schema tables built on first use").
  *
  * A declaration reads as before: `defineRoute`, `defineOp` and `defineAdminRoute` turn each thunk
  * into a getter (`schemaField`), so `route.query` and `OPS[name].args` are the schema itself and

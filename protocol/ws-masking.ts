@@ -3,7 +3,8 @@
  * `bufferutil`. The executable cannot load a native addon, so its bundle takes this module in
  * `bufferutil`'s place (scripts/build.ts); ws then calls it for every frame of 32 bytes or more,
  * where its own fallback XORs one byte per turn of a loop: 2.4 µs for the 1.9 KB answer to a
- * proxied read, against 0.3 µs here (docs/performance.md). The results are ws's, byte for byte.
+ * proxied read, against 0.3 µs here (docs/performance-history.md,
+ * "The proxied read under 60 µs"). The results are ws's, byte for byte.
  */
 
 /** Four bytes of the key, rotated to start at `from`, read as one word in the platform's order. */

@@ -1,8 +1,9 @@
 /**
  * The V8 code cache the single executable starts from (scripts/build.ts, step "cache";
- * docs/performance.md, "Start-up"). Compiling the 1.9 MB CLI bundle, and then each function of it
- * the first time it runs, was a third of the CPU `modgate serve` spent before it was ready. A
- * code cache holds that compiled bytecode, so the executable deserializes it instead.
+ * docs/performance-history.md, "Second pass: the start-up code cache"). Compiling the 1.9 MB CLI
+ * bundle, and then each function of it the first time it runs, was a third of the CPU
+ * `modgate serve` spent before it was ready. A code cache holds that compiled bytecode, so the
+ * executable deserializes it instead.
  *
  * Node's own `useCodeCache` is not used: V8 does not write the same bytes twice (its hash and
  * random seeds differ per process, and background threads change what is compiled when), and the

@@ -1,10 +1,10 @@
 /**
- * Which of the executable's pages an idle serve keeps resident, beside a bare node:http server
- * on the Node.js the binary embeds (docs/performance.md, "The floor, part by part"). RSS counts
- * these file-backed pages in every process, though a host holds them once; this says what they
- * are: each resident page of the executable's mappings (from /proc/PID/pagemap's present bit) is
- * given to the symbol it lies in (`nm` of the executable, so binutils must be installed) and the
- * symbols are grouped by what they belong to (V8's compilers, OpenSSL, ICU's data, …).
+ * Which of the executable's pages an idle serve keeps resident, beside a bare node:http server on
+ * the Node.js the binary embeds (docs/performance.md, "The idle heap, part by part"). RSS counts
+ * these file-backed pages in every process, though a host holds them once; this says what they are:
+ * each resident page of the executable's mappings (from /proc/PID/pagemap's present bit) is given
+ * to the symbol it lies in (`nm` of the executable, so binutils must be installed) and the symbols
+ * are grouped by what they belong to (V8's compilers, OpenSSL, ICU's data, …).
  *
  *   npm run build && npx tsx bench/density/binary-pages.ts [--binary dist/modgate] [--idle-seconds 15]
  *

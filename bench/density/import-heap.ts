@@ -1,10 +1,10 @@
 /**
- * What each part of serve adds to the V8 heap by being imported (docs/performance.md,
- * "Density"): imports the parts one after another in one process of this checkout and prints the
- * heap in use after a full collection at each step, so each line is what that part adds to those
- * above it (zod's code first, then the op catalogue's schemas, the route table's, and so on).
- * From a checkout each module also keeps its TypeScript source and tsx's source map in the heap
- * (about a quarter of each figure); the binary keeps its one bundle's source instead.
+ * What each part of serve adds to the V8 heap by being imported (docs/performance.md, "The idle
+ * heap, part by part"): imports the parts one after another in one process of this checkout and
+ * prints the heap in use after a full collection at each step, so each line is what that part adds
+ * to those above it (zod's code first, then the op catalogue's schemas, the route table's, and so
+ * on). From a checkout each module also keeps its TypeScript source and tsx's source map in the
+ * heap (about a quarter of each figure); the binary keeps its one bundle's source instead.
  *
  *   node --expose-gc --import tsx bench/density/import-heap.ts
  */

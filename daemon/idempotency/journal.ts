@@ -194,7 +194,8 @@ export class IdempotencyJournal {
     }
     if (tally.corrupt > 0) await this.#keepAside(tally.corrupt);
     // An existing empty journal (the usual one at start-up) is left as it is: rewriting it would
-    // write the same nothing, with two fsyncs on serve's way to ready (docs/performance.md).
+    // write the same nothing, with two fsyncs on serve's way to ready (docs/performance-history.md,
+    // "What changed, and what each bought").
     const emptyAsItShouldBe = exists && text === '';
     const rewrite = tally.corrupt > 0 || tally.lines > 2 * this.#records.size || tally.lines === 0;
     if (rewrite && !emptyAsItShouldBe) {

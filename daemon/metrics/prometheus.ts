@@ -18,7 +18,8 @@ const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 /**
  * How often the event-loop lag is sampled (`nodejs_eventloop_lag_*`). prom-client's 10 ms woke an
  * idle daemon a hundred times a second: 10 CPU ticks per 30 s, where the daemon itself takes about
- * one (docs/performance.md, "Density"). Each sample is still exact; there are fewer of them.
+ * one (docs/performance-history.md, "Idle CPU: what polled, and what each poll cost"). Each sample
+ * is still exact; there are fewer of them.
  */
 const EVENT_LOOP_SAMPLE_MS = 1_000;
 

@@ -31,7 +31,8 @@ const common = {
 
 /**
  * 2147483647 as 2,147,483,647. Not `toLocaleString('en')`: the first Intl call loads ICU's locale
- * data, which cost `serve` about 5% of its start-up CPU for this one description (docs/performance.md).
+ * data, which cost `serve` about 5% of its start-up CPU for this one description
+ * (docs/performance-history.md, "What changed, and what each bought").
  */
 function withThousands(n: number): string {
   return String(n).replace(/\B(?=(\d{3})+$)/g, ',');

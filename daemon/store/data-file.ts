@@ -60,7 +60,8 @@ export function parseDataFile<T>(path: string, text: string, file: DataFile<T>):
   }
   // jitless: zod would otherwise compile a fast path (new Function) for each object schema on its
   // first parse; a data file is parsed once per load, so compiling costs more than it saves, and
-  // it was about 3% of serve's start-up (docs/performance.md). The result is the same.
+  // it was about 3% of serve's start-up (docs/performance-history.md,
+  // "What changed, and what each bought"). The result is the same.
   const result = file.schema.safeParse(json, { jitless: true });
   if (!result.success) {
     throw new StoreError(

@@ -9,7 +9,8 @@
  * Opening the journal rewrites it compacted (position markers and the recent attempts of the
  * endpoints still registered) once it holds more than twice what it needs. An existing empty
  * journal, the usual one at start-up, is left as it is: rewriting it would write the same nothing,
- * with two fsyncs on serve's way to ready (docs/performance.md).
+ * with two fsyncs on serve's way to ready (docs/performance-history.md,
+ * "Third pass: serve's start-up").
  */
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
