@@ -41,7 +41,7 @@ export function buildProgram(
   options.register?.(program, io);
   // Applied to every command at the end, so commands built elsewhere and attached with
   // addCommand() write to the same streams and never call process.exit() either. Every command
-  // takes --json (docs/operations.md, "Scripting"): its result, and any error, as JSON.
+  // takes --json (docs/operations.md, "Scripting with --json"): its result, and any error, as JSON.
   for (const command of allCommands(program)) {
     const leaf = command.commands.length === 0 && command !== program;
     if (leaf && !command.options.some((option) => option.long === '--json')) {

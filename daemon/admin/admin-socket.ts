@@ -1,6 +1,7 @@
 /**
- * `<data-dir>/admin.sock`, the admin API's Unix socket (docs/admin.md, "admin.sock"). Whoever can
- * open it is the operator: its permission is the authentication, as with Docker's and Caddy's.
+ * `<data-dir>/admin.sock`, the admin API's Unix socket (docs/admin.md, "admin.sock, in detail").
+ * Whoever can open it is the operator: its permission is the authentication, as with Docker's and
+ * Caddy's.
  *
  * No moment at which another user could connect:
  * - the socket is born 0600: the process umask is 0177 for the one synchronous `listen` call

@@ -11,7 +11,7 @@ import type { Declared } from '../../protocol/lazy-schema.ts';
 import type { ResponseStream } from '../http/types.ts';
 import type { AdminServices } from './services.ts';
 
-/** Every admin path starts here (docs/admin.md, "Paths"). */
+/** Every admin path starts here (docs/admin.md, "admin.sock, in detail"). */
 export const ADMIN_PREFIX = '/admin/v1';
 
 /**

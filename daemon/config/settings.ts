@@ -158,7 +158,8 @@ export function reloadSettings(config: Config): ReloadSettings {
 
 /**
  * What reloadSettings() applies, and the log level the reload sets: a config file change to any
- * other setting takes effect at the next restart (docs/configuration.md, "reloads on SIGHUP").
+ * other setting takes effect at the next restart (docs/configuration.md,
+ * "SIGHUP: what reloads, and what needs a restart").
  */
 const RELOADABLE = [
   'rate_limit',

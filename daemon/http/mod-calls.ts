@@ -1,8 +1,8 @@
 /**
- * Calling the mod for a handler (docs/pipeline.md, "handler → mod link op"): its `call`, `read`
- * and `page`, with the per-op deadlines, the op metric, the read-through cache (read-cache.ts),
- * cursor-bound pages (cursor.ts) and op ids that make a retried write apply once. A link failure
- * leaves here as an ApiError (stages/link-errors.ts).
+ * Calling the mod for a handler (docs/pipeline.md, "Where each stage lives", the row "handler →
+ * mod link op"): its `call`, `read` and `page`, with the per-op deadlines, the op metric, the
+ * read-through cache (read-cache.ts), cursor-bound pages (cursor.ts) and op ids that make a
+ * retried write apply once. A link failure leaves here as an ApiError (stages/link-errors.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { OPS, type OpArgs, type OpName } from '../../protocol/ops/index.ts';

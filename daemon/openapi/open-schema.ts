@@ -1,5 +1,5 @@
 /**
- * Open schemas (docs/errors.md, "Forward compatibility"): a response object may gain fields within
+ * Open schemas (docs/errors.md, "From the mod link"): a response object may gain fields within
  * v1, so its JSON Schema must not say `additionalProperties: false`. zod writes that for every
  * object in output mode, even one that merely strips unknown keys; this `toJSONSchema` override
  * keeps it only where the zod object is `.strict()` (request bodies, queries, parameters).

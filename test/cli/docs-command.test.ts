@@ -1,6 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, normalize, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { run, runOk } from '../../harness/cli.ts';
 
@@ -67,79 +65,5 @@ describe('modgate docs', () => {
     for (const name of docNames) {
       expect(readFileSync(new URL(`${name}.md`, docsFolder), 'utf8')).not.toMatch(/ARCHITECTURE|decision \d/);
     }
-  });
-});
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const NOT_OURS = new Set(['node_modules', 'dist', 'pkg', 'coverage', '.git']);
-
-/** The repository's own sources, tests and pages, as paths relative to its root. */
-function ownFiles(dir = ROOT): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (NOT_OURS.has(entry.name)) return [];
-    if (entry.isDirectory()) return ownFiles(path);
-    return /\.(ts|js|md)$/.test(entry.name) ? [relative(ROOT, path)] : [];
-  });
-}
-
-/** What a reader follows in a file: a page's whole text, a source file's comments. */
-function citingText(file: string): string {
-  const text = readFileSync(join(ROOT, file), 'utf8');
-  if (file.endsWith('.md')) return text;
-  return text
-    .split('\n')
-    .map((line) => (/^\s*(\/\/|\/\*|\*)/.test(line) ? line : (line.split(' // ')[1] ?? '')))
-    .join('\n');
-}
-
-/** GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens. */
-function anchorOf(heading: string): string {
-  return heading
-    .trim()
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
-    .replace(/\s/g, '-');
-}
-
-function anchorsIn(file: string): Set<string> {
-  const headings = readFileSync(join(ROOT, file), 'utf8').match(/^#{1,6} .*$/gm) ?? [];
-  return new Set(headings.map((heading) => anchorOf(heading.replace(/^#+ /, ''))));
-}
-
-/** Where a cited path may be: from the root, beside the citing file, in docs/ or protocol/. */
-function resolveCitation(file: string, path: string): string | undefined {
-  const candidates = [path, join(dirname(file), path), join('docs', path), join('protocol', path)];
-  return candidates.map(normalize).find((candidate) => existsSync(join(ROOT, candidate)));
-}
-
-/** Every document, or heading of one, that a file cites and that is not there. */
-function brokenCitations(file: string): string[] {
-  const broken: string[] = [];
-  for (const match of citingText(file).matchAll(
-    /(?<![\w/.-])((?:\.{1,2}\/|[\w-]+\/)*[\w.-]*[\w-]\.md)(?:#([\w-]+))?/g,
-  )) {
-    const [cited, path, anchor] = match as unknown as [string, string, string | undefined];
-    const target = resolveCitation(file, path);
-    if (target === undefined || (anchor !== undefined && !anchorsIn(target).has(anchor))) {
-      broken.push(`${file}: ${cited}`);
-    }
-  }
-  return broken;
-}
-
-describe('document citations', () => {
-  const files = ownFiles();
-
-  // CHANGELOG.md records history: the files its old entries name may since have moved.
-  it('names only documents and headings that exist, in source comments and pages', () => {
-    const cited = files.filter((file) => file !== 'CHANGELOG.md');
-    expect(cited.length).toBeGreaterThan(100);
-    expect(cited.flatMap(brokenCitations)).toEqual([]);
-  });
-
-  it('cites the API spec only through the documents of this repository', () => {
-    const citing = files.filter((file) => /api-v1\.md/.test(readFileSync(join(ROOT, file), 'utf8')));
-    expect(citing).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * `--json` on every command: the result as JSON on stdout, and any failure as one
  * `{"error":{"code","message"}}` line on stderr with the command's usual exit code
- * (docs/operations.md, "Scripting").
+ * (docs/operations.md, "Scripting with --json").
  */
 import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';

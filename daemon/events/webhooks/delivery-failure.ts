@@ -2,7 +2,7 @@
  * Why a delivery attempt failed, as one of a fixed set of classes: what the outbox journal, the
  * deliveries API and `webhooks deliveries` show. Never the remote's own words (its body, error
  * text or headers): a key that can aim a webhook must not read the host's network through it.
- * The set is an enum in the API schema (docs/events.md, "Delivery attempts").
+ * The set is an enum in the API schema (docs/events.md, "Delivery attempts: the error classes").
  */
 
 export const DELIVERY_FAILURES = [

@@ -1,5 +1,5 @@
 /**
- * Forward compatibility (issue 12, item 9; docs/errors.md "Forward compatibility"): what the mod
+ * Forward compatibility (issue 12, item 9; docs/errors.md "From the mod link"): what the mod
  * sends may carry fields this daemon does not know, and the daemon drops them; request bodies
  * keep refusing unknown fields; the published schemas say which is which.
  */
