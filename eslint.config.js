@@ -63,10 +63,11 @@ const ZOD_NAMESPACE = {
  * The layers and the top-level folders each may not import (docs/architecture.md): protocol/ is
  * the bottom; daemon/ and mod-sim/ are the two ends of the link and know nothing of each other;
  * cli/ is the program that wires them together; mod-test/ plays the daemon end from protocol/
- * alone; harness/ starts them for test/ and bench/.
+ * alone; bridge/ is the mod end, on protocol/ alone; harness/ starts them for test/ and bench/.
  */
 const LAYER_RULES = [
-  { layer: 'protocol', forbidden: ['daemon', 'mod-sim', 'cli'] },
+  { layer: 'protocol', forbidden: ['daemon', 'mod-sim', 'cli', 'bridge'] },
+  { layer: 'bridge', forbidden: ['daemon', 'mod-sim', 'cli', 'mod-test', 'client', 'scripts'] },
   { layer: 'daemon', forbidden: ['mod-sim', 'cli'] },
   { layer: 'mod-sim', forbidden: ['daemon', 'cli'] },
   { layer: 'mod-test', forbidden: ['daemon', 'mod-sim', 'cli'] },
