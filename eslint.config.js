@@ -73,7 +73,7 @@ const LAYER_RULES = [
   { layer: 'mod-test', forbidden: ['daemon', 'mod-sim', 'cli'] },
   { layer: 'bench', forbidden: ['test'] },
   { layer: 'harness', forbidden: ['test', 'bench'] },
-  { layer: 'client', forbidden: ['scripts'] },
+  { layer: 'client', forbidden: ['scripts', 'daemon', 'mod-sim', 'cli', 'harness'] },
   // Browser code: it gets the daemon's vocabulary from the bundler (daemon/admin/panel/panel-bundle.ts).
   {
     layer: 'panel',
