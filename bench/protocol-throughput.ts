@@ -23,7 +23,7 @@ import { parseArgs } from 'node:util';
 import { Packr, Unpackr } from 'msgpackr';
 import { WebSocket, WebSocketServer } from 'ws';
 import { aeadKey, openFrame, sealFrame } from '../protocol/aead.ts';
-import { startModBridge } from '../protocol/bridge.ts';
+import { startModBridge } from '../bridge/bridge.ts';
 import { encode } from '../protocol/codec.ts';
 import { generateIdentity } from '../protocol/keys.ts';
 import { ModLinkServer } from '../protocol/link-server.ts';

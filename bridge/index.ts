@@ -1,13 +1,14 @@
 /**
  * `modgate/bridge`: the mod's end of the link, for a game server whose mods run JavaScript
- * (docs/bridge.md). It re-exports what protocol/ already has: the bridge that dials the daemon,
- * handshakes, dispatches ops to typed handlers, reports `applied` and redials with backoff; the op
- * catalogue the handlers are typed from; and a reader for `mod-credentials.json`. Mods in other
+ * (docs/bridge.md): the bridge that dials the daemon, handshakes, dispatches ops to typed handlers,
+ * reports `applied` and redials with backoff (bridge.ts); a reader for `mod-credentials.json`
+ * (credentials.ts); and, from protocol/, what both ends share: the op catalogue the handlers are
+ * typed from, the errors, the timers. Mods in other
  * languages implement protocol/PROTOCOL.md instead.
  */
 import type { KeyPair } from '../protocol/keys.ts';
 
-export { ModBridge, startModBridge, type BridgeSession, type ModBridgeOptions } from '../protocol/bridge.ts';
+export { ModBridge, startModBridge, type BridgeSession, type ModBridgeOptions } from './bridge.ts';
 export { parseModCredentials, readModCredentials, type ModCredentials } from './credentials.ts';
 export {
   OPS,

@@ -10,12 +10,12 @@
  * the lock.
  */
 import packageJson from '../package.json' with { type: 'json' };
-import { ModLinkServer, type ModLinkServerOptions } from '../protocol/link-server.ts';
+import { ModLinkServer, type LinkLimits } from '../protocol/link-server.ts';
 import { AuditLog } from './log/audit-log.ts';
 import { formatHostPort, type HostPort } from './host-port.ts';
 import { edgeSubject } from './http/client-address.ts';
-import { startHttpServer, type HttpServerHandle, type HttpServerOptions } from './http/node-adapter.ts';
-import { readTls, watchTls } from './http/tls-files.ts';
+import { startHttpServer, type HttpLimits, type HttpServerHandle } from './http/node-adapter.ts';
+import { readTls, watchTls, type TlsFiles, type TlsPair } from './http/tls-files.ts';
 import {
   createPipeline,
   type Pipeline,
@@ -24,7 +24,7 @@ import {
 } from './http/pipeline.ts';
 import type { EventLimits } from './events/event-limits.ts';
 import { recordLinkEvents } from './events/ingest.ts';
-import { FileEventLog, type EventLogOptions } from './events/event-log.ts';
+import { FileEventLog, type EventRetention } from './events/event-log.ts';
 import type { StreamSettings } from './events/sse-stream.ts';
 import type { RetryPolicy } from './events/webhooks/retry-policy.ts';
 import { WebhookService, type WebhookNetworkOptions } from './events/webhooks/webhook-service.ts';
@@ -50,59 +50,48 @@ import type { AdminListenOptions } from './admin/admin-listen.ts';
 import { type AdminServer, startAdminServer } from './admin/admin-server.ts';
 import { RecentRequests } from './admin/recent-requests.ts';
 import { ADMIN_ROUTES } from './admin/routes/index.ts';
+import { SessionStore } from './admin/sessions.ts';
+import { Hook, wireReactions } from './reactions.ts';
+
+/** Pipeline limits and policies (rate limits, body cap, stream caps); the defaults are the product's. */
+export type PipelineTuning = Partial<
+  Pick<
+    PipelineOptions,
+    | 'keyRateLimit'
+    | 'edgeRateLimit'
+    | 'bodyLimitBytes'
+    | 'now'
+    | 'opDeadlines'
+    | 'checkResponses'
+    | 'streamLimits'
+  >
+>;
 
 export interface DaemonOptions {
+  // Where the daemon's files are, where it listens, where it logs.
   dataDir: string;
   listen: HostPort;
   modListen: HostPort;
-  tls?: { certFile: string; keyFile: string };
+  tls?: TlsFiles;
   log: Logger;
-  routes?: readonly AnyRoute[];
-  /** Pipeline limits and policies (rate limits, body cap); the defaults are the product's. */
-  pipeline?: Partial<
-    Pick<
-      PipelineOptions,
-      | 'keyRateLimit'
-      | 'edgeRateLimit'
-      | 'bodyLimitBytes'
-      | 'now'
-      | 'opDeadlines'
-      | 'checkResponses'
-      | 'streamLimits'
-    >
-  >;
-  /** HTTP timeouts, the connection cap and trusted proxies; defaults in HTTP_DEFAULTS. */
-  http?: Partial<
-    Pick<
-      HttpServerOptions,
-      | 'headersTimeoutMs'
-      | 'requestTimeoutMs'
-      | 'keepAliveTimeoutMs'
-      | 'maxConnections'
-      | 'maxConnectionsPerAddress'
-      | 'firstByteTimeoutMs'
-      | 'trustedProxies'
-    >
-  >;
-  link?: Partial<
-    Pick<
-      ModLinkServerOptions,
-      | 'heartbeatMs'
-      | 'heartbeatTimeoutMs'
-      | 'handshakeTimeoutMs'
-      | 'maxConnections'
-      | 'maxConnectionsPerAddress'
-    >
-  >;
-  /** How long close() lets in-flight requests finish before cutting them; default 10 s. */
-  drainMs?: number;
   /** The metrics listener (docs/metrics.md); without it nothing is counted. */
   metrics?: MetricsListenOptions;
-  /** Event log retention (docs/events.md); defaults 1,000,000 events / 7 days. */
-  events?: Pick<
-    EventLogOptions,
-    'maxEvents' | 'maxAgeMs' | 'segmentEvents' | 'segmentBytes' | 'maxLineBytes'
-  >;
+  /** The admin API: admin.sock always, TCP when `listen` is set (docs/admin.md). */
+  admin?: AdminListenOptions;
+
+  // The /v1 API (docs/pipeline.md).
+  routes?: readonly AnyRoute[];
+  pipeline?: PipelineTuning;
+  http?: HttpLimits;
+  /** How long close() lets in-flight requests finish before cutting them; default 10 s. */
+  drainMs?: number;
+  /** How often key uses are written to key-usage.json (docs/data-dir.md); tests shrink it. */
+  keyUsage?: { flushDelayMs?: number };
+
+  link?: LinkLimits;
+
+  // Events (docs/events.md): the log, what the mod may send into it, its readers.
+  events?: EventRetention;
   /** What the mod may send into the log (PROTOCOL §9.5, docs/events.md "Limits"). */
   eventLimits?: Partial<EventLimits>;
   /** The SSE stream's heartbeat and slow-reader limit (docs/events.md). */
@@ -114,10 +103,7 @@ export interface DaemonOptions {
    * also inject the resolver. The daemon adds its own listeners, which no webhook may reach.
    */
   webhookNetwork?: Omit<WebhookNetworkOptions, 'ownListeners'>;
-  /** How often key uses are written to key-usage.json (docs/data-dir.md); tests shrink it. */
-  keyUsage?: { flushDelayMs?: number };
-  /** The admin API: admin.sock always, TCP when `listen` is set (docs/admin.md). */
-  admin?: AdminListenOptions;
+
   /**
    * A reload asked for over the admin API (`modgate reload`): serve's reads its config file again
    * and applies it as on SIGHUP; without one, `daemon.reload()` with no settings. Rejects, with
@@ -180,12 +166,72 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   }
 }
 
-/** startDaemon's steps once the data dir's daemon lock is held. */
+/** startDaemon's steps once the data dir's daemon lock is held; what a step opened, a failure closes. */
 async function startLocked(
   options: DaemonOptions,
   dataDir: DataDir,
   daemonLock: HeldDaemonLock,
 ): Promise<Daemon> {
+  const parts = await openStores(options, dataDir, daemonLock);
+  let admin: AdminServer | undefined;
+  let api: ApiListener | undefined;
+  try {
+    const modLink = await startLink(options, parts);
+    const running: { daemon?: Daemon } = {};
+    admin = await startAdmin(options, parts, () =>
+      running.daemon
+        ? requestedReload(options, running.daemon)
+        : Promise.reject(new Error('the daemon is still starting')),
+    );
+    api = await startApi(options, parts);
+    const bound = [api.server.address, modLink, parts.metricsServer?.address, admin.address];
+    parts.ownListeners.splice(0, parts.ownListeners.length, ...bound.filter(isListening));
+    running.daemon = daemonHandle(options, parts, { modLink, admin, api });
+    return running.daemon;
+  } catch (error) {
+    await admin?.close(0);
+    await api?.server.close(0);
+    await parts.close();
+    throw error;
+  }
+}
+
+/** What startDaemon opens before anything listens (the stores, the link server), closed last. */
+interface DaemonParts {
+  dataDir: DataDir;
+  snapshot: LiveSnapshot;
+  log: Logger;
+  startedAt: Date;
+  /** prom-client's registry, when metrics are on. */
+  prometheus: Awaited<ReturnType<typeof prometheusFor>>;
+  metrics: DaemonMetrics;
+  requests: RecentRequests;
+  tokens: AdminTokens;
+  link: ModLinkServer;
+  storage: StorageHealth;
+  workers: WorkerHealth;
+  journal: IdempotencyJournal;
+  idempotency: Idempotency;
+  audit: AuditLog;
+  keyUsage: KeyUsageRecorder;
+  events: FileEventLog;
+  webhooks: WebhookService;
+  /** The /v1 pipeline's open event streams, re-authorized by a reaction (daemon/reactions.ts). */
+  apiStreams: Hook;
+  /** The daemon's own listeners, which no webhook may reach: as configured, then as bound (port 0 made real). */
+  readonly ownListeners: HostPort[];
+  metricsServer?: MetricsServer;
+  /** What else close() stops first (the reactions). */
+  unwire: (() => void)[];
+  close(): Promise<void>;
+}
+
+/** Step 1: the snapshot, the stores, the link server (not listening yet) and the webhooks. */
+async function openStores(
+  options: DaemonOptions,
+  dataDir: DataDir,
+  daemonLock: HeldDaemonLock,
+): Promise<DaemonParts> {
   const log = options.log;
   const snapshot = await dataDir.load();
   const { identity } = snapshot.current();
@@ -193,9 +239,6 @@ async function startLocked(
   const requests = new RecentRequests();
   const metrics = countingRequests(prometheus ?? noopMetrics, requests);
   const tokens = new AdminTokens({ dataDir, snapshot: () => snapshot.current(), log });
-  let reloadRequested = (): Promise<ReloadOutcome> =>
-    Promise.reject(new Error('the daemon is still starting'));
-  snapshot.on('change', (current) => tokens.snapshotChanged(current));
   const link = createLink(options, snapshot, metrics);
   const storage = new StorageHealth(log);
   const workers = new WorkerHealth();
@@ -205,15 +248,9 @@ async function startLocked(
     ...options.keyUsage,
     onError: (error) => log.warn('cannot record key use', { error: (error as Error).message }),
   });
-  const events = await FileEventLog.open(dataDir.path, {
-    ...options.events,
-    log,
-    metrics,
-    health: storage,
-  });
+  const events = await FileEventLog.open(dataDir.path, { ...options.events, log, metrics, health: storage });
   const unwireEvents = recordLinkEvents(link, events, log, { limits: options.eventLimits, metrics });
-  // As configured until they listen, then as bound (a port 0 becomes the real one).
-  let ownListeners: HostPort[] = [options.listen, options.modListen];
+  const ownListeners = [options.listen, options.modListen];
   if (options.metrics) ownListeners.push(options.metrics.listen);
   if (options.admin?.listen) ownListeners.push(options.admin.listen);
   const webhooks = await WebhookService.start({
@@ -227,177 +264,202 @@ async function startLocked(
     network: { ...options.webhookNetwork, ownListeners: () => ownListeners },
     keys: () => snapshot.current().keysById,
   });
-  revokeOnChange(snapshot, webhooks, link, log);
-  const startedAt = new Date();
-  let http: HttpServerHandle | undefined;
-  let metricsServer: MetricsServer | undefined;
-  let admin: AdminServer | undefined;
-  const closeStores = async () => {
-    await tokens.close();
-    await metricsServer?.close();
-    await link.close(); // its mod.disconnected still reaches the log
-    unwireEvents();
-    await webhooks.close();
-    await events.close();
-    await journal.close();
-    await audit.close();
-    await keyUsage.close();
-    await daemonLock.release();
+  const parts: DaemonParts = {
+    dataDir,
+    snapshot,
+    log,
+    startedAt: new Date(),
+    prometheus,
+    metrics,
+    requests,
+    tokens,
+    link,
+    storage,
+    workers,
+    journal,
+    audit,
+    keyUsage,
+    events,
+    webhooks,
+    ownListeners,
+    idempotency: new Idempotency(journal, identity.daemonSecretKey),
+    apiStreams: new Hook(),
+    unwire: [unwireEvents],
+    close: async () => {
+      for (const unwire of parts.unwire.splice(0)) unwire();
+      await tokens.close();
+      await parts.metricsServer?.close();
+      await link.close(); // its mod.disconnected reaches the log before the events are unwired
+      unwireEvents();
+      await webhooks.close();
+      await events.close();
+      await journal.close();
+      await audit.close();
+      await keyUsage.close();
+      await daemonLock.release();
+    },
   };
-  try {
-    const modLink = await listening('mod_link', options.modListen, () =>
-      link.listen(options.modListen.host, options.modListen.port),
+  return parts;
+}
+
+/** Step 2: the mod link listens, then the metrics listener. */
+async function startLink(options: DaemonOptions, parts: DaemonParts): Promise<HostPort> {
+  const { link, log, prometheus } = parts;
+  const modLink = await listening('mod_link', options.modListen, () =>
+    link.listen(options.modListen.host, options.modListen.port),
+  );
+  await warnOnCredentialsUrl(parts.dataDir, modLink, log);
+  const metricsOptions = options.metrics;
+  if (prometheus && metricsOptions) {
+    parts.metricsServer = await listening('metrics', metricsOptions.listen, () =>
+      startMetricsServer(prometheus.registry, metricsOptions, log),
     );
-    await warnOnCredentialsUrl(dataDir, modLink, log);
-    if (prometheus && options.metrics) {
-      const metricsOptions = options.metrics;
-      metricsServer = await listening('metrics', metricsOptions.listen, () =>
-        startMetricsServer(prometheus.registry, metricsOptions, log),
-      );
-    }
-    const idempotency = new Idempotency(journal, identity.daemonSecretKey);
-    const stores = { idempotency, audit, storage, workers, events, webhooks, keyUsage };
-    // Before the API. (A second serve on this data dir never gets here: the daemon lock refuses it.)
-    admin = await startAdminServer({
-      dataDir: dataDir.path,
-      services: {
-        dataDir,
-        snapshot: () => snapshot.current(),
-        apply: (part) => snapshot.reloadPart(part),
-        startedAt,
-        link: () => linkStatus(link),
-        playersOnline: () => playersOnline(link),
-        events,
-        webhooks,
-        audit,
-        tokens,
-        requests,
-        keyUsage,
-        reload: () => reloadRequested(),
-        eventStreams: adminEventStreams(options, events, snapshot, tokens, metrics),
-        ...(options.admin?.auditRead ? { auditRead: options.admin.auditRead } : {}),
-      },
-      routes: ADMIN_ROUTES,
-      options: options.admin ?? {},
-      idempotency,
-      http: options.http ?? {},
-      log,
-    });
-    const adminServer = admin;
-    const handle = daemonPipeline(options, snapshot, link, metrics, stores, startedAt);
-    const certificate = options.tls ? await readTls(options.tls) : undefined;
-    const server = await listening('api', options.listen, () =>
-      startHttpServer(handle, { listen: options.listen, tls: certificate, log, ...options.http }),
-    );
-    http = server;
-    ownListeners = [server.address, modLink, metricsServer?.address, adminServer.address].filter(isListening);
-    const tls = watchTls(options.tls, server, log, certificate);
-    const daemon: Daemon = {
-      api: server.address,
-      modLink,
-      link,
-      snapshot,
-      handle,
-      metrics,
-      metricsAddress: metricsServer?.address ?? null,
+  }
+  return modLink;
+}
+
+/**
+ * Step 3: the admin API, before the /v1 API, with the reactions to a change wired before it
+ * listens. (A second serve on this data dir never gets here: the daemon lock refuses it.)
+ */
+async function startAdmin(
+  options: DaemonOptions,
+  parts: DaemonParts,
+  reload: () => Promise<ReloadOutcome>,
+): Promise<AdminServer> {
+  const { dataDir, startedAt, snapshot, link, events, webhooks, audit, tokens, requests, keyUsage } = parts;
+  const sessions = new SessionStore(options.admin?.sessions);
+  const adminStreams = adminEventStreams(options, parts);
+  parts.unwire.push(wireReactions({ ...parts, sessions, adminStreams }));
+  return startAdminServer({
+    dataDir: dataDir.path,
+    services: {
+      dataDir,
+      snapshot: () => snapshot.current(),
+      apply: (part) => snapshot.reloadPart(part),
+      startedAt,
+      link: () => linkStatus(link),
+      playersOnline: () => playersOnline(link),
       events,
       webhooks,
+      audit,
+      tokens,
+      requests,
       keyUsage,
-      startedAt,
-      admin: { socketPath: adminServer.socketPath, address: adminServer.address },
-      reload: async (settings = {}) => {
-        // logrotate's reason for the signal: the moved audit log is let go whatever the data
-        // files hold, or a broken one would keep every audit line going to the rotated file.
-        await audit.reopen();
-        await tls.reload(); // a renewed certificate, whatever the data files hold (never rejects)
-        // The settings as a function: serve reads its config file here, so a broken one is
-        // refused after the two steps above, like a broken data file.
-        const applied = typeof settings === 'function' ? await settings() : settings;
-        await snapshot.reload(); // a broken file rejects here, before anything else changed
-        await webhooks.reload(); // webhooks.json edited by hand (a broken one is logged and kept as loaded)
-        await adminServer.reload();
-        handle.reconfigure(applied);
-        if (applied.trustedProxies) server.setTrustedProxies(applied.trustedProxies);
-        if (applied.webhookAllowNetworks) webhooks.setAllowNetworks(applied.webhookAllowNetworks);
-      },
-      close: async () => {
-        tls.close();
-        const drainMs = options.drainMs ?? DEFAULT_DRAIN_MS;
-        await Promise.all([server.close(drainMs), adminServer.close(drainMs)]);
-        await closeStores();
-      },
-    };
-    reloadRequested = requestedReload(options, daemon);
-    return daemon;
-  } catch (error) {
-    await admin?.close(0);
-    await http?.close(0);
-    await closeStores();
-    throw error;
-  }
+      reload,
+      eventStreams: adminStreams,
+      ...(options.admin?.auditRead ? { auditRead: options.admin.auditRead } : {}),
+    },
+    sessions,
+    routes: ADMIN_ROUTES,
+    options: options.admin ?? {},
+    idempotency: parts.idempotency,
+    http: options.http ?? {},
+    log: parts.log,
+  });
+}
+
+/** The /v1 API as it listens: its pipeline, its listener, the certificate it was started with. */
+interface ApiListener {
+  handle: Pipeline;
+  server: HttpServerHandle;
+  certificate: TlsPair | undefined;
+}
+
+/** Step 4: the /v1 API's pipeline, and its listener. */
+async function startApi(options: DaemonOptions, parts: DaemonParts): Promise<ApiListener> {
+  const handle = daemonPipeline(options, parts);
+  const certificate = options.tls ? await readTls(options.tls) : undefined;
+  const server = await listening('api', options.listen, () =>
+    startHttpServer(handle, { listen: options.listen, tls: certificate, log: options.log, ...options.http }),
+  );
+  return { handle, server, certificate };
+}
+
+/** Step 5: the running daemon's handle: what it listens on, reload() and close(). */
+function daemonHandle(
+  options: DaemonOptions,
+  parts: DaemonParts,
+  started: { modLink: HostPort; admin: AdminServer; api: ApiListener },
+): Daemon {
+  const { link, snapshot, metrics, events, webhooks, keyUsage, startedAt, audit } = parts;
+  const { admin } = started;
+  const { server: api, handle } = started.api;
+  const tls = watchTls(options.tls, api, parts.log, started.api.certificate);
+  return {
+    api: api.address,
+    modLink: started.modLink,
+    link,
+    snapshot,
+    handle,
+    metrics,
+    events,
+    webhooks,
+    keyUsage,
+    startedAt,
+    metricsAddress: parts.metricsServer?.address ?? null,
+    admin: { socketPath: admin.socketPath, address: admin.address },
+    reload: async (settings = {}) => {
+      // logrotate's reason for the signal: the moved audit log is let go whatever the data
+      // files hold, or a broken one would keep every audit line going to the rotated file.
+      await audit.reopen();
+      await tls.reload(); // a renewed certificate, whatever the data files hold (never rejects)
+      // The settings as a function: serve reads its config file here, so a broken one is
+      // refused after the two steps above, like a broken data file.
+      const applied = typeof settings === 'function' ? await settings() : settings;
+      await snapshot.reload(); // a broken file rejects here, before anything else changed
+      await webhooks.reload(); // webhooks.json edited by hand (a broken one is logged and kept as loaded)
+      await admin.reload();
+      handle.reconfigure(applied);
+      if (applied.trustedProxies) api.setTrustedProxies(applied.trustedProxies);
+      if (applied.webhookAllowNetworks) webhooks.setAllowNetworks(applied.webhookAllowNetworks);
+    },
+    close: async () => {
+      tls.close();
+      const drainMs = options.drainMs ?? DEFAULT_DRAIN_MS;
+      await Promise.all([api.close(drainMs), admin.close(drainMs)]);
+      await parts.close();
+    },
+  };
 }
 
 /** What POST /admin/v1/reload runs: serve's reload (its config file read again), else the daemon's own. */
-function requestedReload(options: DaemonOptions, daemon: Daemon): () => Promise<ReloadOutcome> {
-  return async () => {
-    if (options.reload) return options.reload(daemon);
-    await daemon.reload();
-    return { restartNeeded: [] };
-  };
+async function requestedReload(options: DaemonOptions, daemon: Daemon): Promise<ReloadOutcome> {
+  if (options.reload) return options.reload(daemon);
+  await daemon.reload();
+  return { restartNeeded: [] };
 }
 
 /** GET /admin/v1/events: its streams, with the /v1 stream's settings and the admin caps. */
-function adminEventStreams(
-  options: DaemonOptions,
-  events: FileEventLog,
-  snapshot: LiveSnapshot,
-  tokens: AdminTokens,
-  metrics: DaemonMetrics,
-): AdminEventStreams {
+function adminEventStreams(options: DaemonOptions, parts: DaemonParts): AdminEventStreams {
   return new AdminEventStreams({
-    eventLog: events,
-    snapshot: () => snapshot.current(),
-    onTokenRevoked: (listener) => tokens.onRevoked(listener),
+    eventLog: parts.events,
+    snapshot: () => parts.snapshot.current(),
     ...(options.stream ? { settings: options.stream } : {}),
     ...(options.admin?.eventStreams ? { limits: options.admin.eventStreams } : {}),
-    metrics,
+    metrics: parts.metrics,
   });
 }
 
 /** The request pipeline over this daemon's data dir, mod link and stores. */
-function daemonPipeline(
-  options: DaemonOptions,
-  snapshot: LiveSnapshot,
-  link: ModLinkServer,
-  metrics: DaemonMetrics,
-  stores: {
-    idempotency: Idempotency;
-    audit: AuditLog;
-    storage: StorageHealth;
-    workers: WorkerHealth;
-    events: FileEventLog;
-    webhooks: WebhookService;
-    keyUsage: KeyUsageRecorder;
-  },
-  startedAt: Date,
-): Pipeline {
-  const { idempotency, audit, storage, workers, events, webhooks, keyUsage } = stores;
+function daemonPipeline(options: DaemonOptions, parts: DaemonParts): Pipeline {
+  const { idempotency, audit, storage, workers, events, webhooks, keyUsage, metrics } = parts;
   const routes = options.routes ?? ROUTES;
   return createPipeline({
     routes,
-    snapshot: () => snapshot.current(),
-    link,
+    snapshot: () => parts.snapshot.current(),
+    link: parts.link,
     openapi: () => buildOpenApi(routes),
     idempotency,
     audit,
-    startedAt,
+    startedAt: parts.startedAt,
     storageFaults: () => storage.faults,
     workerFaults: () => workers.faults,
     log: options.log,
     metrics,
     services: { events, webhooks, eventStream: options.stream ?? {}, metrics },
-    // Open event streams are re-authorized on every change of keys and state (SIGHUP too).
-    onSnapshotChange: (listener) => void snapshot.on('change', listener),
+    // Open event streams are re-authorized on every change of keys and state (reauthorizeApiStreams).
+    onSnapshotChange: parts.apiStreams.subscribe,
     keyUsage,
     ...options.pipeline,
   });
@@ -454,22 +516,6 @@ function createLink(options: DaemonOptions, snapshot: LiveSnapshot, metrics: Dae
   link.on('connect', () => metrics.modLink(true));
   link.on('disconnect', () => metrics.modLink(false));
   return link;
-}
-
-/** What a change of the data dir takes away at once rather than at its next use. */
-function revokeOnChange(
-  snapshot: LiveSnapshot,
-  webhooks: WebhookService,
-  link: ModLinkServer,
-  log: Logger,
-): void {
-  // A revoked key's endpoints stop when the snapshot changes, not at their next event.
-  snapshot.on('change', () => void webhooks.enforceKeys());
-  // A mod key removed from mod-keys.json ends the link it holds, not only its next handshake.
-  snapshot.on('change', () => {
-    if (link.revokeUntrusted())
-      log.warn('mod link closed: its key is no longer trusted', { event: 'mod_key_revoked' });
-  });
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startModBridge, type ModBridge } from '../protocol/bridge.ts';
+import { startModBridge, type ModBridge } from '../bridge/bridge.ts';
 import type { KeyPair } from '../protocol/keys.ts';
 import type { Logger } from '../protocol/log.ts';
 import { OPS, type OpHandlers, type OpName, OpError } from '../protocol/ops/index.ts';

@@ -23,6 +23,11 @@ import { checkIdentity, checkPositiveInt, resolveLinkSettings } from './options.
 
 export { LinkCallError, type LinkCallErrorKind, type LinkOpError } from './link-calls.ts';
 
+/** The link's timers and connection caps an operator sets (`[mod_link]`, docs/configuration.md). */
+export type LinkLimits = Partial<
+  Pick<ModLinkServerOptions, keyof LinkTimers | 'maxConnections' | 'maxConnectionsPerAddress'>
+>;
+
 export interface ModLinkServerOptions extends Partial<LinkTimers> {
   identity: KeyPair;
   /** The mod keys this daemon trusts; called on each handshake, so a reload applies at once. */

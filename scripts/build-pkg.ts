@@ -19,6 +19,12 @@ const OUT = join(ROOT, 'pkg');
 /** The package's entry points: export name → compiled file, without extension. */
 export const ENTRIES = { './bridge': 'bridge/index', './client': 'client/index' } as const;
 
+/**
+ * The source folders the package may hold: the two entry points' and protocol/ beneath them. A
+ * compiled file from anywhere else (the daemon, the client's generator in scripts/) fails the build.
+ */
+const PUBLISHED_FOLDERS = new Set(['bridge', 'client', 'protocol']);
+
 interface RootManifest {
   name: string;
   version: string;
@@ -75,6 +81,7 @@ export async function buildPackage(): Promise<string> {
   await run(join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', join(ROOT, 'tsconfig.pkg.json')], {
     cwd: ROOT,
   });
+  await checkFolders();
   const root = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as RootManifest;
   const exports: Record<string, unknown> = {};
   for (const [name, file] of Object.entries(ENTRIES)) {
@@ -99,6 +106,13 @@ export async function buildPackage(): Promise<string> {
   await writeFile(join(OUT, 'README.md'), docs.join('\n'));
   await copyFile(join(ROOT, 'CHANGELOG.md'), join(OUT, 'CHANGELOG.md'));
   return OUT;
+}
+
+/** Refuses a package that compiled a folder not meant to be published (PUBLISHED_FOLDERS). */
+async function checkFolders(): Promise<void> {
+  const folders = (await readdir(OUT, { withFileTypes: true })).filter((entry) => entry.isDirectory());
+  const stray = folders.map((entry) => entry.name).filter((name) => !PUBLISHED_FOLDERS.has(name));
+  if (stray.length > 0) throw new Error(`pkg/ would publish ${stray.map((name) => `${name}/`).join(', ')}`);
 }
 
 /** `npm pack` of pkg/ into `destination`; returns the tarball's path. */

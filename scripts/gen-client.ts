@@ -5,7 +5,7 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { renderClientSchema } from '../client/generate.ts';
+import { renderClientSchema } from './client-schema.ts';
 
 const target = fileURLToPath(new URL('../client/schema.ts', import.meta.url));
 const check = process.argv.includes('--check');

@@ -4,12 +4,12 @@
  * (the same catch-up, `Last-Event-ID` resume, heartbeats and slow-reader cut) held the way the
  * /v1 streaming stage holds its streams (held-stream.ts): a slot of the stream caps while open,
  * and access watched for as long as it lasts. What ends an admin stream's access is its admin
- * token being revoked (or taken from admin-tokens.json): AdminTokens tells us the moment the
- * daemon loads that change, and every stream that token opened (directly, or through a panel
- * session made from it) ends with the 401 envelope a new request would get. So does a stream a
- * panel session opened when that session ends: signed out, expired, or pushed out at the cap
- * (SessionStore.onEnded calls `recheckAll`). A stream opened over admin.sock has no token; it
- * lasts until the client or the daemon ends it.
+ * token being revoked (or taken from admin-tokens.json): the moment the daemon loads that change,
+ * `tokenRevoked` ends every stream that token opened (directly, or through a panel session made
+ * from it) with the 401 envelope a new request would get. So does a stream a panel session opened
+ * when that session ends: signed out, expired, or pushed out at the cap (`recheckAll`). Both are
+ * reactions (daemon/reactions.ts). A stream opened over admin.sock has no token; it lasts until
+ * the client or the daemon ends it.
  */
 import { EventStream, type StreamSettings } from '../events/sse-stream.ts';
 import { eventView } from '../events/payloads.ts';
@@ -36,8 +36,6 @@ export const ADMIN_STREAM_LIMIT_DEFAULTS: AdminStreamLimits = Object.freeze({ ma
 export interface AdminEventStreamsOptions {
   eventLog: FileEventLog;
   snapshot(): Snapshot;
-  /** AdminTokens.onRevoked: called with each token id that stops being valid. */
-  onTokenRevoked(listener: (tokenId: string) => void): () => void;
   limits?: Partial<AdminStreamLimits>;
   /** Heartbeat and slow-reader limit, as the /v1 stream's (defaults in STREAM_DEFAULTS). */
   settings?: Partial<StreamSettings>;
@@ -62,14 +60,16 @@ export class AdminEventStreams {
     const limits = { ...ADMIN_STREAM_LIMIT_DEFAULTS, ...options.limits };
     this.#slots = new StreamSlots({ maxPerKey: limits.maxPerActor, maxPerAddress: limits.maxTotal });
     this.#access = new StreamAccess({ snapshot: options.snapshot, now: options.now ?? Date.now });
-    options.onTokenRevoked((tokenId) => {
-      this.#revoking = tokenId;
-      try {
-        this.#access.recheckAll();
-      } finally {
-        this.#revoking = null;
-      }
-    });
+  }
+
+  /** Ends every open stream opened with this admin token, or a session made from it: it was revoked. */
+  tokenRevoked(tokenId: string): void {
+    this.#revoking = tokenId;
+    try {
+      this.#access.recheckAll();
+    } finally {
+      this.#revoking = null;
+    }
   }
 
   /**

@@ -4,8 +4,9 @@
  * a loopback address, TLS anywhere else (its own `[admin] tls_cert`/`tls_key`, else the API's
  * pair), the certificate reloaded like the API's (tls-files.ts). Both listeners are the API
  * listener's node:http adapter, with its timeouts, connection caps and hostile-socket hygiene.
- * The TCP listener also serves the operator panel and its sessions (panel/panel-gate.ts); the
- * sessions are made here, since both listeners use them (codes are minted on the socket).
+ * The TCP listener also serves the operator panel and its sessions (panel/panel-gate.ts); both
+ * listeners use the sessions (codes are minted on the socket), which the daemon makes, since what
+ * ends them is one of its reactions (daemon/reactions.ts).
  */
 import type { HostPort } from '../host-port.ts';
 import { startHttpServer, type HttpServerHandle, type HttpServerOptions } from '../http/node-adapter.ts';
@@ -21,7 +22,7 @@ import type { AdminServices } from './services.ts';
 import { adminExposureProblem, type AdminListenOptions } from './admin-listen.ts';
 import { formatHostPort } from '../host-port.ts';
 import { PanelGate, type PanelServices } from './panel/panel-gate.ts';
-import { SessionStore } from './sessions.ts';
+import type { SessionStore } from './sessions.ts';
 import type { TokenBackoff } from './token-backoff.ts';
 
 export interface AdminServer {
@@ -37,6 +38,8 @@ export interface AdminServerInit {
   dataDir: string;
   /** The daemon's parts; the panel's are added here. */
   services: Omit<AdminServices, 'panel'>;
+  /** The panel's sessions (made with `options.sessions`). */
+  sessions: SessionStore;
   routes: readonly AnyAdminRoute[];
   options: AdminListenOptions;
   idempotency: Idempotency;
@@ -84,11 +87,9 @@ export async function startAdminServer(init: AdminServerInit): Promise<AdminServ
   };
 }
 
-/** Sessions for the panel, ended when their admin token is revoked; the TCP listener's URL. */
+/** The panel's sessions, and the TCP listener's URL. */
 function panelServices(init: AdminServerInit, tcp: () => HttpServerHandle | undefined): PanelServices {
-  const sessions = new SessionStore(init.options.sessions);
-  init.services.tokens.onRevoked((tokenId) => sessions.endForToken(tokenId));
-  sessions.onEnded(() => init.services.eventStreams.recheckAll());
+  const sessions = init.sessions;
   const tls = init.options.listen !== undefined && init.options.tls !== undefined;
   return {
     sessions,

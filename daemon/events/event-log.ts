@@ -68,6 +68,12 @@ const RETENTION_CHECK_MS = 60_000;
 /** setTimeout's longest delay; a later due time is looked at again then. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
+/** How much of the log is kept (docs/events.md); defaults 1,000,000 events / 7 days. */
+export type EventRetention = Pick<
+  EventLogOptions,
+  'maxEvents' | 'maxAgeMs' | 'segmentEvents' | 'segmentBytes' | 'maxLineBytes'
+>;
+
 export interface EventLogOptions {
   maxEvents?: number;
   maxAgeMs?: number;

@@ -60,6 +60,20 @@ export interface HttpServerOptions {
   log: Logger;
 }
 
+/** The API listener's timeouts, connection caps and trusted proxies (`[api]`); defaults in HTTP_DEFAULTS. */
+export type HttpLimits = Partial<
+  Pick<
+    HttpServerOptions,
+    | 'headersTimeoutMs'
+    | 'requestTimeoutMs'
+    | 'keepAliveTimeoutMs'
+    | 'maxConnections'
+    | 'maxConnectionsPerAddress'
+    | 'firstByteTimeoutMs'
+    | 'trustedProxies'
+  >
+>;
+
 export interface HttpServerHandle {
   server: Server;
   address: HostPort;

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { renderClientSchema } from '../../client/generate.ts';
+import { renderClientSchema } from '../../scripts/client-schema.ts';
 
 describe('client/schema.ts', () => {
   it('is what npm run gen:client writes from the document the daemon serves', async () => {

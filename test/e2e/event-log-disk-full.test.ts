@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataDir } from '../../daemon/store/data-dir.ts';
 import { modCredentialsFile } from '../../daemon/store/mod-credentials.ts';
-import { startModBridge, type ModBridge } from '../../protocol/bridge.ts';
+import { startModBridge, type ModBridge } from '../../bridge/bridge.ts';
 import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
 import { commandData } from '../support/game-events.ts';
 import { freePort } from '../../harness/ports.ts';

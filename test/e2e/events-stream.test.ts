@@ -3,7 +3,7 @@ import { startDaemon } from '../../daemon/daemon.ts';
 import { formatHostPort } from '../../daemon/host-port.ts';
 import { DataDir } from '../../daemon/store/data-dir.ts';
 import { modCredentialsFile } from '../../daemon/store/mod-credentials.ts';
-import { startModBridge } from '../../protocol/bridge.ts';
+import { startModBridge } from '../../bridge/bridge.ts';
 import { silentLogger } from '../../daemon/log/log.ts';
 import type { Player } from '../../mod-sim/world/index.ts';
 import { commandData } from '../support/game-events.ts';

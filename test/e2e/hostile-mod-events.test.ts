@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WebSocket } from 'ws';
 import { DataDir } from '../../daemon/store/data-dir.ts';
 import { modCredentialsFile } from '../../daemon/store/mod-credentials.ts';
-import { startModBridge } from '../../protocol/bridge.ts';
+import { startModBridge } from '../../bridge/bridge.ts';
 import { encode } from '../../protocol/codec.ts';
 import type { EventsAckFrame, FrameBody, ModEvent } from '../../protocol/frames.ts';
 import type { Session } from '../../protocol/session.ts';

@@ -11,7 +11,7 @@ import { formatHostPort } from '../../daemon/host-port.ts';
 import { createLogger } from '../../daemon/log/log.ts';
 import { DataDir } from '../../daemon/store/data-dir.ts';
 import { modCredentialsFile } from '../../daemon/store/mod-credentials.ts';
-import { startModBridge, type ModBridge } from '../../protocol/bridge.ts';
+import { startModBridge, type ModBridge } from '../../bridge/bridge.ts';
 import { OpError, type OpResult } from '../../protocol/ops/index.ts';
 import { errorOf, http } from '../support/http.ts';
 import { startStack, type Stack } from '../../harness/stack.ts';

@@ -5,7 +5,7 @@
 import { once, type EventEmitter } from 'node:events';
 import { expect } from 'vitest';
 import { WebSocket } from 'ws';
-import { startModBridge, type ModBridge, type ModBridgeOptions } from '../../protocol/bridge.ts';
+import { startModBridge, type ModBridge, type ModBridgeOptions } from '../../bridge/bridge.ts';
 import type { Outcome, ProtocolError, ProtocolErrorCode } from '../../protocol/errors.ts';
 import type { FrameBody } from '../../protocol/frames.ts';
 import { PROTOCOL_ERRORS } from '../../protocol/errors.ts';

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { formatHostPort } from '../../../daemon/host-port.ts';
 import { DataDir } from '../../../daemon/store/data-dir.ts';
 import { modCredentialsFile } from '../../../daemon/store/mod-credentials.ts';
-import { startModBridge, type ModBridge } from '../../../protocol/bridge.ts';
+import { startModBridge, type ModBridge } from '../../../bridge/bridge.ts';
 import { startStack, type Stack } from '../../../harness/stack.ts';
 
 let stack: Stack | undefined;

@@ -5,18 +5,18 @@
  */
 import { EventEmitter } from 'node:events';
 import { WebSocket } from 'ws';
-import { backoffDelay, DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.ts';
-import type { CodecLimits } from './codec.ts';
-import { PROTOCOL_ERRORS, type ProtocolError } from './errors.ts';
-import type { ReqFrame, ResFrame } from './frames.ts';
-import { dispatchRequest, errorRes, RequestContext } from './dispatch.ts';
-import { EventOutbox, type EventOutboxOptions } from './event-outbox.ts';
-import { ModHandshake, type Established } from './handshake.ts';
-import type { KeyPair } from './keys.ts';
-import { LinkConnection, type LinkTimers } from './link-connection.ts';
-import { silentLogger, type Logger } from './log.ts';
-import type { OpHandlers } from './ops/index.ts';
-import { checkIdentity, checkKey, checkPositiveInt, resolveLinkSettings } from './options.ts';
+import { backoffDelay, DEFAULT_BACKOFF, type BackoffPolicy } from '../protocol/backoff.ts';
+import type { CodecLimits } from '../protocol/codec.ts';
+import { PROTOCOL_ERRORS, type ProtocolError } from '../protocol/errors.ts';
+import type { ReqFrame, ResFrame } from '../protocol/frames.ts';
+import { dispatchRequest, errorRes, RequestContext } from '../protocol/dispatch.ts';
+import { EventOutbox, type EventOutboxOptions } from '../protocol/event-outbox.ts';
+import { ModHandshake, type Established } from '../protocol/handshake.ts';
+import type { KeyPair } from '../protocol/keys.ts';
+import { LinkConnection, type LinkTimers } from '../protocol/link-connection.ts';
+import { silentLogger, type Logger } from '../protocol/log.ts';
+import type { OpHandlers } from '../protocol/ops/index.ts';
+import { checkIdentity, checkKey, checkPositiveInt, resolveLinkSettings } from '../protocol/options.ts';
 
 /** PROTOCOL §5.3: closed because a newer mod with the same identity authenticated. */
 const SUPERSEDED = PROTOCOL_ERRORS.superseded.closeCode;

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { backoffCeiling, backoffDelay, DEFAULT_BACKOFF } from '../../protocol/backoff.ts';
-import { startModBridge } from '../../protocol/bridge.ts';
+import { startModBridge } from '../../bridge/bridge.ts';
 import type { ProtocolError } from '../../protocol/errors.ts';
 import { generateIdentity } from '../../protocol/keys.ts';
 import type { OpResult } from '../../protocol/ops/index.ts';
@@ -14,7 +14,7 @@ import {
   runCleanups,
   startBridge,
   startServer,
-} from './support.ts';
+} from '../protocol/support.ts';
 
 afterEach(runCleanups);
 

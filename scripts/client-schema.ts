@@ -1,7 +1,7 @@
 /**
  * Renders client/schema.ts: openapi-typescript's types of the document the daemon serves. Used by
- * `npm run gen:client` and by the test that fails when the committed file is stale. Not part of
- * the published client (it needs the daemon's route table).
+ * `npm run gen:client` and by the test that fails when the committed file is stale. In scripts/,
+ * not client/: it needs the daemon's route table, and client/ holds only what is published.
  */
 import openapiTS, { astToString } from 'openapi-typescript';
 import { buildOpenApi } from '../daemon/openapi/openapi.ts';
