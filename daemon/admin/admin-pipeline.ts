@@ -19,7 +19,7 @@
 import type { Logger } from '../log/log.ts';
 import type { HostPort } from '../host-port.ts';
 import { ApiError } from '../http/api-error.ts';
-import { failure } from '../http/answers.ts';
+import { failure } from '../http/stages/answers.ts';
 import { handleOf } from '../http/plane.ts';
 import { DEFAULT_BODY_LIMIT_BYTES } from '../http/pipeline.ts';
 import { json } from '../http/respond.ts';
@@ -31,15 +31,15 @@ import type { ApiRequest, ApiResponse } from '../http/types.ts';
 import type { Admission, Idempotency } from '../idempotency/idempotency.ts';
 import { StoreError } from '../store/errors.ts';
 import { actorId } from './admin-actor.ts';
-import { AdminAuthentication } from './admin-authentication.ts';
+import { AdminAuthentication } from './stages/admin-authentication.ts';
 import { type AdminExchange, newAdminExchange } from './admin-exchange.ts';
 import { adminObservers } from './admin-observers.ts';
 import { ADMIN_PREFIX, type AdminContext, type AnyAdminRoute } from './define-admin-route.ts';
-import { checkHost, checkOrigin, hostRule, ownOriginOf, refusePreflight } from './defences.ts';
+import { checkHost, checkOrigin, hostRule, ownOriginOf, refusePreflight } from './stages/defences.ts';
 import type { PanelGate } from './panel/panel-gate.ts';
 import type { AdminServices } from './services.ts';
 import { withoutShownOnce } from './shown-once.ts';
-import { TokenBackoff, type TokenBackoffPolicy } from './token-backoff.ts';
+import { TokenBackoff, type TokenBackoffPolicy } from './stages/token-backoff.ts';
 
 /** Where a pipeline's requests come from. */
 export type AdminTransport =

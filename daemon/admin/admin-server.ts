@@ -22,7 +22,7 @@ import { adminExposureProblem, type AdminListenOptions } from './admin-listen.ts
 import { formatHostPort } from '../host-port.ts';
 import { PanelGate } from './panel/panel-gate.ts';
 import { SessionStore } from './sessions.ts';
-import type { TokenBackoff } from './token-backoff.ts';
+import type { TokenBackoff } from './stages/token-backoff.ts';
 
 export interface AdminServer {
   socketPath: string;

@@ -1,13 +1,15 @@
 /**
- * The request pipeline (drawn in docs/pipeline.md). A fixed order of
- * small named stages; each either returns or throws an ApiError, and exactly one place turns
- * what was thrown into a response. Callable in-process: `handle(request) → response`.
+ * The request pipeline of /v1 (drawn in docs/pipeline.md). A fixed order of small named
+ * stages; each either returns or throws an ApiError, and exactly one place (the skeleton both
+ * APIs run, plane.ts) turns what was thrown into a response. Callable in-process:
+ * `handle(request) → response`.
  *
  * `run()` is that order, stage by stage, as docs/pipeline.md draws it; the work behind the
- * stages lives in modules named for it: stages/ (target, limits, access, input), the built-in
- * paths (builtin-routes.ts), streams (stream-stage.ts), calling the mod and the read cache
- * (mod-calls.ts), rendering answers and ETags (answers.ts), and what watches every answered
- * request: audit log, request log, metrics (observers.ts).
+ * stages lives in stages/, a module each: target, the built-in paths (builtin-routes.ts), limits,
+ * access, input, streams (stream-stage.ts), the memo (response-memo.ts), idempotency
+ * (admission.ts), calling the mod and the read cache (mod-calls.ts), rendering answers and ETags
+ * (answers.ts); what watches every answered request (audit log, request log, metrics) is
+ * observers.ts.
  */
 import type { OpName } from '../../protocol/ops/index.ts';
 import { silentLogger, type Logger } from '../log/log.ts';
@@ -15,32 +17,32 @@ import type { AuditLog } from '../log/audit-log.ts';
 import { noopMetrics, type DaemonMetrics } from '../metrics/metrics.ts';
 import type { Idempotency } from '../idempotency/idempotency.ts';
 import type { Snapshot } from '../store/data-dir.ts';
-import { Answers, failure, replayed } from './answers.ts';
+import { Answers, failure, replayed } from './stages/answers.ts';
 import { ApiError } from './api-error.ts';
-import { BuiltinRoutes, isHealthProbe, OPENAPI_PATH } from './builtin-routes.ts';
+import { BuiltinRoutes, isHealthProbe, OPENAPI_PATH } from './stages/builtin-routes.ts';
 import { edgeSubject } from './client-address.ts';
 import { CursorCodec } from './cursor.ts';
 import type { AnyRoute, RouteServices } from './define-route.ts';
 import { type Exchange, newExchange } from './exchange.ts';
-import { ModCalls, type ModLink } from './mod-calls.ts';
+import { ModCalls, type ModLink } from './stages/mod-calls.ts';
 import { RequestObservers } from './observers.ts';
 import { handleOf } from './plane.ts';
 import type { RateLimitPolicy } from './rate-limiter.ts';
 import { ReadCache } from './read-cache.ts';
 import { Representations } from './representations.ts';
-import { type MemoRead, ReadRecord, ResponseMemo } from './response-memo.ts';
+import { type MemoRead, ReadRecord, ResponseMemo } from './stages/response-memo.ts';
 import { Router } from './router.ts';
 import { authorizeKey, credentialsOf, requireApiEnabled } from './stages/access.ts';
 import { admit } from './stages/admission.ts';
 import { readJsonBody, ValidatedInputs } from './stages/input.ts';
 import { RateLimits } from './stages/rate-limits.ts';
 import { requestTarget, type RequestTarget } from './stages/target.ts';
-import { VerifiedKeys } from './stages/verified-keys.ts';
-import { StreamStage, wantsStream } from './stream-stage.ts';
+import { VerifiedKeys } from './verified-keys.ts';
+import { StreamStage, wantsStream } from './stages/stream-stage.ts';
 import type { StreamLimits } from './stream-slots.ts';
 import type { ApiRequest, ApiResponse } from './types.ts';
 
-export type { ModLink } from './mod-calls.ts';
+export type { ModLink } from './stages/mod-calls.ts';
 
 export interface PipelineOptions {
   routes: readonly AnyRoute[];

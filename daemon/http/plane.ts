@@ -5,7 +5,7 @@
  * envelope in this one place, and tells the observers, whatever the answer.
  */
 import type { Logger } from '../log/log.ts';
-import { asApiError, failure, gone } from './answers.ts';
+import { asApiError, failure, gone } from './stages/answers.ts';
 import type { BaseExchange } from './exchange.ts';
 import { type ApiRequest, type ApiResponse, ClientGone } from './types.ts';
 

@@ -2,13 +2,13 @@
  * The admin plane's authentication stage (docs/admin.md, "How a request is handled"): who a
  * request is. admin.sock: its permission; TCP: a Bearer admin token, backed off per address and
  * token id after bad tries (token-backoff.ts), or without one the panel's session cookie
- * (panel/panel-gate.ts).
+ * (daemon/admin/panel/panel-gate.ts).
  */
-import { ApiError } from '../http/api-error.ts';
-import type { ApiRequest } from '../http/types.ts';
-import type { AdminActor } from './admin-actor.ts';
-import type { PanelGate } from './panel/panel-gate.ts';
-import type { AdminServices } from './services.ts';
+import { ApiError } from '../../http/api-error.ts';
+import type { ApiRequest } from '../../http/types.ts';
+import type { AdminActor } from '../admin-actor.ts';
+import type { PanelGate } from '../panel/panel-gate.ts';
+import type { AdminServices } from '../services.ts';
 import { type TokenBackoff, tokenCredential } from './token-backoff.ts';
 
 const BEARER = /^Bearer +(\S+) *$/i;

@@ -3,14 +3,14 @@
  * with its Cache-Control and strong ETag, and the 304 an If-None-Match earns; an ApiError as the
  * spec's envelope; a stored idempotent outcome replayed; nothing for a client already gone.
  */
-import type { Logger } from '../log/log.ts';
-import { ApiError } from './api-error.ts';
-import type { AnyRoute } from './define-route.ts';
-import type { BaseExchange, Exchange } from './exchange.ts';
-import type { Representation, Representations } from './representations.ts';
-import { errorCodeOf, errorResponse, JSON_CONTENT_TYPE, withRequestId } from './respond.ts';
-import { cacheControl, ifNoneMatchHits, strongEtag } from './stages/caching.ts';
-import type { ApiRequest, ApiResponse, ClientGone } from './types.ts';
+import type { Logger } from '../../log/log.ts';
+import { ApiError } from '../api-error.ts';
+import type { AnyRoute } from '../define-route.ts';
+import type { BaseExchange, Exchange } from '../exchange.ts';
+import type { Representation, Representations } from '../representations.ts';
+import { errorCodeOf, errorResponse, JSON_CONTENT_TYPE, withRequestId } from '../respond.ts';
+import { cacheControl, ifNoneMatchHits, strongEtag } from '../caching.ts';
+import type { ApiRequest, ApiResponse, ClientGone } from '../types.ts';
 
 export class Answers {
   readonly #representations: Representations;
