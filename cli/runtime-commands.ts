@@ -14,7 +14,8 @@ import {
   reloadSettings,
   settingsNeedingRestart,
 } from '../daemon/config/settings.ts';
-import type { Daemon, ReloadOutcome } from '../daemon/daemon.ts';
+import type { Daemon } from '../daemon/daemon.ts';
+import type { ReloadOutcome } from '../daemon/admin/services.ts';
 import { formatHostPort, isLoopbackHost, parseHostPort, type HostPort } from '../daemon/host-port.ts';
 import {
   createLogger,

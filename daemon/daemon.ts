@@ -49,6 +49,7 @@ import { AdminTokens } from './admin/admin-tokens.ts';
 import type { AdminListenOptions } from './admin/admin-listen.ts';
 import { type AdminServer, startAdminServer } from './admin/admin-server.ts';
 import { RecentRequests } from './admin/recent-requests.ts';
+import type { ReloadOutcome } from './admin/services.ts';
 import { ADMIN_ROUTES } from './admin/routes/index.ts';
 import { SessionStore } from './admin/sessions.ts';
 import { Hook, wireReactions } from './reactions.ts';
@@ -110,12 +111,6 @@ export interface DaemonOptions {
    * the reason, when it was refused.
    */
   reload?: (daemon: Daemon) => Promise<ReloadOutcome>;
-}
-
-/** What a reload asked for over the admin API reports besides its success. */
-export interface ReloadOutcome {
-  /** Settings changed in the config file that take effect at the next restart (dotted names). */
-  restartNeeded: readonly string[];
 }
 
 /** What a reload (SIGHUP) may change without a restart. */

@@ -22,7 +22,7 @@ import { StreamSlots } from '../http/stream-slots.ts';
 import type { ResponseStream } from '../http/types.ts';
 import type { DaemonMetrics } from '../metrics/metrics.ts';
 import type { Snapshot } from '../store/data-dir.ts';
-import type { AdminActor } from './define-admin-route.ts';
+import type { AdminActor } from './admin-actor.ts';
 
 export interface AdminStreamLimits {
   /** Open admin event streams per admin: one admin token (with the panel sessions made from it), or admin.sock's user. */

@@ -6,7 +6,7 @@
 import { formatHostPort, type HostPort, isLoopbackHost } from '../host-port.ts';
 import type { TlsFiles } from '../http/tls-files.ts';
 import type { SessionOptions } from './sessions.ts';
-import type { TokenBackoffPolicy } from './token-backoff.ts';
+import type { TokenBackoffPolicy } from './stages/token-backoff.ts';
 import type { AdminStreamLimits } from './admin-event-streams.ts';
 import type { AuditReadLimits } from '../log/audit-query.ts';
 

@@ -6,11 +6,13 @@
  */
 import type { AuditLog } from '../log/audit-log.ts';
 import type { Logger } from '../log/log.ts';
+import { answered, roundMs } from '../http/observers.ts';
 import type { ApiRequest, ApiResponse } from '../http/types.ts';
-import type { AdminExchange } from './admin-pipeline.ts';
+import type { AdminExchange } from './admin-exchange.ts';
+import type { AdminServices } from './services.ts';
 
 /** Appends the audit line of an authenticated write; a failed write is logged, never thrown. */
-export function auditAdminRequest(
+function auditAdminRequest(
   audit: AuditLog,
   req: ApiRequest,
   exchange: AdminExchange,
@@ -26,17 +28,13 @@ export function auditAdminRequest(
       actor: exchange.actor,
       method: req.method,
       route: exchange.route?.path ?? 'unmatched',
-      target: req.url.split('?')[0] ?? req.url,
-      status: response.status,
-      outcome: response.status === 499 ? 'aborted' : response.status < 400 ? 'ok' : 'error',
-      error_code: exchange.errorCode,
-      replayed: response.headers['idempotent-replayed'] === 'true',
+      ...answered(req, exchange, response),
     })
     .catch((error: unknown) => log.error('audit log write failed', { error }));
 }
 
 /** The request's log line: who, what, how it ended; never a header. */
-export function logAdminRequest(
+function logAdminRequest(
   log: Logger,
   req: ApiRequest,
   exchange: AdminExchange,
@@ -51,6 +49,17 @@ export function logAdminRequest(
     client_address: req.remoteAddress || 'admin.sock',
     status: response.status,
     error_code: exchange.errorCode,
-    ms: Math.round(ms * 10) / 10,
+    ms: roundMs(ms),
   });
+}
+
+/** The admin plane's observers (daemon/http/plane.ts): the audit line, then the log line. */
+export function adminObservers(
+  services: Pick<AdminServices, 'audit'>,
+  log: Logger,
+): (req: ApiRequest, exchange: AdminExchange, response: ApiResponse, ms: number) => void {
+  return (req, exchange, response, ms) => {
+    auditAdminRequest(services.audit, req, exchange, response, log);
+    logAdminRequest(log, req, exchange, response, ms);
+  };
 }

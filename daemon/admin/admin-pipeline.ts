@@ -1,8 +1,8 @@
 /**
  * The admin API's request pipeline (docs/admin.md, "How a request is handled"), one per listener.
- * Like /v1's (daemon/http/pipeline.ts) it is callable in-process, `handle(request) → response`,
- * and node:http is only its adapter; it shares /v1's envelope, error catalogue, body reading,
- * validation and idempotency. The order:
+ * It is a plane of the one skeleton /v1 runs too (daemon/http/plane.ts): callable in-process,
+ * `handle(request) → response`, node:http only its adapter, and /v1's envelope, error catalogue,
+ * body reading, validation and idempotency stage. `run()` below is its stages, in this order:
  *
  *   TCP only: Host (421) → preflight refused (403) → the panel's files and sign-in
  *             (panel/panel-gate.ts) → token back-off (429) → token or session cookie (401)
@@ -19,22 +19,27 @@
 import type { Logger } from '../log/log.ts';
 import type { HostPort } from '../host-port.ts';
 import { ApiError } from '../http/api-error.ts';
-import { StoreError } from '../store/errors.ts';
+import { failure } from '../http/stages/answers.ts';
+import { handleOf } from '../http/plane.ts';
+import { DEFAULT_BODY_LIMIT_BYTES } from '../http/pipeline.ts';
+import { json } from '../http/respond.ts';
 import { Router } from '../http/router.ts';
-import { baseHeaders, errorResponse, json, newRequestId } from '../http/respond.ts';
+import { admit } from '../http/stages/admission.ts';
 import { readJsonBody, validateInput } from '../http/stages/input.ts';
 import { requestTarget } from '../http/stages/target.ts';
-import { type ApiRequest, type ApiResponse, ClientGone } from '../http/types.ts';
-import { type Admission, type Idempotency, unkeyedAdmission } from '../idempotency/idempotency.ts';
-import { DEFAULT_BODY_LIMIT_BYTES } from '../http/pipeline.ts';
-import { ADMIN_PREFIX, type AdminActor, type AnyAdminRoute } from './define-admin-route.ts';
-import { checkHost, checkOrigin, hostRule, ownOriginOf, refusePreflight, type HostRule } from './defences.ts';
-import { auditAdminRequest, logAdminRequest } from './admin-observers.ts';
-import { withoutShownOnce } from './shown-once.ts';
-import type { AdminServices } from './services.ts';
-import { TokenBackoff, tokenCredential, type TokenBackoffPolicy } from './token-backoff.ts';
-import { PANEL_SECURITY_HEADERS } from './panel/panel-assets.ts';
+import type { ApiRequest, ApiResponse } from '../http/types.ts';
+import type { Admission, Idempotency } from '../idempotency/idempotency.ts';
+import { StoreError } from '../store/errors.ts';
+import { actorId } from './admin-actor.ts';
+import { AdminAuthentication } from './stages/admin-authentication.ts';
+import { type AdminExchange, newAdminExchange } from './admin-exchange.ts';
+import { adminObservers } from './admin-observers.ts';
+import { ADMIN_PREFIX, type AdminContext, type AnyAdminRoute } from './define-admin-route.ts';
+import { checkHost, checkOrigin, hostRule, ownOriginOf, refusePreflight } from './stages/defences.ts';
 import type { PanelGate } from './panel/panel-gate.ts';
+import type { AdminServices } from './services.ts';
+import { withoutShownOnce } from './shown-once.ts';
+import { TokenBackoff, type TokenBackoffPolicy } from './stages/token-backoff.ts';
 
 /** Where a pipeline's requests come from. */
 export type AdminTransport =
@@ -61,61 +66,24 @@ export const ADMIN_OPENAPI_PATH = `${ADMIN_PREFIX}/openapi.json`;
 
 export type AdminHandle = (req: ApiRequest) => Promise<ApiResponse>;
 
-/** What one request learned on its way: for the answer, the log line and the audit entry. */
-export interface AdminExchange {
-  requestId: string;
-  headers: Record<string, string>;
-  route: AnyAdminRoute | null;
-  actor: AdminActor | null;
-  errorCode: string | null;
-}
-
-const BEARER = /^Bearer +(\S+) *$/i;
+/** The methods an Idempotency-Key applies to on the admin API (docs/idempotency.md). */
+const ADMIN_WRITES: ReadonlySet<string> = new Set(['POST']);
 
 export function createAdminPipeline(options: AdminPipelineOptions): AdminHandle {
   const router = new Router(options.routes);
   const { services, transport, log } = options;
   const backoff = new TokenBackoff(options.backoff, options.now);
-  const hosts: HostRule | null =
-    transport.kind === 'tcp' ? hostRule(transport.listen, transport.hostnames, transport.tls) : null;
-  const tls = transport.kind === 'tcp' && transport.tls;
+  const tcp = transport.kind === 'tcp' ? transport : null;
+  const hosts = tcp && hostRule(tcp.listen, tcp.hostnames, tcp.tls);
   const bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
-  const panel =
-    transport.kind === 'tcp' ? options.panel?.({ backoff, bodyLimitBytes: bodyLimit }) : undefined;
-  let openapiBody: Buffer | null = null;
-
-  /**
-   * admin.sock: its permission; TCP: a Bearer admin token, or without one the panel's session
-   * cookie. A request with neither (a browser opening the panel before signing in, or holding a
-   * session the daemon no longer has, whose cookie the answer clears) is refused without counting
-   * as a guess: a cookie is 256 random bits, nothing to guess, and a live session is never held
-   * back by others' bad tries. Bad tokens are backed off per address and token id (token-backoff.ts).
-   */
-  function authenticate(req: ApiRequest): { actor: AdminActor; sessionId: string | null } {
-    if (transport.kind === 'socket') return { actor: { kind: 'local', uid: transport.uid }, sessionId: null };
-    const authorization = req.headers['authorization'];
-    if (authorization === undefined) {
-      const signedIn = panel?.actorOf(req);
-      if (signedIn) return { actor: signedIn.actor, sessionId: signedIn.session.id };
-      throw unauthorized(req);
-    }
-    const text = BEARER.exec(authorization)?.[1] ?? '';
-    const credential = tokenCredential(text);
-    backoff.check(req.remoteAddress, credential);
-    const record = services.tokens.verify(text);
-    if (record === null) {
-      backoff.failed(req.remoteAddress, credential);
-      throw unauthorized(req);
-    }
-    backoff.succeeded(req.remoteAddress, credential);
-    return { actor: { kind: 'token', token_id: record.id, name: record.name }, sessionId: null };
-  }
-
-  function unauthorized(req: ApiRequest): ApiError {
-    return new ApiError('unauthorized', 'Send an admin token as "Authorization: Bearer mgadm_…".', {
-      headers: { 'www-authenticate': 'Bearer realm="modgate-admin"', ...panel?.staleCookieHeaders(req) },
-    });
-  }
+  const panel = tcp ? options.panel?.({ backoff, bodyLimitBytes: bodyLimit }) : undefined;
+  const auth = new AdminAuthentication(
+    transport.kind === 'socket' ? transport.uid : null,
+    services,
+    backoff,
+    panel,
+  );
+  const openapi = lazyOpenapi(options.openapi);
 
   async function run(req: ApiRequest, exchange: AdminExchange): Promise<ApiResponse> {
     const url = requestTarget(req.url);
@@ -127,97 +95,89 @@ export function createAdminPipeline(options: AdminPipelineOptions): AdminHandle 
       exchange.route = router.match(req.method, url.pathname)?.route ?? null;
       return early;
     }
-    const { actor, sessionId } = authenticate(req);
-    exchange.actor = actor;
-    if (req.method === 'GET' && url.pathname === ADMIN_OPENAPI_PATH && options.openapi) {
-      openapiBody ??= Buffer.from(JSON.stringify(options.openapi()));
-      const headers = { ...exchange.headers, 'content-type': 'application/json; charset=utf-8' };
-      return { status: 200, headers: { ...headers, 'cache-control': 'no-store' }, body: openapiBody };
-    }
+    const who = auth.authenticate(req);
+    exchange.actor = who.actor;
+    if (openapi && req.method === 'GET' && url.pathname === ADMIN_OPENAPI_PATH) return openapi(exchange);
     const match = router.match(req.method, url.pathname);
     exchange.route = match?.route ?? null;
-    checkOrigin(req, ownOriginOf(req, tls));
+    checkOrigin(req, ownOriginOf(req, tcp?.tls ?? false));
     if (!match) throw new ApiError('not_found', 'No such admin endpoint.');
     const { route } = match;
     const rawBody = route.body || req.hasBody ? await readJsonBody(req, route, bodyLimit) : undefined;
     const input = validateInput(route, match.params, url, rawBody);
-    const context = {
-      params: input.params,
-      query: input.query,
-      body: input.body,
-      actor,
-      sessionId,
+    const context: HandlerContext = {
+      ...input,
+      ...who,
       requestId: exchange.requestId,
       headers: req.headers,
       admin: services,
-      responseHeaders: {} as Record<string, string>,
+      responseHeaders: {},
     };
-    if (route.stream) {
-      const headers = {
-        ...exchange.headers,
-        'content-type': 'text/event-stream',
-        'cache-control': 'no-store',
-      };
-      return { status: 200, headers, body: null, stream: route.stream({ ...context, body: undefined }) };
-    }
-    const admission = await admit(options.idempotency, route, actor, req, url.pathname, input.body);
+    if (route.stream) return streamed(route, context, exchange);
+    const keyId = `admin:${actorId(who.actor)}`;
+    const admission = await admit(
+      options.idempotency,
+      ADMIN_WRITES,
+      route,
+      keyId,
+      req,
+      url.pathname,
+      input.body,
+    );
     if (admission.kind === 'replay') {
       return { ...admission.response, headers: { ...exchange.headers, ...admission.response.headers } };
     }
-    let response: ApiResponse;
-    try {
-      const result: unknown = await route.handler(context);
-      response = answer(route, result, { ...exchange.headers, ...context.responseHeaders });
-    } catch (error) {
-      if (error instanceof StoreError) {
-        // A data file that cannot be read or written (broken by hand, loose permissions): the
-        // operator's to fix, and then the same request may be sent again, so nothing is kept.
-        admission.abandon();
-        const refused = new ApiError('conflict', `The data dir cannot take this change: ${error.message}`);
-        exchange.errorCode = refused.code;
-        return errorResponse(refused, exchange.requestId, exchange.headers);
-      }
-      if (!(error instanceof ApiError)) {
-        admission.abandon();
-        throw error;
-      }
-      exchange.errorCode = error.code;
-      response = errorResponse(error, exchange.requestId, exchange.headers);
-    }
-    await admission.complete(route.shownOnce ? withoutShownOnce(response, route.shownOnce) : response);
-    return response;
+    return handled(route, context, admission, exchange);
   }
 
-  return async function handleAdmin(req: ApiRequest): Promise<ApiResponse> {
-    const started = performance.now();
-    const requestId = newRequestId();
-    const exchange: AdminExchange = {
-      requestId,
-      // The panel's security headers on every TCP answer: a browser may be reading any of them.
-      headers: {
-        ...baseHeaders(requestId),
-        'cache-control': 'no-store',
-        ...(panel ? PANEL_SECURITY_HEADERS : {}),
-      },
-      route: null,
-      actor: null,
-      errorCode: null,
-    };
-    let response: ApiResponse;
-    try {
-      response = await run(req, exchange);
-    } catch (thrown) {
-      if (thrown instanceof ClientGone) response = { status: thrown.status, headers: {}, body: null };
-      else {
-        const error = thrown instanceof ApiError ? thrown : unhandled(thrown, requestId, log);
-        exchange.errorCode = error.code;
-        response = errorResponse(error, requestId, exchange.headers);
-      }
+  return handleOf({
+    exchange: () => newAdminExchange(panel !== undefined),
+    run,
+    observe: adminObservers(services, log),
+    log,
+  });
+}
+
+type HandlerContext = AdminContext<unknown, unknown, unknown> & { responseHeaders: Record<string, string> };
+
+/** A route that declares a stream answers with it: the held SSE stream (admin-event-streams.ts). */
+function streamed(route: AnyAdminRoute, context: HandlerContext, exchange: AdminExchange): ApiResponse {
+  const headers = { ...exchange.headers, 'content-type': 'text/event-stream', 'cache-control': 'no-store' };
+  return { status: 200, headers, body: null, stream: route.stream?.({ ...context, body: undefined }) };
+}
+
+/**
+ * The handler and its answer, inside the idempotency section: a route's ApiError is answered
+ * (and kept for replay) here, anything else abandons the admission and goes to the skeleton.
+ */
+async function handled(
+  route: AnyAdminRoute,
+  context: HandlerContext,
+  admission: Extract<Admission, { kind: 'run' }>,
+  exchange: AdminExchange,
+): Promise<ApiResponse> {
+  let response: ApiResponse;
+  try {
+    const result: unknown = await route.handler(context);
+    response = answer(route, result, { ...exchange.headers, ...context.responseHeaders });
+  } catch (error) {
+    if (error instanceof StoreError) {
+      // A data file that cannot be read or written (broken by hand, loose permissions): the
+      // operator's to fix, and then the same request may be sent again, so nothing is kept.
+      admission.abandon();
+      return failure(
+        new ApiError('conflict', `The data dir cannot take this change: ${error.message}`),
+        exchange,
+      );
     }
-    auditAdminRequest(services.audit, req, exchange, response, log);
-    logAdminRequest(log, req, exchange, response, performance.now() - started);
-    return response;
-  };
+    if (!(error instanceof ApiError)) {
+      admission.abandon();
+      throw error;
+    }
+    response = failure(error, exchange);
+  }
+  await admission.complete(route.shownOnce ? withoutShownOnce(response, route.shownOnce) : response);
+  return response;
 }
 
 function answer(route: AnyAdminRoute, result: unknown, headers: Record<string, string>): ApiResponse {
@@ -227,27 +187,13 @@ function answer(route: AnyAdminRoute, result: unknown, headers: Record<string, s
   return json(route.response.status, result, headers);
 }
 
-function unhandled(thrown: unknown, requestId: string, log: Logger): ApiError {
-  log.error('unhandled error', { request_id: requestId, error: thrown });
-  return new ApiError('internal');
-}
-
-/** Idempotency-Key on POSTs, keyed by the actor as /v1 keys it by the API key (docs/idempotency.md). */
-async function admit(
-  idempotency: Idempotency | undefined,
-  route: AnyAdminRoute,
-  actor: AdminActor,
-  req: ApiRequest,
-  path: string,
-  body: unknown,
-): Promise<Admission> {
-  const header = route.method === 'POST' ? req.headers['idempotency-key'] : undefined;
-  if (!idempotency || header === undefined) return unkeyedAdmission();
-  const keyId = `admin:${actorId(actor)}`;
-  return idempotency.admit({ keyId, method: route.method, route: route.path, path, body, header });
-}
-
-/** `local:1000`, `token:abc…`: the actor as one string (idempotency records, the log). */
-export function actorId(actor: AdminActor): string {
-  return actor.kind === 'local' ? `local:${actor.uid}` : `${actor.kind}:${actor.token_id}`;
+/** GET /admin/v1/openapi.json: the document built on its first request, then served as kept. */
+function lazyOpenapi(build: (() => unknown) | undefined): ((exchange: AdminExchange) => ApiResponse) | null {
+  if (!build) return null;
+  let body: Buffer | null = null;
+  return (exchange) => {
+    body ??= Buffer.from(JSON.stringify(build()));
+    const headers = { ...exchange.headers, 'content-type': 'application/json; charset=utf-8' };
+    return { status: 200, headers: { ...headers, 'cache-control': 'no-store' }, body };
+  };
 }

@@ -18,12 +18,12 @@ import { adminOpenApi } from './admin-openapi.ts';
 import { type AdminHandle, createAdminPipeline } from './admin-pipeline.ts';
 import { adminSocketPath, bindAdminSocket } from './admin-socket.ts';
 import type { AnyAdminRoute } from './define-admin-route.ts';
-import type { AdminServices } from './services.ts';
+import type { AdminServices, PanelServices } from './services.ts';
 import { adminExposureProblem, type AdminListenOptions } from './admin-listen.ts';
 import { formatHostPort } from '../host-port.ts';
-import { PanelGate, type PanelServices } from './panel/panel-gate.ts';
+import { PanelGate } from './panel/panel-gate.ts';
 import type { SessionStore } from './sessions.ts';
-import type { TokenBackoff } from './token-backoff.ts';
+import type { TokenBackoff } from './stages/token-backoff.ts';
 
 export interface AdminServer {
   socketPath: string;

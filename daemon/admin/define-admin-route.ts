@@ -9,6 +9,7 @@ import type { AnyErrorCode } from '../http/error-catalogue.ts';
 import { type OperationSpec, withLazySchemas } from '../http/define-route.ts';
 import type { Declared } from '../../protocol/lazy-schema.ts';
 import type { ResponseStream } from '../http/types.ts';
+import type { AdminActor } from './admin-actor.ts';
 import type { AdminServices } from './services.ts';
 
 /** Every admin path starts here (docs/admin.md, "admin.sock, in detail"). */
@@ -19,18 +20,6 @@ export const ADMIN_PREFIX = '/admin/v1';
  * (`/admin/v1/servers/{server_id}/…`): no route of this daemon may claim it.
  */
 export const RESERVED_ADMIN_PREFIX = `${ADMIN_PREFIX}/servers`;
-
-/**
- * Who made an admin request (docs/admin.md, "Who the audit log names"):
- * - `local`: a connection to admin.sock; `uid` is the uid the socket is owned by, the only
- *   non-root user whose processes can open it (Node does not expose SO_PEERCRED; see the docs);
- * - `token`: an `Authorization: Bearer mgadm_…` admin token on the TCP listener;
- * - `session`: the operator panel's session cookie, made from a token or a one-time link.
- */
-export type AdminActor =
-  | { kind: 'local'; uid: number }
-  | { kind: 'token'; token_id: string; name: string }
-  | { kind: 'session'; token_id: string; name: string };
 
 /** What a handler is given; transport checks, authentication and validation have passed. */
 export interface AdminContext<P, Q, B> {

@@ -5,12 +5,11 @@
 import type { FileEventLog } from '../events/event-log.ts';
 import type { WebhookService } from '../events/webhooks/webhook-service.ts';
 import type { AuditLog } from '../log/audit-log.ts';
-import type { ReloadOutcome } from '../daemon.ts';
 import type { DataDir, Snapshot, SnapshotPart } from '../store/data-dir.ts';
 import type { KeyUsageRecorder } from '../store/key-usage-recorder.ts';
 import type { AdminTokens } from './admin-tokens.ts';
-import type { PanelServices } from './panel/panel-gate.ts';
 import type { RecentRequests } from './recent-requests.ts';
+import type { SessionStore } from './sessions.ts';
 import type { AdminEventStreams } from './admin-event-streams.ts';
 import type { AuditReadLimits } from '../log/audit-query.ts';
 
@@ -20,6 +19,21 @@ export interface LinkStatus {
   modVersion: string | null;
   /** When the current link was established; null while no mod is connected. */
   since: Date | null;
+}
+
+/** The panel's part of AdminServices: what the session routes use. */
+export interface PanelServices {
+  sessions: SessionStore;
+  /** Whether the admin TCP listener serves TLS (the cookie's Secure flag and name). */
+  tls: boolean;
+  /** `http://HOST:PORT` of the admin TCP listener, or null when there is none. */
+  url(): string | null;
+}
+
+/** What a reload asked for over the admin API reports besides its success. */
+export interface ReloadOutcome {
+  /** Settings changed in the config file that take effect at the next restart (dotted names). */
+  restartNeeded: readonly string[];
 }
 
 export interface AdminServices {

@@ -12,7 +12,7 @@
 import type { ResponseStream, StreamSink } from '../http/types.ts';
 import type { FileEventLog } from './event-log.ts';
 import type { EventView } from './payloads.ts';
-import type { EventType, StoredEvent } from './types.ts';
+import type { CloseReason, EventType, StoredEvent, StreamCutReason } from './types.ts';
 
 export const STREAM_DEFAULTS = Object.freeze({
   heartbeatMs: 15_000,
@@ -42,11 +42,6 @@ export interface EventStreamOptions extends Partial<StreamSettings> {
   /** Told once when the daemon cuts the stream for a reason other than shutdown (a metric). */
   cut?: (reason: StreamCutReason) => void;
 }
-
-/** Why a stream ended, as the final message's `reason`. */
-export type CloseReason = 'slow_reader' | 'shutdown' | 'gone';
-/** Why the daemon cut a stream: a `stream.closed` reason, or access that no longer holds. */
-export type StreamCutReason = Exclude<CloseReason, 'shutdown'> | 'access_revoked';
 
 const CATCH_UP_PAGE = 256;
 /**

@@ -62,3 +62,11 @@ export interface EventLog {
    */
   subscribe(listener: (event: StoredEvent) => void): () => void;
 }
+
+/** Why an SSE stream (sse-stream.ts) ended, as the final message's `reason`. */
+export type CloseReason = 'slow_reader' | 'shutdown' | 'gone';
+/**
+ * Why the daemon cut a stream: a `stream.closed` reason, or access that no longer holds (here, not
+ * in sse-stream.ts, so that the metrics can name it without importing the stream).
+ */
+export type StreamCutReason = Exclude<CloseReason, 'shutdown'> | 'access_revoked';

@@ -1,12 +1,13 @@
 /**
  * What watches every request once it is answered (docs/pipeline.md): the audit log for an
  * authenticated write, the request log line, and the request's metrics (docs/metrics.md). They
- * run after the answer is built, whatever it is, and never change it.
+ * run after the answer is built, whatever it is, and never change it. The admin API's observers
+ * (daemon/admin/admin-observers.ts) write their lines with the same parts (`answered`, `roundMs`).
  */
-import type { AuditLog } from '../log/audit-log.ts';
+import type { AuditEntry, AuditLog } from '../log/audit-log.ts';
 import type { Logger } from '../log/log.ts';
 import { type DaemonMetrics, UNMATCHED_ROUTE } from '../metrics/metrics.ts';
-import type { Exchange } from './exchange.ts';
+import type { BaseExchange, Exchange } from './exchange.ts';
 import type { ApiRequest, ApiResponse } from './types.ts';
 
 export interface ObserverOptions {
@@ -42,7 +43,7 @@ export class RequestObservers {
       client_address: req.remoteAddress,
       status: response.status,
       error_code: exchange.errorCode,
-      ms: Math.round(ms * 10) / 10,
+      ms: roundMs(ms),
     });
     this.#count(exchange, req.method, response, ms / 1000);
   }
@@ -58,11 +59,7 @@ export class RequestObservers {
         key_id: exchange.keyId,
         method: req.method,
         route: exchange.route.path,
-        target: req.url.split('?')[0] ?? req.url,
-        status: response.status,
-        outcome: response.status === 499 ? 'aborted' : response.status < 400 ? 'ok' : 'error',
-        error_code: exchange.errorCode,
-        replayed: response.headers['idempotent-replayed'] === 'true',
+        ...answered(req, exchange, response),
       })
       .catch((error: unknown) => {
         this.#metrics.writeFailed('audit');
@@ -81,4 +78,24 @@ export class RequestObservers {
     if (response.headers['idempotent-replayed'] === 'true') this.#metrics.idempotency('replay');
     else if (exchange.errorCode === 'idempotency_conflict') this.#metrics.idempotency('conflict');
   }
+}
+
+/** The close of every audit line, both APIs': the target, and how the request was answered. */
+export function answered(
+  req: ApiRequest,
+  exchange: BaseExchange,
+  response: ApiResponse,
+): Pick<AuditEntry, 'target' | 'status' | 'outcome' | 'error_code' | 'replayed'> {
+  return {
+    target: req.url.split('?')[0] ?? req.url,
+    status: response.status,
+    outcome: response.status === 499 ? 'aborted' : response.status < 400 ? 'ok' : 'error',
+    error_code: exchange.errorCode,
+    replayed: response.headers['idempotent-replayed'] === 'true',
+  };
+}
+
+/** A request's time in the log line: milliseconds to one decimal. */
+export function roundMs(ms: number): number {
+  return Math.round(ms * 10) / 10;
 }

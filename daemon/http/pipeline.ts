@@ -1,44 +1,48 @@
 /**
- * The request pipeline (drawn in docs/pipeline.md). A fixed order of
- * small named stages; each either returns or throws an ApiError, and exactly one place turns
- * what was thrown into a response. Callable in-process: `handle(request) → response`.
+ * The request pipeline of /v1 (drawn in docs/pipeline.md). A fixed order of small named
+ * stages; each either returns or throws an ApiError, and exactly one place (the skeleton both
+ * APIs run, plane.ts) turns what was thrown into a response. Callable in-process:
+ * `handle(request) → response`.
  *
  * `run()` is that order, stage by stage, as docs/pipeline.md draws it; the work behind the
- * stages lives in modules named for it: stages/ (target, limits, access, input), the built-in
- * paths (builtin-routes.ts), streams (stream-stage.ts), calling the mod and the read cache
- * (mod-calls.ts), rendering answers and ETags (answers.ts), and what watches every answered
- * request: audit log, request log, metrics (observers.ts).
+ * stages lives in stages/, a module each: target, the built-in paths (builtin-routes.ts), limits,
+ * access, input, streams (stream-stage.ts), the memo (response-memo.ts), idempotency
+ * (admission.ts), calling the mod and the read cache (mod-calls.ts), rendering answers and ETags
+ * (answers.ts); what watches every answered request (audit log, request log, metrics) is
+ * observers.ts.
  */
 import type { OpName } from '../../protocol/ops/index.ts';
 import { silentLogger, type Logger } from '../log/log.ts';
 import type { AuditLog } from '../log/audit-log.ts';
 import { noopMetrics, type DaemonMetrics } from '../metrics/metrics.ts';
-import { type Admission, type Idempotency, unkeyedAdmission } from '../idempotency/idempotency.ts';
+import type { Idempotency } from '../idempotency/idempotency.ts';
 import type { Snapshot } from '../store/data-dir.ts';
-import { Answers, asApiError, failure, gone, replayed } from './answers.ts';
+import { Answers, failure, replayed } from './stages/answers.ts';
 import { ApiError } from './api-error.ts';
-import { BuiltinRoutes, isHealthProbe, OPENAPI_PATH } from './builtin-routes.ts';
+import { BuiltinRoutes, isHealthProbe, OPENAPI_PATH } from './stages/builtin-routes.ts';
 import { edgeSubject } from './client-address.ts';
 import { CursorCodec } from './cursor.ts';
 import type { AnyRoute, RouteServices } from './define-route.ts';
 import { type Exchange, newExchange } from './exchange.ts';
-import { ModCalls, type ModLink } from './mod-calls.ts';
+import { ModCalls, type ModLink } from './stages/mod-calls.ts';
 import { RequestObservers } from './observers.ts';
+import { handleOf } from './plane.ts';
 import type { RateLimitPolicy } from './rate-limiter.ts';
 import { ReadCache } from './read-cache.ts';
 import { Representations } from './representations.ts';
-import { type MemoRead, ReadRecord, ResponseMemo } from './response-memo.ts';
+import { type MemoRead, ReadRecord, ResponseMemo } from './stages/response-memo.ts';
 import { Router } from './router.ts';
 import { authorizeKey, credentialsOf, requireApiEnabled } from './stages/access.ts';
+import { admit } from './stages/admission.ts';
 import { readJsonBody, ValidatedInputs } from './stages/input.ts';
 import { RateLimits } from './stages/rate-limits.ts';
 import { requestTarget, type RequestTarget } from './stages/target.ts';
-import { VerifiedKeys } from './stages/verified-keys.ts';
-import { StreamStage, wantsStream } from './stream-stage.ts';
+import { VerifiedKeys } from './verified-keys.ts';
+import { StreamStage, wantsStream } from './stages/stream-stage.ts';
 import type { StreamLimits } from './stream-slots.ts';
-import { type ApiRequest, type ApiResponse, ClientGone } from './types.ts';
+import type { ApiRequest, ApiResponse } from './types.ts';
 
-export type { ModLink } from './mod-calls.ts';
+export type { ModLink } from './stages/mod-calls.ts';
 
 export interface PipelineOptions {
   routes: readonly AnyRoute[];
@@ -153,7 +157,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       for (let i = 0; i < memo.reads.length; i++) readCache.countHit();
       return answers.answer(route, memo.representation, req, exchange.headers);
     }
-    const pending = admit(options.idempotency, route, key.id, req, url.pathname, input.body);
+    const pending = admit(options.idempotency, WRITE_METHODS, route, key.id, req, url.pathname, input.body);
     const admission = pending instanceof Promise ? await pending : pending;
     if (admission.kind === 'replay') return replayed(admission.response, exchange);
     let response: ApiResponse;
@@ -190,19 +194,8 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     return response;
   }
 
-  const handle = async function handle(req: ApiRequest): Promise<ApiResponse> {
-    const started = performance.now();
-    const exchange = newExchange();
-    let response: ApiResponse;
-    try {
-      response = await run(req, exchange);
-    } catch (thrown) {
-      response =
-        thrown instanceof ClientGone ? gone(thrown) : failure(asApiError(thrown, exchange, log), exchange);
-    }
-    observers.observe(req, exchange, response, performance.now() - started);
-    return response;
-  };
+  const observe = observers.observe.bind(observers);
+  const handle = handleOf({ exchange: newExchange, run, observe, log });
 
   const reconfigure = (settings: PipelineSettings) => {
     limits.reconfigure({ key: settings.keyRateLimit, edge: settings.edgeRateLimit });
@@ -281,21 +274,8 @@ function pipelineParts(options: PipelineOptions) {
   };
 }
 
-const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH']);
-
-/** docs/idempotency.md: replay or conflict before the handler; writes only. */
-function admit(
-  idempotency: Idempotency | undefined,
-  route: AnyRoute,
-  keyId: string,
-  req: ApiRequest,
-  path: string,
-  body: unknown,
-): Promise<Admission> | Admission {
-  const header = WRITE_METHODS.has(route.method) ? req.headers['idempotency-key'] : undefined;
-  if (!idempotency || header === undefined) return unkeyedAdmission();
-  return idempotency.admit({ keyId, method: route.method, route: route.path, path, body, header });
-}
+/** The methods an Idempotency-Key applies to on /v1 (docs/idempotency.md). */
+const WRITE_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH']);
 
 /**
  * Where a finished read is memoized (response-memo.ts): a cacheable GET, by key id, route and

@@ -8,7 +8,7 @@
  * path), an HTTP method from METHODS, an op name from the catalogue, a layer, an outcome. No
  * key, key id, player id or client address is ever a label (docs/metrics.md).
  */
-import type { StreamCutReason } from '../events/sse-stream.ts';
+import type { StreamCutReason } from '../events/types.ts';
 import type { EventRefusalReason } from '../../protocol/frames.ts';
 
 /** How a read was answered: from the cache, by joining an identical read in flight, or by the mod. */

@@ -14,7 +14,7 @@ import {
   PackDelivery,
 } from '../../protocol/ops/packs.ts';
 import { ApiError } from '../http/api-error.ts';
-import { toApiError } from '../http/stages/link-errors.ts';
+import { toApiError } from '../http/link-errors.ts';
 import { SQUAD_TAG } from './asset-params.ts';
 import { collection } from './collection.ts';
 import { defineRoute } from '../http/define-route.ts';

@@ -6,7 +6,7 @@
 import type { z } from 'zod';
 import { ModerationState, type WriteActor } from '../../protocol/ops/players.ts';
 import { ApiError } from '../http/api-error.ts';
-import { ifMatchHits, strongEtag } from '../http/stages/caching.ts';
+import { ifMatchHits, strongEtag } from '../http/caching.ts';
 import { KeyedLock } from '../keyed-lock.ts';
 import type { ApiKeyRecord } from '../store/keys-file.ts';
 import type { RouteContext } from '../http/define-route.ts';

@@ -11,8 +11,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import * as z from 'zod';
 import { ADMIN_FILES } from './data-dir-layout.ts';
-import type { DataDir } from './data-dir.ts';
-import { dateField, defineDataFile, nullableDateField } from './data-file.ts';
+import { type DataFileAccess, dateField, defineDataFile, nullableDateField } from './data-file.ts';
 import { BASE62, LOWER_ALPHANUMERIC, randomText } from './random-text.ts';
 
 export const ADMIN_TOKEN_PREFIX = 'mgadm_';
@@ -114,7 +113,7 @@ export class AdminTokenError extends Error {
 
 /** Creates a token in the data dir and returns its text, the only time it is shown. */
 export async function createAdminToken(
-  dataDir: DataDir,
+  dataDir: DataFileAccess,
   name: string,
   now: Date,
 ): Promise<CreatedAdminToken> {
@@ -145,7 +144,11 @@ export async function createAdminToken(
 }
 
 /** Marks a token revoked (idempotent); throws AdminTokenError `not_found` for an unknown id. */
-export async function revokeAdminToken(dataDir: DataDir, id: string, now: Date): Promise<AdminTokenView> {
+export async function revokeAdminToken(
+  dataDir: DataFileAccess,
+  id: string,
+  now: Date,
+): Promise<AdminTokenView> {
   const { after } = await dataDir.update(adminTokensFile, (records) => {
     if (!records.some((record) => record.id === id)) {
       throw new AdminTokenError('not_found', `no admin token with id ${id}`);
@@ -158,7 +161,7 @@ export async function revokeAdminToken(dataDir: DataDir, id: string, now: Date):
 }
 
 /** Every token, oldest first, as listed. */
-export async function listAdminTokens(dataDir: DataDir): Promise<AdminTokenView[]> {
+export async function listAdminTokens(dataDir: DataFileAccess): Promise<AdminTokenView[]> {
   return (await dataDir.read(adminTokensFile)).map(viewOf);
 }
 

@@ -21,15 +21,15 @@ import {
   DATA_FILES,
   PRIVATE_FILE_NAMES,
 } from './data-dir-layout.ts';
-import { adminTokensFile, type AdminTokenRecord } from './admin-tokens.ts';
+import { adminTokensFile } from './admin-tokens.ts';
 import { readDataFile, writeDataFile, type DataFile } from './data-file.ts';
 import { errnoCode, StoreError, type StoreErrorCode } from './errors.ts';
-import { identityFile, type ServerIdentity } from './identity.ts';
-import { indexById, keysFile, type ApiKeyRecord } from './keys-file.ts';
-import { LiveSnapshot } from './live-snapshot.ts';
+import { identityFile } from './identity.ts';
+import { indexById, keysFile } from './keys-file.ts';
+import { LiveSnapshot, type Snapshot, type SnapshotPart } from './live-snapshot.ts';
 import { withDataDirLock, type LockOptions } from './lock.ts';
 import { modKeysFile } from './mod-keys.ts';
-import { stateFile, type State } from './state.ts';
+import { stateFile } from './state.ts';
 
 export { formatMode, lstatOrNull, statOrNull };
 export {
@@ -155,24 +155,7 @@ export interface Update<T> {
   readonly changed: boolean;
 }
 
-/** The parts of a snapshot an admin write changes: state.json, keys.json, admin-tokens.json. */
-export type SnapshotPart = 'state' | 'keys' | 'adminTokens';
-
-/**
- * The daemon's view of the data dir: everything it needs from the files, loaded together and
- * never mutated. The request pipeline reads one snapshot per request; a reload swaps it whole,
- * an admin write the part it wrote (refreshed()).
- */
-export interface Snapshot {
-  readonly identity: ServerIdentity;
-  readonly state: State;
-  readonly keysById: ReadonlyMap<string, ApiKeyRecord>;
-  /** admin-tokens.json (empty until the first `admin tokens create`). */
-  readonly adminTokensById: ReadonlyMap<string, AdminTokenRecord>;
-  /** Raw 32-byte Ed25519 public keys of the mods allowed to connect. */
-  readonly trustedModKeys: readonly Uint8Array[];
-  readonly loadedAt: Date;
-}
+export type { Snapshot, SnapshotPart } from './live-snapshot.ts';
 
 export const DATA_DIR_ENV = 'MODGATE_DATA_DIR';
 

@@ -27,6 +27,16 @@ export interface DataFile<T> {
   readonly whenMissing?: T;
 }
 
+/**
+ * The data dir as a file's own module sees it (DataDir is one): read the file, change it under
+ * the data dir lock. Such a module takes this rather than DataDir, which imports every file's
+ * module to build the snapshot.
+ */
+export interface DataFileAccess {
+  read<T>(file: DataFile<T>): Promise<T>;
+  update<T>(file: DataFile<T>, change: (current: T) => T): Promise<{ readonly after: T }>;
+}
+
 export function defineDataFile<T>(file: DataFile<T>): DataFile<T> {
   return Object.freeze(file);
 }

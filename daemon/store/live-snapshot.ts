@@ -8,8 +8,39 @@
  * last good snapshot stays current, the daemon keeps serving, and the caller reports the error.
  */
 import { EventEmitter } from 'node:events';
-import type { DataDir, Snapshot, SnapshotPart } from './data-dir.ts';
+import type { AdminTokenRecord } from './admin-tokens.ts';
 import { StoreError } from './errors.ts';
+import type { ServerIdentity } from './identity.ts';
+import type { ApiKeyRecord } from './keys-file.ts';
+import type { State } from './state.ts';
+
+/** The parts of a snapshot an admin write changes: state.json, keys.json, admin-tokens.json. */
+export type SnapshotPart = 'state' | 'keys' | 'adminTokens';
+
+/**
+ * The daemon's view of the data dir: everything it needs from the files, loaded together and
+ * never mutated. The request pipeline reads one snapshot per request; a reload swaps it whole,
+ * an admin write the part it wrote (refreshed()).
+ */
+export interface Snapshot {
+  readonly identity: ServerIdentity;
+  readonly state: State;
+  readonly keysById: ReadonlyMap<string, ApiKeyRecord>;
+  /** admin-tokens.json (empty until the first `admin tokens create`). */
+  readonly adminTokensById: ReadonlyMap<string, AdminTokenRecord>;
+  /** Raw 32-byte Ed25519 public keys of the mods allowed to connect. */
+  readonly trustedModKeys: readonly Uint8Array[];
+  readonly loadedAt: Date;
+}
+
+/** Where a snapshot is read from: the data dir (DataDir), named here by what is asked of it. */
+export interface SnapshotSource {
+  readonly path: string;
+  /** Every file read again. */
+  snapshot(): Promise<Snapshot>;
+  /** `snapshot` with one part's file read again. */
+  refreshed(snapshot: Snapshot, part: SnapshotPart): Promise<Snapshot>;
+}
 
 interface LiveSnapshotEvents {
   change: [snapshot: Snapshot];
@@ -21,10 +52,10 @@ export class LiveSnapshot extends EventEmitter<LiveSnapshotEvents> {
   #queue: Promise<unknown> = Promise.resolve();
 
   readonly dir: string;
-  readonly #dataDir: DataDir;
+  readonly #dataDir: SnapshotSource;
 
   /** Use DataDir.load(). */
-  constructor(dataDir: DataDir, snapshot: Snapshot) {
+  constructor(dataDir: SnapshotSource, snapshot: Snapshot) {
     super();
     this.#dataDir = dataDir;
     this.dir = dataDir.path;

@@ -15,10 +15,10 @@ import { json } from '../../http/respond.ts';
 import { readJsonBody, validateInput } from '../../http/stages/input.ts';
 import type { RequestTarget } from '../../http/stages/target.ts';
 import type { ApiRequest, ApiResponse } from '../../http/types.ts';
-import type { AdminExchange } from '../admin-pipeline.ts';
-import type { AdminActor } from '../define-admin-route.ts';
-import { checkOrigin, ownOriginOf } from '../defences.ts';
-import { CODE_CREDENTIAL, tokenCredential, type TokenBackoff } from '../token-backoff.ts';
+import type { AdminActor } from '../admin-actor.ts';
+import type { AdminExchange } from '../admin-exchange.ts';
+import { checkOrigin, ownOriginOf } from '../stages/defences.ts';
+import { CODE_CREDENTIAL, tokenCredential, type TokenBackoff } from '../stages/token-backoff.ts';
 import { clearedSessionCookie, readSessionCookie, sessionCookie } from '../session-cookie.ts';
 import type { Session, SessionOwner, SessionStore } from '../sessions.ts';
 import { PanelAssets } from './panel-assets.ts';
@@ -50,15 +50,6 @@ export const SessionView = lazySchema(() =>
     })
     .meta({ id: 'AdminSession' }),
 );
-
-/** The panel's part of AdminServices: what the session routes use. */
-export interface PanelServices {
-  sessions: SessionStore;
-  /** Whether the admin TCP listener serves TLS (the cookie's Secure flag and name). */
-  tls: boolean;
-  /** `http://HOST:PORT` of the admin TCP listener, or null when there is none. */
-  url(): string | null;
-}
 
 export interface PanelGateOptions {
   sessions: SessionStore;

@@ -11,7 +11,7 @@ import { hasFeature, isPremiumActive } from '../../store/state.ts';
 import type { Snapshot } from '../../store/data-dir.ts';
 import { ApiError } from '../api-error.ts';
 import type { ApiRequest } from '../types.ts';
-import type { VerifiedKeys } from './verified-keys.ts';
+import type { VerifiedKeys } from '../verified-keys.ts';
 
 /** What the key stages read from a request. */
 export interface Credentials {

@@ -8,7 +8,7 @@ import type { AnyRoute } from '../define-route.ts';
 import { ApiError } from '../api-error.ts';
 import { type ApiRequest, PayloadTooLarge } from '../types.ts';
 import type { RequestTarget } from './target.ts';
-import { illFormedStrings } from './well-formed.ts';
+import { illFormedStrings } from '../well-formed.ts';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 const NOT_UNICODE = 'not valid Unicode text (a lone surrogate or a broken UTF-8 sequence)';

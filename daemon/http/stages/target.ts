@@ -9,7 +9,7 @@
  * naming the parameter, instead of passing U+FFFD on as if it had been sent.
  */
 import { ApiError } from '../api-error.ts';
-import { hasLoneSurrogate } from './well-formed.ts';
+import { hasLoneSurrogate } from '../well-formed.ts';
 
 export interface RequestTarget {
   pathname: string;

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../../daemon/http/api-error.ts';
-import { CODE_CREDENTIAL, TokenBackoff, tokenCredential } from '../../../daemon/admin/token-backoff.ts';
+import { ApiError } from '../../../../daemon/http/api-error.ts';
+import {
+  CODE_CREDENTIAL,
+  TokenBackoff,
+  tokenCredential,
+} from '../../../../daemon/admin/stages/token-backoff.ts';
 
 const T = 'token:aaaaaaaaaaaa';
 

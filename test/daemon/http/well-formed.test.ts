@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { suiteStack } from '../../../support/suite.ts';
+import { suiteStack } from '../../support/suite.ts';
 
 interface FieldError {
   in: string;

@@ -11,9 +11,9 @@
  * secret is 238 bits. Memory is bounded: at most `maxAddresses` (address, credential) pairs are
  * remembered, the oldest forgotten first. No timer: stale entries are dropped as they are met.
  */
-import { ApiError } from '../http/api-error.ts';
-import { edgeSubject } from '../http/client-address.ts';
-import { adminTokenIdOf } from '../store/admin-tokens.ts';
+import { ApiError } from '../../http/api-error.ts';
+import { edgeSubject } from '../../http/client-address.ts';
+import { adminTokenIdOf } from '../../store/admin-tokens.ts';
 
 export interface TokenBackoffPolicy {
   /** Bad tokens an address may send in a window before it is refused. */

@@ -3,7 +3,7 @@
  * cacheable read answers 304 with no body while its representation is unchanged.
  */
 import { createHash } from 'node:crypto';
-import type { CachePolicy } from '../define-route.ts';
+import type { CachePolicy } from './define-route.ts';
 
 /** A strong validator: the representation's SHA-256, so equal bytes always give equal tags. */
 export function strongEtag(body: Buffer): string {

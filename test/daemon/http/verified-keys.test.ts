@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { VerifiedKeys } from '../../../../daemon/http/stages/verified-keys.ts';
-import { createApiKey } from '../../../../daemon/store/api-keys.ts';
-import type { ApiKeyRecord } from '../../../../daemon/store/keys-file.ts';
+import { VerifiedKeys } from '../../../daemon/http/verified-keys.ts';
+import { createApiKey } from '../../../daemon/store/api-keys.ts';
+import type { ApiKeyRecord } from '../../../daemon/store/keys-file.ts';
 
 const now = new Date('2030-06-01T12:00:00Z');
 

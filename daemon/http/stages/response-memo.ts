@@ -8,7 +8,7 @@
  * read makes the next request run the handler again. Authentication, the limits, scopes and
  * validation run before it on every request, and the request log and metrics after it.
  */
-import type { Representation } from './representations.ts';
+import type { Representation } from '../representations.ts';
 
 /** One read a handler made: the read cache's key and the value it was given. */
 export interface MemoRead {

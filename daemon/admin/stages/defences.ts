@@ -17,9 +17,9 @@
  * The JSON-only rule for bodies (a `text/plain` form post carrying JSON is the classic attack on
  * loopback admin ports) is the input stage's 415, shared with /v1.
  */
-import { formatHostPort, type HostPort, isLoopbackHost } from '../host-port.ts';
-import { ApiError } from '../http/api-error.ts';
-import type { ApiRequest } from '../http/types.ts';
+import { formatHostPort, type HostPort, isLoopbackHost } from '../../host-port.ts';
+import { ApiError } from '../../http/api-error.ts';
+import type { ApiRequest } from '../../http/types.ts';
 
 export interface HostRule {
   /** Lower-case `host:port` forms (and a bare host for the scheme's default port) allowed. */

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { ROUTES } from '../../../daemon/routes/index.ts';
-import { type AnyRoute, defineRoute } from '../../../daemon/http/define-route.ts';
-import { eventually, startStack, type Stack } from '../../../harness/stack.ts';
+import { ROUTES } from '../../../../daemon/routes/index.ts';
+import { type AnyRoute, defineRoute } from '../../../../daemon/http/define-route.ts';
+import { eventually, startStack, type Stack } from '../../../../harness/stack.ts';
 
 /** How often each memo test route's handler ran. */
 const runs = { page: 0, copy: 0, direct: 0 };

@@ -3,12 +3,12 @@
  * GET /healthz, before the edge limit and without a key (docs/operations.md), and GET
  * /openapi.json, after it (docs/openapi.md). Neither is under /v1 nor in the OpenAPI document.
  */
-import type { Snapshot } from '../store/data-dir.ts';
-import type { Exchange } from './exchange.ts';
-import { HEALTHZ_PATH, healthz, healthzRequiresMod } from './healthz.ts';
+import type { Snapshot } from '../../store/data-dir.ts';
+import type { Exchange } from '../exchange.ts';
+import { HEALTHZ_PATH, healthz, healthzRequiresMod } from '../healthz.ts';
 import type { ModLink } from './mod-calls.ts';
-import type { RequestTarget } from './stages/target.ts';
-import type { ApiRequest, ApiResponse } from './types.ts';
+import type { RequestTarget } from './target.ts';
+import type { ApiRequest, ApiResponse } from '../types.ts';
 
 export const OPENAPI_PATH = '/openapi.json';
 

@@ -3,14 +3,14 @@
  * with its Cache-Control and strong ETag, and the 304 an If-None-Match earns; an ApiError as the
  * spec's envelope; a stored idempotent outcome replayed; nothing for a client already gone.
  */
-import type { Logger } from '../log/log.ts';
-import { ApiError } from './api-error.ts';
-import type { AnyRoute } from './define-route.ts';
-import type { Exchange } from './exchange.ts';
-import type { Representation, Representations } from './representations.ts';
-import { errorCodeOf, errorResponse, JSON_CONTENT_TYPE, withRequestId } from './respond.ts';
-import { cacheControl, ifNoneMatchHits, strongEtag } from './stages/caching.ts';
-import type { ApiRequest, ApiResponse, ClientGone } from './types.ts';
+import type { Logger } from '../../log/log.ts';
+import { ApiError } from '../api-error.ts';
+import type { AnyRoute } from '../define-route.ts';
+import type { BaseExchange, Exchange } from '../exchange.ts';
+import type { Representation, Representations } from '../representations.ts';
+import { errorCodeOf, errorResponse, JSON_CONTENT_TYPE, withRequestId } from '../respond.ts';
+import { cacheControl, ifNoneMatchHits, strongEtag } from '../caching.ts';
+import type { ApiRequest, ApiResponse, ClientGone } from '../types.ts';
 
 export class Answers {
   readonly #representations: Representations;
@@ -70,7 +70,7 @@ export class Answers {
  * audit log. The handler's errors pass here inside the idempotency section (so a 4xx can be
  * stored for replay), everything else from the outer catch.
  */
-export function failure(error: ApiError, exchange: Exchange): ApiResponse {
+export function failure(error: ApiError, exchange: BaseExchange): ApiResponse {
   exchange.errorCode = error.code;
   return errorResponse(error, exchange.requestId, exchange.headers);
 }
@@ -91,7 +91,7 @@ export function gone(thrown: ClientGone): ApiResponse {
 }
 
 /** Anything that is not an ApiError is a bug: logged whole, answered with a bare 500. */
-export function asApiError(thrown: unknown, exchange: Exchange, log: Logger): ApiError {
+export function asApiError(thrown: unknown, exchange: BaseExchange, log: Logger): ApiError {
   if (thrown instanceof ApiError) return thrown;
   log.error('unhandled error', { request_id: exchange.requestId, error: thrown });
   return new ApiError('internal');

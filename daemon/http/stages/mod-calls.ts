@@ -2,15 +2,15 @@
  * Calling the mod for a handler (docs/pipeline.md, "Where each stage lives", the row "handler →
  * mod link op"): its `call`, `read` and `page`, with the per-op deadlines, the op metric, the
  * read-through cache (read-cache.ts), cursor-bound pages (cursor.ts) and op ids that make a
- * retried write apply once. A link failure leaves here as an ApiError (stages/link-errors.ts).
+ * retried write apply once. A link failure leaves here as an ApiError (link-errors.ts).
  */
 import { randomBytes } from 'node:crypto';
-import { OPS, type OpArgs, type OpName } from '../../protocol/ops/index.ts';
-import { LinkCallError, type ModLinkServer } from '../../protocol/link-server.ts';
-import type { DaemonMetrics } from '../metrics/metrics.ts';
-import type { ApiKeyRecord } from '../store/keys-file.ts';
-import type { Snapshot } from '../store/data-dir.ts';
-import type { CursorCodec } from './cursor.ts';
+import { OPS, type OpArgs, type OpName } from '../../../protocol/ops/index.ts';
+import { LinkCallError, type ModLinkServer } from '../../../protocol/link-server.ts';
+import type { DaemonMetrics } from '../../metrics/metrics.ts';
+import type { ApiKeyRecord } from '../../store/keys-file.ts';
+import type { Snapshot } from '../../store/data-dir.ts';
+import type { CursorCodec } from '../cursor.ts';
 import type {
   AnyRoute,
   CallOptions,
@@ -20,13 +20,13 @@ import type {
   PageOptions,
   RouteContext,
   RouteServices,
-} from './define-route.ts';
-import type { ReadCache } from './read-cache.ts';
-import type { Representations } from './representations.ts';
+} from '../define-route.ts';
+import type { ReadCache } from '../read-cache.ts';
+import type { Representations } from '../representations.ts';
 import type { ReadRecord } from './response-memo.ts';
-import type { ValidInput } from './stages/input.ts';
-import { toApiError } from './stages/link-errors.ts';
-import type { ApiRequest } from './types.ts';
+import type { ValidInput } from './input.ts';
+import { toApiError } from '../link-errors.ts';
+import type { ApiRequest } from '../types.ts';
 
 export type ModLink = Pick<ModLinkServer, 'call' | 'peer'>;
 

@@ -6,18 +6,18 @@
  * address's stream caps while open (stream-slots.ts), and its access is re-checked as long as it
  * lasts (stream-access.ts), by the same stages as a new request.
  */
-import type { Logger } from '../log/log.ts';
-import type { DaemonMetrics } from '../metrics/metrics.ts';
-import type { ApiKeyRecord } from '../store/keys-file.ts';
-import type { Snapshot } from '../store/data-dir.ts';
-import type { AnyRoute, RouteServices, StreamSpec } from './define-route.ts';
-import type { Exchange } from './exchange.ts';
-import { holdStream } from './held-stream.ts';
-import { accessLapsesAt, authorizeKey, credentialsOf, requireApiEnabled } from './stages/access.ts';
-import type { VerifiedKeys } from './stages/verified-keys.ts';
-import { StreamAccess } from './stream-access.ts';
-import { type StreamLimits, StreamSlots } from './stream-slots.ts';
-import type { ApiRequest, ApiResponse, ResponseStream } from './types.ts';
+import type { Logger } from '../../log/log.ts';
+import type { DaemonMetrics } from '../../metrics/metrics.ts';
+import type { ApiKeyRecord } from '../../store/keys-file.ts';
+import type { Snapshot } from '../../store/data-dir.ts';
+import type { AnyRoute, RouteServices, StreamSpec } from '../define-route.ts';
+import type { Exchange } from '../exchange.ts';
+import { holdStream } from '../held-stream.ts';
+import { accessLapsesAt, authorizeKey, credentialsOf, requireApiEnabled } from './access.ts';
+import type { VerifiedKeys } from '../verified-keys.ts';
+import { StreamAccess } from '../stream-access.ts';
+import { type StreamLimits, StreamSlots } from '../stream-slots.ts';
+import type { ApiRequest, ApiResponse, ResponseStream } from '../types.ts';
 
 export interface StreamStageOptions {
   /** Open event streams per key and per client address (defaults in STREAM_LIMIT_DEFAULTS). */

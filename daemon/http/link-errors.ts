@@ -2,8 +2,8 @@
  * Maps a failed mod call to the API error a client sees (docs/errors.md, "From the mod link").
  * A fault on the link never hangs a request: every kind ends here with a definite status.
  */
-import { LinkCallError } from '../../../protocol/link-server.ts';
-import { ApiError } from '../api-error.ts';
+import { LinkCallError } from '../../protocol/link-server.ts';
+import { ApiError } from './api-error.ts';
 
 export const DEFAULT_RETRY_AFTER_SEC = 5;
 

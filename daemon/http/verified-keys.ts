@@ -8,8 +8,8 @@
  * every hit. Only successes are kept, at most `maxEntries` (the set is cleared when full), so a
  * flood of wrong keys neither grows it nor evicts the real ones for long.
  */
-import { type ApiKeyVerdict, isKeyExpired, verifyApiKey } from '../../store/api-keys.ts';
-import type { ApiKeyRecord } from '../../store/keys-file.ts';
+import { type ApiKeyVerdict, isKeyExpired, verifyApiKey } from '../store/api-keys.ts';
+import type { ApiKeyRecord } from '../store/keys-file.ts';
 
 export class VerifiedKeys {
   #keys: ReadonlyMap<string, ApiKeyRecord> | null = null;
