@@ -7,10 +7,14 @@
 import * as z from 'zod';
 import {
   asParam,
+  cursorParam,
+  filterRules,
   integerParam,
+  limitParam,
   platformIdParam,
   positiveIdParam,
   positiveIntegerParam,
+  searchParam,
   socialIdParam,
 } from './params.ts';
 import { PLAYERS_TAG } from './players.ts';
@@ -85,6 +89,25 @@ export const ownerQuery = {
   owner_social_id: socialIdParam.optional(),
   owner_name: boundedText.optional().describe('Exact character name (no substring match)'),
 };
+
+/**
+ * The query of a list of owned things (bases, vehicles, containers): the owner filters, the
+ * kind's own filters, `search` (described for the kind), `limit` and `cursor`, strict, and the
+ * rules of docs/assets.md#filters over the owner's and the kind's filters.
+ */
+export function ownedListQuery<Own extends z.ZodRawShape>(own: Own, searchDescription: string) {
+  const structured = [...Object.keys(ownerQuery), ...Object.keys(own)];
+  return z
+    .object({
+      ...ownerQuery,
+      ...own,
+      search: searchParam.optional().describe(searchDescription),
+      limit: limitParam(10, 100),
+      cursor: cursorParam,
+    })
+    .strict()
+    .superRefine(filterRules({ structured, pairs: [['owner_platform_id', 'owner_social_id']] }));
+}
 
 /** `min` may not exceed `max`, for each pair given both. */
 export function rangeRules(pairs: ReadonlyArray<[string, string]>) {

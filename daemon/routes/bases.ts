@@ -3,19 +3,17 @@
  * by flag id. Declarations; each handler is one read or one keyset page through the read cache.
  * max-age 15 s, as the spec fixes it for bases.
  */
-import * as z from 'zod';
 import { Base } from '../../protocol/ops/schemas.ts';
 import {
   ASSET_READ_TAGS,
   countParam,
   healthParam,
   idParams,
-  ownerQuery,
+  ownedListQuery,
   rangeRules,
 } from './asset-params.ts';
 import { collection } from './collection.ts';
 import { defineRoute } from '../http/define-route.ts';
-import { cursorParam, filterRules, limitParam, searchParam } from './params.ts';
 import { lazySchema } from '../../protocol/lazy-schema.ts';
 
 const TAGS = ASSET_READ_TAGS;
@@ -26,36 +24,21 @@ const common = {
   errors: ['server_unavailable', 'gateway_timeout'],
 } as const;
 
-const STRUCTURED = [
-  'owner_platform_id',
-  'owner_social_id',
-  'owner_name',
-  'min_elements',
-  'max_elements',
-  'min_health',
-  'max_health',
-];
-
 const ListQuery = lazySchema(() =>
-  z
-    .object({
-      ...ownerQuery,
+  ownedListQuery(
+    {
       min_elements: countParam.optional(),
       max_elements: countParam.optional(),
       min_health: healthParam.optional(),
       max_health: healthParam.optional(),
-      search: searchParam.optional().describe('Case-insensitive part of the owner’s character name'),
-      limit: limitParam(10, 100),
-      cursor: cursorParam,
-    })
-    .strict()
-    .superRefine(filterRules({ structured: STRUCTURED, pairs: [['owner_platform_id', 'owner_social_id']] }))
-    .superRefine(
-      rangeRules([
-        ['min_elements', 'max_elements'],
-        ['min_health', 'max_health'],
-      ]),
-    ),
+    },
+    'Case-insensitive part of the owner’s character name',
+  ).superRefine(
+    rangeRules([
+      ['min_elements', 'max_elements'],
+      ['min_health', 'max_health'],
+    ]),
+  ),
 );
 
 export const listBases = defineRoute({
