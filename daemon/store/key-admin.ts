@@ -128,13 +128,7 @@ export async function rollKey(
   overlapMs: number,
   now: Date,
 ): Promise<RolledKey> {
-  if (overlapMs > MAX_ROLL_OVERLAP_MS) {
-    throw new KeyAdminError(
-      'invalid_input',
-      `the overlap is at most ${formatDuration(MAX_ROLL_OVERLAP_MS)}`,
-      'expire_old_in',
-    );
-  }
+  checkRollOverlap(overlapMs);
   await requirePremium(dataDir, now);
   let rolled: RolledKey | undefined;
   await dataDir.update(keysFile, (records) => {
@@ -216,7 +210,19 @@ async function requirePremium(dataDir: DataDir, now: Date): Promise<void> {
   }
 }
 
-function checkAllowIps(allowIps: readonly string[]): void {
+/** A roll's overlap within its bounds (`modgate keys roll` checks it before it asks). */
+export function checkRollOverlap(overlapMs: number): void {
+  if (overlapMs > MAX_ROLL_OVERLAP_MS) {
+    throw new KeyAdminError(
+      'invalid_input',
+      `the overlap is at most ${formatDuration(MAX_ROLL_OVERLAP_MS)}`,
+      'expire_old_in',
+    );
+  }
+}
+
+/** At most MAX_ALLOW_IPS entries (`modgate keys create` checks it before it asks). */
+export function checkAllowIps(allowIps: readonly string[]): void {
   if (allowIps.length > MAX_ALLOW_IPS) {
     throw new KeyAdminError(
       'invalid_input',

@@ -28,7 +28,7 @@ import {
 } from '../../store/key-admin.ts';
 import { API_KEY_ID_PATTERN, KEY_NAME_MAX_LENGTH, type ApiKeyRecord } from '../../store/keys-file.ts';
 import { defineAdminRoute } from '../define-admin-route.ts';
-import type { AdminServices } from '../services.ts';
+import { adminNow, type AdminServices } from '../services.ts';
 import { lazySchema } from '../../../protocol/lazy-schema.ts';
 
 const date = z.iso.datetime({ offset: true });
@@ -177,7 +177,7 @@ export const keyRoutes = [
     response: { status: 200, schema: () => collection(adminKey(), false, 'AdminKeyPage') },
     errors: ['validation_error'],
     handler: async ({ query, admin }) => {
-      const now = new Date();
+      const now = adminNow(admin);
       const usage = admin.keyUsage.usage();
       const views = servedKeys(admin).map((record) => keyView(record, usage.get(record.id), now));
       return page(admin, views, query);
@@ -195,7 +195,7 @@ export const keyRoutes = [
     shownOnce: ['key'],
     errors: ['validation_error', 'premium_required'],
     handler: async ({ body, admin }) => {
-      const now = new Date();
+      const now = adminNow(admin);
       const request = {
         name: body.name,
         scopes: body.scopes,
@@ -220,7 +220,7 @@ export const keyRoutes = [
     handler: async ({ params, admin }) => {
       const record = servedKeys(admin).find((candidate) => candidate.id === params.id);
       if (record === undefined) throw apiErrorOf(new KeyAdminError('key_not_found', params.id));
-      return keyView(record, admin.keyUsage.usage().get(record.id), new Date());
+      return keyView(record, admin.keyUsage.usage().get(record.id), adminNow(admin));
     },
   }),
   defineAdminRoute({
@@ -234,7 +234,7 @@ export const keyRoutes = [
     response: { status: 200, schema: adminKey },
     errors: ['validation_error', 'not_found', 'conflict'],
     handler: async ({ params, body, admin }) => {
-      const now = new Date();
+      const now = adminNow(admin);
       const expiresAt =
         body.expires_in !== undefined
           ? new Date(now.getTime() + body.expires_in)
@@ -263,7 +263,7 @@ export const keyRoutes = [
     response: { status: 204 },
     errors: ['not_found'],
     handler: async ({ params, admin }) => {
-      await applied(admin, () => revokeKey(admin.dataDir, params.id, new Date()));
+      await applied(admin, () => revokeKey(admin.dataDir, params.id, adminNow(admin)));
     },
   }),
   defineAdminRoute({
@@ -282,7 +282,7 @@ export const keyRoutes = [
     shownOnce: ['key'],
     errors: ['validation_error', 'not_found', 'conflict', 'premium_required'],
     handler: async ({ params, body, admin }) => {
-      const now = new Date();
+      const now = adminNow(admin);
       const overlapMs = body.expire_old_in ?? DEFAULT_ROLL_OVERLAP_MS;
       const rolled = await applied(admin, () => rollKey(admin.dataDir, params.id, overlapMs, now));
       await handOverWebhooks(admin.dataDir.path, rolled.old.id, rolled.record.id);

@@ -17,6 +17,7 @@ import {
   viewOf,
 } from '../../store/admin-tokens.ts';
 import { defineAdminRoute } from '../define-admin-route.ts';
+import { adminNow } from '../services.ts';
 import { lazySchema } from '../../../protocol/lazy-schema.ts';
 
 const tokenView = lazySchema(() =>
@@ -93,7 +94,7 @@ export const tokenRoutes = [
     shownOnce: ['token'],
     errors: ['conflict', 'idempotency_conflict'],
     handler: async ({ admin, body }) => {
-      const created = await createAdminToken(admin.dataDir, body.name, new Date()).catch(asApiError);
+      const created = await createAdminToken(admin.dataDir, body.name, adminNow(admin)).catch(asApiError);
       await admin.apply('adminTokens');
       return created;
     },
@@ -108,7 +109,7 @@ export const tokenRoutes = [
     response: { status: 204 },
     errors: [],
     handler: async ({ admin, params }) => {
-      await revokeAdminToken(admin.dataDir, params.id, new Date()).catch(asApiError);
+      await revokeAdminToken(admin.dataDir, params.id, adminNow(admin)).catch(asApiError);
       await admin.apply('adminTokens');
     },
   }),

@@ -73,6 +73,16 @@ export class OutboxJournal {
     return journal;
   }
 
+  /**
+   * The journal as it is, not opened for writing: what a registry without delivery shows
+   * (webhook-service.ts, `registryOnly`). `append` rejects on it.
+   */
+  static async read(dataDir: string, liveEndpoints: readonly string[]): Promise<OutboxJournal> {
+    const { state } = await readOutbox(dataDir);
+    for (const id of state.ids()) if (!liveEndpoints.includes(id)) state.forget(id);
+    return new OutboxJournal(join(dataDir, OUTBOX_FILE), state);
+  }
+
   /** Applies the record now and resolves once its line is on disk. */
   append(record: OutboxRecord): Promise<void> {
     if (!this.#handle) return Promise.reject(new Error('webhook outbox journal is closed'));

@@ -1,16 +1,17 @@
 /**
- * The key commands' requests to a running daemon's admin API (/admin/v1/keys, docs/admin.md),
- * answered in the shapes the offline path (daemon/store/key-admin.ts) gives, so `modgate keys`
- * prints the same text and `--json` either way (cli/admin-client.ts). The daemon's refusals are
- * named as offline: not_found is key_not_found with the same message.
+ * The key commands' requests to the admin API (/admin/v1/keys, docs/admin.md), sent to the
+ * running daemon or the in-process admin (cli/admin-client.ts), and their answers read back into
+ * the shapes `modgate keys` prints. The API's refusals are named as the CLI documents them:
+ * not_found is key_not_found naming `keys list`, premium_required names the command that
+ * enables premium.
  */
 import * as z from 'zod';
 import { SCOPES } from '../daemon/scopes.ts';
-import type { KeyRequest, KeyView } from '../daemon/store/key-admin.ts';
+import { KeyAdminError, type KeyRequest, type KeyView } from '../daemon/store/key-admin.ts';
 import type { ApiKeyRecord } from '../daemon/store/keys-file.ts';
 import { unexpectedAnswer } from './admin-answers.ts';
 import type { AdminClient, ErrorNames } from './admin-client.ts';
-import { CliError } from './errors.ts';
+import { CliError, PremiumRequiredError, UsageError } from './errors.ts';
 
 /** A key as shown: every field of its record but the hash, which never leaves the data dir. */
 export type ShownKey = Omit<ApiKeyRecord, 'hash'>;
@@ -46,17 +47,42 @@ const pageAnswer = z.looseObject({
 /** The most pages `keys list` follows: 100 keys a page. */
 const MAX_PAGES = 1_000;
 
-/** The daemon's refusals, named as the offline path names them. */
-export function keyErrorNames(id: string, dir: string): ErrorNames {
+/** The API's refusals of a key request, as the CLI names them (`id`: the key asked for, if any). */
+export function keyErrorNames(dir: string, id?: string): ErrorNames {
   return {
     not_found: () =>
       new CliError(`no key with id ${id} in ${dir} (see \`modgate keys list\`)`, 1, 'key_not_found'),
+    premium_required: (message) =>
+      new PremiumRequiredError(
+        `premium_required: ${clause(message)}; enable it with \`modgate plan set --data-dir ${dir} --premium on\``,
+      ),
+    // A revoked, expired or already rolled key: said as the CLI's other errors are, lower case.
+    conflict: (message) => new CliError(clause(message), 1, 'conflict'),
   };
 }
 
-export async function createThroughDaemon(
+/** The API's sentence as a clause of the CLI's one-line error: `Key x …; roll that key.` → `key x …; roll that key`. */
+function clause(sentence: string): string {
+  return `${sentence.charAt(0).toLowerCase()}${sentence.slice(1)}`.replace(/\.$/, '');
+}
+
+/**
+ * A key rule the command checks before it asks (daemon/store/key-admin.ts), so a value out of
+ * bounds is refused as the option's usage error, in the rule's own words.
+ */
+export function checkOption(check: () => void): void {
+  try {
+    check();
+  } catch (error) {
+    if (error instanceof KeyAdminError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+export async function adminCreateKey(
   admin: AdminClient,
   request: KeyRequest,
+  names: ErrorNames,
 ): Promise<{ key: string; record: ShownKey }> {
   const body = {
     name: request.name,
@@ -66,12 +92,15 @@ export async function createThroughDaemon(
     ...(request.ownerPlatformId === null ? {} : { owner_platform_id: request.ownerPlatformId }),
     ...(request.ownerSocialId === null ? {} : { owner_social_id: request.ownerSocialId }),
   };
-  const answer = parsed(issuedAnswer, (await admin.send({ method: 'POST', path: '/keys', body })).body);
+  const answer = parsed(
+    issuedAnswer,
+    (await admin.send({ method: 'POST', path: '/keys', body }, names)).body,
+  );
   return { key: answer.key, record: shownKey(answer) };
 }
 
 /** Every key, following the pages. */
-export async function listThroughDaemon(admin: AdminClient): Promise<KeyView[]> {
+export async function adminListKeys(admin: AdminClient): Promise<KeyView[]> {
   const views: KeyView[] = [];
   let cursor: string | null = null;
   for (let pages = 0; pages < MAX_PAGES; pages += 1) {
@@ -88,7 +117,7 @@ export async function listThroughDaemon(admin: AdminClient): Promise<KeyView[]> 
 }
 
 /** DELETE /keys/{id}; `changed` is whether it was not revoked before. */
-export async function revokeThroughDaemon(
+export async function adminRevokeKey(
   admin: AdminClient,
   id: string,
   names: ErrorNames,
@@ -98,7 +127,7 @@ export async function revokeThroughDaemon(
   return { record: await keyOf(admin, id, names), changed: before.revokedAt === null };
 }
 
-export async function rollThroughDaemon(
+export async function adminRollKey(
   admin: AdminClient,
   id: string,
   overlapMs: number,
