@@ -1,7 +1,6 @@
 /**
- * The admin API's answers read back into the CLI's domain objects, so a command prints the same
- * text and `--json` shapes whether the daemon answered or the data dir was read
- * (cli/admin-client.ts). An answer that does not have the documented shape is a CliError, never
+ * The admin API's answers read back into the CLI's domain objects, whether the daemon or the
+ * in-process admin answered (cli/admin-client.ts). An answer that does not have the documented shape is a CliError, never
  * a half-printed result.
  */
 import * as z from 'zod';
@@ -86,7 +85,7 @@ export function createdTokenFromAnswer(body: unknown): CreatedAdminToken {
   return { id, name, token, created_at };
 }
 
-/** A webhook endpoint as /admin/v1/webhooks shows it, cut to the view the CLI prints offline too. */
+/** A webhook endpoint as /admin/v1/webhooks shows it, cut to the view the CLI prints. */
 const webhookView = lazySchema(() => z.object(endpointShape()));
 
 export function webhookViewFromAnswer(body: unknown): EndpointView {

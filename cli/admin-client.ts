@@ -58,7 +58,7 @@ export interface AdminRequest {
 
 /**
  * A command's own names for the admin API's error codes (not_found → key_not_found), or the very
- * error it gives offline (so the message is the same either way).
+ * error it gives for one (a message naming the data dir and the command that helps).
  */
 export type ErrorNames = Readonly<Record<string, string | ((message: string) => CliError)>>;
 

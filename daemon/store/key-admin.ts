@@ -1,14 +1,14 @@
 /**
  * The API key lifecycle over keys.json: create, update, revoke and roll, and the one shape in
- * which a key is shown (never its text or hash). The CLI (offline) and the admin API
- * (daemon/admin/routes/keys.ts) both call these functions, so a key made or changed either way
- * passes the same checks (docs/data-dir.md, "keys.json"). Every change is one DataDir.update,
+ * which a key is shown (never its text or hash). The admin API (daemon/admin/routes/keys.ts)
+ * calls these functions, in the daemon and in the CLI's in-process admin alike, so a key made or
+ * changed either way passes the same checks (docs/data-dir.md, "keys.json"). Every change is one DataDir.update,
  * under the data dir lock; a caller that serves requests applies the new snapshot afterwards.
  */
 import { createApiKey, apiKeyStatus, type ApiKeyStatus, type NewApiKey } from './api-keys.ts';
 import type { DataDir } from './data-dir.ts';
 import { formatDuration, MAX_DURATION_MS } from './input-rules.ts';
-import type { KeyUse, KeyUsage } from './key-usage.ts';
+import type { KeyUse } from './key-usage.ts';
 import { keysFile, type ApiKeyRecord } from './keys-file.ts';
 import { isPremiumActive, stateFile } from './state.ts';
 import type { Scope } from '../scopes.ts';
@@ -193,11 +193,6 @@ export function keyView(record: ApiKeyRecord, use: KeyUse | undefined, now: Date
     rolled_from: record.rolledFrom,
     rolled_to: record.rolledTo,
   };
-}
-
-/** Every key as shown, in keys.json's order (oldest first). */
-export function keyViews(records: readonly ApiKeyRecord[], usage: KeyUsage, now: Date): KeyView[] {
-  return records.map((record) => keyView(record, usage.get(record.id), now));
 }
 
 async function requirePremium(dataDir: DataDir, now: Date): Promise<void> {

@@ -1,7 +1,7 @@
 /**
  * /admin/v1/keys (docs/admin.md, "API keys"): list, create, read, change, revoke and roll the
- * server's API keys. The rules are daemon/store/key-admin.ts's, the ones `modgate keys` runs
- * offline; each write is applied to the running daemon before the answer (a new key works at
+ * server's API keys. The rules are daemon/store/key-admin.ts's (`modgate keys` sends these
+ * requests, to the daemon or its in-process admin); each write is applied to the snapshot before the answer (a new key works at
  * once, a revoked one is refused at once, open event streams of it included). A key's text is
  * shown once, in the answer that creates it; never its hash.
  */

@@ -27,7 +27,7 @@ interface Pending {
   reject: (error: unknown) => void;
 }
 
-/** Reads the journal without opening it for writing (the CLI's `webhooks deliveries`). */
+/** Reads the journal without opening it for writing (`modgate doctor`, a registry without delivery). */
 export async function readOutbox(
   dataDir: string,
 ): Promise<{ state: OutboxState; lines: number; empty: boolean }> {
