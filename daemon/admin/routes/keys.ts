@@ -219,7 +219,7 @@ export const keyRoutes = [
     errors: ['not_found'],
     handler: async ({ params, admin }) => {
       const record = servedKeys(admin).find((candidate) => candidate.id === params.id);
-      if (record === undefined) throw apiErrorOf(new KeyAdminError('key_not_found', params.id));
+      if (record === undefined) throw keyRefusal(new KeyAdminError('key_not_found', params.id));
       return keyView(record, admin.keyUsage.usage().get(record.id), adminNow(admin));
     },
   }),
@@ -304,17 +304,18 @@ function servedKeys(admin: AdminServices): ApiKeyRecord[] {
 
 /** Runs a key change, then applies it to the running daemon before the answer leaves. */
 async function applied<T>(admin: AdminServices, change: () => Promise<T>): Promise<T> {
-  const result = await change().catch(asApiError);
+  const result = await change().catch(rethrowKeyRefusal);
   await admin.apply('keys');
   return result;
 }
 
-/** A KeyAdminError as the API's error; anything else as it was. */
-function asApiError(error: unknown): never {
-  throw error instanceof KeyAdminError ? apiErrorOf(error) : error;
+/** Rethrows a KeyAdminError as the API's refusal of it (keyRefusal); anything else as it was. */
+function rethrowKeyRefusal(error: unknown): never {
+  throw error instanceof KeyAdminError ? keyRefusal(error) : error;
 }
 
-function apiErrorOf(error: KeyAdminError): ApiError {
+/** A key rule's refusal (daemon/store/key-admin.ts) as the API's error code and message. */
+function keyRefusal(error: KeyAdminError): ApiError {
   switch (error.code) {
     case 'key_not_found':
       return new ApiError('not_found', 'No API key with this id.');

@@ -94,7 +94,9 @@ export const tokenRoutes = [
     shownOnce: ['token'],
     errors: ['conflict', 'idempotency_conflict'],
     handler: async ({ admin, body }) => {
-      const created = await createAdminToken(admin.dataDir, body.name, adminNow(admin)).catch(asApiError);
+      const created = await createAdminToken(admin.dataDir, body.name, adminNow(admin)).catch(
+        rethrowTokenRefusal,
+      );
       await admin.apply('adminTokens');
       return created;
     },
@@ -109,13 +111,14 @@ export const tokenRoutes = [
     response: { status: 204 },
     errors: [],
     handler: async ({ admin, params }) => {
-      await revokeAdminToken(admin.dataDir, params.id, adminNow(admin)).catch(asApiError);
+      await revokeAdminToken(admin.dataDir, params.id, adminNow(admin)).catch(rethrowTokenRefusal);
       await admin.apply('adminTokens');
     },
   }),
 ];
 
-function asApiError(error: unknown): never {
+/** Rethrows an AdminTokenError as the API's refusal (404, or 409 for a full registry); anything else as it was. */
+function rethrowTokenRefusal(error: unknown): never {
   if (error instanceof AdminTokenError) {
     throw new ApiError(error.code === 'not_found' ? 'not_found' : 'conflict', error.message);
   }
