@@ -6,7 +6,9 @@
  * enables premium.
  */
 import * as z from 'zod';
-import { SCOPES } from '../daemon/scopes.ts';
+import { adminKey, issuedKey, rolledKey } from '../daemon/admin/routes/keys.ts';
+import { lazySchema } from '../protocol/lazy-schema.ts';
+import type { components } from '../panel/admin-schema.ts';
 import { KeyAdminError, type KeyRequest, type KeyView } from '../daemon/store/key-admin.ts';
 import type { ApiKeyRecord } from '../daemon/store/keys-file.ts';
 import { unexpectedAnswer } from './admin-answers.ts';
@@ -16,33 +18,14 @@ import { CliError, PremiumRequiredError, UsageError } from './errors.ts';
 /** A key as shown: every field of its record but the hash, which never leaves the data dir. */
 export type ShownKey = Omit<ApiKeyRecord, 'hash'>;
 
-const date = z.iso.datetime({ offset: true });
+/** An answer's key, in the shape the admin API's document gives (panel/admin-schema.ts, generated). */
+type AdminKey = components['schemas']['AdminKey'];
 
-/** An AdminKey (docs/admin.md, "API keys"); open for fields added later. */
-const keyAnswer = z.looseObject({
-  id: z.string(),
-  name: z.string(),
-  status: z.enum(['active', 'expired', 'revoked']),
-  scopes: z.array(z.enum(SCOPES)),
-  allow_ips: z.array(z.string()),
-  owner_platform_id: z.string().nullable(),
-  owner_social_id: z.string().nullable(),
-  created_at: date,
-  expires_at: date.nullable(),
-  revoked_at: date.nullable(),
-  last_used_at: date.nullable(),
-  last_used_ip: z.string().nullable(),
-  rolled_from: z.string().nullable(),
-  rolled_to: z.string().nullable(),
-});
-
-const issuedAnswer = keyAnswer.extend({ key: z.string() });
-const rolledAnswer = issuedAnswer.extend({ old: keyAnswer });
-const pageAnswer = z.looseObject({
-  data: z.array(keyAnswer),
-  has_more: z.boolean(),
-  next_cursor: z.string().nullable(),
-});
+// Answers are checked against the routes' own schemas (daemon/admin/routes/keys.ts): a daemon of
+// another version that answers otherwise is said so, and no copy of the shape is kept here.
+const pageAnswer = lazySchema(() =>
+  z.looseObject({ data: z.array(adminKey()), has_more: z.boolean(), next_cursor: z.string().nullable() }),
+);
 
 /** The most pages `keys list` follows: 100 keys a page. */
 const MAX_PAGES = 1_000;
@@ -92,11 +75,8 @@ export async function adminCreateKey(
     ...(request.ownerPlatformId === null ? {} : { owner_platform_id: request.ownerPlatformId }),
     ...(request.ownerSocialId === null ? {} : { owner_social_id: request.ownerSocialId }),
   };
-  const answer = parsed(
-    issuedAnswer,
-    (await admin.send({ method: 'POST', path: '/keys', body }, names)).body,
-  );
-  return { key: answer.key, record: shownKey(answer) };
+  const answer = parsed(issuedKey(), (await admin.send({ method: 'POST', path: '/keys', body }, names)).body);
+  return { key: issuedText(answer.key), record: shownKey(answer) };
 }
 
 /** Every key, following the pages. */
@@ -106,7 +86,7 @@ export async function adminListKeys(admin: AdminClient): Promise<KeyView[]> {
   for (let pages = 0; pages < MAX_PAGES; pages += 1) {
     const query: string = cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`;
     const page = parsed(
-      pageAnswer,
+      pageAnswer(),
       (await admin.send({ method: 'GET', path: `/keys?limit=100${query}` })).body,
     );
     views.push(...page.data.map(viewOf));
@@ -138,12 +118,18 @@ export async function adminRollKey(
     path: `/keys/${id}/roll`,
     body: { expire_old_in: durationText(overlapMs) },
   } as const;
-  const answer = parsed(rolledAnswer, (await admin.send(call, names)).body);
-  return { key: answer.key, record: shownKey(answer), old: shownKey(answer.old) };
+  const answer = parsed(rolledKey(), (await admin.send(call, names)).body);
+  return { key: issuedText(answer.key), record: shownKey(answer), old: shownKey(answer.old) };
 }
 
 async function keyOf(admin: AdminClient, id: string, names: ErrorNames): Promise<ShownKey> {
-  return shownKey(parsed(keyAnswer, (await admin.send({ method: 'GET', path: `/keys/${id}` }, names)).body));
+  return shownKey(parsed(adminKey(), (await admin.send({ method: 'GET', path: `/keys/${id}` }, names)).body));
+}
+
+/** A new key's text: null only in an Idempotency-Key replay, which the CLI never asks for. */
+function issuedText(key: string | null): string {
+  if (key === null) throw unexpectedAnswer('/keys');
+  return key;
 }
 
 function parsed<T>(schema: z.ZodType<T>, body: unknown): T {
@@ -152,7 +138,7 @@ function parsed<T>(schema: z.ZodType<T>, body: unknown): T {
   return result.data;
 }
 
-function viewOf(answer: z.output<typeof keyAnswer>): KeyView {
+function viewOf(answer: AdminKey): KeyView {
   return {
     id: answer.id,
     name: answer.name,
@@ -171,7 +157,7 @@ function viewOf(answer: z.output<typeof keyAnswer>): KeyView {
   };
 }
 
-function shownKey(answer: z.output<typeof keyAnswer>): ShownKey {
+function shownKey(answer: AdminKey): ShownKey {
   const dateOf = (text: string | null) => (text === null ? null : new Date(text));
   return {
     id: answer.id,

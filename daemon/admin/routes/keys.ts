@@ -33,7 +33,8 @@ import { lazySchema } from '../../../protocol/lazy-schema.ts';
 
 const date = z.iso.datetime({ offset: true });
 
-const adminKey = lazySchema(() =>
+/** An API key as the admin API shows it; the CLI checks answers against it (cli/key-requests.ts). */
+export const adminKey = lazySchema(() =>
   z
     .object({
       id: z.string().describe('The public part of the key text (`mg_live_<id>_…`).'),
@@ -54,7 +55,7 @@ const adminKey = lazySchema(() =>
     .meta({ id: 'AdminKey' }),
 );
 
-const issuedKey = lazySchema(() =>
+export const issuedKey = lazySchema(() =>
   adminKey()
     .extend({
       key: z
@@ -68,7 +69,7 @@ const issuedKey = lazySchema(() =>
     .meta({ id: 'AdminIssuedKey' }),
 );
 
-const rolledKey = lazySchema(() =>
+export const rolledKey = lazySchema(() =>
   issuedKey()
     .extend({ old: adminKey().describe('The old key, now expiring at the end of the overlap.') })
     .meta({ id: 'AdminRolledKey' }),
