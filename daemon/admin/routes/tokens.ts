@@ -20,7 +20,8 @@ import { defineAdminRoute } from '../define-admin-route.ts';
 import { adminNow } from '../services.ts';
 import { lazySchema } from '../../../protocol/lazy-schema.ts';
 
-const tokenView = lazySchema(() =>
+/** An admin token as listed; the CLI checks answers against it (cli/admin-answers.ts). */
+export const tokenView = lazySchema(() =>
   z
     .object({
       id: z.string(),
@@ -33,7 +34,7 @@ const tokenView = lazySchema(() =>
     .meta({ id: 'AdminToken' }),
 );
 
-const createdToken = lazySchema(() =>
+export const createdToken = lazySchema(() =>
   z
     .object({
       id: z.string(),
