@@ -1,7 +1,7 @@
 /**
- * The admin API's answers read back into the CLI's domain objects, so a command prints the same
- * text and `--json` shapes whether the daemon answered or the data dir was read
- * (cli/admin-client.ts). An answer that does not have the documented shape is a CliError, never
+ * The admin API's answers read back into the CLI's domain objects, whether the daemon or the
+ * in-process admin answered (cli/admin-client.ts), each checked against its route's own schema
+ * (daemon/admin/routes/), so no copy of an answer's shape is kept here. An answer that does not have the documented shape is a CliError, never
  * a half-printed result.
  */
 import * as z from 'zod';
@@ -9,25 +9,18 @@ import { DeliveryAttemptSchema, endpointShape } from '../daemon/routes/webhooks-
 import { lazySchema } from '../protocol/lazy-schema.ts';
 import type { EndpointView, recentAttempts } from '../daemon/events/webhooks/views.ts';
 import type { AdminTokenView, CreatedAdminToken } from '../daemon/store/admin-tokens.ts';
-import { PLAN_FEATURES, type Plan } from '../daemon/store/state.ts';
+import type { Plan } from '../daemon/store/state.ts';
+import { planView } from '../daemon/admin/routes/status.ts';
+import { createdToken, tokenView } from '../daemon/admin/routes/tokens.ts';
 import type { AdminClient } from './admin-client.ts';
 import { CliError } from './errors.ts';
 
-const isoDate = z.iso.datetime({ offset: true });
-
-/** `/admin/v1/plan` (docs/admin.md): open for fields added later. */
-const planAnswer = z.looseObject({
-  premium: z.boolean(),
-  until: isoDate.nullable().optional(),
-  features: z.array(z.enum(PLAN_FEATURES)),
-});
-
 /** A plan as `/admin/v1/plan` gives it (GET, and PUT's answer). */
 export function planFromAnswer(body: unknown, path = '/plan'): Plan {
-  const parsed = planAnswer.safeParse(body);
+  const parsed = planView().safeParse(body);
   if (!parsed.success) throw unexpectedAnswer(path);
   const { premium, until, features } = parsed.data;
-  return { premium, until: until == null ? null : new Date(until), features };
+  return { premium, until: until === null ? null : new Date(until), features };
 }
 
 /** The daemon's plan. */
@@ -52,19 +45,9 @@ export function unexpectedAnswer(path: string): CliError {
   );
 }
 
-/** An admin token as `/admin/v1/tokens` lists it. */
-const tokenAnswer = z.looseObject({
-  id: z.string(),
-  name: z.string(),
-  status: z.enum(['active', 'revoked']),
-  created_at: isoDate,
-  last_used_at: isoDate.nullable(),
-  revoked_at: isoDate.nullable(),
-});
-
 /** GET /admin/v1/tokens: every token (one page: the daemon holds at most 100). */
 export function tokensFromAnswer(body: unknown): AdminTokenView[] {
-  const parsed = z.looseObject({ data: z.array(tokenAnswer) }).safeParse(body);
+  const parsed = z.looseObject({ data: z.array(tokenView()) }).safeParse(body);
   if (!parsed.success) throw unexpectedAnswer('/tokens');
   return parsed.data.data.map(({ id, name, status, created_at, last_used_at, revoked_at }) => ({
     id,
@@ -78,15 +61,14 @@ export function tokensFromAnswer(body: unknown): AdminTokenView[] {
 
 /** POST /admin/v1/tokens: the new token, its text shown once. */
 export function createdTokenFromAnswer(body: unknown): CreatedAdminToken {
-  const parsed = z
-    .looseObject({ id: z.string(), name: z.string(), token: z.string(), created_at: isoDate })
-    .safeParse(body);
-  if (!parsed.success) throw unexpectedAnswer('/tokens');
+  const parsed = createdToken().safeParse(body);
+  // The token is null only in an Idempotency-Key replay, which the CLI never asks for.
+  if (!parsed.success || parsed.data.token === null) throw unexpectedAnswer('/tokens');
   const { id, name, token, created_at } = parsed.data;
   return { id, name, token, created_at };
 }
 
-/** A webhook endpoint as /admin/v1/webhooks shows it, cut to the view the CLI prints offline too. */
+/** A webhook endpoint as /admin/v1/webhooks shows it, cut to the view the CLI prints. */
 const webhookView = lazySchema(() => z.object(endpointShape()));
 
 export function webhookViewFromAnswer(body: unknown): EndpointView {

@@ -1,19 +1,22 @@
 /**
  * The one way an administrative command acts (docs/admin.md, "The CLI and a running daemon"):
+ * it builds an admin API request and sends it to an AdminClient, which is
  *
- * - a daemon serves the data dir and answers on `<data-dir>/admin.sock`: the command sends its
- *   request there and prints the daemon's answer, so the change takes effect at once and the
- *   audit log names who made it;
- * - no daemon runs (no socket, or a socket left by a crash that refuses): the command writes the
- *   data dir itself, through the same store and validation code, and the next start reads it;
- * - a daemon runs but its socket does not let this user in (EACCES): the command says so, names
- *   the user to run as, and writes nothing behind the daemon's back.
+ * - the daemon serving the data dir, over `<data-dir>/admin.sock`, when one runs: the change
+ *   takes effect at once;
+ * - else the same admin pipeline run in this process over the data dir (cli/in-process-admin.ts,
+ *   daemon/admin/offline-services.ts), holding the data dir's daemon lock while the command runs;
+ *   the next start reads what it wrote.
+ *
+ * Either way the routes' code, checks and answers are the same, and the audit log names the
+ * local user. A daemon that runs but whose socket does not let this user in (EACCES) is said so,
+ * naming the user to run as, and nothing is written behind its back.
  *
  * "Runs" is the data dir's daemon lock (daemon.lock, daemon/store/daemon-lock.ts): a socket
  * that refuses or is missing while the lock names a live process is a daemon starting up (the
- * lock is taken before the socket listens), waited for a moment and then reported, never
- * written around. The data dir is opened (and trust-checked) before the socket is touched, so
- * the socket connected to is one in a folder this user owns.
+ * lock is taken before the socket listens), or another command's in-process admin: waited for a
+ * moment and then reported, never written around. The data dir is opened (and trust-checked)
+ * before the socket is touched, so the socket connected to is one in a folder this user owns.
  */
 import { lstatSync } from 'node:fs';
 import { request, type IncomingMessage } from 'node:http';
@@ -21,7 +24,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { readDaemonLock, type DaemonOwner } from '../daemon/store/daemon-lock.ts';
 import { ADMIN_FILES, type DataDir } from '../daemon/store/data-dir.ts';
-import { errnoCode } from '../daemon/store/errors.ts';
+import { errnoCode, StoreError } from '../daemon/store/errors.ts';
 import { userName } from '../daemon/store/user-name.ts';
 import { CliError, EXIT_OPERATIONAL, EXIT_USAGE, PremiumRequiredError, UsageError } from './errors.ts';
 import type { CliIo } from './io.ts';
@@ -55,15 +58,21 @@ export interface AdminRequest {
 
 /**
  * A command's own names for the admin API's error codes (not_found → key_not_found), or the very
- * error it gives offline (so the message is the same either way).
+ * error it gives for one (a message naming the data dir and the command that helps).
  */
 export type ErrorNames = Readonly<Record<string, string | ((message: string) => CliError)>>;
 
 /**
- * The admin API over one data dir's socket. `send` resolves with 2xx answers only; an error
- * envelope becomes a CliError with the CLI's exit code (see `errorOf`), named as `codes` says.
+ * Where a command sends its admin requests: a daemon's socket, or the in-process admin. `send`
+ * resolves with 2xx answers only; an error envelope becomes a CliError with the CLI's exit code
+ * (see `errorOf`), named as `codes` says.
  */
-export class AdminClient {
+export interface AdminClient {
+  send(call: AdminRequest, codes?: ErrorNames): Promise<AdminAnswer>;
+}
+
+/** The admin API over one data dir's socket. */
+export class SocketAdminClient implements AdminClient {
   readonly socketPath: string;
   readonly #options: typeof DEFAULTS;
 
@@ -79,27 +88,37 @@ export class AdminClient {
   }
 }
 
-/** How a command acts on its data dir: through the daemon, or on the files. */
-export interface Actions<T> {
-  /** A daemon runs: ask it. */
-  readonly daemon: (admin: AdminClient, dataDir: DataDir) => Promise<T>;
-  /** No daemon runs: read or write the data dir (the store's own validation applies). */
-  readonly offline: (dataDir: DataDir) => Promise<T>;
-}
-
 /**
- * Opens the data dir that `--data-dir` names and runs `actions.daemon` when a daemon answers on
- * its socket, else `actions.offline` (see the module comment for the third case).
+ * Opens the data dir that `--data-dir` names and runs `command` with the daemon's admin API when
+ * one serves it, else with the in-process admin over the data dir, closed (and its daemon lock
+ * let go) when `command` settles.
  */
-export async function actOnDataDir<T>(
+export async function withAdmin<T>(
   flags: { dataDir?: string },
   io: CliIo,
-  actions: Actions<T>,
+  command: (admin: AdminClient, dataDir: DataDir) => Promise<T>,
   options: AdminClientOptions = {},
 ): Promise<T> {
   const dataDir = await openDataDirOf(flags, io);
-  const admin = await adminClientFor(dataDir, options);
-  return admin === null ? actions.offline(dataDir) : actions.daemon(admin, dataDir);
+  for (;;) {
+    const daemon = await adminClientFor(dataDir, options);
+    if (daemon !== null) return command(daemon, dataDir);
+    try {
+      // Imported here: a command answered by the daemon never loads the routes.
+      const { openInProcessAdmin } = await import('./in-process-admin.ts');
+      const local = await openInProcessAdmin(dataDir, io);
+      try {
+        return await command(local.client, dataDir);
+      } finally {
+        await local.close();
+      }
+    } catch (error) {
+      // A daemon or another command took the lock between the look and the taking: look again
+      // (adminClientFor waits while a lock is held and no socket answers, then reports it).
+      if (error instanceof StoreError && error.code === 'daemon_running') continue;
+      throw error;
+    }
+  }
 }
 
 /**
@@ -109,9 +128,9 @@ export async function actOnDataDir<T>(
 export async function adminClientFor(
   dataDir: DataDir,
   options: AdminClientOptions = {},
-): Promise<AdminClient | null> {
+): Promise<SocketAdminClient | null> {
   const settings = { ...DEFAULTS, ...options };
-  const client = new AdminClient(join(dataDir.path, ADMIN_FILES.socket), settings);
+  const client = new SocketAdminClient(join(dataDir.path, ADMIN_FILES.socket), settings);
   const deadline = Date.now() + settings.startupWaitMs;
   for (;;) {
     const problem = await probe(client.socketPath, settings.timeoutMs);

@@ -1,31 +1,22 @@
 /**
  * `modgate admin tokens create|list|revoke`: the admin tokens that open the admin API's TCP
  * listener (docs/admin.md, "Admin tokens"). A token is printed once, at creation; only its
- * SHA-256 is kept. With a daemon running they go through its admin socket (/admin/v1/tokens:
- * a revoked token is refused at once, and the list shows the daemon's last use); without one
- * they write the data dir through the same functions as that route (daemon/store/admin-tokens.ts),
- * so the rules are the API's (cli/admin-client.ts).
+ * SHA-256 is kept. Each is a request to /admin/v1/tokens, sent to the running daemon (a revoked
+ * token is refused at once, and the list shows the daemon's last use) or, without one, to the
+ * in-process admin over the data dir (cli/admin-client.ts).
  */
 import type { Command } from 'commander';
-import {
-  ADMIN_TOKEN_ID_PATTERN,
-  AdminTokenError,
-  adminTokenName,
-  type AdminTokenView,
-  createAdminToken,
-  listAdminTokens,
-  revokeAdminToken,
-} from '../daemon/store/admin-tokens.ts';
+import { ADMIN_TOKEN_ID_PATTERN, adminTokenName, type AdminTokenView } from '../daemon/store/admin-tokens.ts';
 import { formatIssues } from '../daemon/store/data-file.ts';
 import { registerLoginUrlCommand } from './admin-login-command.ts';
 import { createdTokenFromAnswer, tokensFromAnswer, unexpectedAnswer } from './admin-answers.ts';
-import { actOnDataDir, type AdminClient } from './admin-client.ts';
-import { CliError, UsageError } from './errors.ts';
+import { withAdmin, type AdminClient } from './admin-client.ts';
+import { UsageError } from './errors.ts';
 import { formatDate, formatTable } from './format.ts';
 import { printJson, printLines, type CliIo } from './io.ts';
 import { withDataDirOption } from './options.ts';
 
-/** The admin API's codes for these routes, as the CLI names them offline. */
+/** The admin API's codes for these routes, as the CLI names them. */
 const TOKEN_CODES = { not_found: 'token_not_found', conflict: 'too_many_tokens' };
 
 interface Flags {
@@ -43,13 +34,11 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
     .option('--json', 'print {"id","name","token","created_at"}')
     .action(async (flags: Flags & { name: string }) => {
       const name = tokenName(flags.name);
-      const created = await actOnDataDir(flags, io, {
-        daemon: async (admin) =>
-          createdTokenFromAnswer(
-            (await admin.send({ method: 'POST', path: '/tokens', body: { name } }, TOKEN_CODES)).body,
-          ),
-        offline: (dataDir) => createAdminToken(dataDir, name, io.now()).catch(asCliError),
-      });
+      const created = await withAdmin(flags, io, async (admin) =>
+        createdTokenFromAnswer(
+          (await admin.send({ method: 'POST', path: '/tokens', body: { name } }, TOKEN_CODES)).body,
+        ),
+      );
       if (flags.json) return printJson(io, created);
       printLines(
         io,
@@ -65,10 +54,7 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
   withDataDirOption(tokens.command('list').description('list admin tokens (never their text)'))
     .option('--json', 'print a JSON array')
     .action(async (flags: Flags) => {
-      const list = await actOnDataDir(flags, io, {
-        daemon: (admin) => tokensOf(admin),
-        offline: (dataDir) => listAdminTokens(dataDir),
-      });
+      const list = await withAdmin(flags, io, (admin) => tokensOf(admin));
       if (flags.json) return printJson(io, list);
       printLines(io, ...listLines(list));
     });
@@ -80,14 +66,11 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
       if (!ADMIN_TOKEN_ID_PATTERN.test(id)) {
         throw new UsageError(`${JSON.stringify(id)} is not an admin token id (12 characters a-z0-9)`);
       }
-      const revoked = await actOnDataDir(flags, io, {
-        daemon: async (admin) => {
-          await admin.send({ method: 'DELETE', path: `/tokens/${id}` }, TOKEN_CODES);
-          const found = (await tokensOf(admin)).find((token) => token.id === id);
-          if (found === undefined) throw unexpectedAnswer('/tokens');
-          return found;
-        },
-        offline: (dataDir) => revokeAdminToken(dataDir, id, io.now()).catch(asCliError),
+      const revoked = await withAdmin(flags, io, async (admin) => {
+        await admin.send({ method: 'DELETE', path: `/tokens/${id}` }, TOKEN_CODES);
+        const found = (await tokensOf(admin)).find((token) => token.id === id);
+        if (found === undefined) throw unexpectedAnswer('/tokens');
+        return found;
       });
       if (flags.json) return printJson(io, revoked);
       printLines(io, `Admin token ${revoked.id} (${revoked.name}) revoked.`);
@@ -102,13 +85,6 @@ function tokenName(text: string): string {
   const parsed = adminTokenName.safeParse(text);
   if (!parsed.success) throw new UsageError(`--name: ${formatIssues(parsed.error)}`);
   return parsed.data;
-}
-
-function asCliError(error: unknown): never {
-  if (error instanceof AdminTokenError) {
-    throw new CliError(error.message, 1, error.code === 'not_found' ? 'token_not_found' : 'too_many_tokens');
-  }
-  throw error;
 }
 
 function listLines(list: readonly AdminTokenView[]): string[] {

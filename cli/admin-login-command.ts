@@ -6,7 +6,7 @@
  * code's hash and never logs it.
  */
 import type { Command } from 'commander';
-import { AdminClient, adminClientFor } from './admin-client.ts';
+import { SocketAdminClient, adminClientFor, type AdminClient } from './admin-client.ts';
 import { CliError } from './errors.ts';
 import { printJson, printLines, type CliIo } from './io.ts';
 import { openDataDirOf, withDataDirOption } from './options.ts';
@@ -47,6 +47,6 @@ export function registerLoginUrlCommand(admin: Command, io: CliIo): void {
 
 /** POST /admin/v1/login-codes over the daemon's socket (also the demo's sign-in link). */
 export async function mintLoginCode(admin: AdminClient | string): Promise<LoginCode> {
-  const client = typeof admin === 'string' ? new AdminClient(admin) : admin;
+  const client = typeof admin === 'string' ? new SocketAdminClient(admin) : admin;
   return (await client.send({ method: 'POST', path: '/login-codes', body: {} })).body as LoginCode;
 }

@@ -1,18 +1,18 @@
 /**
  * `modgate api enable|disable|status`. The API ships disabled: until it is enabled every /v1
- * request answers 404 not_found (spec "General rules" 3). With a daemon running they go
- * through its admin socket (`/admin/v1/api`) and act at once; without one they write state.json
- * (cli/admin-client.ts).
+ * request answers 404 not_found (spec "General rules" 3). Each is a request to `/admin/v1/api`,
+ * sent to the running daemon (acting at once) or, without one, to the in-process admin over the
+ * data dir (cli/admin-client.ts).
  */
 import type { Command } from 'commander';
-import { isPremiumActive, stateFile, type Plan, type State } from '../daemon/store/state.ts';
-import { actOnDataDir, type AdminClient } from './admin-client.ts';
+import { isPremiumActive, type Plan } from '../daemon/store/state.ts';
+import { withAdmin, type AdminClient } from './admin-client.ts';
 import { apiEnabledOf, planOf } from './admin-answers.ts';
 import { describePlan } from './format.ts';
 import { printJson, printLines, type CliIo } from './io.ts';
 import { withDataDirOption } from './options.ts';
 
-/** What both ways (daemon, files) report back: the switch as it is now and the plan. */
+/** What a switch reports back: the switch as it is now and the plan. */
 interface ApiSwitch {
   readonly enabled: boolean;
   readonly changed: boolean;
@@ -28,16 +28,9 @@ export function registerApiCommands(program: Command, io: CliIo): void {
     withDataDirOption(api.command(verb).description(`${verb} the /v1 API (a running daemon follows at once)`))
       .option('--json', 'print one JSON object')
       .action(async (flags: { dataDir?: string; json?: boolean }) => {
-        const result = await actOnDataDir(flags, io, {
-          daemon: (admin, dataDir) => switchThroughDaemon(admin, enabled, dataDir.path),
-          offline: async (dataDir) => {
-            const update = await dataDir.update(stateFile, (state): State => ({
-              ...state,
-              apiEnabled: enabled,
-            }));
-            return { enabled, changed: update.changed, plan: update.after.plan, dir: dataDir.path };
-          },
-        });
+        const result = await withAdmin(flags, io, (admin, dataDir) =>
+          setSwitch(admin, enabled, dataDir.path),
+        );
         printSwitch(io, result, flags);
       });
   }
@@ -45,10 +38,10 @@ export function registerApiCommands(program: Command, io: CliIo): void {
   withDataDirOption(api.command('status').description('show whether the API is enabled'))
     .option('--json', 'print one JSON object')
     .action(async (flags: { dataDir?: string; json?: boolean }) => {
-      const state = await actOnDataDir(flags, io, {
-        daemon: async (admin) => ({ apiEnabled: await apiEnabledOf(admin), plan: await planOf(admin) }),
-        offline: (dataDir) => dataDir.read(stateFile),
-      });
+      const state = await withAdmin(flags, io, async (admin) => ({
+        apiEnabled: await apiEnabledOf(admin),
+        plan: await planOf(admin),
+      }));
       const now = io.now();
       if (flags.json) {
         printJson(io, { api_enabled: state.apiEnabled, premium_active: isPremiumActive(state.plan, now) });
@@ -62,7 +55,8 @@ export function registerApiCommands(program: Command, io: CliIo): void {
     });
 }
 
-async function switchThroughDaemon(admin: AdminClient, enabled: boolean, dir: string): Promise<ApiSwitch> {
+/** PUT /admin/v1/api; `changed` compares the switch before with the one asked for. */
+async function setSwitch(admin: AdminClient, enabled: boolean, dir: string): Promise<ApiSwitch> {
   const before = await apiEnabledOf(admin);
   await admin.send({ method: 'PUT', path: '/api', body: { enabled } });
   return { enabled, changed: before !== enabled, plan: await planOf(admin), dir };

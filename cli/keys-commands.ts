@@ -1,40 +1,23 @@
 /**
  * `modgate keys create|list|revoke|roll`. Listing never shows key text or hashes; revoking keeps
- * the record (with revoked_at) so the list still tells what the key was. The checks are
- * daemon/store/key-admin.ts's, the same the admin API runs. With a daemon running they go through
- * its admin socket (cli/keys-through-daemon.ts): a change acts at once, and the list shows the
- * daemon's own last use of each key.
+ * the record (with revoked_at) so the list still tells what the key was. Each is a request to
+ * /admin/v1/keys (cli/key-requests.ts), sent to the running daemon (a change acts at once, and
+ * the list shows the daemon's own last use of each key) or, without one, to the in-process admin
+ * over the data dir (cli/admin-client.ts).
  */
 import type { Command } from 'commander';
-import { handOverWebhooks } from '../daemon/events/webhooks/key-handover.ts';
 import { SCOPES } from '../daemon/scopes.ts';
 import { parseApiKey } from '../daemon/store/api-keys.ts';
-import {
-  DEFAULT_ROLL_OVERLAP_MS,
-  keyViews,
-  revokeKey,
-  rollKey,
-  type KeyView,
-} from '../daemon/store/key-admin.ts';
-import type { DataDir } from '../daemon/store/data-dir.ts';
-import { StoreError } from '../daemon/store/errors.ts';
-import { keyUsageFile, type KeyUsage } from '../daemon/store/key-usage.ts';
-import { API_KEY_ID_PATTERN, keysFile } from '../daemon/store/keys-file.ts';
+import { checkRollOverlap, DEFAULT_ROLL_OVERLAP_MS, type KeyView } from '../daemon/store/key-admin.ts';
+import { API_KEY_ID_PATTERN } from '../daemon/store/keys-file.ts';
 import { UsageError } from './errors.ts';
 import { formatDate, formatTable, jsonDate } from './format.ts';
 import { printJson, printLines, type CliIo } from './io.ts';
-import { withKeyErrors } from './key-errors.ts';
 import { createdJson, createdLines, registerKeysCreateCommand } from './keys-create-command.ts';
 import { parseDuration, withDataDirOption } from './options.ts';
 import { apiEnabledOf } from './admin-answers.ts';
-import { actOnDataDir } from './admin-client.ts';
-import {
-  keyErrorNames,
-  listThroughDaemon,
-  revokeThroughDaemon,
-  rollThroughDaemon,
-} from './keys-through-daemon.ts';
-import { stateFile } from '../daemon/store/state.ts';
+import { withAdmin } from './admin-client.ts';
+import { adminListKeys, adminRevokeKey, adminRollKey, checkOption, keyErrorNames } from './key-requests.ts';
 
 export function registerKeysCommands(program: Command, io: CliIo): void {
   const keys = program.command('keys').description('create, list, revoke and roll API keys');
@@ -47,13 +30,7 @@ export function registerKeysCommands(program: Command, io: CliIo): void {
   )
     .option('--json', 'print one JSON object')
     .action(async (flags: { dataDir?: string; json?: boolean }) => {
-      const views = await actOnDataDir(flags, io, {
-        daemon: (admin) => listThroughDaemon(admin),
-        offline: async (dataDir) => {
-          const [records, usage] = await Promise.all([dataDir.read(keysFile), lastUses(dataDir, io)]);
-          return keyViews(records, usage, io.now());
-        },
-      });
+      const views = await withAdmin(flags, io, (admin) => adminListKeys(admin));
       if (flags.json) printJson(io, { keys: views });
       else printLines(io, ...listLines(views));
     });
@@ -65,10 +42,9 @@ export function registerKeysCommands(program: Command, io: CliIo): void {
     .option('--json', 'print one JSON object')
     .action(async (idOrKey: string, flags: { dataDir?: string; json?: boolean }) => {
       const id = keyIdOf(idOrKey);
-      const { record, changed } = await actOnDataDir(flags, io, {
-        daemon: (admin, dataDir) => revokeThroughDaemon(admin, id, keyErrorNames(id, dataDir.path)),
-        offline: (dataDir) => withKeyErrors(dataDir, () => revokeKey(dataDir, id, io.now())),
-      });
+      const { record, changed } = await withAdmin(flags, io, (admin, dataDir) =>
+        adminRevokeKey(admin, id, keyErrorNames(dataDir.path, id)),
+      );
       if (flags.json) {
         printJson(io, { id, name: record.name, revoked_at: jsonDate(record.revokedAt), changed });
       } else if (!changed && record.revokedAt) {
@@ -98,18 +74,12 @@ export function registerKeysCommands(program: Command, io: CliIo): void {
     .action(async (idOrKey: string, flags: { dataDir?: string; expireOldIn?: number; json?: boolean }) => {
       const id = keyIdOf(idOrKey);
       const overlapMs = flags.expireOldIn ?? DEFAULT_ROLL_OVERLAP_MS;
-      const { dir, apiEnabled, ...rolled } = await actOnDataDir(flags, io, {
-        daemon: async (admin, dataDir) => ({
-          ...(await rollThroughDaemon(admin, id, overlapMs, keyErrorNames(id, dataDir.path))),
-          apiEnabled: await apiEnabledOf(admin),
-          dir: dataDir.path,
-        }),
-        offline: async (dataDir) => {
-          const done = await withKeyErrors(dataDir, () => rollKey(dataDir, id, overlapMs, io.now()));
-          await handOverWebhooks(dataDir.path, done.old.id, done.record.id);
-          return { ...done, apiEnabled: (await dataDir.read(stateFile)).apiEnabled, dir: dataDir.path };
-        },
-      });
+      checkOption(() => checkRollOverlap(overlapMs));
+      const { dir, apiEnabled, ...rolled } = await withAdmin(flags, io, async (admin, dataDir) => ({
+        ...(await adminRollKey(admin, id, overlapMs, keyErrorNames(dataDir.path, id))),
+        apiEnabled: await apiEnabledOf(admin),
+        dir: dataDir.path,
+      }));
       if (flags.json) {
         printJson(io, {
           ...createdJson(rolled.key, rolled.record),
@@ -128,20 +98,6 @@ export function registerKeysCommands(program: Command, io: CliIo): void {
       );
       printLines(io, ...lines);
     });
-}
-
-/**
- * key-usage.json, or nothing when it does not parse: it only records, so a broken one is a
- * warning here (the daemon replaces it at its next write), never a reason not to list the keys.
- */
-async function lastUses(dataDir: DataDir, io: CliIo): Promise<KeyUsage> {
-  try {
-    return await dataDir.read(keyUsageFile);
-  } catch (error) {
-    if (!(error instanceof StoreError) || error.code !== 'invalid_file') throw error;
-    io.stderr.write(`warning: ${error.message}; last use is not shown\n`);
-    return new Map();
-  }
 }
 
 function keyIdOf(text: string): string {

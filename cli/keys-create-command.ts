@@ -1,18 +1,16 @@
 /**
  * `modgate keys create`: mints an API key and prints it once; only its SHA-256 is stored. Key
  * creation is refused on a server without an active premium plan (docs/errors.md,
- * premium_required), through the admin API and offline alike, here with exit code 3; the checks
- * are daemon/store/key-admin.ts's, which the admin API uses too. With a daemon running the key is
- * made through its admin socket and works at once (cli/admin-client.ts).
+ * premium_required), here with exit code 3. The key is made by a POST /admin/v1/keys, sent to
+ * the running daemon (it works at once) or, without one, to the in-process admin over the data
+ * dir (cli/admin-client.ts).
  */
 import type { Command } from 'commander';
 import type { Scope } from '../daemon/scopes.ts';
-import { createKey, type KeyRequest } from '../daemon/store/key-admin.ts';
-import { stateFile } from '../daemon/store/state.ts';
+import { checkAllowIps, type KeyRequest } from '../daemon/store/key-admin.ts';
 import { apiEnabledOf } from './admin-answers.ts';
-import { actOnDataDir } from './admin-client.ts';
-import { withKeyErrors } from './key-errors.ts';
-import { createThroughDaemon, type ShownKey } from './keys-through-daemon.ts';
+import { withAdmin } from './admin-client.ts';
+import { adminCreateKey, checkOption, keyErrorNames, type ShownKey } from './key-requests.ts';
 import { formatDate, jsonDate } from './format.ts';
 import { printJson, printLines, type CliIo } from './io.ts';
 import {
@@ -60,18 +58,12 @@ export function registerKeysCreateCommand(keys: Command, io: CliIo): void {
     .option('--json', 'print one JSON object with the key')
     .action(async (flags: CreateFlags) => {
       const request = keyRequest(flags);
-      const created = await actOnDataDir(flags, io, {
-        daemon: async (admin, dataDir) => ({
-          ...(await createThroughDaemon(admin, request)),
-          apiEnabled: await apiEnabledOf(admin),
-          dir: dataDir.path,
-        }),
-        offline: async (dataDir) => ({
-          ...(await withKeyErrors(dataDir, () => createKey(dataDir, request, io.now()))),
-          apiEnabled: (await dataDir.read(stateFile)).apiEnabled,
-          dir: dataDir.path,
-        }),
-      });
+      checkOption(() => checkAllowIps(request.allowIps));
+      const created = await withAdmin(flags, io, async (admin, dataDir) => ({
+        ...(await adminCreateKey(admin, request, keyErrorNames(dataDir.path))),
+        apiEnabled: await apiEnabledOf(admin),
+        dir: dataDir.path,
+      }));
       if (flags.json) printJson(io, createdJson(created.key, created.record));
       else printLines(io, ...createdLines(created.key, created.record, created.apiEnabled, created.dir));
     });

@@ -2,20 +2,14 @@
  * `modgate plan set|status`. The plan gates the API: without active premium, key creation and
  * every /v1 call answer premium_required; packs and claim codes also need the `shop` feature.
  * `plan set` replaces the whole plan: an omitted --until means no end date, omitted --features
- * means none, and the resulting plan is printed. With a daemon running they go through its
- * admin socket (`/admin/v1/plan`) and act at once; without one they write state.json
+ * means none, and the resulting plan is printed. Each is a request to `/admin/v1/plan`, sent to
+ * the running daemon (acting at once) or, without one, to the in-process admin over the data dir
  * (cli/admin-client.ts).
  */
 import type { Command } from 'commander';
-import {
-  isPremiumActive,
-  stateFile,
-  type Plan,
-  type PlanFeature,
-  type State,
-} from '../daemon/store/state.ts';
+import { isPremiumActive, type Plan, type PlanFeature } from '../daemon/store/state.ts';
 import { planFromAnswer, planOf } from './admin-answers.ts';
-import { actOnDataDir, type AdminClient } from './admin-client.ts';
+import { withAdmin, type AdminClient } from './admin-client.ts';
 import { describePlan, jsonDate } from './format.ts';
 import { printJson, printLines, type CliIo } from './io.ts';
 import { parseFeatures, parseIsoDate, parseOnOff, withDataDirOption } from './options.ts';
@@ -50,13 +44,7 @@ export function registerPlanCommands(program: Command, io: CliIo): void {
         until: flags.until ?? null,
         features: flags.features ?? [],
       };
-      const update = await actOnDataDir(flags, io, {
-        daemon: (admin) => setThroughDaemon(admin, next),
-        offline: async (dataDir) => {
-          const written = await dataDir.update(stateFile, (state): State => ({ ...state, plan: next }));
-          return { plan: written.after.plan, changed: written.changed };
-        },
-      });
+      const update = await withAdmin(flags, io, (admin) => setPlan(admin, next));
       if (flags.json) {
         printJson(io, { ...planJson(update.plan, io.now()), changed: update.changed });
         return;
@@ -68,10 +56,7 @@ export function registerPlanCommands(program: Command, io: CliIo): void {
   withDataDirOption(plan.command('status').description('show the plan'))
     .option('--json', 'print one JSON object')
     .action(async (flags: { dataDir?: string; json?: boolean }) => {
-      const current = await actOnDataDir(flags, io, {
-        daemon: (admin) => planOf(admin),
-        offline: async (dataDir) => (await dataDir.read(stateFile)).plan,
-      });
+      const current = await withAdmin(flags, io, (admin) => planOf(admin));
       const now = io.now();
       if (!flags.json) {
         printLines(io, `Plan: ${describePlan(current, now)}`);
@@ -82,7 +67,7 @@ export function registerPlanCommands(program: Command, io: CliIo): void {
 }
 
 /** PUT /admin/v1/plan; `changed` compares the plan before with the one the daemon kept. */
-async function setThroughDaemon(admin: AdminClient, next: Plan): Promise<{ plan: Plan; changed: boolean }> {
+async function setPlan(admin: AdminClient, next: Plan): Promise<{ plan: Plan; changed: boolean }> {
   const before = await planOf(admin);
   const body = { premium: next.premium, until: jsonDate(next.until), features: [...next.features] };
   const after = planFromAnswer((await admin.send({ method: 'PUT', path: '/plan', body })).body);

@@ -1,43 +1,26 @@
 /**
  * `modgate webhooks add|list|remove|enable|rotate-secret|deliveries`: the operator's side of the
- * webhook registry (webhooks.json, see daemon/events/webhooks/). With a daemon running they go
- * through its admin socket (/admin/v1/webhooks: every change acts at once, and the list and
- * deliveries are the daemon's own); without one they read and write the files through the same
- * rules (cli/admin-client.ts). Output, `--json` shapes and exit codes are the same either way. A
- * secret is printed once, by `add` or `rotate-secret`; nothing else prints it.
+ * webhook registry (webhooks.json, see daemon/events/webhooks/). Each is a request to
+ * /admin/v1/webhooks, sent to the running daemon (every change acts at once, and the list and
+ * deliveries are the daemon's own) or, without one, to the in-process admin over the data dir
+ * (cli/admin-client.ts): the same routes either way. A secret is printed once, by `add` or
+ * `rotate-secret`; nothing else prints it.
  */
 import { InvalidArgumentError, type Command } from 'commander';
 import {
   parseEventSelectors,
-  readEndpoints,
-  updateEndpoints,
   WEBHOOK_FORMATS,
   WEBHOOK_ID_PATTERN,
-  newEndpoint,
   type EventSelector,
-  type NewEndpoint,
-  type WebhookEndpoint,
   type WebhookFormat,
 } from '../daemon/events/webhooks/endpoint-file.ts';
 import {
-  addEndpoint,
   DEFAULT_SECRET_OVERLAP_SEC,
-  EndpointChangeError,
-  enableEndpoint,
   MAX_SECRET_OVERLAP_SEC,
-  rotateSecret,
 } from '../daemon/events/webhooks/endpoint-changes.ts';
-import { lastStoredEventId } from '../daemon/events/webhooks/log-end.ts';
-import { readOutbox } from '../daemon/events/webhooks/outbox-journal.ts';
 import { checkWebhookUrl } from '../daemon/events/webhooks/url-policy.ts';
-import {
-  createdView,
-  endpointView,
-  recentAttempts,
-  rotatedView,
-  type EndpointView,
-} from '../daemon/events/webhooks/views.ts';
-import { actOnDataDir, type AdminClient, type ErrorNames } from './admin-client.ts';
+import type { EndpointView, recentAttempts } from '../daemon/events/webhooks/views.ts';
+import { withAdmin, type AdminClient, type ErrorNames } from './admin-client.ts';
 import {
   attemptsFromAnswer,
   unexpectedAnswer,
@@ -76,11 +59,9 @@ export function registerWebhooksCommands(program: Command, io: CliIo): void {
   withDataDirOption(webhooks.command('list').description('list endpoints with their status (never secrets)'))
     .option('--json', 'print one JSON object')
     .action(async (flags: { dataDir?: string; json?: boolean }) => {
-      const views = await actOnDataDir(flags, io, {
-        daemon: async (admin) =>
-          webhookViewsFromAnswer((await admin.send({ method: 'GET', path: '/webhooks' })).body),
-        offline: (dataDir) => listViews(dataDir.path),
-      });
+      const views = await withAdmin(flags, io, async (admin) =>
+        webhookViewsFromAnswer((await admin.send({ method: 'GET', path: '/webhooks' })).body),
+      );
       if (flags.json) printJson(io, { webhooks: views });
       else printLines(io, ...listLines(views));
     });
@@ -88,14 +69,9 @@ export function registerWebhooksCommands(program: Command, io: CliIo): void {
   withDataDirOption(webhooks.command('remove').description('remove an endpoint; deliveries to it stop'))
     .argument('<id>', 'the endpoint id shown by webhooks list', parseId)
     .action(async (id: string, flags: { dataDir?: string }) => {
-      await actOnDataDir(flags, io, {
-        daemon: async (admin, dataDir) => {
-          await admin.send({ method: 'DELETE', path: `/webhooks/${id}` }, namesFor(id, dataDir.path));
-        },
-        offline: async ({ path: dir }) => {
-          await updateEndpoints(dir, (current) => withEndpoint(current, id, dir).filter((e) => e.id !== id));
-        },
-      });
+      await withAdmin(flags, io, (admin, dataDir) =>
+        admin.send({ method: 'DELETE', path: `/webhooks/${id}` }, namesFor(id, dataDir.path)),
+      );
       printLines(io, `Removed webhook ${id}.`);
     });
 
@@ -104,20 +80,13 @@ export function registerWebhooksCommands(program: Command, io: CliIo): void {
   )
     .argument('<id>', 'the endpoint id shown by webhooks list', parseId)
     .action(async (id: string, flags: { dataDir?: string }) => {
-      const enabled = await actOnDataDir(flags, io, {
-        daemon: (admin, dataDir) =>
-          enableThroughDaemon(admin, id, {
-            ...namesFor(id, dataDir.path),
-            // The only conflict: its key no longer works (owner_gone); as offline, name the way out.
-            conflict: (message) => new CliError(`${message} (modgate webhooks remove ${id})`),
-          }),
-        offline: async ({ path: dir }) => {
-          const update = await updateEndpoints(dir, (current) =>
-            changed(() => enableEndpoint(withEndpoint(current, id, dir), id, io.now())),
-          );
-          return update.changed;
-        },
-      });
+      const enabled = await withAdmin(flags, io, (admin, dataDir) =>
+        enableEndpoint(admin, id, {
+          ...namesFor(id, dataDir.path),
+          // The only conflict: its key no longer works (owner_gone); name the way out.
+          conflict: (message) => new CliError(`${message} (modgate webhooks remove ${id})`),
+        }),
+      );
       printLines(io, enabled ? `Enabled webhook ${id}.` : `Webhook ${id} is already enabled.`);
     });
 
@@ -145,18 +114,11 @@ export function registerWebhooksCommands(program: Command, io: CliIo): void {
     .option('--limit <n>', 'how many, newest first (1 to 100)', parseLimit, 20)
     .option('--json', 'print one JSON object')
     .action(async (id: string, flags: { dataDir?: string; limit: number; json?: boolean }) => {
-      const attempts = await actOnDataDir(flags, io, {
-        daemon: async (admin, dataDir) => {
-          const path = `/webhooks/${id}/deliveries?limit=${flags.limit}`;
-          return attemptsFromAnswer(
-            (await admin.send({ method: 'GET', path }, namesFor(id, dataDir.path))).body,
-          );
-        },
-        offline: async ({ path: dir }) => {
-          withEndpoint(await readEndpoints(dir), id, dir);
-          const { state } = await readOutbox(dir);
-          return recentAttempts(state.has(id) ? state.get(id) : undefined, flags.limit);
-        },
+      const attempts = await withAdmin(flags, io, async (admin, dataDir) => {
+        const path = `/webhooks/${id}/deliveries?limit=${flags.limit}`;
+        return attemptsFromAnswer(
+          (await admin.send({ method: 'GET', path }, namesFor(id, dataDir.path))).body,
+        );
       });
       if (flags.json) printJson(io, { data: attempts });
       else printLines(io, ...deliveryLines(attempts));
@@ -170,27 +132,17 @@ async function add(flags: AddFlags, io: CliIo): Promise<void> {
   const description = flags.description?.trim() || null;
   if (description !== null && description.length > 200)
     throw new UsageError('--description: at most 200 characters');
-  const fields = {
+  const body = {
     url: checked.url.href,
     events: flags.events,
     format: flags.format,
-    allowHttp,
-    description,
+    ...(description === null ? {} : { description }),
+    ...(allowHttp ? { allow_http: true } : {}),
   };
-  const created = await actOnDataDir(flags, io, {
-    daemon: async (admin) => {
-      const body = {
-        url: fields.url,
-        events: fields.events,
-        format: fields.format,
-        ...(description === null ? {} : { description }),
-        ...(allowHttp ? { allow_http: true } : {}),
-      };
-      const full = (message: string) => new CliError(message); // as addEndpoint's refusal offline
-      const answer = await admin.send({ method: 'POST', path: '/webhooks', body }, { conflict: full });
-      return createdFromAnswer(answer.body);
-    },
-    offline: ({ path: dir }) => addOffline(dir, fields, io.now()),
+  const created = await withAdmin(flags, io, async (admin) => {
+    const full = (message: string) => new CliError(message); // the registry is full: exit 1
+    const answer = await admin.send({ method: 'POST', path: '/webhooks', body }, { conflict: full });
+    return createdFromAnswer(answer.body);
   });
   if (flags.json) {
     printJson(io, created);
@@ -204,51 +156,18 @@ async function add(flags: AddFlags, io: CliIo): Promise<void> {
   );
 }
 
-async function addOffline(
-  dir: string,
-  fields: Pick<NewEndpoint, 'url' | 'events' | 'format' | 'allowHttp' | 'description'>,
-  now: Date,
-): Promise<Created> {
-  const endpoint = newEndpoint(
-    {
-      ...fields,
-      sensitiveFields: true,
-      createdBy: null,
-      // It receives what happens from now on, not the log's backlog (docs/events.md).
-      startAfter: await lastStoredEventId(dir),
-    },
-    now,
-  );
-  await updateEndpoints(dir, (current) => changed(() => addEndpoint(current, endpoint)));
-  return createdView(endpoint);
-}
-
 async function rotate(
   id: string,
   flags: { dataDir?: string; overlap: number; json?: boolean },
   io: CliIo,
 ): Promise<void> {
-  const view = await actOnDataDir(flags, io, {
-    daemon: async (admin, dataDir) => {
-      const call = {
-        method: 'POST',
-        path: `/webhooks/${id}/rotate-secret`,
-        body: { overlap: flags.overlap },
-      } as const;
-      return createdFromAnswer((await admin.send(call, namesFor(id, dataDir.path))).body);
-    },
-    offline: async ({ path: dir }) => {
-      let rotated: WebhookEndpoint | undefined;
-      await updateEndpoints(dir, (current) =>
-        changed(() => {
-          const rotation = rotateSecret(withEndpoint(current, id, dir), id, flags.overlap, io.now());
-          rotated = rotation.rotated;
-          return rotation.endpoints;
-        }),
-      );
-      const { state } = await readOutbox(dir);
-      return rotatedView(rotated as WebhookEndpoint, state.has(id) ? state.get(id) : undefined, io.now());
-    },
+  const view = await withAdmin(flags, io, async (admin, dataDir) => {
+    const call = {
+      method: 'POST',
+      path: `/webhooks/${id}/rotate-secret`,
+      body: { overlap: flags.overlap },
+    } as const;
+    return createdFromAnswer((await admin.send(call, namesFor(id, dataDir.path))).body);
   });
   if (flags.json) {
     printJson(io, view);
@@ -276,7 +195,7 @@ function createdFromAnswer(body: unknown): Created {
 }
 
 /** POST /webhooks/{id}/enable; true when it was disabled before. */
-async function enableThroughDaemon(admin: AdminClient, id: string, names: ErrorNames): Promise<boolean> {
+async function enableEndpoint(admin: AdminClient, id: string, names: ErrorNames): Promise<boolean> {
   const before = webhookViewFromAnswer(
     (await admin.send({ method: 'GET', path: `/webhooks/${id}` }, names)).body,
   );
@@ -284,38 +203,9 @@ async function enableThroughDaemon(admin: AdminClient, id: string, names: ErrorN
   return before.status === 'disabled';
 }
 
-/** The daemon's refusals, named as the offline path names them (the same message, the same code). */
+/** The API's not_found, as the CLI says it: naming the data dir and `webhooks list`. */
 function namesFor(id: string, dir: string): ErrorNames {
   return { not_found: () => noSuchWebhook(id, dir) };
-}
-
-/** An endpoint change refused by its rules (endpoint-changes.ts) is the operator's error. */
-function changed<T>(change: () => T): T {
-  try {
-    return change();
-  } catch (error) {
-    if (!(error instanceof EndpointChangeError)) throw error;
-    // The API says "remove it"; here is the command that does.
-    const remedy = error.code === 'owner_gone' ? ` (modgate webhooks remove ${error.id})` : '';
-    throw new CliError(`${error.message}${remedy}`);
-  }
-}
-
-async function listViews(dir: string): Promise<EndpointView[]> {
-  const endpoints = await readEndpoints(dir);
-  const { state } = await readOutbox(dir);
-  return endpoints.map((endpoint) =>
-    endpointView(endpoint, state.has(endpoint.id) ? state.get(endpoint.id) : undefined),
-  );
-}
-
-function withEndpoint(
-  current: readonly WebhookEndpoint[],
-  id: string,
-  dir: string,
-): readonly WebhookEndpoint[] {
-  if (!current.some((endpoint) => endpoint.id === id)) throw noSuchWebhook(id, dir);
-  return current;
 }
 
 function noSuchWebhook(id: string, dir: string): CliError {

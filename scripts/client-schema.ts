@@ -13,11 +13,13 @@ const HEADER = `/**
  */
 `;
 
-export async function renderClientSchema(): Promise<string> {
+export function renderClientSchema(): Promise<string> {
+  return renderOpenApiTypes(buildOpenApi(ROUTES), HEADER);
+}
+
+/** openapi-typescript's types of `document`, after `header` (also the admin API's, scripts/admin-schema.ts). */
+export async function renderOpenApiTypes(document: unknown, header: string): Promise<string> {
   // defaultNonNullable off: a request field with a default stays optional for the caller.
-  const ast = await openapiTS(buildOpenApi(ROUTES) as never, {
-    alphabetize: false,
-    defaultNonNullable: false,
-  });
-  return `${HEADER}\n${astToString(ast)}`;
+  const ast = await openapiTS(document as never, { alphabetize: false, defaultNonNullable: false });
+  return `${header}\n${astToString(ast)}`;
 }

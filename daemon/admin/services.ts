@@ -77,4 +77,14 @@ export interface AdminServices {
   eventStreams: AdminEventStreams;
   /** GET /admin/v1/audit: a page's time budget and file count (defaults in AUDIT_READ_DEFAULTS). */
   auditRead?: Partial<Omit<AuditReadLimits, 'limit'>>;
+  /**
+   * The clock the key, token, plan and webhook routes read; the system's unless set. The CLI's
+   * in-process admin sets the command's own (its tests run it at a given instant).
+   */
+  now?: () => Date;
+}
+
+/** Now, by the clock `admin` reads. */
+export function adminNow(admin: AdminServices): Date {
+  return admin.now?.() ?? new Date();
 }

@@ -30,7 +30,8 @@ export const ERROR_CODES = Object.keys(ERROR_CATALOGUE) as ErrorCode[];
 
 /**
  * Codes only the admin API answers with (docs/errors.md, "Codes of the admin API"): its defences
- * against browsers, which /v1 has no use for. Same envelope; /v1 never sends them.
+ * against browsers, which /v1 has no use for, and what the CLI's in-process admin answers for a
+ * part that needs a running daemon. Same envelope; /v1 never sends them.
  */
 export const ADMIN_ERROR_CATALOGUE = {
   cross_origin_request: {
@@ -40,6 +41,10 @@ export const ADMIN_ERROR_CATALOGUE = {
   misdirected_request: {
     status: 421,
     message: 'This listener does not serve the host named in the request.',
+  },
+  daemon_not_running: {
+    status: 503,
+    message: 'No modgate daemon serves this data dir, and this needs one (modgate serve).',
   },
 } as const satisfies Record<string, { status: number; message: string }>;
 

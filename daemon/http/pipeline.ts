@@ -34,7 +34,7 @@ import { type MemoRead, ReadRecord, ResponseMemo } from './stages/response-memo.
 import { Router } from './router.ts';
 import { authorizeKey, credentialsOf, requireApiEnabled } from './stages/access.ts';
 import { admit } from './stages/admission.ts';
-import { readJsonBody, ValidatedInputs } from './stages/input.ts';
+import { DEFAULT_BODY_LIMIT_BYTES, readJsonBody, ValidatedInputs } from './stages/input.ts';
 import { RateLimits } from './stages/rate-limits.ts';
 import { requestTarget, type RequestTarget } from './stages/target.ts';
 import { VerifiedKeys } from './verified-keys.ts';
@@ -108,8 +108,7 @@ export interface PipelineSettings {
 
 export const DEFAULT_KEY_RATE_LIMIT: RateLimitPolicy = { limit: 120, windowSec: 60 };
 export const DEFAULT_EDGE_RATE_LIMIT: RateLimitPolicy = { limit: 600, windowSec: 60 };
-/** The 1 MB body limit, read as 1 MiB = 1,048,576 bytes (docs/pipeline.md, docs/errors.md). */
-export const DEFAULT_BODY_LIMIT_BYTES = 1_048_576;
+export { DEFAULT_BODY_LIMIT_BYTES };
 
 export type Handle = (req: ApiRequest) => Promise<ApiResponse>;
 

@@ -230,10 +230,15 @@ export async function registerEndpoint(webhooks: WebhookService, body: Registrat
 }
 
 /** Rotates a registered endpoint's secret; the answer shows the new one, once. */
-export async function rotateAndShow(webhooks: WebhookService, id: string, overlap: number | undefined) {
+export async function rotateAndShow(
+  webhooks: WebhookService,
+  id: string,
+  overlap: number | undefined,
+  now = new Date(),
+) {
   try {
     const rotated = await webhooks.rotateSecret(id, overlap ?? DEFAULT_SECRET_OVERLAP_SEC);
-    return rotatedView(rotated, webhooks.outbox(id), new Date());
+    return rotatedView(rotated, webhooks.outbox(id), now);
   } catch (error) {
     throw changeError(error);
   }

@@ -5,8 +5,8 @@
  * SHA-256 of the whole text is stored, as keys.json does for API keys; verification compares
  * digests with crypto.timingSafeEqual, against a dummy digest for an unknown id too.
  *
- * Creation, listing and revocation are the functions below, over the data dir: the CLI (with no
- * daemon running) and the admin API's /admin/v1/tokens call the same ones.
+ * Creation and revocation are the functions below, over the data dir: the admin API's
+ * /admin/v1/tokens calls them, in the daemon or in the CLI's in-process admin.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import * as z from 'zod';
@@ -158,11 +158,6 @@ export async function revokeAdminToken(
     );
   });
   return viewOf(after.find((record) => record.id === id) as AdminTokenRecord);
-}
-
-/** Every token, oldest first, as listed. */
-export async function listAdminTokens(dataDir: DataFileAccess): Promise<AdminTokenView[]> {
-  return (await dataDir.read(adminTokensFile)).map(viewOf);
 }
 
 export function viewOf(record: AdminTokenRecord): AdminTokenView {

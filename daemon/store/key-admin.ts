@@ -1,14 +1,14 @@
 /**
  * The API key lifecycle over keys.json: create, update, revoke and roll, and the one shape in
- * which a key is shown (never its text or hash). The CLI (offline) and the admin API
- * (daemon/admin/routes/keys.ts) both call these functions, so a key made or changed either way
- * passes the same checks (docs/data-dir.md, "keys.json"). Every change is one DataDir.update,
+ * which a key is shown (never its text or hash). The admin API (daemon/admin/routes/keys.ts)
+ * calls these functions, in the daemon and in the CLI's in-process admin alike, so a key made or
+ * changed either way passes the same checks (docs/data-dir.md, "keys.json"). Every change is one DataDir.update,
  * under the data dir lock; a caller that serves requests applies the new snapshot afterwards.
  */
 import { createApiKey, apiKeyStatus, type ApiKeyStatus, type NewApiKey } from './api-keys.ts';
 import type { DataDir } from './data-dir.ts';
 import { formatDuration, MAX_DURATION_MS } from './input-rules.ts';
-import type { KeyUse, KeyUsage } from './key-usage.ts';
+import type { KeyUse } from './key-usage.ts';
 import { keysFile, type ApiKeyRecord } from './keys-file.ts';
 import { isPremiumActive, stateFile } from './state.ts';
 import type { Scope } from '../scopes.ts';
@@ -128,13 +128,7 @@ export async function rollKey(
   overlapMs: number,
   now: Date,
 ): Promise<RolledKey> {
-  if (overlapMs > MAX_ROLL_OVERLAP_MS) {
-    throw new KeyAdminError(
-      'invalid_input',
-      `the overlap is at most ${formatDuration(MAX_ROLL_OVERLAP_MS)}`,
-      'expire_old_in',
-    );
-  }
+  checkRollOverlap(overlapMs);
   await requirePremium(dataDir, now);
   let rolled: RolledKey | undefined;
   await dataDir.update(keysFile, (records) => {
@@ -201,11 +195,6 @@ export function keyView(record: ApiKeyRecord, use: KeyUse | undefined, now: Date
   };
 }
 
-/** Every key as shown, in keys.json's order (oldest first). */
-export function keyViews(records: readonly ApiKeyRecord[], usage: KeyUsage, now: Date): KeyView[] {
-  return records.map((record) => keyView(record, usage.get(record.id), now));
-}
-
 async function requirePremium(dataDir: DataDir, now: Date): Promise<void> {
   const state = await dataDir.read(stateFile);
   if (!isPremiumActive(state.plan, now)) {
@@ -216,7 +205,19 @@ async function requirePremium(dataDir: DataDir, now: Date): Promise<void> {
   }
 }
 
-function checkAllowIps(allowIps: readonly string[]): void {
+/** A roll's overlap within its bounds (`modgate keys roll` checks it before it asks). */
+export function checkRollOverlap(overlapMs: number): void {
+  if (overlapMs > MAX_ROLL_OVERLAP_MS) {
+    throw new KeyAdminError(
+      'invalid_input',
+      `the overlap is at most ${formatDuration(MAX_ROLL_OVERLAP_MS)}`,
+      'expire_old_in',
+    );
+  }
+}
+
+/** At most MAX_ALLOW_IPS entries (`modgate keys create` checks it before it asks). */
+export function checkAllowIps(allowIps: readonly string[]): void {
   if (allowIps.length > MAX_ALLOW_IPS) {
     throw new KeyAdminError(
       'invalid_input',

@@ -4,20 +4,12 @@
  */
 import { h } from 'preact';
 import { useState } from 'preact/hooks';
+import type { components } from '../admin-schema.ts';
 import { api, query, type Page } from '../api.ts';
 import { ErrorLine, Field, Table, useLoad, when, type View } from '../ui.ts';
 
-interface AuditEntry {
-  time?: string;
-  actor?: unknown;
-  key_id?: string | null;
-  method?: string;
-  route?: string;
-  target?: string;
-  status?: number;
-  request_id?: string;
-  ip?: string | null;
-}
+/** An audit line as GET /admin/v1/audit answers it (generated from the admin API's document). */
+type AuditEntry = components['schemas']['AdminAuditLine'];
 
 type Filters = Record<'key_id' | 'actor' | 'route' | 'status' | 'since' | 'until', string>;
 

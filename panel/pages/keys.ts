@@ -6,27 +6,15 @@
  */
 import { h } from 'preact';
 import { useState } from 'preact/hooks';
+import type { components } from '../admin-schema.ts';
 import { api, type Page } from '../api.ts';
 import { attempt, ErrorLine, Field, Table, useLoad, when, type View } from '../ui.ts';
 
-interface Key {
-  id: string;
-  name: string;
-  scopes: string[];
-  status: string;
-  allow_ips: string[];
-  expires_at: string | null;
-  created_at: string;
-  last_used_at: string | null;
-  last_used_ip: string | null;
-  rolled_to?: string | null;
-}
+/** A key as GET /admin/v1/keys answers it (generated from the admin API's document). */
+type Key = components['schemas']['AdminKey'];
 
-interface Created {
-  id: string;
-  /** Null when an Idempotency-Key replay answered: the text is never stored. */
-  key: string | null;
-}
+/** POST /keys and POST /keys/{id}/roll; `key` is null when an Idempotency-Key replay answered. */
+type Created = components['schemas']['AdminIssuedKey'];
 
 const EXPIRIES = [
   ['', 'Never'],

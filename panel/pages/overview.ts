@@ -5,23 +5,13 @@
  */
 import { h } from 'preact';
 import { useEffect } from 'preact/hooks';
+import type { components } from '../admin-schema.ts';
 import { api } from '../api.ts';
-import { RequestChart, type Bucket } from '../chart.ts';
+import { RequestChart } from '../chart.ts';
 import { duration, ErrorLine, useLoad, when, type View } from '../ui.ts';
 
-/** The fields of GET /admin/v1/status the overview shows; the document has more. */
-export interface Status {
-  server_id: string;
-  name: string;
-  versions?: Record<string, string>;
-  uptime_seconds?: number;
-  link?: { connected: boolean; mod_version: string | null; since: string | null };
-  players_online?: number | null;
-  api?: { enabled: boolean };
-  plan?: { premium: boolean; until?: string | null; features?: string[] };
-  events?: { last_id?: string | number | null };
-  requests?: { per_minute?: Bucket[] };
-}
+/** GET /admin/v1/status (generated from the admin API's document). */
+export type Status = components['schemas']['AdminStatus'];
 
 const REFRESH_MS = 10_000;
 

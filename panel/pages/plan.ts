@@ -4,18 +4,12 @@
  */
 import { h } from 'preact';
 import { useState } from 'preact/hooks';
+import type { components } from '../admin-schema.ts';
 import { api } from '../api.ts';
 import { attempt, ErrorLine, Field, useLoad, when, type View } from '../ui.ts';
 
-interface ApiSwitch {
-  enabled: boolean;
-}
-
-interface Plan {
-  premium: boolean;
-  until?: string | null;
-  features: string[];
-}
+type ApiSwitch = components['schemas']['AdminApiSwitch'];
+type Plan = components['schemas']['AdminPlan'];
 
 export function PlanPage(): View {
   return h('div', null, h(ApiSwitchCard, null), h(PlanCard, null));

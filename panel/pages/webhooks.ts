@@ -5,30 +5,13 @@
  */
 import { h } from 'preact';
 import { useState } from 'preact/hooks';
+import type { components } from '../admin-schema.ts';
 import { api, type Page } from '../api.ts';
 import { attempt, ErrorLine, Table, useLoad, when, type View } from '../ui.ts';
 
-interface Webhook {
-  id: string;
-  url: string;
-  events: string[];
-  status: string;
-  disabled_reason: string | null;
-  owner: { kind: 'operator' | 'key'; key_id: string | null; key_name: string | null };
-  previous_secret_until?: string | null;
-  failing_attempts: number;
-  last_attempt_at: string | null;
-}
-
-interface Delivery {
-  at: string;
-  outcome: string;
-  status: number | null;
-  latency_ms: number | null;
-  error: string | null;
-  first_event_id: number;
-  last_event_id: number;
-}
+/** Generated from the admin API's document (GET /admin/v1/webhooks, …/deliveries). */
+type Webhook = components['schemas']['AdminWebhookEndpoint'];
+type Delivery = components['schemas']['WebhookDeliveryAttempt'];
 
 export function WebhooksPage(): View {
   const hooks = useLoad(() => api<Page<Webhook>>('GET', '/webhooks'));

@@ -5,7 +5,7 @@ import { hostname } from 'node:os';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AdminClient, adminClientFor, errorOf } from '../../cli/admin-client.ts';
+import { SocketAdminClient, adminClientFor, errorOf } from '../../cli/admin-client.ts';
 import { EXIT_OPERATIONAL, EXIT_PREMIUM_REQUIRED, EXIT_USAGE } from '../../cli/errors.ts';
 import { holdDaemonLock, type HeldDaemonLock } from '../../daemon/store/daemon-lock.ts';
 import { ADMIN_FILES, DataDir } from '../../daemon/store/data-dir.ts';
@@ -87,7 +87,7 @@ describe('adminClientFor', () => {
     const { unlink } = await import('node:fs/promises');
     await unlink(join(data.path, ADMIN_FILES.socket));
     await fakeDaemon(data.path, (_request, response) => json(response, 200, {}));
-    expect(await found).toBeInstanceOf(AdminClient);
+    expect(await found).toBeInstanceOf(SocketAdminClient);
   });
 
   it('refuses, writing nothing, when the lock names a running daemon that never answers', async () => {
@@ -102,7 +102,7 @@ describe('adminClientFor', () => {
   });
 });
 
-describe('AdminClient.send', () => {
+describe('SocketAdminClient.send', () => {
   it('sends JSON with its content type and reads the JSON answer', async () => {
     const data = await dataDir();
     const seen: Array<{ method?: string; url?: string; type?: string; body: string }> = [];
@@ -114,7 +114,7 @@ describe('AdminClient.send', () => {
         json(response, 200, { enabled: false });
       });
     });
-    const admin = new AdminClient(join(data.path, ADMIN_FILES.socket));
+    const admin = new SocketAdminClient(join(data.path, ADMIN_FILES.socket));
     const answer = await admin.send({ method: 'PUT', path: '/api', body: { enabled: false } });
     expect(answer).toEqual({ status: 200, body: { enabled: false } });
     expect(seen).toEqual([
@@ -127,7 +127,7 @@ describe('AdminClient.send', () => {
     await fakeDaemon(data.path, (_request, response) =>
       json(response, 404, { error: { code: 'not_found', message: 'No key abc.' } }),
     );
-    const admin = new AdminClient(join(data.path, ADMIN_FILES.socket));
+    const admin = new SocketAdminClient(join(data.path, ADMIN_FILES.socket));
     await expect(
       admin.send({ method: 'DELETE', path: '/keys/abc' }, { not_found: 'key_not_found' }),
     ).rejects.toMatchObject({
@@ -140,14 +140,14 @@ describe('AdminClient.send', () => {
   it('refuses an answer larger than its bound', async () => {
     const data = await dataDir();
     await fakeDaemon(data.path, (_request, response) => json(response, 200, { pad: 'x'.repeat(10_000) }));
-    const admin = new AdminClient(join(data.path, ADMIN_FILES.socket), { maxResponseBytes: 1_000 });
+    const admin = new SocketAdminClient(join(data.path, ADMIN_FILES.socket), { maxResponseBytes: 1_000 });
     await expect(admin.send({ method: 'GET', path: '/keys' })).rejects.toThrow('larger than 1000 bytes');
   });
 
   it('gives up on a daemon that does not answer within its time', async () => {
     const data = await dataDir();
     await fakeDaemon(data.path, () => undefined);
-    const admin = new AdminClient(join(data.path, ADMIN_FILES.socket), { timeoutMs: 100 });
+    const admin = new SocketAdminClient(join(data.path, ADMIN_FILES.socket), { timeoutMs: 100 });
     await expect(admin.send({ method: 'GET', path: '/api' })).rejects.toMatchObject({
       code: 'daemon_timeout',
     });

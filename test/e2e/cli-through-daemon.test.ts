@@ -109,6 +109,9 @@ describe('the CLI while serve runs', () => {
   });
 
   it('sets the plan through admin.sock with the same output as offline, effective at once', async () => {
+    // The data dir's set-up wrote the plan before serve started: audited too (in-process admin).
+    const isPlanWrite = (line: AuditLine) => `${line.method} ${line.route}` === 'PUT /admin/v1/plan';
+    const before = (await readAuditLines(data.dir)).filter(isPlanWrite).length;
     const off = await run(['plan', 'set', '--data-dir', data.dir, '--premium', 'off']);
     expect(off.stdout).toBe('Plan set: premium off, features: none (inactive).\n');
     expect(await status()).toBe(403);
@@ -127,9 +130,8 @@ describe('the CLI while serve runs', () => {
     expect((await run(['plan', 'status', '--data-dir', data.dir])).stdout).toBe(
       'Plan: premium on, features: shop (active)\n',
     );
-    const lines = await auditLines(data.dir, 'PUT /admin/v1/plan', 3);
-    const routes = lines.map((line) => `${line.method} ${line.route}`);
-    expect(routes.filter((route) => route === 'PUT /admin/v1/plan')).toHaveLength(3);
+    const lines = await auditLines(data.dir, 'PUT /admin/v1/plan', before + 3);
+    expect(lines.filter(isPlanWrite)).toHaveLength(before + 3);
   });
 
   it('creates, lists and revokes admin tokens through admin.sock, and maps its not_found to token_not_found', async () => {

@@ -109,6 +109,7 @@ async function serveRefuses(dir: string): Promise<{ code: number | null; stderr:
 describe('modgate serve and a link planted at audit.jsonl', () => {
   it('refuses to start, exit 2, and never writes the file the link points at', async () => {
     const { dir, outside } = await writableSetup();
+    await rm(join(dir, AUDIT_FILE)); // the set-up's own admin writes were audited there
     await symlink(outside, join(dir, AUDIT_FILE));
     const result = await serveRefuses(dir);
     expect(result.code).toBe(2);

@@ -1,7 +1,7 @@
 /**
  * /admin/v1/keys (docs/admin.md, "API keys"): list, create, read, change, revoke and roll the
- * server's API keys. The rules are daemon/store/key-admin.ts's, the ones `modgate keys` runs
- * offline; each write is applied to the running daemon before the answer (a new key works at
+ * server's API keys. The rules are daemon/store/key-admin.ts's (`modgate keys` sends these
+ * requests, to the daemon or its in-process admin); each write is applied to the snapshot before the answer (a new key works at
  * once, a revoked one is refused at once, open event streams of it included). A key's text is
  * shown once, in the answer that creates it; never its hash.
  */
@@ -28,12 +28,13 @@ import {
 } from '../../store/key-admin.ts';
 import { API_KEY_ID_PATTERN, KEY_NAME_MAX_LENGTH, type ApiKeyRecord } from '../../store/keys-file.ts';
 import { defineAdminRoute } from '../define-admin-route.ts';
-import type { AdminServices } from '../services.ts';
+import { adminNow, type AdminServices } from '../services.ts';
 import { lazySchema } from '../../../protocol/lazy-schema.ts';
 
 const date = z.iso.datetime({ offset: true });
 
-const adminKey = lazySchema(() =>
+/** An API key as the admin API shows it; the CLI checks answers against it (cli/key-requests.ts). */
+export const adminKey = lazySchema(() =>
   z
     .object({
       id: z.string().describe('The public part of the key text (`mg_live_<id>_…`).'),
@@ -54,7 +55,7 @@ const adminKey = lazySchema(() =>
     .meta({ id: 'AdminKey' }),
 );
 
-const issuedKey = lazySchema(() =>
+export const issuedKey = lazySchema(() =>
   adminKey()
     .extend({
       key: z
@@ -68,7 +69,7 @@ const issuedKey = lazySchema(() =>
     .meta({ id: 'AdminIssuedKey' }),
 );
 
-const rolledKey = lazySchema(() =>
+export const rolledKey = lazySchema(() =>
   issuedKey()
     .extend({ old: adminKey().describe('The old key, now expiring at the end of the overlap.') })
     .meta({ id: 'AdminRolledKey' }),
@@ -177,7 +178,7 @@ export const keyRoutes = [
     response: { status: 200, schema: () => collection(adminKey(), false, 'AdminKeyPage') },
     errors: ['validation_error'],
     handler: async ({ query, admin }) => {
-      const now = new Date();
+      const now = adminNow(admin);
       const usage = admin.keyUsage.usage();
       const views = servedKeys(admin).map((record) => keyView(record, usage.get(record.id), now));
       return page(admin, views, query);
@@ -195,7 +196,7 @@ export const keyRoutes = [
     shownOnce: ['key'],
     errors: ['validation_error', 'premium_required'],
     handler: async ({ body, admin }) => {
-      const now = new Date();
+      const now = adminNow(admin);
       const request = {
         name: body.name,
         scopes: body.scopes,
@@ -219,8 +220,8 @@ export const keyRoutes = [
     errors: ['not_found'],
     handler: async ({ params, admin }) => {
       const record = servedKeys(admin).find((candidate) => candidate.id === params.id);
-      if (record === undefined) throw apiErrorOf(new KeyAdminError('key_not_found', params.id));
-      return keyView(record, admin.keyUsage.usage().get(record.id), new Date());
+      if (record === undefined) throw keyRefusal(new KeyAdminError('key_not_found', params.id));
+      return keyView(record, admin.keyUsage.usage().get(record.id), adminNow(admin));
     },
   }),
   defineAdminRoute({
@@ -234,7 +235,7 @@ export const keyRoutes = [
     response: { status: 200, schema: adminKey },
     errors: ['validation_error', 'not_found', 'conflict'],
     handler: async ({ params, body, admin }) => {
-      const now = new Date();
+      const now = adminNow(admin);
       const expiresAt =
         body.expires_in !== undefined
           ? new Date(now.getTime() + body.expires_in)
@@ -263,7 +264,7 @@ export const keyRoutes = [
     response: { status: 204 },
     errors: ['not_found'],
     handler: async ({ params, admin }) => {
-      await applied(admin, () => revokeKey(admin.dataDir, params.id, new Date()));
+      await applied(admin, () => revokeKey(admin.dataDir, params.id, adminNow(admin)));
     },
   }),
   defineAdminRoute({
@@ -282,7 +283,7 @@ export const keyRoutes = [
     shownOnce: ['key'],
     errors: ['validation_error', 'not_found', 'conflict', 'premium_required'],
     handler: async ({ params, body, admin }) => {
-      const now = new Date();
+      const now = adminNow(admin);
       const overlapMs = body.expire_old_in ?? DEFAULT_ROLL_OVERLAP_MS;
       const rolled = await applied(admin, () => rollKey(admin.dataDir, params.id, overlapMs, now));
       await handOverWebhooks(admin.dataDir.path, rolled.old.id, rolled.record.id);
@@ -304,17 +305,18 @@ function servedKeys(admin: AdminServices): ApiKeyRecord[] {
 
 /** Runs a key change, then applies it to the running daemon before the answer leaves. */
 async function applied<T>(admin: AdminServices, change: () => Promise<T>): Promise<T> {
-  const result = await change().catch(asApiError);
+  const result = await change().catch(rethrowKeyRefusal);
   await admin.apply('keys');
   return result;
 }
 
-/** A KeyAdminError as the API's error; anything else as it was. */
-function asApiError(error: unknown): never {
-  throw error instanceof KeyAdminError ? apiErrorOf(error) : error;
+/** Rethrows a KeyAdminError as the API's refusal of it (keyRefusal); anything else as it was. */
+function rethrowKeyRefusal(error: unknown): never {
+  throw error instanceof KeyAdminError ? keyRefusal(error) : error;
 }
 
-function apiErrorOf(error: KeyAdminError): ApiError {
+/** A key rule's refusal (daemon/store/key-admin.ts) as the API's error code and message. */
+function keyRefusal(error: KeyAdminError): ApiError {
   switch (error.code) {
     case 'key_not_found':
       return new ApiError('not_found', 'No API key with this id.');

@@ -7,6 +7,7 @@
 import * as z from 'zod';
 import { isPremiumActive, planInputSchema, type Plan, stateFile, type State } from '../../store/state.ts';
 import { defineAdminRoute } from '../define-admin-route.ts';
+import { adminNow } from '../services.ts';
 import { planView } from './status.ts';
 import { lazySchema } from '../../../protocol/lazy-schema.ts';
 
@@ -34,7 +35,7 @@ export const switchRoutes = [
     tag: 'Plan',
     response: { status: 200, schema: planView },
     errors: [],
-    handler: async ({ admin }) => viewOfPlan(admin.snapshot().state.plan, new Date()),
+    handler: async ({ admin }) => viewOfPlan(admin.snapshot().state.plan, adminNow(admin)),
   }),
   defineAdminRoute({
     method: 'PUT',
@@ -47,7 +48,7 @@ export const switchRoutes = [
     errors: [],
     handler: async ({ admin, body }) => {
       await admin.dataDir.update(stateFile, (state): State => ({ ...state, plan: body }));
-      return viewOfPlan((await admin.apply('state')).state.plan, new Date());
+      return viewOfPlan((await admin.apply('state')).state.plan, adminNow(admin));
     },
   }),
   defineAdminRoute({

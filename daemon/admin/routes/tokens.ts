@@ -17,9 +17,11 @@ import {
   viewOf,
 } from '../../store/admin-tokens.ts';
 import { defineAdminRoute } from '../define-admin-route.ts';
+import { adminNow } from '../services.ts';
 import { lazySchema } from '../../../protocol/lazy-schema.ts';
 
-const tokenView = lazySchema(() =>
+/** An admin token as listed; the CLI checks answers against it (cli/admin-answers.ts). */
+export const tokenView = lazySchema(() =>
   z
     .object({
       id: z.string(),
@@ -32,7 +34,7 @@ const tokenView = lazySchema(() =>
     .meta({ id: 'AdminToken' }),
 );
 
-const createdToken = lazySchema(() =>
+export const createdToken = lazySchema(() =>
   z
     .object({
       id: z.string(),
@@ -93,7 +95,9 @@ export const tokenRoutes = [
     shownOnce: ['token'],
     errors: ['conflict', 'idempotency_conflict'],
     handler: async ({ admin, body }) => {
-      const created = await createAdminToken(admin.dataDir, body.name, new Date()).catch(asApiError);
+      const created = await createAdminToken(admin.dataDir, body.name, adminNow(admin)).catch(
+        rethrowTokenRefusal,
+      );
       await admin.apply('adminTokens');
       return created;
     },
@@ -108,13 +112,14 @@ export const tokenRoutes = [
     response: { status: 204 },
     errors: [],
     handler: async ({ admin, params }) => {
-      await revokeAdminToken(admin.dataDir, params.id, new Date()).catch(asApiError);
+      await revokeAdminToken(admin.dataDir, params.id, adminNow(admin)).catch(rethrowTokenRefusal);
       await admin.apply('adminTokens');
     },
   }),
 ];
 
-function asApiError(error: unknown): never {
+/** Rethrows an AdminTokenError as the API's refusal (404, or 409 for a full registry); anything else as it was. */
+function rethrowTokenRefusal(error: unknown): never {
   if (error instanceof AdminTokenError) {
     throw new ApiError(error.code === 'not_found' ? 'not_found' : 'conflict', error.message);
   }

@@ -31,6 +31,7 @@ import {
   RotateSecretBody,
 } from '../../routes/webhooks-common.ts';
 import { defineAdminRoute } from '../define-admin-route.ts';
+import { adminNow } from '../services.ts';
 import { lazySchema } from '../../../protocol/lazy-schema.ts';
 
 const TAG = 'Webhooks';
@@ -168,7 +169,8 @@ export const webhookRoutes = [
     body: RotateSecretBody,
     response: { status: 200, schema: RotatedWebhookSchema },
     errors: ['not_found', 'idempotency_conflict'],
-    handler: async ({ params, body, admin }) => rotateAndShow(admin.webhooks, params.id, body.overlap),
+    handler: async ({ params, body, admin }) =>
+      rotateAndShow(admin.webhooks, params.id, body.overlap, adminNow(admin)),
   }),
   defineAdminRoute({
     method: 'POST',

@@ -1,7 +1,7 @@
 /**
- * Where the event log ends, read without opening it: what `modgate webhooks add` records as a
- * new endpoint's starting point (it receives only later events, docs/events.md). Read-only, so
- * it is safe beside a running daemon. The newest segment's newlines are counted in chunks
+ * Where the event log ends, read without opening it: where a new endpoint starts (it receives
+ * only later events, docs/events.md) when the CLI's in-process admin registers it with no daemon
+ * running (daemon/admin/offline-services.ts). Read-only. The newest segment's newlines are counted in chunks
  * (segment-lines.ts), never read as one string: ids are consecutive from the segment's first id,
  * one per line after the header, an unreadable line keeping its id, and a torn last line (no
  * newline) does not count (segments.ts).

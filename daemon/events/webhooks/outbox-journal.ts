@@ -28,7 +28,7 @@ interface Pending {
   reject: (error: unknown) => void;
 }
 
-/** Reads the journal without opening it for writing (the CLI's `webhooks deliveries`). */
+/** Reads the journal without opening it for writing (`modgate doctor`, a registry without delivery). */
 export async function readOutbox(
   dataDir: string,
 ): Promise<{ state: OutboxState; lines: number; empty: boolean }> {
@@ -72,6 +72,16 @@ export class OutboxJournal {
     }
     journal.#handle = await openDataFile(journal.path, 'append');
     return journal;
+  }
+
+  /**
+   * The journal as it is, not opened for writing: what a registry without delivery shows
+   * (webhook-service.ts, `registryOnly`). `append` rejects on it.
+   */
+  static async read(dataDir: string, liveEndpoints: readonly string[]): Promise<OutboxJournal> {
+    const { state } = await readOutbox(dataDir);
+    for (const id of state.ids()) if (!liveEndpoints.includes(id)) state.forget(id);
+    return new OutboxJournal(join(dataDir, OUTBOX_FILE), state);
   }
 
   /** Applies the record now and resolves once its line is on disk. */

@@ -42,7 +42,9 @@ export function endpointView(
     sensitive_fields: endpoint.sensitiveFields,
     created_by: endpoint.createdBy,
     created_at: endpoint.createdAt.toISOString(),
-    last_delivered_event_id: outbox?.position ?? 0,
+    // Where its worker resumes (endpoint-worker.ts): a new endpoint is past the events logged
+    // before it, whether or not a worker has run for it yet.
+    last_delivered_event_id: Math.max(outbox?.position ?? 0, endpoint.startAfter),
     failing_attempts: outbox?.run?.attempts ?? 0,
     last_attempt_at: last?.at ?? null,
     previous_secret_until: previousSecretUntil(endpoint, now),

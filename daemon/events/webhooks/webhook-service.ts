@@ -50,6 +50,13 @@ export interface WebhookServiceOptions {
   readonly network?: WebhookNetworkOptions;
   /** The API keys as loaded (the data dir snapshot), to disable the endpoints of dead keys. */
   readonly keys?: () => ReadonlyMap<string, ApiKeyRecord>;
+  /**
+   * The registry without delivery: the CLI's in-process admin while no daemon runs
+   * (daemon/admin/offline-services.ts). No workers start, the outbox is read and never written,
+   * keys are not enforced, and a registration's address is not resolved: the daemon checks it at
+   * every attempt, against the `[webhooks] allow_networks` only serve's config file holds.
+   */
+  readonly registryOnly?: boolean;
 }
 
 export interface WebhookNetworkOptions {
@@ -115,10 +122,10 @@ export class WebhookService {
 
   static async start(options: WebhookServiceOptions): Promise<WebhookService> {
     const endpoints = await readEndpoints(options.dataDir);
-    const journal = await OutboxJournal.open(
-      options.dataDir,
-      endpoints.map((endpoint) => endpoint.id),
-    );
+    const ids = endpoints.map((endpoint) => endpoint.id);
+    const journal = options.registryOnly
+      ? await OutboxJournal.read(options.dataDir, ids)
+      : await OutboxJournal.open(options.dataDir, ids);
     const sender = new WebhookSender(options.network?.resolve ?? systemResolver);
     const service = new WebhookService(options, journal, sender);
     await service.reload();
@@ -147,7 +154,8 @@ export class WebhookService {
   }
 
   /** The registration check: null when `url` may be registered by `createdBy`, else why not. */
-  checkTarget(url: URL, createdBy: string | null): Promise<string | null> {
+  async checkTarget(url: URL, createdBy: string | null): Promise<string | null> {
+    if (this.#options.registryOnly) return null;
     return checkTarget(
       url,
       this.ruleFor(createdBy),
@@ -276,6 +284,7 @@ export class WebhookService {
       await worker.stop();
     }
     if (this.#closed) return;
+    if (this.#options.registryOnly) return;
     for (const [id, endpoint] of active) {
       if (!this.#workers.has(id)) this.#workers.set(id, new EndpointWorker(endpoint, this.#deps));
     }

@@ -14,6 +14,12 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 const NOT_UNICODE = 'not valid Unicode text (a lone surrogate or a broken UTF-8 sequence)';
 
 /** What the input stages read of a route: its schemas (a /v1 route or an admin route). */
+/**
+ * The 1 MB body limit, read as 1 MiB = 1,048,576 bytes (docs/pipeline.md, docs/errors.md). Here,
+ * with the body stage, so that the admin pipeline has it without loading /v1's.
+ */
+export const DEFAULT_BODY_LIMIT_BYTES = 1_048_576;
+
 export type InputSchemas = Pick<AnyRoute, 'params' | 'query' | 'body'>;
 
 export interface ValidInput {

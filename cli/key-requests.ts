@@ -1,62 +1,71 @@
 /**
- * The key commands' requests to a running daemon's admin API (/admin/v1/keys, docs/admin.md),
- * answered in the shapes the offline path (daemon/store/key-admin.ts) gives, so `modgate keys`
- * prints the same text and `--json` either way (cli/admin-client.ts). The daemon's refusals are
- * named as offline: not_found is key_not_found with the same message.
+ * The key commands' requests to the admin API (/admin/v1/keys, docs/admin.md), sent to the
+ * running daemon or the in-process admin (cli/admin-client.ts), and their answers read back into
+ * the shapes `modgate keys` prints. The API's refusals are named as the CLI documents them:
+ * not_found is key_not_found naming `keys list`, premium_required names the command that
+ * enables premium.
  */
 import * as z from 'zod';
-import { SCOPES } from '../daemon/scopes.ts';
-import type { KeyRequest, KeyView } from '../daemon/store/key-admin.ts';
+import { adminKey, issuedKey, rolledKey } from '../daemon/admin/routes/keys.ts';
+import { lazySchema } from '../protocol/lazy-schema.ts';
+import type { components } from '../panel/admin-schema.ts';
+import { KeyAdminError, type KeyRequest, type KeyView } from '../daemon/store/key-admin.ts';
 import type { ApiKeyRecord } from '../daemon/store/keys-file.ts';
 import { unexpectedAnswer } from './admin-answers.ts';
 import type { AdminClient, ErrorNames } from './admin-client.ts';
-import { CliError } from './errors.ts';
+import { CliError, PremiumRequiredError, UsageError } from './errors.ts';
 
 /** A key as shown: every field of its record but the hash, which never leaves the data dir. */
 export type ShownKey = Omit<ApiKeyRecord, 'hash'>;
 
-const date = z.iso.datetime({ offset: true });
+/** An answer's key, in the shape the admin API's document gives (panel/admin-schema.ts, generated). */
+type AdminKey = components['schemas']['AdminKey'];
 
-/** An AdminKey (docs/admin.md, "API keys"); open for fields added later. */
-const keyAnswer = z.looseObject({
-  id: z.string(),
-  name: z.string(),
-  status: z.enum(['active', 'expired', 'revoked']),
-  scopes: z.array(z.enum(SCOPES)),
-  allow_ips: z.array(z.string()),
-  owner_platform_id: z.string().nullable(),
-  owner_social_id: z.string().nullable(),
-  created_at: date,
-  expires_at: date.nullable(),
-  revoked_at: date.nullable(),
-  last_used_at: date.nullable(),
-  last_used_ip: z.string().nullable(),
-  rolled_from: z.string().nullable(),
-  rolled_to: z.string().nullable(),
-});
-
-const issuedAnswer = keyAnswer.extend({ key: z.string() });
-const rolledAnswer = issuedAnswer.extend({ old: keyAnswer });
-const pageAnswer = z.looseObject({
-  data: z.array(keyAnswer),
-  has_more: z.boolean(),
-  next_cursor: z.string().nullable(),
-});
+// Answers are checked against the routes' own schemas (daemon/admin/routes/keys.ts): a daemon of
+// another version that answers otherwise is said so, and no copy of the shape is kept here.
+const pageAnswer = lazySchema(() =>
+  z.looseObject({ data: z.array(adminKey()), has_more: z.boolean(), next_cursor: z.string().nullable() }),
+);
 
 /** The most pages `keys list` follows: 100 keys a page. */
 const MAX_PAGES = 1_000;
 
-/** The daemon's refusals, named as the offline path names them. */
-export function keyErrorNames(id: string, dir: string): ErrorNames {
+/** The API's refusals of a key request, as the CLI names them (`id`: the key asked for, if any). */
+export function keyErrorNames(dir: string, id?: string): ErrorNames {
   return {
     not_found: () =>
       new CliError(`no key with id ${id} in ${dir} (see \`modgate keys list\`)`, 1, 'key_not_found'),
+    premium_required: (message) =>
+      new PremiumRequiredError(
+        `premium_required: ${clause(message)}; enable it with \`modgate plan set --data-dir ${dir} --premium on\``,
+      ),
+    // A revoked, expired or already rolled key: said as the CLI's other errors are, lower case.
+    conflict: (message) => new CliError(clause(message), 1, 'conflict'),
   };
 }
 
-export async function createThroughDaemon(
+/** The API's sentence as a clause of the CLI's one-line error: `Key x …; roll that key.` → `key x …; roll that key`. */
+function clause(sentence: string): string {
+  return `${sentence.charAt(0).toLowerCase()}${sentence.slice(1)}`.replace(/\.$/, '');
+}
+
+/**
+ * A key rule the command checks before it asks (daemon/store/key-admin.ts), so a value out of
+ * bounds is refused as the option's usage error, in the rule's own words.
+ */
+export function checkOption(check: () => void): void {
+  try {
+    check();
+  } catch (error) {
+    if (error instanceof KeyAdminError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+export async function adminCreateKey(
   admin: AdminClient,
   request: KeyRequest,
+  names: ErrorNames,
 ): Promise<{ key: string; record: ShownKey }> {
   const body = {
     name: request.name,
@@ -66,18 +75,18 @@ export async function createThroughDaemon(
     ...(request.ownerPlatformId === null ? {} : { owner_platform_id: request.ownerPlatformId }),
     ...(request.ownerSocialId === null ? {} : { owner_social_id: request.ownerSocialId }),
   };
-  const answer = parsed(issuedAnswer, (await admin.send({ method: 'POST', path: '/keys', body })).body);
-  return { key: answer.key, record: shownKey(answer) };
+  const answer = parsed(issuedKey(), (await admin.send({ method: 'POST', path: '/keys', body }, names)).body);
+  return { key: issuedText(answer.key), record: shownKey(answer) };
 }
 
 /** Every key, following the pages. */
-export async function listThroughDaemon(admin: AdminClient): Promise<KeyView[]> {
+export async function adminListKeys(admin: AdminClient): Promise<KeyView[]> {
   const views: KeyView[] = [];
   let cursor: string | null = null;
   for (let pages = 0; pages < MAX_PAGES; pages += 1) {
     const query: string = cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`;
     const page = parsed(
-      pageAnswer,
+      pageAnswer(),
       (await admin.send({ method: 'GET', path: `/keys?limit=100${query}` })).body,
     );
     views.push(...page.data.map(viewOf));
@@ -88,7 +97,7 @@ export async function listThroughDaemon(admin: AdminClient): Promise<KeyView[]> 
 }
 
 /** DELETE /keys/{id}; `changed` is whether it was not revoked before. */
-export async function revokeThroughDaemon(
+export async function adminRevokeKey(
   admin: AdminClient,
   id: string,
   names: ErrorNames,
@@ -98,7 +107,7 @@ export async function revokeThroughDaemon(
   return { record: await keyOf(admin, id, names), changed: before.revokedAt === null };
 }
 
-export async function rollThroughDaemon(
+export async function adminRollKey(
   admin: AdminClient,
   id: string,
   overlapMs: number,
@@ -109,12 +118,18 @@ export async function rollThroughDaemon(
     path: `/keys/${id}/roll`,
     body: { expire_old_in: durationText(overlapMs) },
   } as const;
-  const answer = parsed(rolledAnswer, (await admin.send(call, names)).body);
-  return { key: answer.key, record: shownKey(answer), old: shownKey(answer.old) };
+  const answer = parsed(rolledKey(), (await admin.send(call, names)).body);
+  return { key: issuedText(answer.key), record: shownKey(answer), old: shownKey(answer.old) };
 }
 
 async function keyOf(admin: AdminClient, id: string, names: ErrorNames): Promise<ShownKey> {
-  return shownKey(parsed(keyAnswer, (await admin.send({ method: 'GET', path: `/keys/${id}` }, names)).body));
+  return shownKey(parsed(adminKey(), (await admin.send({ method: 'GET', path: `/keys/${id}` }, names)).body));
+}
+
+/** A new key's text: null only in an Idempotency-Key replay, which the CLI never asks for. */
+function issuedText(key: string | null): string {
+  if (key === null) throw unexpectedAnswer('/keys');
+  return key;
 }
 
 function parsed<T>(schema: z.ZodType<T>, body: unknown): T {
@@ -123,7 +138,7 @@ function parsed<T>(schema: z.ZodType<T>, body: unknown): T {
   return result.data;
 }
 
-function viewOf(answer: z.output<typeof keyAnswer>): KeyView {
+function viewOf(answer: AdminKey): KeyView {
   return {
     id: answer.id,
     name: answer.name,
@@ -142,7 +157,7 @@ function viewOf(answer: z.output<typeof keyAnswer>): KeyView {
   };
 }
 
-function shownKey(answer: z.output<typeof keyAnswer>): ShownKey {
+function shownKey(answer: AdminKey): ShownKey {
   const dateOf = (text: string | null) => (text === null ? null : new Date(text));
   return {
     id: answer.id,
