@@ -16,15 +16,9 @@ import { checkTls } from './service/doctor/tls-checks.ts';
 import { checkWebhooks } from './service/doctor/webhook-checks.ts';
 import { CliError, UsageError } from './errors.ts';
 import { printJson, printLines, type CliIo } from './io.ts';
-import { dataDirOf, hostPort, withDataDirOption } from './options.ts';
+import { dataDirOf, hostPort, withDataDirOption, type ServeSettingsFlags } from './options.ts';
 
-interface DoctorFlags {
-  dataDir?: string;
-  config?: string;
-  listen?: HostPort;
-  modListen?: HostPort;
-  tlsCert?: string;
-  tlsKey?: string;
+interface DoctorFlags extends ServeSettingsFlags {
   json?: boolean;
 }
 

@@ -135,6 +135,19 @@ function splitList(value: string): string[] {
     .filter((item) => item !== '');
 }
 
+/**
+ * The flags `serve` and `doctor` share: where the data dir and config file are, and what serve
+ * listens on (doctor checks the daemon that these flags would start).
+ */
+export interface ServeSettingsFlags {
+  dataDir?: string;
+  config?: string;
+  listen?: HostPort;
+  modListen?: HostPort;
+  tlsCert?: string;
+  tlsKey?: string;
+}
+
 /** A HOST:PORT option value (`--listen`, `--mod-listen`). */
 export function hostPort(value: string): HostPort {
   try {

@@ -34,19 +34,21 @@ import { OPS } from '../protocol/ops/index.ts';
 import { registerConfigCommand } from './config-command.ts';
 import { UsageError } from './errors.ts';
 import type { CliIo } from './io.ts';
-import { collectAllowIp, dataDirOf, hostPort, openDataDirOf, integer, withDataDirOption } from './options.ts';
+import {
+  collectAllowIp,
+  dataDirOf,
+  hostPort,
+  openDataDirOf,
+  integer,
+  withDataDirOption,
+  type ServeSettingsFlags,
+} from './options.ts';
 import { untilSignal } from './signals.ts';
 import { notifySystemd, startWatchdog } from './systemd-notify.ts';
 
 export { DEFAULT_LISTEN, DEFAULT_MOD_LISTEN };
 
-interface ServeFlags {
-  dataDir?: string;
-  config?: string;
-  listen?: HostPort;
-  modListen?: HostPort;
-  tlsCert?: string;
-  tlsKey?: string;
+interface ServeFlags extends ServeSettingsFlags {
   metricsListen?: HostPort;
   metricsAllow: string[];
   adminListen?: HostPort;

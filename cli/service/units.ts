@@ -69,14 +69,7 @@ export function renderSingleUnit(options: UnitOptions): string {
     'Environment=MODGATE_DATA_DIR=%S/modgate',
     'Environment=MODGATE_OPTIONS=',
     `EnvironmentFile=-${options.envDir}/${SINGLE_ENV_FILE}`,
-    'StateDirectory=modgate',
-    'StateDirectoryMode=0700',
-    'SyslogIdentifier=modgate',
-    ...hardening(),
-    '',
-    '[Install]',
-    'WantedBy=multi-user.target',
-    '',
+    ...closingLines('modgate', 'modgate'),
   ].join('\n');
 }
 
@@ -98,15 +91,25 @@ export function renderTemplateUnit(options: UnitOptions): string {
     'Environment=MODGATE_OPTIONS=',
     // No port defaults and no `-`: two instances on the default ports would fight over them.
     `EnvironmentFile=${options.envDir}/%i.env`,
-    'StateDirectory=modgate/%i',
+    ...closingLines('modgate/%i', 'modgate-%i'),
+  ].join('\n');
+}
+
+/**
+ * The end both units share: the private state directory systemd makes for the data dir, the
+ * journal's name for the unit's lines, the hardening, and the [Install] section.
+ */
+function closingLines(stateDirectory: string, syslogIdentifier: string): string[] {
+  return [
+    `StateDirectory=${stateDirectory}`,
     'StateDirectoryMode=0700',
-    'SyslogIdentifier=modgate-%i',
+    `SyslogIdentifier=${syslogIdentifier}`,
     ...hardening(),
     '',
     '[Install]',
     'WantedBy=multi-user.target',
     '',
-  ].join('\n');
+  ];
 }
 
 /**
