@@ -1,11 +1,18 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * The files that `vi.mock` a module every other file shares (node:crypto). A mock outlives its
- * file in a worker that keeps its modules, and does not reach a module that worker loaded
- * already, so these run with a module registry of their own.
+ * The files that need a module registry of their own: those that `vi.mock` a module every other
+ * file shares (node:crypto; a mock outlives its file in a worker that keeps its modules, and does
+ * not reach a module that worker loaded already), and those that prove what importing a module
+ * does (no schema built until first use), which needs a first import.
  */
-const MOCKING_FILES = ['test/daemon/store/api-keys.test.ts', 'test/daemon/store/random-text.test.ts'];
+const FRESH_MODULE_FILES = [
+  'test/daemon/store/api-keys.test.ts',
+  'test/daemon/store/random-text.test.ts',
+  'test/daemon/admin/define-admin-route.test.ts',
+  'test/daemon/routes/schema-laziness.test.ts',
+  'test/protocol/ops/laziness.test.ts',
+];
 
 export default defineConfig({
   test: {
@@ -20,18 +27,20 @@ export default defineConfig({
         test: {
           name: 'shared',
           include: ['test/**/*.test.ts'],
-          exclude: MOCKING_FILES,
+          exclude: FRESH_MODULE_FILES,
           // One worker keeps the modules it has loaded from file to file: on 2 cores, loading
           // the daemon's module graph again for each of 230 files was most of a run's time.
           isolate: false,
         },
       },
-      { extends: true, test: { name: 'isolated', include: MOCKING_FILES } },
+      { extends: true, test: { name: 'isolated', include: FRESH_MODULE_FILES } },
     ],
     coverage: {
       provider: 'v8',
       include: ['{daemon,protocol,cli,mod-sim,mod-test,client,bridge,panel}/**/*.{ts,tsx}'],
       reporter: ['text-summary', 'json-summary', 'html'],
+      // The figures are worth reading even when a test failed: the run says it failed anyway.
+      reportOnFailure: true,
     },
   },
 });
