@@ -1,10 +1,50 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * The files that need a module registry of their own: those that `vi.mock` a module every other
+ * file shares (node:crypto; a mock outlives its file in a worker that keeps its modules, and does
+ * not reach a module that worker loaded already), and those that prove what importing a module
+ * does (no schema built until first use), which needs a first import.
+ */
+const FRESH_MODULE_FILES = [
+  'test/daemon/store/api-keys.test.ts',
+  'test/daemon/store/random-text.test.ts',
+  'test/daemon/admin/define-admin-route.test.ts',
+  'test/daemon/routes/schema-laziness.test.ts',
+  'test/protocol/ops/laziness.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     setupFiles: ['test/support/cleanup.ts'],
-    testTimeout: 15_000,
-    hookTimeout: 15_000,
+    // Safety nets, not measurements: far above what the slowest test takes on a loaded 2-core
+    // machine, so load makes a run slower, never red (docs/architecture.md, "Where tests live").
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'shared',
+          include: ['test/**/*.test.ts'],
+          exclude: FRESH_MODULE_FILES,
+          // One worker keeps the modules it has loaded from file to file: on 2 cores, loading
+          // the daemon's module graph again for each of 230 files was most of a run's time.
+          isolate: false,
+        },
+      },
+      { extends: true, test: { name: 'isolated', include: FRESH_MODULE_FILES } },
+    ],
+    coverage: {
+      provider: 'v8',
+      include: ['{daemon,protocol,cli,mod-sim,mod-test,client,bridge,panel}/**/*.{ts,tsx}'],
+      // The include also matches test/daemon/… and the like: the tests' own helpers are no source.
+      exclude: ['test/**'],
+      reporter: ['text-summary', 'json-summary', 'html'],
+      // The figures are worth reading even when a test failed: the run says it failed anyway.
+      reportOnFailure: true,
+      // A little under what the whole suite measured (docs/architecture.md, "Coverage").
+      thresholds: { lines: 87, branches: 79, functions: 85, statements: 85 },
+    },
   },
 });

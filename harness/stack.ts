@@ -105,8 +105,13 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   return stack;
 }
 
-/** Polls `check` until it returns true, failing after `timeoutMs`. Not a timing assertion. */
-export async function eventually(check: () => Promise<boolean> | boolean, timeoutMs = 3_000): Promise<void> {
+/**
+ * Polls `check` until it returns true, failing after `timeoutMs`. Not a timing assertion: the
+ * limit is a safety net far above how long anything takes on a loaded 2-core machine, so that a
+ * slow run is slow and only a condition that never comes fails (docs/architecture.md, "Where
+ * tests live").
+ */
+export async function eventually(check: () => Promise<boolean> | boolean, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);

@@ -228,29 +228,6 @@ describe('API keys over the admin API', () => {
   }, 60_000);
 });
 
-describe('API key creation without premium', () => {
-  it('is refused with 403 premium_required and makes no key', async () => {
-    const data = await makeDataDir({ premium: false });
-    const { serve } = await startServe(data.dir);
-    const keyCount = async () =>
-      (JSON.parse(await readFile(join(data.dir, 'keys.json'), 'utf8')) as { keys: unknown[] }).keys.length;
-    const before = await keyCount();
-    try {
-      const answer = await adminRequest({
-        dataDir: data.dir,
-        method: 'POST',
-        path: '/admin/v1/keys',
-        body: { name: 'bot', scopes: ['server:read'] },
-      });
-      expect([answer.status, (answer.json as ErrorBody).error.code]).toEqual([403, 'premium_required']);
-      expect(await keyCount()).toBe(before);
-    } finally {
-      await stop(serve);
-      await data.remove();
-    }
-  }, 60_000);
-});
-
 describe('API keys over the admin TCP listener', () => {
   it('lets a provider holding an admin token create and roll a key, audited with the token', async () => {
     const data = await makeDataDir();

@@ -93,7 +93,7 @@ describe.runIf(LOGROTATE !== undefined || required)('the shipped logrotate file,
       400: async () => {
         await first;
         // The daemon has reopened audit.jsonl and written to it since the first run.
-        await eventually(async () => (await stat(live)).size > 0, 10_000);
+        await eventually(async () => (await stat(live)).size > 0);
         await logrotate();
       },
     });
@@ -109,7 +109,7 @@ describe.runIf(LOGROTATE !== undefined || required)('the shipped logrotate file,
       ...requestIdsOf(await files.live()),
     ];
     // The last writes' lines may still be on their way to audit.jsonl.
-    await eventually(async () => (await all()).length >= ids.length, 10_000);
+    await eventually(async () => (await all()).length >= ids.length);
     for (const read of Object.values(files)) expect(requestIdsOf(await read()).length).toBeGreaterThan(0);
     expect((await all()).sort()).toEqual([...ids].sort());
     expect((await readdir(dir)).filter((name) => name.startsWith(AUDIT_FILE)).sort()).toEqual([

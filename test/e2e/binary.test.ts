@@ -89,7 +89,7 @@ describe('the single executable', () => {
     const { serve, apiPort, modPort } = await launchServe(dir, asBinary());
     const sim = startSim(dir, modPort, ['--players', '20'], asBinary());
     try {
-      await eventually(() => serve.output().includes('"msg":"mod connected"'), 15_000);
+      await eventually(() => serve.output().includes('"msg":"mod connected"'));
       const res = await fetch(`http://127.0.0.1:${apiPort}/v1/server`, {
         headers: { authorization: `Bearer ${key}` },
       });
@@ -116,7 +116,7 @@ describe('the single executable', () => {
     const port = await freePort();
     const demo = start(['demo', '--listen', `127.0.0.1:${port}`], asBinary());
     try {
-      await eventually(() => demo.output().includes('Press Ctrl-C to stop.'), 20_000);
+      await eventually(() => demo.output().includes('Press Ctrl-C to stop.'));
       const key = /mg_live_[a-z0-9]{12}_[A-Za-z0-9]{40}/.exec(demo.output())?.[0];
       const res = await fetch(`http://127.0.0.1:${port}/v1/server`, {
         headers: { authorization: `Bearer ${key}` },

@@ -33,7 +33,7 @@ describe('modgate as separate processes', () => {
     ).key;
     const simExtra = ['--players', '50', '--seed', '7'];
     ({ serve, sim, apiPort, modPort } = await startServeAndSim(dir, { simExtra }));
-  }, 30_000);
+  });
 
   afterAll(async () => {
     await Promise.all([sim && stop(sim), serve && stop(serve)]);
@@ -75,9 +75,9 @@ describe('modgate as separate processes', () => {
       await response.arrayBuffer();
       return response.status;
     };
-    await eventually(async () => (await status()) === 503, 5_000);
+    await eventually(async () => (await status()) === 503);
     sim = startSim(dir, modPort);
-    await eventually(async () => (await status()) === 200, 10_000);
+    await eventually(async () => (await status()) === 200);
   });
 
   it('stops on SIGTERM with exit code 0', async () => {

@@ -53,7 +53,7 @@ async function auditLines(dir: string, route: string, count = 1): Promise<AuditL
   await eventually(async () => {
     lines = await readAuditLines(dir);
     return lines.filter(matches).length >= count;
-  }, 10_000).catch(() => undefined);
+  }).catch(() => undefined);
   return lines;
 }
 
@@ -283,7 +283,7 @@ describe('modgate reload', () => {
     expect(result).toMatchObject({ code: 0, stderr: '' });
     expect(result.stdout).toContain(`Reloaded: the daemon serving ${data.dir} read its data files`);
     expect(await status()).toBe(404); // no waiting: the answer came after the reload
-    await eventually(() => serve.output().includes('"msg":"reloaded"'), 10_000); // the log line, through a pipe
+    await eventually(() => serve.output().includes('"msg":"reloaded"')); // the log line, through a pipe
   });
 
   it('exits 1 with the broken file named, and the daemon keeps serving what it had', async () => {
@@ -299,7 +299,7 @@ describe('modgate reload', () => {
     expect(error.code).toBe('reload_refused');
     expect(error.message).toContain(`${statePath()} is not valid JSON`);
     expect(error.message).toContain('serves what it had');
-    await eventually(() => serve.output().includes('reload refused'), 10_000);
+    await eventually(() => serve.output().includes('reload refused'));
     expect(serve.exitCode).toBeNull();
     expect(await status()).not.toBe(404);
     expect((await fetch(`http://127.0.0.1:${apiPort}/healthz`)).status).toBe(200);
@@ -310,7 +310,7 @@ describe('modgate reload', () => {
     await editState((state) => ({ ...state, api_enabled: false }));
     const logged = serve.output().split('"msg":"reloaded"').length;
     serve.kill('SIGHUP');
-    await eventually(() => serve.output().split('"msg":"reloaded"').length > logged, 10_000);
+    await eventually(() => serve.output().split('"msg":"reloaded"').length > logged);
     expect(await status()).toBe(404);
     await editState((state) => ({ ...state, api_enabled: true }));
     expect((await run(['reload', '--data-dir', data.dir])).code).toBe(0);

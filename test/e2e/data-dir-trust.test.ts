@@ -6,7 +6,6 @@
  * serve itself has created its journals and logs.
  */
 import { execFileSync } from 'node:child_process';
-import { once } from 'node:events';
 import { constants } from 'node:fs';
 import {
   chmod,
@@ -29,7 +28,7 @@ import { AUDIT_FILE } from '../../daemon/log/audit-log.ts';
 import { auditedWrite, requestIdsOf } from '../support/audit-load.ts';
 import { runOk } from '../../harness/cli.ts';
 import { createKey, premiumDataDir } from '../../harness/data-dir.ts';
-import { launchServe, start, startServe, stop, type ModgateProcess } from '../../harness/processes.ts';
+import { launchServe, startServe, stop, type ModgateProcess } from '../../harness/processes.ts';
 import { eventually } from '../../harness/stack.ts';
 
 const NOBODY = 65534;
@@ -88,12 +87,12 @@ async function reopenAndKeepWriting(
   refusal: string,
 ): Promise<void> {
   running.kill('SIGHUP');
-  await eventually(() => running.output().includes(refusal), 10_000);
+  await eventually(() => running.output().includes(refusal));
   const later = [await write(), await write(), await write()];
   await eventually(async () => {
     const kept = requestIdsOf(await readFile(`${live}.1`, 'utf8'));
     return later.every((id) => kept.includes(id));
-  }, 10_000);
+  });
 }
 
 /** `modgate serve` that must refuse to start: its exit code and stderr. */
@@ -197,12 +196,18 @@ describe('modgate serve and a data dir others may write into', () => {
 /** Runs modgate under umask 000, as a careless provisioning script might. */
 const UMASK_000 = ['sh', '-c', 'umask 000 && exec "$0" "$@"'];
 
-/** Runs a command under umask 000 to its end; its output, or an error naming it. */
+/**
+ * The CLI in-process under umask 000, to its end: its output, or an error naming it. In-process
+ * because the modes come from what the CLI asks of the kernel, which a process of its own would
+ * ask the same way; only serve, below, needs to be one.
+ */
 async function runUnderUmask000(...args: string[]): Promise<string> {
-  const child = start(args, { wrap: UMASK_000 });
-  const [code] = (await once(child, 'exit')) as [number | null];
-  if (code !== 0) throw new Error(`modgate ${args.join(' ')} exited ${code}: ${child.output()}`);
-  return child.output();
+  const previous = process.umask(0o000);
+  try {
+    return await runOk(args);
+  } finally {
+    process.umask(previous);
+  }
 }
 
 /** Every entry under `dir` with its mode in octal, links reported as such. */

@@ -188,7 +188,7 @@ describe('the event stream under pressure', () => {
       const filler = 'x'.repeat(4_096);
       for (let n = 0; n < 3_000; n += 1)
         stack.sim!.bridge.events.emit('command.executed', commandData(`#Say ${n}`, filler));
-      await eventually(() => stack.daemon.events.lastId() >= 3_000, 10_000);
+      await eventually(() => stack.daemon.events.lastId() >= 3_000);
       client.resume();
       const final = await client.next(ofType('stream.closed'), 10_000);
       expect(JSON.parse(final.data)).toMatchObject({ reason: 'slow_reader', last_id: expect.any(Number) });
@@ -211,7 +211,7 @@ describe('the event stream under pressure', () => {
       const filler = 'x'.repeat(4_096);
       for (let n = 0; n < 400; n += 1)
         stack.sim!.bridge.events.emit('command.executed', commandData(`#Say ${n}`, filler));
-      await eventually(() => stack.daemon.events.lastId() >= 400, 10_000);
+      await eventually(() => stack.daemon.events.lastId() >= 400);
       const last = stack.daemon.events.lastId();
       const client = await openSse(`${stack.baseUrl}/v1/events?after=0`, {
         authorization: `Bearer ${stack.key}`,
@@ -239,7 +239,7 @@ describe('the event stream under pressure', () => {
       let ended = false;
       void client.ended.then(() => (ended = true));
       // Eight heartbeats are two seconds: twice the request timeout.
-      await eventually(() => client.comments.filter((c) => c === 'heartbeat').length >= 8, 10_000);
+      await eventually(() => client.comments.filter((c) => c === 'heartbeat').length >= 8);
       expect(ended).toBe(false);
       client.close();
     } finally {
@@ -295,7 +295,7 @@ describe('events across restarts and redials', () => {
     for (let n = 0; n < 50; n += 1)
       seqs.push(bridge.events.emit('command.executed', commandData(`redial ${n}`)));
     bridge.dropLink(); // the same turn: nothing has been acknowledged yet
-    await eventually(() => bridge.events.pending === 0, 10_000);
+    await eventually(() => bridge.events.pending === 0);
     const marked = stored().filter((event) => String(event.data['command']).startsWith('redial '));
     expect(marked.map((event) => event.data['command'])).toEqual(
       [...Array(50).keys()].map((n) => `redial ${n}`),

@@ -36,7 +36,7 @@ function serving(apiConfig: string): Served {
     const config = join(data.dir, 'modgate.toml');
     await writeFile(config, `[api]\n${apiConfig}`);
     ({ serve, apiPort: served.apiPort } = await startServe(data.dir, { extra: ['--config', config] }));
-  }, 30_000);
+  });
   afterAll(async () => {
     if (serve) await stop(serve);
     await data?.remove();
@@ -51,7 +51,7 @@ function serving(apiConfig: string): Served {
 async function servedDuring(daemon: Served, floods: Flood[], sockets: number) {
   const opened = () => floods.reduce((total, flood) => total + flood.opened(), 0);
   try {
-    await eventually(() => opened() > sockets * 2, 20_000);
+    await eventually(() => opened() > sockets * 2);
     const ask = () =>
       askOnce(daemon.apiPort, '/v1/events?limit=1', { authorization: `Bearer ${daemon.key}` });
     return await successRatio(ask, 40, 50);

@@ -48,7 +48,7 @@ describe('rotating an API key on a running daemon', () => {
       keys: { id: string; revoked_at: string | null }[];
     };
     expect(listed.keys.find((key) => key.id === old.id)?.revoked_at).not.toBeNull();
-  }, 30_000);
+  });
 
   it('rolls a key: the new one works at once, the old one until the overlap ends, then is refused', async () => {
     const old = await create('bot-to-roll');
@@ -70,7 +70,7 @@ describe('rotating an API key on a running daemon', () => {
     expect(patched.status).toBe(200);
     expect(await status(old.key)).not.toBe(401);
     await eventually(async () => (await status(rolled.key)) !== 401);
-    await eventually(async () => (await status(old.key)) === 401, 15_000);
+    await eventually(async () => (await status(old.key)) === 401);
     expect(await status(rolled.key)).toBe(503);
-  }, 30_000);
+  });
 });

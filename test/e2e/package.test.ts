@@ -103,7 +103,7 @@ describe('the modgate npm package', () => {
     );
     const mod = start('dist/mod.js', { MODGATE_CREDENTIALS: file });
     try {
-      await eventually(async () => (await stack.call('/v1/server')).status === 200, 10_000);
+      await eventually(async () => (await stack.call('/v1/server')).status === 200);
       expect(mod.output()).toContain('connected');
       expect((await stack.call('/v1/server')).json).toMatchObject({ player_count: 2, mod_version: '2.0.47' });
       const online = (await stack.call('/v1/players?online=true&limit=10')).json as {
@@ -116,7 +116,7 @@ describe('the modgate npm package', () => {
       mod.kill('SIGTERM');
       await once(mod, 'exit');
     }
-  }, 30_000);
+  });
 
   it('lists online players, bans one and reads the ledger with the example bot', async () => {
     await stack.startSim();
@@ -130,7 +130,7 @@ describe('the modgate npm package', () => {
       ban: { banned: boolean };
     };
     expect(moderation.ban.banned).toBe(true);
-  }, 30_000);
+  });
 
   it('loads the client from CommonJS with require()', async () => {
     const file = join(project, 'consumer.cjs');
@@ -147,5 +147,5 @@ describe('the modgate npm package', () => {
       env: { ...process.env, MODGATE_URL: stack.baseUrl, MODGATE_KEY: stack.key },
     });
     expect(stdout.trim()).toBe(((await stack.call('/v1/server')).json as { server_id: string }).server_id);
-  }, 30_000);
+  });
 });

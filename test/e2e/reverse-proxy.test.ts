@@ -175,7 +175,7 @@ for (const { name, command, required, launch } of PROXIES) {
         expect(events.status).toBe(200);
         expect(events.contentType).toMatch(/^text\/event-stream/);
         // The stream's first lines arrive before any event: nothing holds them in a buffer.
-        await eventually(() => events.received().includes(': position '), 10_000);
+        await eventually(() => events.received().includes(': position '));
         const command = { verb: 'Announce', args: [`through ${name}`] };
         // The game's mod may be reconnecting on a loaded machine (503 server_unavailable): that is
         // not the proxy's doing, so try again, each time from a new address (the per-address limit).
@@ -188,7 +188,7 @@ for (const { name, command, required, launch } of PROXIES) {
           return ran.errorCode !== 'server_unavailable';
         }, 30_000);
         expect([ran?.status, ran?.errorCode]).toEqual([200, undefined]);
-        await eventually(() => events.received().includes('event: command.executed'), 10_000);
+        await eventually(() => events.received().includes('event: command.executed'));
         expect(events.received()).toContain(`through ${name}`);
       } finally {
         events.close();

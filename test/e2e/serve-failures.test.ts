@@ -45,7 +45,7 @@ describe('modgate serve refusing to start', () => {
     );
     let out = '';
     child.stdout?.on('data', (chunk) => (out += chunk));
-    await eventually(() => out.includes('up'), 20_000);
+    await eventually(() => out.includes('up'));
     holderPid = child.pid as number;
     holder = child;
   }, 60_000);

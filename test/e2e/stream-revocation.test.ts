@@ -64,7 +64,7 @@ describe('an open event stream whose access ends', () => {
     ({ serve, apiPort } = await startServe(data.dir, {
       extra: ['--metrics-listen', `127.0.0.1:${metricsPort}`],
     }));
-  }, 30_000);
+  });
   afterEach(() => {
     for (const client of open.splice(0)) client.close();
   });

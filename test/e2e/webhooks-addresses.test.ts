@@ -452,7 +452,7 @@ describe('Discord endpoints', () => {
       'player.banned',
     );
     await ban(s, unbanned(s)[0] as Player, '[Free Nitro](https://evil.example/x) @everyone **now**');
-    await eventually(() => s.daemon.webhooks.get(id)?.disabledAt != null, 10_000);
+    await eventually(() => s.daemon.webhooks.get(id)?.disabledAt != null);
     const message = hook.requests[0]?.json as {
       allowed_mentions: unknown;
       embeds: { fields: { name: string; value: string }[] }[];

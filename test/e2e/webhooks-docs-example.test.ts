@@ -58,12 +58,12 @@ describe('the webhook receiver example in docs/events.md', () => {
         (r) => r.status,
         () => 0,
       );
-    await eventually(async () => (await forged()) === 401, 10_000);
+    await eventually(async () => (await forged()) === 401);
     const event = await harness.append('player.banned', {
       player: { platform_id: '76561198000000001', social_id: null },
       reason: 'spam',
     });
-    await eventually(() => harness?.service.outbox(id).position === event, 10_000);
+    await eventually(() => harness?.service.outbox(id).position === event);
     expect(harness.service.outbox(id).recent.at(-1)).toMatchObject({ outcome: 'delivered', status: 204 });
     await eventually(() => printed.includes("type: 'player.banned'"));
     expect(printed).toContain(`id: ${event}`);

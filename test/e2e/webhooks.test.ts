@@ -313,7 +313,7 @@ describe('webhook delivery across failures and restarts', () => {
     const { id } = await addWithCli(s, '--url', hook.url, '--events', 'player.banned');
     await ban(s, unbanned(s)[0] as Player);
     // Registered by the operator: no key sees it through the API.
-    await eventually(() => s.daemon.webhooks.get(id)?.disabledAt != null, 10_000);
+    await eventually(() => s.daemon.webhooks.get(id)?.disabledAt != null);
     expect(hook.requests.length).toBeGreaterThan(2);
     expect(new Set(hook.requests.map((r) => r.messageId)).size).toBe(1);
     const listed = JSON.parse(

@@ -161,7 +161,7 @@ export async function proxiedModgate(dir: string, doc: string): Promise<ProxiedM
         if (proxy.exitCode !== null) throw new Error(`the proxy exited: ${proxy.output()}`);
         const from = `127.2.${Math.floor(attempt / 250)}.${(attempt % 250) + 1}`;
         return (await get(from, null).catch(() => null)) !== null;
-      }, 10_000);
+      });
     },
     async close() {
       await stop(sim);

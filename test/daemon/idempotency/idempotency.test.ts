@@ -58,7 +58,6 @@ describe('Idempotency-Key', () => {
     const ref = target().platform_id;
     await ban(ref, { duration: 5 }, 'k-per-key');
     const { key } = await stack.data.createKey('--name', 'other-bot');
-    await new Promise((resolve) => setTimeout(resolve, 600));
     const other = await stack.call(`/v1/players/${ref}/ban`, {
       method: 'POST',
       body: JSON.stringify({ duration: 7 }),

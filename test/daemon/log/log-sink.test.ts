@@ -10,7 +10,6 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../../../harness/stack.ts';
 
 const LOG_MODULE = new URL('../../../daemon/log/log.ts', import.meta.url).href;
 
@@ -35,6 +34,20 @@ function run(file: string, options: { readStdout?: boolean } = {}) {
     stderr: () => stderr,
     done: once(child, 'exit').then(([code]) => ({ code: code as number | null, stdout, stderr })),
   };
+}
+
+/** Resolves once `stream` has carried `text`; rejects, with what it did carry, if it ends first. */
+function textOn(stream: NodeJS.ReadableStream, text: string): Promise<void> {
+  let seen = '';
+  return new Promise((resolve, reject) => {
+    stream.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (seen.includes(text)) resolve();
+    });
+    stream.on('end', () =>
+      reject(new Error(`ended before ${JSON.stringify(text)}: ${JSON.stringify(seen)}`)),
+    );
+  });
 }
 
 const messages = (stdout: string) =>
@@ -104,16 +117,20 @@ describe('the default log output', () => {
       'stalled.ts',
       `const log = createLogger({ format: 'json' });
        let ticks = 0;
-       setInterval(() => ticks++, 5);
+       // Twenty turns of the loop while nobody reads: a blocked loop never gets there.
+       setInterval(() => {
+         if (++ticks < 20) return;
+         process.stderr.write('ticks ' + ticks + '\\n');
+         process.exit(0);
+       }, 5);
        // 8 MiB of lines: far more than a pipe holds, so they wait in memory.
-       for (let i = 0; i < 2048; i++) log.info('x'.repeat(4096));
-       setTimeout(() => { process.stderr.write('ticks ' + ticks + '\\n'); process.exit(0); }, 400);`,
+       for (let i = 0; i < 2048; i++) log.info('x'.repeat(4096));`,
     );
     const { child, done } = run(file, { readStdout: false });
     child.stdout.pause();
     const { code, stderr } = await done;
     expect(code).toBe(0);
-    expect(Number(/ticks (\d+)/.exec(stderr)?.[1])).toBeGreaterThan(10);
+    expect(stderr).toContain('ticks 20');
   });
 
   it('calls back from flush only once its reader has taken every line', async () => {
@@ -122,23 +139,26 @@ describe('the default log output', () => {
       'flush.ts',
       `const log = createLogger({ format: 'json' });
        for (let i = 0; i < 2048; i++) log.info('x'.repeat(4096));
-       process.stderr.write('logged\\n');
        // A later turn: the end of the first has handed every line over, so nothing is pending.
-       setTimeout(() => log.flush(() => { process.stderr.write('flushed\\n'); process.exit(0); }), 50);`,
+       setImmediate(() => {
+         log.flush(() => { process.stderr.write('flushed\\n'); process.exit(0); });
+         // Two turns on, with the reader still not reading: a flush that called back early has.
+         setImmediate(() => setImmediate(() => process.stderr.write('asked\\n')));
+       });`,
     );
     const { child, stderr, done } = run(file, { readStdout: false });
     child.stdout.pause();
-    await eventually(() => stderr().includes('logged'));
-    // 8 MiB cannot pass a pipe nobody reads: a flush that called back now would be early.
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(stderr()).not.toContain('flushed');
+    // 8 MiB cannot pass a pipe nobody reads, so nothing may call back before this line.
+    await textOn(child.stderr, 'asked\n');
     let lines = 0;
     child.stdout.on('data', (chunk: Buffer) => (lines += chunk.toString().split('\n').length - 1));
+    const ended = once(child.stdout, 'end');
     child.stdout.resume();
     const { code } = await done;
+    await ended;
     expect(code).toBe(0);
-    expect(stderr()).toContain('flushed');
-    await eventually(() => lines === 2048);
+    expect(stderr()).toMatch(/^asked\nflushed\n$/m);
+    expect(lines).toBe(2048);
   });
 
   it('keeps running when the reader of its output goes away', async () => {

@@ -262,7 +262,6 @@ describe('claim codes', () => {
         '--scopes',
         'claim_codes:read',
       );
-      await new Promise((resolve) => setTimeout(resolve, 600));
       const auth = { authorization: `Bearer ${reader}` };
       expect((await stack.call('/v1/claim-codes', { headers: auth })).status).toBe(200);
       const minted = await stack.call('/v1/claim-codes', {

@@ -42,7 +42,7 @@ describe('exactly-once economy writes', () => {
       log: silentLogger,
       pipeline: PIPELINE,
     });
-    await eventually(() => stack.daemon.link.peer !== null, 5_000);
+    await eventually(() => stack.daemon.link.peer !== null);
   }
 
   beforeAll(async () => {

@@ -120,7 +120,6 @@ describe('GET /v1/economy/transactions', () => {
 
   it('answers 403 insufficient_scope without economy:read', async () => {
     const { key } = await stack.data.createKey('--name', 'no-ledger', '--scopes', 'economy:write');
-    await new Promise((resolve) => setTimeout(resolve, 600));
     const res = await stack.call('/v1/economy/transactions', { headers: { authorization: `Bearer ${key}` } });
     expect(errorOf(res.json)).toMatchObject({
       code: 'insufficient_scope',

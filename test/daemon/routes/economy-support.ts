@@ -27,7 +27,6 @@ export async function ownedKey(stack: Stack, name: string, scopes = 'all'): Prom
     '--owner-social-id',
     OWNER.social_id,
   );
-  await new Promise((resolve) => setTimeout(resolve, 600));
   return key;
 }
 

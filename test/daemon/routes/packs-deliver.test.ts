@@ -42,7 +42,6 @@ describe('POST /v1/packs/{id}/deliver', () => {
     world = stack.sim!.world;
     const flags = ['--owner-platform-id', OWNER.platform_id, '--owner-social-id', OWNER.social_id];
     key = (await stack.data.createKey('--name', 'shop-bot', ...flags)).key;
-    await new Promise((resolve) => setTimeout(resolve, 600));
   });
 
   it('grants a pack for free and answers the spec’s shape', async () => {
@@ -221,7 +220,6 @@ describe('POST /v1/packs/{id}/deliver', () => {
 
   it('needs packs:deliver', async () => {
     const { key: reader } = await stack.data.createKey('--name', 'reader', '--scopes', 'packs:read');
-    await new Promise((resolve) => setTimeout(resolve, 600));
     const res = await post(
       `/v1/packs/${bySlug('gold-500').id}/deliver`,
       { platform_id: '76561190000000001' },

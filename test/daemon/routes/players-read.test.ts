@@ -70,7 +70,6 @@ describe('player reads', () => {
       const page = (await stack.call('/v1/players?limit=10')).json as Page;
       const cursor = encodeURIComponent(page.next_cursor as string);
       const other = await stack.data.createKey('--name', 'other');
-      await new Promise((resolve) => setTimeout(resolve, 600));
       const foreign = await stack.call(`/v1/players?cursor=${cursor}`, {
         headers: { authorization: `Bearer ${other.key}` },
       });
@@ -197,7 +196,6 @@ describe('player reads', () => {
 
     it('needs players:read_sensitive, naming it when missing', async () => {
       const { key } = await stack.data.createKey('--name', 'reader', '--scopes', 'players:read');
-      await new Promise((resolve) => setTimeout(resolve, 600));
       const res = await stack.call(`/v1/players/${linked.platform_id}/ips`, {
         headers: { authorization: `Bearer ${key}` },
       });

@@ -53,7 +53,6 @@ describe('player writes', () => {
         OWNER.social_id,
       )
     ).key;
-    await new Promise((resolve) => setTimeout(resolve, 600));
   });
 
   describe('ban', () => {
@@ -139,7 +138,6 @@ describe('player writes', () => {
 
     it('needs players:ban', async () => {
       const { key } = await stack.data.createKey('--name', 'muter', '--scopes', 'players:mute');
-      await new Promise((resolve) => setTimeout(resolve, 600));
       const res = await post(
         `/v1/players/${pick(16).platform_id}/ban`,
         { permanent: true },

@@ -37,7 +37,7 @@ describe('KeyUsageRecorder', () => {
     recorder.record('abcdefabcdef', '203.0.113.7', AT);
     recorder.record('abcdefabcdef', '2001:db8::1', AT + 1);
     recorder.record('bbbbbbbbbbbb', '10.0.0.1', AT);
-    await eventually(async () => (await dataDir.read(keyUsageFile)).size === 2, 10_000);
+    await eventually(async () => (await dataDir.read(keyUsageFile)).size === 2);
     expect(await dataDir.read(keyUsageFile)).toEqual(
       new Map([
         ['abcdefabcdef', { at: new Date(AT + 1), ip: '2001:db8::1' }],

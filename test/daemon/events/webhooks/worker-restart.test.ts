@@ -70,14 +70,14 @@ describe('a webhook delivery loop that fails', () => {
     await eventually(() => service.list().length === 1);
     source.arm();
     await eventLog.append({ type: 'command.executed', data: commandData('#Say restarted') });
-    await eventually(() => restarts.length === 1, 5_000);
+    await eventually(() => restarts.length === 1);
     expect(errors).toContain('background worker failed; restarting it after a backoff');
     expect(workers.faults).toEqual([
       expect.stringMatching(/^webhook wh_\w+: restarted 1 times, last .*: EIO: i\/o error, read$/),
     ]);
-    await eventually(() => receiver.processed.length === 1, 10_000);
+    await eventually(() => receiver.processed.length === 1);
     expect((receiver.processed[0]?.json as { data: { command: string } }).data.command).toBe(
       '#Say restarted',
     );
-  }, 20_000);
+  });
 });
