@@ -16,9 +16,6 @@ import { formatDate, formatTable } from './format.ts';
 import { printJson, printLines, type CliIo } from './io.ts';
 import { withDataDirOption } from './options.ts';
 
-/** The admin API's codes for these routes, as the CLI names them. */
-const TOKEN_CODES = { not_found: 'token_not_found', conflict: 'too_many_tokens' };
-
 interface Flags {
   dataDir?: string;
   json?: boolean;
@@ -35,9 +32,7 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
     .action(async (flags: Flags & { name: string }) => {
       const name = tokenName(flags.name);
       const created = await withAdmin(flags, io, async (admin) =>
-        createdTokenFromAnswer(
-          (await admin.send({ method: 'POST', path: '/tokens', body: { name } }, TOKEN_CODES)).body,
-        ),
+        createdTokenFromAnswer((await admin.send({ method: 'POST', path: '/tokens', body: { name } })).body),
       );
       if (flags.json) return printJson(io, created);
       printLines(
@@ -67,7 +62,7 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
         throw new UsageError(`${JSON.stringify(id)} is not an admin token id (12 characters a-z0-9)`);
       }
       const revoked = await withAdmin(flags, io, async (admin) => {
-        await admin.send({ method: 'DELETE', path: `/tokens/${id}` }, TOKEN_CODES);
+        await admin.send({ method: 'DELETE', path: `/tokens/${id}` });
         const found = (await tokensOf(admin)).find((token) => token.id === id);
         if (found === undefined) throw unexpectedAnswer('/tokens');
         return found;

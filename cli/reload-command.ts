@@ -38,10 +38,13 @@ export function registerReloadCommand(program: Command, io: CliIo): void {
           'daemon_not_running',
         );
       }
-      const answer = await admin.send(
-        { method: 'POST', path: '/reload' },
-        { conflict: (message) => new CliError(message, 1, 'reload_refused') },
-      );
+      const answer = await admin.send({ method: 'POST', path: '/reload' }).catch((error: unknown) => {
+        // The daemon refused to reload (a broken file; it serves what it had): the code
+        // docs/data-dir.md documents for it, not the admin API's generic conflict.
+        if (error instanceof CliError && error.code === 'conflict')
+          throw new CliError(error.message, 1, 'reload_refused');
+        throw error;
+      });
       const { reloaded_at, restart_needed } = answer.body as {
         reloaded_at: string;
         restart_needed: string[];
