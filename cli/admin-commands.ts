@@ -6,10 +6,15 @@
  * in-process admin over the data dir (cli/admin-client.ts).
  */
 import type { Command } from 'commander';
-import { ADMIN_TOKEN_ID_PATTERN, adminTokenName, type AdminTokenView } from '../daemon/store/admin-tokens.ts';
+import { ADMIN_TOKEN_ID_PATTERN, adminTokenName } from '../daemon/store/admin-tokens.ts';
 import { formatIssues } from '../daemon/store/data-file.ts';
 import { registerLoginUrlCommand } from './admin-login-command.ts';
-import { createdTokenFromAnswer, tokensFromAnswer, unexpectedAnswer } from './admin-answers.ts';
+import {
+  createdTokenFromAnswer,
+  tokensFromAnswer,
+  unexpectedAnswer,
+  type AdminToken,
+} from './admin-answers.ts';
 import { withAdmin, type AdminClient } from './admin-client.ts';
 import { UsageError } from './errors.ts';
 import { formatDate, formatTable } from './format.ts';
@@ -72,7 +77,7 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
     });
 }
 
-async function tokensOf(admin: AdminClient): Promise<AdminTokenView[]> {
+async function tokensOf(admin: AdminClient): Promise<AdminToken[]> {
   return tokensFromAnswer((await admin.send({ method: 'GET', path: '/tokens' })).body);
 }
 
@@ -82,7 +87,7 @@ function tokenName(text: string): string {
   return parsed.data;
 }
 
-function listLines(list: readonly AdminTokenView[]): string[] {
+function listLines(list: readonly AdminToken[]): string[] {
   if (list.length === 0) return ['No admin tokens yet; create one with `modgate admin tokens create`.'];
   const header = ['ID', 'NAME', 'STATUS', 'CREATED', 'LAST USED'];
   const rows = list.map((token) => [

@@ -11,7 +11,7 @@ import { lazySchema } from '../protocol/lazy-schema.ts';
 import type { components } from '../panel/admin-schema.ts';
 import { KeyAdminError, type KeyRequest, type KeyView } from '../daemon/store/key-admin.ts';
 import type { ApiKeyRecord } from '../daemon/store/keys-file.ts';
-import { unexpectedAnswer } from './admin-answers.ts';
+import { parsed as checked, unexpectedAnswer } from './admin-answers.ts';
 import type { AdminClient } from './admin-client.ts';
 import { UsageError } from './errors.ts';
 
@@ -111,9 +111,7 @@ function issuedText(key: string | null): string {
 }
 
 function parsed<T>(schema: z.ZodType<T>, body: unknown): T {
-  const result = schema.safeParse(body);
-  if (!result.success) throw unexpectedAnswer('/keys');
-  return result.data;
+  return checked(schema, body, '/keys');
 }
 
 function viewOf(answer: AdminKey): KeyView {

@@ -19,13 +19,14 @@ import {
   MAX_SECRET_OVERLAP_SEC,
 } from '../daemon/events/webhooks/endpoint-changes.ts';
 import { checkWebhookUrl } from '../daemon/events/webhooks/url-policy.ts';
-import type { EndpointView, recentAttempts } from '../daemon/events/webhooks/views.ts';
 import { withAdmin, type AdminClient } from './admin-client.ts';
 import {
   attemptsFromAnswer,
-  unexpectedAnswer,
   webhookViewFromAnswer,
   webhookViewsFromAnswer,
+  webhookWithSecretFromAnswer,
+  type DeliveryAttempt,
+  type WebhookView,
 } from './admin-answers.ts';
 import { UsageError } from './errors.ts';
 import { formatTable } from './format.ts';
@@ -130,7 +131,7 @@ async function add(flags: AddFlags, io: CliIo): Promise<void> {
     ...(allowHttp ? { allow_http: true } : {}),
   };
   const created = await withAdmin(flags, io, async (admin) =>
-    createdFromAnswer((await admin.send({ method: 'POST', path: '/webhooks', body })).body),
+    webhookWithSecretFromAnswer((await admin.send({ method: 'POST', path: '/webhooks', body })).body, false),
   );
   if (flags.json) {
     printJson(io, created);
@@ -155,7 +156,7 @@ async function rotate(
       path: `/webhooks/${id}/rotate-secret`,
       body: { overlap: flags.overlap },
     } as const;
-    return createdFromAnswer((await admin.send(call)).body);
+    return webhookWithSecretFromAnswer((await admin.send(call)).body, true);
   });
   if (flags.json) {
     printJson(io, view);
@@ -172,16 +173,6 @@ async function rotate(
   );
 }
 
-/** An endpoint as created or rotated: its view and its secret, shown once. */
-type Created = EndpointView & { secret: string };
-
-function createdFromAnswer(body: unknown): Created {
-  const view = webhookViewFromAnswer(body);
-  const secret = (body as { secret?: unknown }).secret;
-  if (typeof secret !== 'string') throw unexpectedAnswer('/webhooks');
-  return { ...view, secret };
-}
-
 /** POST /webhooks/{id}/enable; true when it was disabled before. */
 async function enableEndpoint(admin: AdminClient, id: string): Promise<boolean> {
   const before = webhookViewFromAnswer((await admin.send({ method: 'GET', path: `/webhooks/${id}` })).body);
@@ -189,19 +180,19 @@ async function enableEndpoint(admin: AdminClient, id: string): Promise<boolean> 
   return before.status === 'disabled';
 }
 
-function listLines(views: readonly EndpointView[]): string[] {
+function listLines(views: readonly WebhookView[]): string[] {
   if (views.length === 0) return ['No webhooks yet; add one with `modgate webhooks add`.'];
   const rows = views.map((view) => [view.id, statusText(view), view.format, view.url, view.events.join(',')]);
   return formatTable([['ID', 'STATUS', 'FORMAT', 'URL', 'EVENTS'], ...rows]);
 }
 
-function statusText(view: EndpointView): string {
+function statusText(view: WebhookView): string {
   if (view.status === 'disabled') return `DISABLED since ${view.disabled_at} (${view.disabled_reason})`;
   if (view.status === 'retrying') return `retrying (${view.failing_attempts} failed attempts)`;
   return 'active';
 }
 
-function deliveryLines(attempts: ReturnType<typeof recentAttempts>): string[] {
+function deliveryLines(attempts: readonly DeliveryAttempt[]): string[] {
   if (attempts.length === 0) return ['No delivery attempts yet.'];
   const rows = attempts.map((a) => [
     a.at,

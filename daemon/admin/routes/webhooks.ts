@@ -46,7 +46,8 @@ const Owner = lazySchema(() =>
     .meta({ id: 'AdminWebhookOwner' }),
 );
 
-const AdminWebhookSchema = lazySchema(() =>
+/** An endpoint with its owner, as these routes answer it; the CLI checks answers against it (cli/admin-answers.ts). */
+export const AdminWebhookSchema = lazySchema(() =>
   z.object({ ...endpointShape(), owner: Owner() }).meta({ id: 'AdminWebhookEndpoint' }),
 );
 
