@@ -1,25 +1,38 @@
 /**
- * The admin API's answers read back into the CLI's domain objects, whether the daemon or the
- * in-process admin answered (cli/admin-client.ts), each checked against its route's own schema
- * (daemon/admin/routes/), so no copy of an answer's shape is kept here. An answer that does not have the documented shape is a CliError, never
- * a half-printed result.
+ * The admin API's answers read back into what the CLI prints, whether the daemon or the
+ * in-process admin answered (cli/admin-client.ts). Each is checked against its route's own zod
+ * schema (daemon/admin/routes/), so a daemon of another version that answers otherwise is said
+ * so, never half-printed; and each is typed as the admin API's document gives it
+ * (panel/admin-schema.ts, generated): no copy of an answer's shape is kept here.
  */
 import * as z from 'zod';
-import { DeliveryAttemptSchema, endpointShape } from '../daemon/routes/webhooks-common.ts';
-import { lazySchema } from '../protocol/lazy-schema.ts';
-import type { EndpointView, recentAttempts } from '../daemon/events/webhooks/views.ts';
-import type { AdminTokenView, CreatedAdminToken } from '../daemon/store/admin-tokens.ts';
+import {
+  DeliveryAttemptSchema,
+  CreatedWebhookSchema,
+  RotatedWebhookSchema,
+} from '../daemon/routes/webhooks-common.ts';
 import type { Plan } from '../daemon/store/state.ts';
 import { planView } from '../daemon/admin/routes/status.ts';
+import { apiSwitch } from '../daemon/admin/routes/switches.ts';
 import { createdToken, tokenView } from '../daemon/admin/routes/tokens.ts';
+import { AdminWebhookSchema } from '../daemon/admin/routes/webhooks.ts';
+import type { components } from '../panel/admin-schema.ts';
 import type { AdminClient } from './admin-client.ts';
 import { CliError } from './errors.ts';
 
+type Schemas = components['schemas'];
+export type AdminToken = Schemas['AdminToken'];
+/** A new token as `admin tokens create` prints it: its text is never null there. */
+export type CreatedToken = Schemas['CreatedAdminToken'] & { token: string };
+/** An endpoint as `webhooks list` and `enable` print it: without its owner, as before the admin API. */
+export type WebhookView = Omit<Schemas['AdminWebhookEndpoint'], 'owner'>;
+/** An endpoint as `webhooks add` and `rotate-secret` print it, with its secret shown once. */
+export type WebhookWithSecret = Schemas['WebhookEndpointCreated'] | Schemas['WebhookEndpointRotated'];
+export type DeliveryAttempt = Schemas['WebhookDeliveryAttempt'];
+
 /** A plan as `/admin/v1/plan` gives it (GET, and PUT's answer). */
 export function planFromAnswer(body: unknown, path = '/plan'): Plan {
-  const parsed = planView().safeParse(body);
-  if (!parsed.success) throw unexpectedAnswer(path);
-  const { premium, until, features } = parsed.data;
+  const { premium, until, features }: Schemas['AdminPlan'] = parsed(planView(), body, path);
   return { premium, until: until === null ? null : new Date(until), features };
 }
 
@@ -30,10 +43,12 @@ export async function planOf(admin: AdminClient): Promise<Plan> {
 
 /** Whether the daemon's /v1 API is enabled (GET /admin/v1/api). */
 export async function apiEnabledOf(admin: AdminClient): Promise<boolean> {
-  const { body } = await admin.send({ method: 'GET', path: '/api' });
-  const enabled = (body as { enabled?: unknown } | null)?.enabled;
-  if (typeof enabled !== 'boolean') throw unexpectedAnswer('/api');
-  return enabled;
+  const answer: Schemas['AdminApiSwitch'] = parsed(
+    apiSwitch(),
+    (await admin.send({ method: 'GET', path: '/api' })).body,
+    '/api',
+  );
+  return answer.enabled;
 }
 
 /** The daemon answered 2xx with something other than what docs/admin.md says. */
@@ -46,47 +61,48 @@ export function unexpectedAnswer(path: string): CliError {
 }
 
 /** GET /admin/v1/tokens: every token (one page: the daemon holds at most 100). */
-export function tokensFromAnswer(body: unknown): AdminTokenView[] {
-  const parsed = z.looseObject({ data: z.array(tokenView()) }).safeParse(body);
-  if (!parsed.success) throw unexpectedAnswer('/tokens');
-  return parsed.data.data.map(({ id, name, status, created_at, last_used_at, revoked_at }) => ({
-    id,
-    name,
-    status,
-    created_at,
-    last_used_at,
-    revoked_at,
-  }));
+export function tokensFromAnswer(body: unknown): AdminToken[] {
+  return parsed(z.looseObject({ data: z.array(tokenView()) }), body, '/tokens').data;
 }
 
 /** POST /admin/v1/tokens: the new token, its text shown once. */
-export function createdTokenFromAnswer(body: unknown): CreatedAdminToken {
-  const parsed = createdToken().safeParse(body);
+export function createdTokenFromAnswer(body: unknown): CreatedToken {
+  const { id, name, token, created_at } = parsed(createdToken(), body, '/tokens');
   // The token is null only in an Idempotency-Key replay, which the CLI never asks for.
-  if (!parsed.success || parsed.data.token === null) throw unexpectedAnswer('/tokens');
-  const { id, name, token, created_at } = parsed.data;
+  if (token === null) throw unexpectedAnswer('/tokens');
   return { id, name, token, created_at };
 }
 
-/** A webhook endpoint as /admin/v1/webhooks shows it, cut to the view the CLI prints. */
-const webhookView = lazySchema(() => z.object(endpointShape()));
-
-export function webhookViewFromAnswer(body: unknown): EndpointView {
-  const parsed = webhookView().safeParse(body);
-  if (!parsed.success) throw unexpectedAnswer('/webhooks');
-  return parsed.data;
+export function webhookViewFromAnswer(body: unknown): WebhookView {
+  return withoutOwner(parsed(AdminWebhookSchema(), body, '/webhooks'));
 }
 
 /** GET /admin/v1/webhooks: every endpoint (one page: the daemon holds at most 50). */
-export function webhookViewsFromAnswer(body: unknown): EndpointView[] {
-  const parsed = z.looseObject({ data: z.array(webhookView()) }).safeParse(body);
-  if (!parsed.success) throw unexpectedAnswer('/webhooks');
-  return parsed.data.data;
+export function webhookViewsFromAnswer(body: unknown): WebhookView[] {
+  return parsed(z.looseObject({ data: z.array(AdminWebhookSchema()) }), body, '/webhooks').data.map(
+    withoutOwner,
+  );
+}
+
+/** POST /admin/v1/webhooks, or …/rotate-secret: the endpoint and its new secret. */
+export function webhookWithSecretFromAnswer(body: unknown, rotated: boolean): WebhookWithSecret {
+  return parsed(rotated ? RotatedWebhookSchema() : CreatedWebhookSchema(), body, '/webhooks');
 }
 
 /** GET /admin/v1/webhooks/{id}/deliveries. */
-export function attemptsFromAnswer(body: unknown): ReturnType<typeof recentAttempts> {
-  const parsed = z.looseObject({ data: z.array(DeliveryAttemptSchema()) }).safeParse(body);
-  if (!parsed.success) throw unexpectedAnswer('/webhooks/{id}/deliveries');
-  return parsed.data.data;
+export function attemptsFromAnswer(body: unknown): DeliveryAttempt[] {
+  return parsed(z.looseObject({ data: z.array(DeliveryAttemptSchema()) }), body, '/webhooks/{id}/deliveries')
+    .data;
+}
+
+function withoutOwner({ owner, ...view }: Schemas['AdminWebhookEndpoint']): WebhookView {
+  void owner;
+  return view;
+}
+
+/** `body` checked against the route's schema, or the unexpected answer to `path`. */
+export function parsed<T>(schema: z.ZodType<T>, body: unknown, path: string): T {
+  const result = schema.safeParse(body);
+  if (!result.success) throw unexpectedAnswer(path);
+  return result.data;
 }

@@ -20,13 +20,14 @@
  */
 import { lstatSync } from 'node:fs';
 import { request, type IncomingMessage } from 'node:http';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { readDaemonLock, type DaemonOwner } from '../daemon/store/daemon-lock.ts';
 import { ADMIN_FILES, type DataDir } from '../daemon/store/data-dir.ts';
 import { errnoCode, StoreError } from '../daemon/store/errors.ts';
 import { userName } from '../daemon/store/user-name.ts';
-import { CliError, EXIT_OPERATIONAL, EXIT_USAGE, PremiumRequiredError, UsageError } from './errors.ts';
+import { errorOf } from './admin-errors.ts';
+import { CliError, EXIT_OPERATIONAL, EXIT_USAGE } from './errors.ts';
 import type { CliIo } from './io.ts';
 import { shellWord } from './permission-hint.ts';
 import { openDataDirOf } from './options.ts';
@@ -57,18 +58,12 @@ export interface AdminRequest {
 }
 
 /**
- * A command's own names for the admin API's error codes (not_found → key_not_found), or the very
- * error it gives for one (a message naming the data dir and the command that helps).
- */
-export type ErrorNames = Readonly<Record<string, string | ((message: string) => CliError)>>;
-
-/**
  * Where a command sends its admin requests: a daemon's socket, or the in-process admin. `send`
- * resolves with 2xx answers only; an error envelope becomes a CliError with the CLI's exit code
- * (see `errorOf`), named as `codes` says.
+ * resolves with 2xx answers only; an error envelope becomes a CliError with the CLI's code and
+ * exit code (`errorOf`, cli/admin-errors.ts).
  */
 export interface AdminClient {
-  send(call: AdminRequest, codes?: ErrorNames): Promise<AdminAnswer>;
+  send(call: AdminRequest): Promise<AdminAnswer>;
 }
 
 /** The admin API over one data dir's socket. */
@@ -81,10 +76,10 @@ export class SocketAdminClient implements AdminClient {
     this.#options = { ...DEFAULTS, ...options };
   }
 
-  async send(call: AdminRequest, codes: ErrorNames = {}): Promise<AdminAnswer> {
+  async send(call: AdminRequest): Promise<AdminAnswer> {
     const answer = await exchange(this.socketPath, call, this.#options);
     if (answer.status >= 200 && answer.status < 300) return answer;
-    throw errorOf(answer, codes);
+    throw errorOf(answer, dirname(this.socketPath)); // admin.sock is in the data dir
   }
 }
 
@@ -217,47 +212,6 @@ async function readAnswer(incoming: IncomingMessage, limit: number): Promise<Adm
   } catch {
     throw new CliError(`the daemon answered ${incoming.statusCode} with a body that is not JSON`);
   }
-}
-
-/** The API's error codes as the CLI's exit codes (docs/operations.md, "Exit codes"). */
-const USAGE_CODES: ReadonlySet<string> = new Set([
-  'validation_error',
-  'unsupported_media_type',
-  'payload_too_large',
-]);
-
-/** The CliError for an error envelope `{error:{code,message}}` (or an answer without one). */
-export function errorOf(answer: AdminAnswer, codes: ErrorNames = {}): CliError {
-  const envelope = (
-    answer.body as { error?: { code?: unknown; message?: unknown; details?: unknown } } | null
-  )?.error;
-  const apiCode = typeof envelope?.code === 'string' ? envelope.code : `http_${answer.status}`;
-  const text =
-    typeof envelope?.message === 'string' ? envelope.message : `the daemon answered ${answer.status}`;
-  const message = `${text}${detailText(text, envelope?.details)}`;
-  const named = codes[apiCode];
-  if (typeof named === 'function') return named(message);
-  if (apiCode === 'premium_required') return new PremiumRequiredError(message);
-  if (USAGE_CODES.has(apiCode)) return new UsageError(message, named ?? 'usage_error');
-  return new CliError(message, EXIT_OPERATIONAL, named ?? apiCode);
-}
-
-/**
- * What a validation error's details (`{errors: [{in, path, message}]}`) add to its message: the
- * field messages the message does not already hold, else nothing.
- */
-function detailText(message: string, details: unknown): string {
-  const errors = (details as { errors?: unknown } | null | undefined)?.errors;
-  if (!Array.isArray(errors)) return '';
-  const missing = errors
-    .map((error: { path?: unknown; message?: unknown }) =>
-      typeof error.message === 'string'
-        ? `${typeof error.path === 'string' ? `${error.path}: ` : ''}${error.message}`
-        : '',
-    )
-    .filter((text) => text !== '' && !message.includes(text.slice(text.indexOf(': ') + 2)))
-    .slice(0, 10);
-  return missing.length === 0 ? '' : ` (${missing.join('; ').slice(0, 500)})`;
 }
 
 /** A daemon runs, but its socket refuses this user: the way out names the socket's owner. */

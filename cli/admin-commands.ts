@@ -6,18 +6,20 @@
  * in-process admin over the data dir (cli/admin-client.ts).
  */
 import type { Command } from 'commander';
-import { ADMIN_TOKEN_ID_PATTERN, adminTokenName, type AdminTokenView } from '../daemon/store/admin-tokens.ts';
+import { ADMIN_TOKEN_ID_PATTERN, adminTokenName } from '../daemon/store/admin-tokens.ts';
 import { formatIssues } from '../daemon/store/data-file.ts';
 import { registerLoginUrlCommand } from './admin-login-command.ts';
-import { createdTokenFromAnswer, tokensFromAnswer, unexpectedAnswer } from './admin-answers.ts';
+import {
+  createdTokenFromAnswer,
+  tokensFromAnswer,
+  unexpectedAnswer,
+  type AdminToken,
+} from './admin-answers.ts';
 import { withAdmin, type AdminClient } from './admin-client.ts';
 import { UsageError } from './errors.ts';
 import { formatDate, formatTable } from './format.ts';
 import { printJson, printLines, type CliIo } from './io.ts';
 import { withDataDirOption } from './options.ts';
-
-/** The admin API's codes for these routes, as the CLI names them. */
-const TOKEN_CODES = { not_found: 'token_not_found', conflict: 'too_many_tokens' };
 
 interface Flags {
   dataDir?: string;
@@ -35,9 +37,7 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
     .action(async (flags: Flags & { name: string }) => {
       const name = tokenName(flags.name);
       const created = await withAdmin(flags, io, async (admin) =>
-        createdTokenFromAnswer(
-          (await admin.send({ method: 'POST', path: '/tokens', body: { name } }, TOKEN_CODES)).body,
-        ),
+        createdTokenFromAnswer((await admin.send({ method: 'POST', path: '/tokens', body: { name } })).body),
       );
       if (flags.json) return printJson(io, created);
       printLines(
@@ -67,7 +67,7 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
         throw new UsageError(`${JSON.stringify(id)} is not an admin token id (12 characters a-z0-9)`);
       }
       const revoked = await withAdmin(flags, io, async (admin) => {
-        await admin.send({ method: 'DELETE', path: `/tokens/${id}` }, TOKEN_CODES);
+        await admin.send({ method: 'DELETE', path: `/tokens/${id}` });
         const found = (await tokensOf(admin)).find((token) => token.id === id);
         if (found === undefined) throw unexpectedAnswer('/tokens');
         return found;
@@ -77,7 +77,7 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
     });
 }
 
-async function tokensOf(admin: AdminClient): Promise<AdminTokenView[]> {
+async function tokensOf(admin: AdminClient): Promise<AdminToken[]> {
   return tokensFromAnswer((await admin.send({ method: 'GET', path: '/tokens' })).body);
 }
 
@@ -87,7 +87,7 @@ function tokenName(text: string): string {
   return parsed.data;
 }
 
-function listLines(list: readonly AdminTokenView[]): string[] {
+function listLines(list: readonly AdminToken[]): string[] {
   if (list.length === 0) return ['No admin tokens yet; create one with `modgate admin tokens create`.'];
   const header = ['ID', 'NAME', 'STATUS', 'CREATED', 'LAST USED'];
   const rows = list.map((token) => [

@@ -6,16 +6,13 @@
  * code's hash and never logs it.
  */
 import type { Command } from 'commander';
+import { LoginCode } from '../daemon/admin/routes/session.ts';
+import type { components } from '../panel/admin-schema.ts';
+import { parsed } from './admin-answers.ts';
 import { SocketAdminClient, adminClientFor, type AdminClient } from './admin-client.ts';
 import { CliError } from './errors.ts';
 import { printJson, printLines, type CliIo } from './io.ts';
 import { openDataDirOf, withDataDirOption } from './options.ts';
-
-export interface LoginCode {
-  code: string;
-  url: string | null;
-  expires_at: string;
-}
 
 export function registerLoginUrlCommand(admin: Command, io: CliIo): void {
   withDataDirOption(
@@ -46,7 +43,10 @@ export function registerLoginUrlCommand(admin: Command, io: CliIo): void {
 }
 
 /** POST /admin/v1/login-codes over the daemon's socket (also the demo's sign-in link). */
-export async function mintLoginCode(admin: AdminClient | string): Promise<LoginCode> {
+export async function mintLoginCode(
+  admin: AdminClient | string,
+): Promise<components['schemas']['AdminLoginCode']> {
   const client = typeof admin === 'string' ? new SocketAdminClient(admin) : admin;
-  return (await client.send({ method: 'POST', path: '/login-codes', body: {} })).body as LoginCode;
+  const answer = await client.send({ method: 'POST', path: '/login-codes', body: {} });
+  return parsed(LoginCode(), answer.body, '/login-codes');
 }

@@ -8,24 +8,21 @@ import { openOfflineAdmin, type OfflineAdmin } from '../daemon/admin/offline-ser
 import { bodyText, type ApiRequest } from '../daemon/http/types.ts';
 import type { Logger } from '../daemon/log/log.ts';
 import type { DataDir } from '../daemon/store/data-dir.ts';
-import {
-  errorOf,
-  type AdminAnswer,
-  type AdminClient,
-  type AdminRequest,
-  type ErrorNames,
-} from './admin-client.ts';
+import type { AdminAnswer, AdminClient, AdminRequest } from './admin-client.ts';
+import { errorOf } from './admin-errors.ts';
 import { CliError } from './errors.ts';
 import type { CliIo } from './io.ts';
 
 class InProcessAdminClient implements AdminClient {
   readonly #admin: OfflineAdmin;
+  readonly #dir: string;
 
-  constructor(admin: OfflineAdmin) {
+  constructor(admin: OfflineAdmin, dir: string) {
     this.#admin = admin;
+    this.#dir = dir;
   }
 
-  async send(call: AdminRequest, codes: ErrorNames = {}): Promise<AdminAnswer> {
+  async send(call: AdminRequest): Promise<AdminAnswer> {
     const response = await this.#admin.handle(requestOf(call));
     const text = response.body === null ? '' : bodyText(response.body);
     let body: unknown;
@@ -36,7 +33,7 @@ class InProcessAdminClient implements AdminClient {
     }
     const answer = { status: response.status, body };
     if (answer.status >= 200 && answer.status < 300) return answer;
-    throw errorOf(answer, codes);
+    throw errorOf(answer, this.#dir);
   }
 }
 
@@ -47,7 +44,7 @@ export async function openInProcessAdmin(
 ): Promise<{ client: AdminClient; close(): Promise<void> }> {
   const warn = (message: string) => io.stderr.write(`warning: ${message}\n`);
   const admin = await openOfflineAdmin(dataDir, { log: errorsOnly(warn), warn, now: () => io.now() });
-  return { client: new InProcessAdminClient(admin), close: () => admin.close() };
+  return { client: new InProcessAdminClient(admin, dataDir.path), close: () => admin.close() };
 }
 
 /** The request as admin.sock would receive it from curl. */

@@ -1,9 +1,9 @@
 /**
  * The key commands' requests to the admin API (/admin/v1/keys, docs/admin.md), sent to the
  * running daemon or the in-process admin (cli/admin-client.ts), and their answers read back into
- * the shapes `modgate keys` prints. The API's refusals are named as the CLI documents them:
- * not_found is key_not_found naming `keys list`, premium_required names the command that
- * enables premium.
+ * the shapes `modgate keys` prints. The API's refusals are named as the CLI documents them by
+ * the one mapping (cli/admin-errors.ts): not_found is key_not_found naming `keys list`,
+ * premium_required names the command that enables premium.
  */
 import * as z from 'zod';
 import { adminKey, issuedKey, rolledKey } from '../daemon/admin/routes/keys.ts';
@@ -11,9 +11,9 @@ import { lazySchema } from '../protocol/lazy-schema.ts';
 import type { components } from '../panel/admin-schema.ts';
 import { KeyAdminError, type KeyRequest, type KeyView } from '../daemon/store/key-admin.ts';
 import type { ApiKeyRecord } from '../daemon/store/keys-file.ts';
-import { unexpectedAnswer } from './admin-answers.ts';
-import type { AdminClient, ErrorNames } from './admin-client.ts';
-import { CliError, PremiumRequiredError, UsageError } from './errors.ts';
+import { parsed as checked, unexpectedAnswer } from './admin-answers.ts';
+import type { AdminClient } from './admin-client.ts';
+import { UsageError } from './errors.ts';
 
 /** A key as shown: every field of its record but the hash, which never leaves the data dir. */
 export type ShownKey = Omit<ApiKeyRecord, 'hash'>;
@@ -29,25 +29,6 @@ const pageAnswer = lazySchema(() =>
 
 /** The most pages `keys list` follows: 100 keys a page. */
 const MAX_PAGES = 1_000;
-
-/** The API's refusals of a key request, as the CLI names them (`id`: the key asked for, if any). */
-export function keyErrorNames(dir: string, id?: string): ErrorNames {
-  return {
-    not_found: () =>
-      new CliError(`no key with id ${id} in ${dir} (see \`modgate keys list\`)`, 1, 'key_not_found'),
-    premium_required: (message) =>
-      new PremiumRequiredError(
-        `premium_required: ${clause(message)}; enable it with \`modgate plan set --data-dir ${dir} --premium on\``,
-      ),
-    // A revoked, expired or already rolled key: said as the CLI's other errors are, lower case.
-    conflict: (message) => new CliError(clause(message), 1, 'conflict'),
-  };
-}
-
-/** The API's sentence as a clause of the CLI's one-line error: `Key x …; roll that key.` → `key x …; roll that key`. */
-function clause(sentence: string): string {
-  return `${sentence.charAt(0).toLowerCase()}${sentence.slice(1)}`.replace(/\.$/, '');
-}
 
 /**
  * A key rule the command checks before it asks (daemon/store/key-admin.ts), so a value out of
@@ -65,7 +46,6 @@ export function checkOption(check: () => void): void {
 export async function adminCreateKey(
   admin: AdminClient,
   request: KeyRequest,
-  names: ErrorNames,
 ): Promise<{ key: string; record: ShownKey }> {
   const body = {
     name: request.name,
@@ -75,7 +55,7 @@ export async function adminCreateKey(
     ...(request.ownerPlatformId === null ? {} : { owner_platform_id: request.ownerPlatformId }),
     ...(request.ownerSocialId === null ? {} : { owner_social_id: request.ownerSocialId }),
   };
-  const answer = parsed(issuedKey(), (await admin.send({ method: 'POST', path: '/keys', body }, names)).body);
+  const answer = parsed(issuedKey(), (await admin.send({ method: 'POST', path: '/keys', body })).body);
   return { key: issuedText(answer.key), record: shownKey(answer) };
 }
 
@@ -100,30 +80,28 @@ export async function adminListKeys(admin: AdminClient): Promise<KeyView[]> {
 export async function adminRevokeKey(
   admin: AdminClient,
   id: string,
-  names: ErrorNames,
 ): Promise<{ record: ShownKey; changed: boolean }> {
-  const before = await keyOf(admin, id, names);
-  await admin.send({ method: 'DELETE', path: `/keys/${id}` }, names);
-  return { record: await keyOf(admin, id, names), changed: before.revokedAt === null };
+  const before = await keyOf(admin, id);
+  await admin.send({ method: 'DELETE', path: `/keys/${id}` });
+  return { record: await keyOf(admin, id), changed: before.revokedAt === null };
 }
 
 export async function adminRollKey(
   admin: AdminClient,
   id: string,
   overlapMs: number,
-  names: ErrorNames,
 ): Promise<{ key: string; record: ShownKey; old: ShownKey }> {
   const call = {
     method: 'POST',
     path: `/keys/${id}/roll`,
     body: { expire_old_in: durationText(overlapMs) },
   } as const;
-  const answer = parsed(rolledKey(), (await admin.send(call, names)).body);
+  const answer = parsed(rolledKey(), (await admin.send(call)).body);
   return { key: issuedText(answer.key), record: shownKey(answer), old: shownKey(answer.old) };
 }
 
-async function keyOf(admin: AdminClient, id: string, names: ErrorNames): Promise<ShownKey> {
-  return shownKey(parsed(adminKey(), (await admin.send({ method: 'GET', path: `/keys/${id}` }, names)).body));
+async function keyOf(admin: AdminClient, id: string): Promise<ShownKey> {
+  return shownKey(parsed(adminKey(), (await admin.send({ method: 'GET', path: `/keys/${id}` })).body));
 }
 
 /** A new key's text: null only in an Idempotency-Key replay, which the CLI never asks for. */
@@ -133,9 +111,7 @@ function issuedText(key: string | null): string {
 }
 
 function parsed<T>(schema: z.ZodType<T>, body: unknown): T {
-  const result = schema.safeParse(body);
-  if (!result.success) throw unexpectedAnswer('/keys');
-  return result.data;
+  return checked(schema, body, '/keys');
 }
 
 function viewOf(answer: AdminKey): KeyView {

@@ -17,7 +17,7 @@ import { createdJson, createdLines, registerKeysCreateCommand } from './keys-cre
 import { parseDuration, withDataDirOption } from './options.ts';
 import { apiEnabledOf } from './admin-answers.ts';
 import { withAdmin } from './admin-client.ts';
-import { adminListKeys, adminRevokeKey, adminRollKey, checkOption, keyErrorNames } from './key-requests.ts';
+import { adminListKeys, adminRevokeKey, adminRollKey, checkOption } from './key-requests.ts';
 
 export function registerKeysCommands(program: Command, io: CliIo): void {
   const keys = program.command('keys').description('create, list, revoke and roll API keys');
@@ -42,9 +42,7 @@ export function registerKeysCommands(program: Command, io: CliIo): void {
     .option('--json', 'print one JSON object')
     .action(async (idOrKey: string, flags: { dataDir?: string; json?: boolean }) => {
       const id = keyIdOf(idOrKey);
-      const { record, changed } = await withAdmin(flags, io, (admin, dataDir) =>
-        adminRevokeKey(admin, id, keyErrorNames(dataDir.path, id)),
-      );
+      const { record, changed } = await withAdmin(flags, io, (admin) => adminRevokeKey(admin, id));
       if (flags.json) {
         printJson(io, { id, name: record.name, revoked_at: jsonDate(record.revokedAt), changed });
       } else if (!changed && record.revokedAt) {
@@ -76,7 +74,7 @@ export function registerKeysCommands(program: Command, io: CliIo): void {
       const overlapMs = flags.expireOldIn ?? DEFAULT_ROLL_OVERLAP_MS;
       checkOption(() => checkRollOverlap(overlapMs));
       const { dir, apiEnabled, ...rolled } = await withAdmin(flags, io, async (admin, dataDir) => ({
-        ...(await adminRollKey(admin, id, overlapMs, keyErrorNames(dataDir.path, id))),
+        ...(await adminRollKey(admin, id, overlapMs)),
         apiEnabled: await apiEnabledOf(admin),
         dir: dataDir.path,
       }));

@@ -10,7 +10,7 @@ import type { Scope } from '../daemon/scopes.ts';
 import { checkAllowIps, type KeyRequest } from '../daemon/store/key-admin.ts';
 import { apiEnabledOf } from './admin-answers.ts';
 import { withAdmin } from './admin-client.ts';
-import { adminCreateKey, checkOption, keyErrorNames, type ShownKey } from './key-requests.ts';
+import { adminCreateKey, checkOption, type ShownKey } from './key-requests.ts';
 import { formatDate, jsonDate } from './format.ts';
 import { printJson, printLines, type CliIo } from './io.ts';
 import {
@@ -60,7 +60,7 @@ export function registerKeysCreateCommand(keys: Command, io: CliIo): void {
       const request = keyRequest(flags);
       checkOption(() => checkAllowIps(request.allowIps));
       const created = await withAdmin(flags, io, async (admin, dataDir) => ({
-        ...(await adminCreateKey(admin, request, keyErrorNames(dataDir.path))),
+        ...(await adminCreateKey(admin, request)),
         apiEnabled: await apiEnabledOf(admin),
         dir: dataDir.path,
       }));

@@ -19,15 +19,16 @@ import {
   MAX_SECRET_OVERLAP_SEC,
 } from '../daemon/events/webhooks/endpoint-changes.ts';
 import { checkWebhookUrl } from '../daemon/events/webhooks/url-policy.ts';
-import type { EndpointView, recentAttempts } from '../daemon/events/webhooks/views.ts';
-import { withAdmin, type AdminClient, type ErrorNames } from './admin-client.ts';
+import { withAdmin, type AdminClient } from './admin-client.ts';
 import {
   attemptsFromAnswer,
-  unexpectedAnswer,
   webhookViewFromAnswer,
   webhookViewsFromAnswer,
+  webhookWithSecretFromAnswer,
+  type DeliveryAttempt,
+  type WebhookView,
 } from './admin-answers.ts';
-import { CliError, UsageError } from './errors.ts';
+import { UsageError } from './errors.ts';
 import { formatTable } from './format.ts';
 import { printJson, printLines, type CliIo } from './io.ts';
 import { parseDuration, withDataDirOption } from './options.ts';
@@ -69,9 +70,7 @@ export function registerWebhooksCommands(program: Command, io: CliIo): void {
   withDataDirOption(webhooks.command('remove').description('remove an endpoint; deliveries to it stop'))
     .argument('<id>', 'the endpoint id shown by webhooks list', parseId)
     .action(async (id: string, flags: { dataDir?: string }) => {
-      await withAdmin(flags, io, (admin, dataDir) =>
-        admin.send({ method: 'DELETE', path: `/webhooks/${id}` }, namesFor(id, dataDir.path)),
-      );
+      await withAdmin(flags, io, (admin) => admin.send({ method: 'DELETE', path: `/webhooks/${id}` }));
       printLines(io, `Removed webhook ${id}.`);
     });
 
@@ -80,13 +79,7 @@ export function registerWebhooksCommands(program: Command, io: CliIo): void {
   )
     .argument('<id>', 'the endpoint id shown by webhooks list', parseId)
     .action(async (id: string, flags: { dataDir?: string }) => {
-      const enabled = await withAdmin(flags, io, (admin, dataDir) =>
-        enableEndpoint(admin, id, {
-          ...namesFor(id, dataDir.path),
-          // The only conflict: its key no longer works (owner_gone); name the way out.
-          conflict: (message) => new CliError(`${message} (modgate webhooks remove ${id})`),
-        }),
-      );
+      const enabled = await withAdmin(flags, io, (admin) => enableEndpoint(admin, id));
       printLines(io, enabled ? `Enabled webhook ${id}.` : `Webhook ${id} is already enabled.`);
     });
 
@@ -114,11 +107,9 @@ export function registerWebhooksCommands(program: Command, io: CliIo): void {
     .option('--limit <n>', 'how many, newest first (1 to 100)', parseLimit, 20)
     .option('--json', 'print one JSON object')
     .action(async (id: string, flags: { dataDir?: string; limit: number; json?: boolean }) => {
-      const attempts = await withAdmin(flags, io, async (admin, dataDir) => {
+      const attempts = await withAdmin(flags, io, async (admin) => {
         const path = `/webhooks/${id}/deliveries?limit=${flags.limit}`;
-        return attemptsFromAnswer(
-          (await admin.send({ method: 'GET', path }, namesFor(id, dataDir.path))).body,
-        );
+        return attemptsFromAnswer((await admin.send({ method: 'GET', path })).body);
       });
       if (flags.json) printJson(io, { data: attempts });
       else printLines(io, ...deliveryLines(attempts));
@@ -139,11 +130,9 @@ async function add(flags: AddFlags, io: CliIo): Promise<void> {
     ...(description === null ? {} : { description }),
     ...(allowHttp ? { allow_http: true } : {}),
   };
-  const created = await withAdmin(flags, io, async (admin) => {
-    const full = (message: string) => new CliError(message); // the registry is full: exit 1
-    const answer = await admin.send({ method: 'POST', path: '/webhooks', body }, { conflict: full });
-    return createdFromAnswer(answer.body);
-  });
+  const created = await withAdmin(flags, io, async (admin) =>
+    webhookWithSecretFromAnswer((await admin.send({ method: 'POST', path: '/webhooks', body })).body, false),
+  );
   if (flags.json) {
     printJson(io, created);
     return;
@@ -161,13 +150,13 @@ async function rotate(
   flags: { dataDir?: string; overlap: number; json?: boolean },
   io: CliIo,
 ): Promise<void> {
-  const view = await withAdmin(flags, io, async (admin, dataDir) => {
+  const view = await withAdmin(flags, io, async (admin) => {
     const call = {
       method: 'POST',
       path: `/webhooks/${id}/rotate-secret`,
       body: { overlap: flags.overlap },
     } as const;
-    return createdFromAnswer((await admin.send(call, namesFor(id, dataDir.path))).body);
+    return webhookWithSecretFromAnswer((await admin.send(call)).body, true);
   });
   if (flags.json) {
     printJson(io, view);
@@ -184,47 +173,26 @@ async function rotate(
   );
 }
 
-/** An endpoint as created or rotated: its view and its secret, shown once. */
-type Created = EndpointView & { secret: string };
-
-function createdFromAnswer(body: unknown): Created {
-  const view = webhookViewFromAnswer(body);
-  const secret = (body as { secret?: unknown }).secret;
-  if (typeof secret !== 'string') throw unexpectedAnswer('/webhooks');
-  return { ...view, secret };
-}
-
 /** POST /webhooks/{id}/enable; true when it was disabled before. */
-async function enableEndpoint(admin: AdminClient, id: string, names: ErrorNames): Promise<boolean> {
-  const before = webhookViewFromAnswer(
-    (await admin.send({ method: 'GET', path: `/webhooks/${id}` }, names)).body,
-  );
-  await admin.send({ method: 'POST', path: `/webhooks/${id}/enable` }, names);
+async function enableEndpoint(admin: AdminClient, id: string): Promise<boolean> {
+  const before = webhookViewFromAnswer((await admin.send({ method: 'GET', path: `/webhooks/${id}` })).body);
+  await admin.send({ method: 'POST', path: `/webhooks/${id}/enable` });
   return before.status === 'disabled';
 }
 
-/** The API's not_found, as the CLI says it: naming the data dir and `webhooks list`. */
-function namesFor(id: string, dir: string): ErrorNames {
-  return { not_found: () => noSuchWebhook(id, dir) };
-}
-
-function noSuchWebhook(id: string, dir: string): CliError {
-  return new CliError(`no webhook with id ${id} in ${dir} (see \`modgate webhooks list\`)`);
-}
-
-function listLines(views: readonly EndpointView[]): string[] {
+function listLines(views: readonly WebhookView[]): string[] {
   if (views.length === 0) return ['No webhooks yet; add one with `modgate webhooks add`.'];
   const rows = views.map((view) => [view.id, statusText(view), view.format, view.url, view.events.join(',')]);
   return formatTable([['ID', 'STATUS', 'FORMAT', 'URL', 'EVENTS'], ...rows]);
 }
 
-function statusText(view: EndpointView): string {
+function statusText(view: WebhookView): string {
   if (view.status === 'disabled') return `DISABLED since ${view.disabled_at} (${view.disabled_reason})`;
   if (view.status === 'retrying') return `retrying (${view.failing_attempts} failed attempts)`;
   return 'active';
 }
 
-function deliveryLines(attempts: ReturnType<typeof recentAttempts>): string[] {
+function deliveryLines(attempts: readonly DeliveryAttempt[]): string[] {
   if (attempts.length === 0) return ['No delivery attempts yet.'];
   const rows = attempts.map((a) => [
     a.at,

@@ -500,8 +500,16 @@ export interface components {
                 message: string;
                 /** @description Also in the X-Request-Id header */
                 request_id: string;
-                /** @description Structured context: errors (validation), missing_scope, mod_message, mutation_applied, action */
+                /** @description Structured context: errors (validation), resource and id (not_found, conflict) */
                 details?: {
+                    /**
+                     * @description What a not_found or conflict of /keys, /tokens or /webhooks is about
+                     * @enum {string}
+                     */
+                    resource?: "key" | "admin_token" | "webhook";
+                    /** @description That record's id, when the path names one */
+                    id?: string;
+                } & {
                     [key: string]: unknown;
                 };
             };
@@ -518,8 +526,16 @@ export interface components {
                 message: string;
                 /** @description Also in the X-Request-Id header */
                 request_id: string;
-                /** @description Structured context: errors (validation), missing_scope, mod_message, mutation_applied, action */
+                /** @description Structured context: errors (validation), resource and id (not_found, conflict) */
                 details?: {
+                    /**
+                     * @description What a not_found or conflict of /keys, /tokens or /webhooks is about
+                     * @enum {string}
+                     */
+                    resource?: "key" | "admin_token" | "webhook";
+                    /** @description That record's id, when the path names one */
+                    id?: string;
+                } & {
                     [key: string]: unknown;
                 };
             };
@@ -536,8 +552,16 @@ export interface components {
                 message: string;
                 /** @description Also in the X-Request-Id header */
                 request_id: string;
-                /** @description Structured context: errors (validation), missing_scope, mod_message, mutation_applied, action */
+                /** @description Structured context: errors (validation), resource and id (not_found, conflict) */
                 details?: {
+                    /**
+                     * @description What a not_found or conflict of /keys, /tokens or /webhooks is about
+                     * @enum {string}
+                     */
+                    resource?: "key" | "admin_token" | "webhook";
+                    /** @description That record's id, when the path names one */
+                    id?: string;
+                } & {
                     [key: string]: unknown;
                 };
             };
@@ -554,8 +578,16 @@ export interface components {
                 message: string;
                 /** @description Also in the X-Request-Id header */
                 request_id: string;
-                /** @description Structured context: errors (validation), missing_scope, mod_message, mutation_applied, action */
+                /** @description Structured context: errors (validation), resource and id (not_found, conflict) */
                 details?: {
+                    /**
+                     * @description What a not_found or conflict of /keys, /tokens or /webhooks is about
+                     * @enum {string}
+                     */
+                    resource?: "key" | "admin_token" | "webhook";
+                    /** @description That record's id, when the path names one */
+                    id?: string;
+                } & {
                     [key: string]: unknown;
                 };
             };
@@ -572,8 +604,16 @@ export interface components {
                 message: string;
                 /** @description Also in the X-Request-Id header */
                 request_id: string;
-                /** @description Structured context: errors (validation), missing_scope, mod_message, mutation_applied, action */
+                /** @description Structured context: errors (validation), resource and id (not_found, conflict) */
                 details?: {
+                    /**
+                     * @description What a not_found or conflict of /keys, /tokens or /webhooks is about
+                     * @enum {string}
+                     */
+                    resource?: "key" | "admin_token" | "webhook";
+                    /** @description That record's id, when the path names one */
+                    id?: string;
+                } & {
                     [key: string]: unknown;
                 };
             };
@@ -590,8 +630,16 @@ export interface components {
                 message: string;
                 /** @description Also in the X-Request-Id header */
                 request_id: string;
-                /** @description Structured context: errors (validation), missing_scope, mod_message, mutation_applied, action */
+                /** @description Structured context: errors (validation), resource and id (not_found, conflict) */
                 details?: {
+                    /**
+                     * @description What a not_found or conflict of /keys, /tokens or /webhooks is about
+                     * @enum {string}
+                     */
+                    resource?: "key" | "admin_token" | "webhook";
+                    /** @description That record's id, when the path names one */
+                    id?: string;
+                } & {
                     [key: string]: unknown;
                 };
             };
@@ -608,8 +656,16 @@ export interface components {
                 message: string;
                 /** @description Also in the X-Request-Id header */
                 request_id: string;
-                /** @description Structured context: errors (validation), missing_scope, mod_message, mutation_applied, action */
+                /** @description Structured context: errors (validation), resource and id (not_found, conflict) */
                 details?: {
+                    /**
+                     * @description What a not_found or conflict of /keys, /tokens or /webhooks is about
+                     * @enum {string}
+                     */
+                    resource?: "key" | "admin_token" | "webhook";
+                    /** @description That record's id, when the path names one */
+                    id?: string;
+                } & {
                     [key: string]: unknown;
                 };
             };
@@ -644,8 +700,16 @@ export interface components {
                 message: string;
                 /** @description Also in the X-Request-Id header */
                 request_id: string;
-                /** @description Structured context: errors (validation), missing_scope, mod_message, mutation_applied, action */
+                /** @description Structured context: errors (validation), resource and id (not_found, conflict) */
                 details?: {
+                    /**
+                     * @description What a not_found or conflict of /keys, /tokens or /webhooks is about
+                     * @enum {string}
+                     */
+                    resource?: "key" | "admin_token" | "webhook";
+                    /** @description That record's id, when the path names one */
+                    id?: string;
+                } & {
                     [key: string]: unknown;
                 };
             };
@@ -662,8 +726,16 @@ export interface components {
                 message: string;
                 /** @description Also in the X-Request-Id header */
                 request_id: string;
-                /** @description Structured context: errors (validation), missing_scope, mod_message, mutation_applied, action */
+                /** @description Structured context: errors (validation), resource and id (not_found, conflict) */
                 details?: {
+                    /**
+                     * @description What a not_found or conflict of /keys, /tokens or /webhooks is about
+                     * @enum {string}
+                     */
+                    resource?: "key" | "admin_token" | "webhook";
+                    /** @description That record's id, when the path names one */
+                    id?: string;
+                } & {
                     [key: string]: unknown;
                 };
             };
@@ -680,8 +752,16 @@ export interface components {
                 message: string;
                 /** @description Also in the X-Request-Id header */
                 request_id: string;
-                /** @description Structured context: errors (validation), missing_scope, mod_message, mutation_applied, action */
+                /** @description Structured context: errors (validation), resource and id (not_found, conflict) */
                 details?: {
+                    /**
+                     * @description What a not_found or conflict of /keys, /tokens or /webhooks is about
+                     * @enum {string}
+                     */
+                    resource?: "key" | "admin_token" | "webhook";
+                    /** @description That record's id, when the path names one */
+                    id?: string;
+                } & {
                     [key: string]: unknown;
                 };
             };
@@ -698,8 +778,16 @@ export interface components {
                 message: string;
                 /** @description Also in the X-Request-Id header */
                 request_id: string;
-                /** @description Structured context: errors (validation), missing_scope, mod_message, mutation_applied, action */
+                /** @description Structured context: errors (validation), resource and id (not_found, conflict) */
                 details?: {
+                    /**
+                     * @description What a not_found or conflict of /keys, /tokens or /webhooks is about
+                     * @enum {string}
+                     */
+                    resource?: "key" | "admin_token" | "webhook";
+                    /** @description That record's id, when the path names one */
+                    id?: string;
+                } & {
                     [key: string]: unknown;
                 };
             };
@@ -799,8 +887,16 @@ export interface components {
                 message: string;
                 /** @description Also in the X-Request-Id header */
                 request_id: string;
-                /** @description Structured context: errors (validation), missing_scope, mod_message, mutation_applied, action */
+                /** @description Structured context: errors (validation), resource and id (not_found, conflict) */
                 details?: {
+                    /**
+                     * @description What a not_found or conflict of /keys, /tokens or /webhooks is about
+                     * @enum {string}
+                     */
+                    resource?: "key" | "admin_token" | "webhook";
+                    /** @description That record's id, when the path names one */
+                    id?: string;
+                } & {
                     [key: string]: unknown;
                 };
             };

@@ -9,7 +9,7 @@ import { hoist, parameters } from '../openapi/openapi.ts';
 import { errorResponse, RESPONSE_HEADERS } from '../openapi/openapi-responses.ts';
 import { INFO } from '../openapi/openapi-text.ts';
 import { API_VERSION } from '../version.ts';
-import type { AnyAdminRoute } from './define-admin-route.ts';
+import { ADMIN_RESOURCES, type AnyAdminRoute } from './define-admin-route.ts';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -27,6 +27,21 @@ export const ADMIN_COMMON_ERRORS: readonly AnyErrorCode[] = [
 const WRITE_ERRORS: readonly AnyErrorCode[] = ['unsupported_media_type', 'payload_too_large'];
 /** A write whose data file cannot be read or written (broken by hand, loose permissions). */
 const DATA_DIR_ERRORS: readonly AnyErrorCode[] = ['conflict'];
+
+/** An admin error's `details`: /v1's, and which record a not_found or conflict is about. */
+const ADMIN_ERROR_DETAILS: JsonSchema = {
+  type: 'object',
+  properties: {
+    resource: {
+      type: 'string',
+      enum: [...ADMIN_RESOURCES],
+      description: 'What a not_found or conflict of /keys, /tokens or /webhooks is about',
+    },
+    id: { type: 'string', description: "That record's id, when the path names one" },
+  },
+  additionalProperties: {},
+  description: 'Structured context: errors (validation), resource and id (not_found, conflict)',
+};
 
 const TAG_TEXT: Record<string, string> = {
   Status: 'The daemon, the mod link and recent traffic',
@@ -132,7 +147,7 @@ function responses(
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
-    out[String(status)] = errorResponse(status, list, components);
+    out[String(status)] = errorResponse(status, list, components, ADMIN_ERROR_DETAILS);
   }
   return out;
 }

@@ -173,10 +173,18 @@ async function handled(
       admission.abandon();
       throw error;
     }
-    response = failure(error, exchange);
+    response = failure(aboutResource(route, context.params, error), exchange);
   }
   await admission.complete(route.shownOnce ? withoutShownOnce(response, route.shownOnce) : response);
   return response;
+}
+
+/** A not_found or conflict of a route that declares its resource, its details naming it and the id. */
+function aboutResource(route: AnyAdminRoute, params: unknown, error: ApiError): ApiError {
+  if (route.resource === undefined || (error.code !== 'not_found' && error.code !== 'conflict')) return error;
+  const id = (params as { id?: unknown } | undefined)?.id;
+  const details = { ...error.details, resource: route.resource, ...(typeof id === 'string' ? { id } : {}) };
+  return new ApiError(error.code, error.message, { details, headers: error.headers, status: error.status });
 }
 
 function answer(route: AnyAdminRoute, result: unknown, headers: Record<string, string>): ApiResponse {

@@ -21,6 +21,10 @@ export const ADMIN_PREFIX = '/admin/v1';
  */
 export const RESERVED_ADMIN_PREFIX = `${ADMIN_PREFIX}/servers`;
 
+/** The resources whose refusals say which they are (`details.resource`, AdminRouteSpec.resource). */
+export const ADMIN_RESOURCES = ['key', 'admin_token', 'webhook'] as const;
+export type AdminResource = (typeof ADMIN_RESOURCES)[number];
+
 /** What a handler is given; transport checks, authentication and validation have passed. */
 export interface AdminContext<P, Q, B> {
   params: P;
@@ -56,6 +60,12 @@ export interface AdminRouteSpec<
   shownOnce?: readonly string[];
   /** Error codes this route can answer with besides the ones every admin route can. */
   errors: readonly AnyErrorCode[];
+  /**
+   * What the route's records are: its handler's not_found and conflict refusals carry
+   * `details.resource` and, for a path with an `{id}`, `details.id` (docs/admin.md, "Errors"), so
+   * a client names what was refused without reading the message.
+   */
+  resource?: AdminResource;
   /**
    * Answers with a long-lived `text/event-stream` body instead of JSON (GET /admin/v1/events):
    * called after authentication and validation; throws an ApiError like a handler.

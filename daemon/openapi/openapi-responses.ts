@@ -185,6 +185,14 @@ export function errorResponseName(status: number, codes: readonly AnyErrorCode[]
   return `Error${status}${codes.map(pascal).join('Or')}`;
 }
 
+/** An error's `details` as /v1 documents them. */
+const ERROR_DETAILS: JsonSchema = {
+  type: 'object',
+  additionalProperties: {},
+  description:
+    'Structured context: errors (validation), missing_scope, mod_message, mutation_applied, action',
+};
+
 /**
  * The error envelope with `code` narrowed to `codes` (docs/errors.md), and the
  * response that carries it, added to `components` once per (status, codes).
@@ -193,6 +201,7 @@ export function errorResponse(
   status: number,
   codes: readonly AnyErrorCode[],
   components: { schemas: Record<string, JsonSchema>; responses: Record<string, JsonSchema> },
+  details: JsonSchema = ERROR_DETAILS,
 ): { $ref: string } {
   const name = errorResponseName(status, codes);
   if (!components.responses[name]) {
@@ -206,12 +215,7 @@ export function errorResponse(
             code: { type: 'string', enum: [...codes], description: 'Branch on this' },
             message: { type: 'string', description: 'Human text; never branch on it' },
             request_id: { type: 'string', description: 'Also in the X-Request-Id header' },
-            details: {
-              type: 'object',
-              additionalProperties: {},
-              description:
-                'Structured context: errors (validation), missing_scope, mod_message, mutation_applied, action',
-            },
+            details,
           },
           required: ['code', 'message', 'request_id'],
         },

@@ -5,7 +5,8 @@ import { hostname } from 'node:os';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SocketAdminClient, adminClientFor, errorOf } from '../../cli/admin-client.ts';
+import { SocketAdminClient, adminClientFor } from '../../cli/admin-client.ts';
+import { errorOf } from '../../cli/admin-errors.ts';
 import { EXIT_OPERATIONAL, EXIT_PREMIUM_REQUIRED, EXIT_USAGE } from '../../cli/errors.ts';
 import { holdDaemonLock, type HeldDaemonLock } from '../../daemon/store/daemon-lock.ts';
 import { ADMIN_FILES, DataDir } from '../../daemon/store/data-dir.ts';
@@ -122,18 +123,18 @@ describe('SocketAdminClient.send', () => {
     ]);
   });
 
-  it('turns an error envelope into the CLI error, renaming codes the command names', async () => {
+  it('turns an error envelope about a resource into the CLI error naming it and its list command', async () => {
     const data = await dataDir();
     await fakeDaemon(data.path, (_request, response) =>
-      json(response, 404, { error: { code: 'not_found', message: 'No key abc.' } }),
+      json(response, 404, {
+        error: { code: 'not_found', message: 'No key abc.', details: { resource: 'key', id: 'abc' } },
+      }),
     );
     const admin = new SocketAdminClient(join(data.path, ADMIN_FILES.socket));
-    await expect(
-      admin.send({ method: 'DELETE', path: '/keys/abc' }, { not_found: 'key_not_found' }),
-    ).rejects.toMatchObject({
+    await expect(admin.send({ method: 'DELETE', path: '/keys/abc' })).rejects.toMatchObject({
       code: 'key_not_found',
       exitCode: EXIT_OPERATIONAL,
-      message: 'No key abc.',
+      message: `no key with id abc in ${data.path} (see \`modgate keys list\`)`,
     });
   });
 
@@ -156,28 +157,62 @@ describe('SocketAdminClient.send', () => {
 
 describe('errorOf', () => {
   it.each([
-    ['premium_required', 403, EXIT_PREMIUM_REQUIRED, 'premium_required'],
     ['validation_error', 400, EXIT_USAGE, 'usage_error'],
     ['conflict', 409, EXIT_OPERATIONAL, 'conflict'],
     ['internal', 500, EXIT_OPERATIONAL, 'internal'],
   ])('maps %s (%i) to exit code %i', (apiCode, status, exitCode, code) => {
-    const error = errorOf({ status, body: { error: { code: apiCode, message: 'Refused.' } } });
+    const error = errorOf({ status, body: { error: { code: apiCode, message: 'Refused.' } } }, '/d');
     expect(error).toMatchObject({ exitCode, code, message: 'Refused.' });
+  });
+
+  it('maps premium_required to exit code 3, naming the command that turns premium on', () => {
+    const body = { error: { code: 'premium_required', message: 'This needs an active premium plan.' } };
+    expect(errorOf({ status: 403, body }, '/d')).toMatchObject({
+      exitCode: EXIT_PREMIUM_REQUIRED,
+      code: 'premium_required',
+      message:
+        'premium_required: this needs an active premium plan; enable it with `modgate plan set --data-dir /d --premium on`',
+    });
+  });
+
+  it.each([
+    ['key', 'key_not_found', 'no key with id k1 in /d (see `modgate keys list`)'],
+    ['admin_token', 'token_not_found', 'no admin token with id k1 in /d (see `modgate admin tokens list`)'],
+    ['webhook', 'webhook_not_found', 'no webhook with id k1 in /d (see `modgate webhooks list`)'],
+  ])('names a missing %s with its own code and list command', (resource, code, message) => {
+    const body = { error: { code: 'not_found', message: 'No such thing.', details: { resource, id: 'k1' } } };
+    expect(errorOf({ status: 404, body }, '/d')).toMatchObject({ exitCode: EXIT_OPERATIONAL, code, message });
+  });
+
+  it('says a conflict about a resource as a clause, with the way out for a webhook', () => {
+    const key = { code: 'conflict', message: 'Key k1 is revoked.', details: { resource: 'key', id: 'k1' } };
+    expect(errorOf({ status: 409, body: { error: key } }, '/d')).toMatchObject({
+      code: 'conflict',
+      message: 'key k1 is revoked',
+    });
+    const webhook = {
+      ...key,
+      message: 'Webhook w1 lost its key.',
+      details: { resource: 'webhook', id: 'w1' },
+    };
+    expect(errorOf({ status: 409, body: { error: webhook } }, '/d').message).toBe(
+      'webhook w1 lost its key (modgate webhooks remove w1)',
+    );
   });
 
   it('adds the field messages of a validation error that its message leaves out', () => {
     const details = { errors: [{ in: 'body', path: 'name', message: 'Too long.' }] };
-    const error = errorOf({
-      status: 400,
-      body: { error: { code: 'validation_error', message: 'Bad.', details } },
-    });
+    const error = errorOf(
+      { status: 400, body: { error: { code: 'validation_error', message: 'Bad.', details } } },
+      '/d',
+    );
     expect(error.message).toBe('Bad. (name: Too long.)');
     const said = { error: { code: 'validation_error', message: 'Invalid body.name: Too long.', details } };
-    expect(errorOf({ status: 400, body: said }).message).toBe('Invalid body.name: Too long.');
+    expect(errorOf({ status: 400, body: said }, '/d').message).toBe('Invalid body.name: Too long.');
   });
 
   it('names the status when the answer carries no envelope', () => {
-    expect(errorOf({ status: 502, body: null })).toMatchObject({
+    expect(errorOf({ status: 502, body: null }, '/d')).toMatchObject({
       code: 'http_502',
       exitCode: EXIT_OPERATIONAL,
     });

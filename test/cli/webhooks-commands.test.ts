@@ -112,7 +112,9 @@ describe('modgate webhooks', () => {
     expect(await runOk(['webhooks', 'remove', id, '--data-dir', dir])).toBe(`Removed webhook ${id}.\n`);
     const again = await run(['webhooks', 'remove', id, '--data-dir', dir]);
     expect(again.code).toBe(1);
-    expect(again.stderr).toContain(`no webhook with id ${id}`);
+    expect(again.stderr).toContain(`no webhook with id ${id} in ${dir} (see \`modgate webhooks list\`)`);
+    const json = await run(['webhooks', 'remove', id, '--data-dir', dir, '--json']);
+    expect(JSON.parse(json.stderr)).toMatchObject({ error: { code: 'webhook_not_found' } });
     expect((await run(['webhooks', 'remove', 'nope', '--data-dir', dir])).code).toBe(2);
   });
 

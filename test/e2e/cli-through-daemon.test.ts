@@ -155,7 +155,12 @@ describe('the CLI while serve runs', () => {
       '--json',
     ]);
     expect(unknown.code).toBe(1);
-    expect(JSON.parse(unknown.stderr)).toMatchObject({ error: { code: 'token_not_found' } });
+    expect(JSON.parse(unknown.stderr)).toEqual({
+      error: {
+        code: 'token_not_found',
+        message: `no admin token with id aaaaaaaaaaaa in ${data.dir} (see \`modgate admin tokens list\`)`,
+      },
+    });
     const lines = await auditLines(data.dir, 'DELETE /admin/v1/tokens/{id} 404');
     const routes = lines.map((line) => `${line.method} ${line.route} ${line.status}`);
     expect(routes).toEqual(

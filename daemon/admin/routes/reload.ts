@@ -10,7 +10,8 @@ import { lazySchema } from '../../../protocol/lazy-schema.ts';
 import { ApiError } from '../../http/api-error.ts';
 import { defineAdminRoute } from '../define-admin-route.ts';
 
-const Reloaded = lazySchema(() =>
+/** What POST /admin/v1/reload answers; the CLI checks answers against it. */
+export const Reloaded = lazySchema(() =>
   z
     .object({
       reloaded_at: z.iso.datetime({ offset: true }).describe('When the reload finished'),

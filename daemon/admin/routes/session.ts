@@ -17,7 +17,8 @@ import { SESSION_PATH, SessionView, SignInBody, sessionView } from '../panel/pan
 import { clearedSessionCookie, readSessionCookie } from '../session-cookie.ts';
 import { lazySchema } from '../../../protocol/lazy-schema.ts';
 
-const LoginCode = lazySchema(() =>
+/** A sign-in code as POST /admin/v1/login-codes answers it; the CLI checks answers against it. */
+export const LoginCode = lazySchema(() =>
   z
     .object({
       code: z.string().describe('Spent by its first use; only its hash is kept'),

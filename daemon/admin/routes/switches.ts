@@ -11,7 +11,8 @@ import { adminNow } from '../services.ts';
 import { planView } from './status.ts';
 import { lazySchema } from '../../../protocol/lazy-schema.ts';
 
-const apiSwitch = lazySchema(() =>
+/** The /v1 switch as GET and PUT /admin/v1/api answer it; the CLI checks answers against it (cli/admin-answers.ts). */
+export const apiSwitch = lazySchema(() =>
   z
     .object({ enabled: z.boolean().describe('Whether /v1 answers; disabled, every /v1 path is 404.') })
     .meta({ id: 'AdminApiSwitch' }),

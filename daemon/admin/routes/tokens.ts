@@ -65,6 +65,7 @@ export const tokenRoutes = [
     summary: 'List admin tokens (never their text)',
     description: `Every admin token, oldest first, revoked ones included (at most ${MAX_ADMIN_TOKENS}: one page).`,
     tag: 'Tokens',
+    resource: 'admin_token',
     response: {
       status: 200,
       schema: () =>
@@ -90,6 +91,7 @@ export const tokenRoutes = [
     operationId: 'createAdminToken',
     summary: 'Create an admin token; its text is in this answer only',
     tag: 'Tokens',
+    resource: 'admin_token',
     body: () => z.object({ name: adminTokenName }).strict(),
     response: { status: 201, schema: createdToken },
     shownOnce: ['token'],
@@ -108,6 +110,7 @@ export const tokenRoutes = [
     operationId: 'revokeAdminToken',
     summary: 'Revoke an admin token: refused from the next request on',
     tag: 'Tokens',
+    resource: 'admin_token',
     params: tokenId,
     response: { status: 204 },
     errors: [],

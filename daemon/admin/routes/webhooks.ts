@@ -46,7 +46,8 @@ const Owner = lazySchema(() =>
     .meta({ id: 'AdminWebhookOwner' }),
 );
 
-const AdminWebhookSchema = lazySchema(() =>
+/** An endpoint with its owner, as these routes answer it; the CLI checks answers against it (cli/admin-answers.ts). */
+export const AdminWebhookSchema = lazySchema(() =>
   z.object({ ...endpointShape(), owner: Owner() }).meta({ id: 'AdminWebhookEndpoint' }),
 );
 
@@ -90,6 +91,7 @@ export const webhookRoutes = [
     operationId: 'listAdminWebhooks',
     summary: "Every endpoint, the operator's and every key's, with its owner (at most 50, one page)",
     tag: TAG,
+    resource: 'webhook',
     response: { status: 200, schema: () => collection(AdminWebhookSchema(), false, 'AdminWebhookPage') },
     errors: [],
     handler: async ({ admin }) => {
@@ -104,6 +106,7 @@ export const webhookRoutes = [
     operationId: 'createAdminWebhook',
     summary: "Register an operator's endpoint; the answer carries its signing secret, once",
     tag: TAG,
+    resource: 'webhook',
     body: OperatorCreateBody,
     response: { status: 201, schema: CreatedWebhookSchema },
     errors: ['conflict', 'idempotency_conflict'],
@@ -120,6 +123,7 @@ export const webhookRoutes = [
     operationId: 'getAdminWebhook',
     summary: 'One endpoint, its status and owner (never its secret)',
     tag: TAG,
+    resource: 'webhook',
     params: idParams,
     response: { status: 200, schema: AdminWebhookSchema },
     errors: ['not_found'],
@@ -132,6 +136,7 @@ export const webhookRoutes = [
     operationId: 'deleteAdminWebhook',
     summary: 'Remove any endpoint; deliveries to it stop at once',
     tag: TAG,
+    resource: 'webhook',
     params: idParams,
     response: { status: 204 },
     errors: ['not_found'],
@@ -147,6 +152,7 @@ export const webhookRoutes = [
     summary:
       'Re-enable a disabled endpoint; it resumes with the message it stopped on (409 when its key no longer works)',
     tag: TAG,
+    resource: 'webhook',
     params: idParams,
     response: { status: 200, schema: AdminWebhookSchema },
     errors: ['not_found', 'conflict', 'idempotency_conflict'],
@@ -165,6 +171,7 @@ export const webhookRoutes = [
     operationId: 'rotateAdminWebhookSecret',
     summary: 'A new signing secret, shown once; the old one keeps signing beside it for the overlap',
     tag: TAG,
+    resource: 'webhook',
     params: idParams,
     body: RotateSecretBody,
     response: { status: 200, schema: RotatedWebhookSchema },
@@ -178,6 +185,7 @@ export const webhookRoutes = [
     operationId: 'testAdminWebhook',
     summary: 'Send a signed test message now (enabled or not) and answer with how it went',
     tag: TAG,
+    resource: 'webhook',
     params: idParams,
     response: { status: 200, schema: TestOutcomeSchema },
     errors: ['not_found', 'idempotency_conflict'],
@@ -193,6 +201,7 @@ export const webhookRoutes = [
     operationId: 'listAdminWebhookDeliveries',
     summary: `Recent delivery attempts, newest first (the last ${RECENT_ATTEMPTS} are kept)`,
     tag: TAG,
+    resource: 'webhook',
     params: idParams,
     query: DeliveriesQuery,
     response: { status: 200, schema: DeliveriesPage },
