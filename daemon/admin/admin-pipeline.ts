@@ -164,10 +164,10 @@ async function handled(
       // A data file that cannot be read or written (broken by hand, loose permissions): the
       // operator's to fix, and then the same request may be sent again, so nothing is kept.
       admission.abandon();
-      return failure(
-        new ApiError('conflict', `The data dir cannot take this change: ${error.message}`),
-        exchange,
-      );
+      // The StoreError's message names the file and its fix; a write adds that it did not happen.
+      const message =
+        route.method === 'GET' ? error.message : `The data dir cannot take this change: ${error.message}`;
+      return failure(new ApiError('conflict', message), exchange);
     }
     if (!(error instanceof ApiError)) {
       admission.abandon();

@@ -62,8 +62,8 @@ export interface AdminRouteSpec<
   errors: readonly AnyErrorCode[];
   /**
    * What the route's records are: its handler's not_found and conflict refusals carry
-   * `details.resource` and, for a path with an `{id}`, `details.id` (docs/admin.md, "Errors"), so
-   * a client names what was refused without reading the message.
+   * `details.resource` and, for a path with an `{id}`, `details.id` (docs/admin.md, "How a
+   * request is handled"), so a client names what was refused without reading the message.
    */
   resource?: AdminResource;
   /**

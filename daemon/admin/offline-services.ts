@@ -10,7 +10,8 @@
  * second command waits for this one as it would for a starting daemon (cli/admin-client.ts).
  *
  * Offline there is what the routes need from the files: the data dir and its snapshot (`apply`
- * reloads the part written), the audit log (an offline write is audited like the daemon's, with
+ * reloads the part written; a broken file refuses only the routes that read it, as an admin write
+ * on a running daemon reads back only the file it wrote), the audit log (an offline write is audited like the daemon's, with
  * the local uid), admin tokens, key usage as recorded on disk, and the webhook registry without
  * delivery, whose new endpoints start at the stored event log's end. What only a running daemon
  * has (the mod link, live events, reload, the panel, request counts) answers 503
@@ -24,6 +25,7 @@ import { AuditLog } from '../log/audit-log.ts';
 import type { Logger } from '../log/log.ts';
 import { holdDaemonLock } from '../store/daemon-lock.ts';
 import type { DataDir } from '../store/data-dir.ts';
+import { StoreError } from '../store/errors.ts';
 import { KeyUsageRecorder } from '../store/key-usage-recorder.ts';
 import { createAdminPipeline, type AdminHandle } from './admin-pipeline.ts';
 import { AdminTokens } from './admin-tokens.ts';
@@ -61,34 +63,44 @@ export async function openOfflineAdmin(
     await lock.release();
   };
   try {
-    const snapshot = await dataDir.load();
+    // Partial: a broken file refuses only the commands that read it (DataDir.partialSnapshot).
+    const snapshot = await dataDir.loadPartial();
     const audit = await AuditLog.open(dataDir.path);
     opened.push(() => audit.close());
     // Never records a use: only /v1 does, and no daemon serves /v1 now. So never written either.
     const keyUsage = await KeyUsageRecorder.open(dataDir, {
       onError: (error) => options.warn(`${(error as Error).message}; last use is not shown`),
     });
-    const tokens = new AdminTokens({ dataDir, snapshot: () => snapshot.current(), log: options.log });
-    opened.push(() => tokens.close());
-    const webhooks = await WebhookService.start({
-      dataDir: dataDir.path,
-      eventLog: storedEventLogEnd(await lastStoredEventId(dataDir.path)),
-      serverId: snapshot.current().identity.serverId,
-      logger: options.log,
-      registryOnly: true,
-      ...(options.now ? { now: options.now } : {}),
+    // Both read a file as they open (admin-tokens.json, webhooks.json): one that cannot is a
+    // refusal for the routes that use it, not for the command (orRefusal).
+    const tokens = await orRefusal(async () => {
+      const made = new AdminTokens({ dataDir, snapshot: () => snapshot.current(), log: options.log });
+      opened.push(() => made.close());
+      return made;
     });
-    opened.push(() => webhooks.close());
-    const services = withDaemonOnlyParts({
-      dataDir,
-      snapshot: () => snapshot.current(),
-      apply: (part) => snapshot.reloadPart(part),
-      audit,
-      tokens,
-      keyUsage,
-      webhooks,
-      ...(options.now ? { now: options.now } : {}),
+    const webhooks = await orRefusal(async () => {
+      const service = await WebhookService.start({
+        dataDir: dataDir.path,
+        eventLog: storedEventLogEnd(await lastStoredEventId(dataDir.path)),
+        serverId: snapshot.current().identity.serverId,
+        logger: options.log,
+        registryOnly: true,
+        ...(options.now ? { now: options.now } : {}),
+      });
+      opened.push(() => service.close());
+      return service;
     });
+    const services = withDaemonOnlyParts(
+      {
+        dataDir,
+        snapshot: () => snapshot.current(),
+        apply: (part) => snapshot.reloadPart(part),
+        audit,
+        keyUsage,
+        ...(options.now ? { now: options.now } : {}),
+      },
+      { tokens, webhooks },
+    );
     const handle = createAdminPipeline({
       routes: ADMIN_ROUTES,
       services,
@@ -123,17 +135,47 @@ const DAEMON_ONLY = [
   'eventStreams',
 ] as const satisfies readonly (keyof AdminServices)[];
 
-type OfflineParts = Omit<AdminServices, (typeof DAEMON_ONLY)[number]>;
+/** The parts that read a file as they open: each opened, or the StoreError its file gave. */
+type FileParts = { [Name in 'tokens' | 'webhooks']: Opened<AdminServices[Name]> };
+
+type OfflineParts = Omit<AdminServices, (typeof DAEMON_ONLY)[number] | keyof FileParts>;
+
+type Opened<T> = { value: T } | { refusal: StoreError };
+
+/** `open()`'s value, or the StoreError it threw (a broken file); anything else is thrown. */
+async function orRefusal<T>(open: () => Promise<T>): Promise<Opened<T>> {
+  try {
+    return { value: await open() };
+  } catch (error) {
+    if (error instanceof StoreError) return { refusal: error };
+    throw error;
+  }
+}
 
 /**
  * `parts` with the daemon's own parts added as getters that answer 503 daemon_not_running, so a
- * route that reaches one is refused in the envelope like any other refusal. (Getters, not values:
- * a spread or Object.assign would call them.)
+ * route that reaches one is refused in the envelope like any other refusal, and the parts that
+ * read a file, each as opened or as a getter that throws its file's StoreError. (Getters, not
+ * values: a spread or Object.assign would call them.)
  */
-function withDaemonOnlyParts(parts: OfflineParts): AdminServices {
+function withDaemonOnlyParts(parts: OfflineParts, fileParts: FileParts): AdminServices {
   const refuse = (): never => {
     throw new ApiError('daemon_not_running');
   };
-  const getters = Object.fromEntries(DAEMON_ONLY.map((name) => [name, { get: refuse, enumerable: true }]));
+  const getters: PropertyDescriptorMap = Object.fromEntries(
+    DAEMON_ONLY.map((name) => [name, { get: refuse, enumerable: true }]),
+  );
+  for (const [name, opened] of Object.entries(fileParts) as [keyof FileParts, Opened<unknown>][]) {
+    // A route that reads a part whose file is broken is refused naming it (409, admin-pipeline.ts).
+    getters[name] =
+      'value' in opened
+        ? { value: opened.value, enumerable: true }
+        : {
+            get: () => {
+              throw opened.refusal;
+            },
+            enumerable: true,
+          };
+  }
   return Object.defineProperties({ ...parts }, getters) as AdminServices;
 }

@@ -124,6 +124,43 @@ export class DataDir {
   }
 
   /**
+   * A snapshot for the CLI's in-process admin API (daemon/admin/offline-services.ts): like
+   * snapshot(), but a part whose file cannot be used throws that file's StoreError when it is
+   * read, instead of refusing the whole load. So a command that touches only sound files is never
+   * refused for another file's fault, as an admin write on a running daemon reads back only the
+   * file it wrote (refreshed()); the command that reads the broken part is refused naming it.
+   * identity.json must be sound: nothing works without it.
+   */
+  async partialSnapshot(now: Date = new Date()): Promise<Snapshot> {
+    await assertDataDirReady(this.path);
+    const identity = await readDataFile(this.path, identityFile);
+    const parts = await Promise.allSettled([
+      readDataFile(this.path, stateFile),
+      readDataFile(this.path, keysFile).then(indexById),
+      readDataFile(this.path, adminTokensFile).then(indexById),
+      readDataFile(this.path, modKeysFile).then((modKeys) => modKeys.trusted.map((entry) => entry.publicKey)),
+    ]);
+    const names = ['state', 'keysById', 'adminTokensById', 'trustedModKeys'] as const;
+    const snapshot: PropertyDescriptorMap = {
+      identity: { value: identity, enumerable: true },
+      loadedAt: { value: now, enumerable: true },
+    };
+    parts.forEach((part, i) => {
+      const name = names[i] as (typeof names)[number];
+      snapshot[name] =
+        part.status === 'fulfilled'
+          ? { value: part.value, enumerable: true }
+          : { get: () => rethrow(part.reason), enumerable: true };
+    });
+    return Object.defineProperties({}, snapshot) as Snapshot;
+  }
+
+  /** A LiveSnapshot over partialSnapshot(), for the CLI's in-process admin API. */
+  async loadPartial(): Promise<LiveSnapshot> {
+    return new LiveSnapshot(this, await this.partialSnapshot());
+  }
+
+  /**
    * `snapshot` with one part read again from its file, the others as they were: what an admin
    * write applies, so that it neither fails on nor picks up another file's hand edit (those
    * count from the next reload). Throws a StoreError naming the file when it cannot be used.
@@ -131,11 +168,11 @@ export class DataDir {
   async refreshed(snapshot: Snapshot, part: SnapshotPart): Promise<Snapshot> {
     switch (part) {
       case 'state':
-        return { ...snapshot, state: await this.read(stateFile) };
+        return withPart(snapshot, { state: await this.read(stateFile) });
       case 'keys':
-        return { ...snapshot, keysById: indexById(await this.read(keysFile)) };
+        return withPart(snapshot, { keysById: indexById(await this.read(keysFile)) });
       case 'adminTokens':
-        return { ...snapshot, adminTokensById: indexById(await this.read(adminTokensFile)) };
+        return withPart(snapshot, { adminTokensById: indexById(await this.read(adminTokensFile)) });
     }
   }
 
@@ -156,6 +193,21 @@ export interface Update<T> {
 }
 
 export type { Snapshot, SnapshotPart } from './live-snapshot.ts';
+
+/**
+ * `snapshot` with `part` in place of what it had: the property descriptors are copied, not the
+ * values, so a part that partialSnapshot() could not read stays a getter that throws.
+ */
+function withPart(snapshot: Snapshot, part: Partial<Snapshot>): Snapshot {
+  return Object.defineProperties(
+    {},
+    { ...Object.getOwnPropertyDescriptors(snapshot), ...Object.getOwnPropertyDescriptors(part) },
+  ) as Snapshot;
+}
+
+function rethrow(reason: unknown): never {
+  throw reason;
+}
 
 export const DATA_DIR_ENV = 'MODGATE_DATA_DIR';
 

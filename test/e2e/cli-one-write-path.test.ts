@@ -5,7 +5,7 @@
  * either way, an offline write is audited like the daemon's, and the in-process admin holds the
  * data dir's daemon lock while it runs, so a serve started meanwhile is refused.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openOfflineAdmin } from '../../daemon/admin/offline-services.ts';
@@ -14,7 +14,7 @@ import { readEndpoints } from '../../daemon/events/webhooks/endpoint-file.ts';
 import { silentLogger } from '../../daemon/log/log.ts';
 import { readDaemonLock } from '../../daemon/store/daemon-lock.ts';
 import { DataDir } from '../../daemon/store/data-dir.ts';
-import { runOk } from '../../harness/cli.ts';
+import { run, runOk } from '../../harness/cli.ts';
 import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
 import { launchServe, startServe, stop } from '../../harness/processes.ts';
 
@@ -111,6 +111,73 @@ describe('the in-process admin', () => {
       expect(JSON.parse(String(response.body))).toMatchObject({ error: { code: 'daemon_not_running' } });
     } finally {
       await admin.close();
+    }
+  });
+});
+
+describe('a broken data file, with no daemon running', () => {
+  let broken: TestDataDir;
+
+  beforeAll(async () => {
+    broken = await makeDataDir();
+    await broken.createKey('--name', 'bot');
+  }, 60_000);
+
+  afterAll(async () => {
+    await broken.remove();
+  });
+
+  /**
+   * Writes text that is not JSON in place of one data file (mode 0600, as the trust check wants);
+   * the returned function puts back what was there, or nothing.
+   */
+  async function breakFile(name: string): Promise<() => Promise<void>> {
+    const path = join(broken.dir, name);
+    const before = await readFile(path, 'utf8').catch(() => null);
+    await writeFile(path, '{ not json', { mode: 0o600 });
+    return () => (before === null ? rm(path) : writeFile(path, before, { mode: 0o600 }));
+  }
+
+  it('refuses only the commands that read it, naming it; the others run', async () => {
+    const restore = await breakFile('webhooks.json');
+    try {
+      const list = await run(['webhooks', 'list', '--data-dir', broken.dir]);
+      expect(list.code).toBe(1);
+      expect(list.stderr).toContain('webhooks.json');
+      // keys.json, state.json and admin-tokens.json are sound: these run as ever.
+      const created = JSON.parse(
+        await runOk([
+          'keys',
+          'create',
+          '--data-dir',
+          broken.dir,
+          '--name',
+          'second',
+          '--scopes',
+          'players:read',
+          '--json',
+        ]),
+      ) as { id: string };
+      await runOk(['keys', 'revoke', '--data-dir', broken.dir, created.id]);
+      await runOk(['api', 'disable', '--data-dir', broken.dir]);
+      await runOk(['admin', 'tokens', 'list', '--data-dir', broken.dir]);
+    } finally {
+      await restore();
+    }
+  });
+
+  it('writes one part while another part is broken, and keeps the broken part refused', async () => {
+    const restore = await breakFile('admin-tokens.json');
+    try {
+      await runOk(['api', 'enable', '--data-dir', broken.dir]);
+      expect(JSON.parse(await runOk(['api', 'status', '--data-dir', broken.dir, '--json']))).toMatchObject({
+        api_enabled: true,
+      });
+      const list = await run(['admin', 'tokens', 'list', '--data-dir', broken.dir]);
+      expect(list.code).toBe(1);
+      expect(list.stderr).toContain('admin-tokens.json');
+    } finally {
+      await restore();
     }
   });
 });
