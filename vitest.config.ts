@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 /**
@@ -21,6 +22,10 @@ export default defineConfig({
     // machine, so load makes a run slower, never red (docs/architecture.md, "Where tests live").
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // One worker per core (vitest's default leaves one core free): most of the suite's time is
+    // spent waiting on the processes the e2e files start, so two workers on 2 cores took a quiet
+    // run from 431 s to 295 s (docs/architecture.md, "Where tests live").
+    maxWorkers: Math.max(2, availableParallelism()),
     projects: [
       {
         extends: true,
@@ -28,8 +33,8 @@ export default defineConfig({
           name: 'shared',
           include: ['test/**/*.test.ts'],
           exclude: FRESH_MODULE_FILES,
-          // One worker keeps the modules it has loaded from file to file: on 2 cores, loading
-          // the daemon's module graph again for each of 230 files was most of a run's time.
+          // A worker keeps the modules it has loaded from file to file: on 2 cores, loading the
+          // daemon's module graph again for each of 230 files was most of a run's time.
           isolate: false,
         },
       },
