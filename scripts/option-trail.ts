@@ -1,6 +1,6 @@
 /**
- * `tsx scripts/option-trail.ts [ROOT]`: how far a reader travels following startDaemon's options
- * (docs/architecture.md, "The pipeline and start-up"). A depth-first walk, with the TypeScript
+ * `tsx scripts/option-trail.ts [ROOT] [--trail]`: how far a reader travels following startDaemon's
+ * options (docs/architecture.md, "The pipeline and start-up"); `--trail` lists the files in order. A depth-first walk, with the TypeScript
  * compiler's types, starts in startDaemon with its `options` parameter and follows every call or
  * `new` whose arguments mention the options or a value read from them into the callee's
  * declaration (a constructor's whole class), and on from there the same way; the files it is in,
@@ -14,7 +14,8 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
-const root = resolve(process.argv[2] ?? join(dirname(fileURLToPath(import.meta.url)), '..'));
+const rootArgument = process.argv.slice(2).find((argument) => !argument.startsWith('--'));
+const root = resolve(rootArgument ?? join(dirname(fileURLToPath(import.meta.url)), '..'));
 const configPath = join(root, 'tsconfig.json');
 const parsed = ts.parseJsonConfigFileContent(
   ts.readConfigFile(configPath, ts.sys.readFile).config,
