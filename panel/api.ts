@@ -43,8 +43,24 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   if (response.status === 204) return undefined as T;
   const text = await response.text();
   const parsed = parseJson(text);
-  if (!response.ok) throw failureOf(response.status, parsed);
+  if (!response.ok) {
+    const failure = failureOf(response.status, parsed);
+    if (response.status === 401 && path !== '/session') dispatchEvent(new SessionEnded(failure.message));
+    throw failure;
+  }
   return parsed as T;
+}
+
+/**
+ * Dispatched on the window when a call other than the sign-in's own is answered 401: the session
+ * ended (signed out elsewhere, expired, its token revoked, the daemon's sessions gone with a
+ * restart). The shell goes back to sign-in saying why and keeps the page the user was on.
+ */
+export class SessionEnded extends Event {
+  static readonly type = 'modgate-session-ended';
+  constructor(readonly reason: string) {
+    super(SessionEnded.type);
+  }
 }
 
 function parseJson(text: string): unknown {

@@ -7,7 +7,7 @@
 import { h } from 'preact';
 import type { View } from './ui.ts';
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiFailure, describe } from './api.ts';
+import { api, ApiFailure, describe, SessionEnded } from './api.ts';
 import { AuditPage } from './pages/audit.ts';
 import { EventsPage } from './pages/events.ts';
 import { KeysPage } from './pages/keys.ts';
@@ -40,6 +40,17 @@ export function App(): View {
   const [state, setState] = useState<SessionState>({ kind: 'checking' });
   const page = useHashPage();
   useEffect(() => void start(setState), []);
+  useEffect(() => {
+    const ended = (event: Event) =>
+      setState({
+        kind: 'out',
+        error:
+          `Your session ended (${(event as SessionEnded).reason}). ` +
+          'Sign in again to carry on where you were.',
+      });
+    addEventListener(SessionEnded.type, ended);
+    return () => removeEventListener(SessionEnded.type, ended);
+  }, []);
   if (state.kind === 'checking') return h('main', { class: 'center' }, h('p', null, 'Loading…'));
   if (state.kind === 'out') {
     return h(SignIn, {

@@ -1,10 +1,10 @@
 /**
  * Small building blocks the pages share: a data loader hook, an error line, a labelled field,
- * a table, and time formatting. Preact's `h` directly (no JSX step), so the panel's sources are
+ * a table with its loading and empty states, a confirmed destructive action, and time formatting. Preact's `h` directly (no JSX step), so the panel's sources are
  * plain TypeScript that tsc and eslint check like the rest of the tree.
  */
 import { Component, h, type ComponentChild, type ComponentChildren } from 'preact';
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { describe } from './api.ts';
 
 /** What a component returns: an element, text, or nothing. */
@@ -55,20 +55,119 @@ export function Field(props: { label: string; children?: ComponentChildren }): V
   return h('label', { class: 'field' }, h('span', null, props.label), props.children);
 }
 
-export function Table(props: { head: string[]; children?: ComponentChildren }): View {
+export interface TableProps {
+  head: string[];
+  /** What the body says when there are no rows; with `loading`, it says "Loading…" instead. */
+  empty?: string;
+  loading?: boolean;
+  /** The rows (an array of `tr`). */
+  children?: ComponentChildren;
+}
+
+/**
+ * A table inside a box that scrolls sideways on its own, so a wide table never widens the page; the
+ * box is focusable and named so a keyboard user can scroll it. A head named '' is the actions
+ * column: its name is read out, not shown.
+ */
+export function Table(props: TableProps): View {
+  const rows = Array.isArray(props.children) ? props.children.length : props.children ? 1 : 0;
+  const placeholder = props.loading ? 'Loading…' : rows === 0 ? props.empty : undefined;
   return h(
-    'table',
-    null,
+    'div',
+    { class: 'table-box', tabIndex: 0, role: 'region', 'aria-label': props.head.filter(Boolean).join(', ') },
     h(
-      'thead',
+      'table',
       null,
       h(
-        'tr',
+        'thead',
         null,
-        props.head.map((name) => h('th', { key: name }, name)),
+        h(
+          'tr',
+          null,
+          props.head.map((name) =>
+            h(
+              'th',
+              { key: name, scope: 'col' },
+              name === '' ? h('span', { class: 'visually-hidden' }, 'Actions') : name,
+            ),
+          ),
+        ),
+      ),
+      h(
+        'tbody',
+        null,
+        placeholder === undefined
+          ? props.children
+          : h('tr', { class: 'placeholder' }, h('td', { colSpan: props.head.length }, placeholder)),
       ),
     ),
-    h('tbody', null, props.children),
+  );
+}
+
+export interface ConfirmProps {
+  /** The button's text, and the dialog's confirming button's. */
+  label: string;
+  /** The button's accessible name when the text alone is ambiguous ("Revoke key bot-1"). */
+  name?: string;
+  /** The dialog's question: "Revoke the key bot-1?". */
+  title: string;
+  /** What will happen, in words a person reads: "Every bot using this key gets 401 at once." */
+  consequence: string;
+  onConfirm: () => void;
+  disabled?: boolean;
+}
+
+/**
+ * A destructive action: a button that looks it, opening a modal dialog that says what will happen;
+ * only its confirming button acts, Cancel or Escape does nothing. Focus moves into the dialog and
+ * back to the button when it closes.
+ */
+export function ConfirmButton(props: ConfirmProps): View {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const trigger = useRef<HTMLButtonElement>(null);
+  const close = () => {
+    dialog.current?.close();
+    trigger.current?.focus();
+  };
+  return h(
+    'span',
+    { class: 'confirm' },
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'danger',
+        ref: trigger,
+        disabled: props.disabled,
+        'aria-label': props.name,
+        'aria-haspopup': 'dialog',
+        onClick: () => dialog.current?.showModal(),
+      },
+      props.label,
+    ),
+    h(
+      'dialog',
+      { ref: dialog, 'aria-label': props.title, onClose: () => trigger.current?.focus() },
+      h('h2', null, props.title),
+      h('p', null, props.consequence),
+      h(
+        'div',
+        { class: 'dialog-actions' },
+        h('button', { type: 'button', autoFocus: true, onClick: close }, 'Cancel'),
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'danger',
+            onClick: () => {
+              close();
+              props.onConfirm();
+            },
+          },
+          props.label,
+        ),
+      ),
+    ),
   );
 }
 
