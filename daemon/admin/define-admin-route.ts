@@ -10,6 +10,7 @@ import { type OperationSpec, withLazySchemas } from '../http/define-route.ts';
 import type { Declared } from '../../protocol/lazy-schema.ts';
 import type { ResponseStream } from '../http/types.ts';
 import type { AdminActor } from './admin-actor.ts';
+import type { AdminAccess } from './roles.ts';
 import type { AdminServices } from './services.ts';
 
 /** Every admin path starts here (docs/admin.md, "admin.sock, in detail"). */
@@ -66,6 +67,11 @@ export interface AdminRouteSpec<
    * request is handled"), so a client names what was refused without reading the message.
    */
   resource?: AdminResource;
+  /**
+   * Which roles may call it (roles.ts, docs/admin.md "Roles"); a route that does not say needs
+   * the owner.
+   */
+  access?: AdminAccess;
   /**
    * Answers with a long-lived `text/event-stream` body instead of JSON (GET /admin/v1/events):
    * called after authentication and validation; throws an ApiError like a handler.
