@@ -31,14 +31,18 @@ const EXPIRIES = [
   ['365d', '1 year'],
 ] as const;
 
-/** Focus goes back to whatever opened the form (its button) when the form closes. */
+/**
+ * Focus goes back to whatever opened the form (its button) when the form closes. The opener is
+ * read at the first render, before the form's own effect moves focus into its first field.
+ */
 function useFocusReturn(): void {
-  useEffect(() => {
-    const opener = document.activeElement as HTMLElement | null;
-    return () => {
+  const [opener] = useState(() => document.activeElement as HTMLElement | null);
+  useEffect(
+    () => () => {
       if (opener?.isConnected) opener.focus();
-    };
-  }, []);
+    },
+    [],
+  );
 }
 
 /** Sends `send()` unless `problem` says why not; reports in words either way. */
