@@ -27,10 +27,11 @@ export function NameField(props: { value: string; onInput: (value: string) => vo
   const problem =
     props.value.trim().length > MODGATE_KEY_NAME_MAX_LENGTH ? nameProblem(props.value) : undefined;
   return h(
-    'label',
+    'div',
     { class: 'field' },
-    h('span', null, 'Name'),
+    h('label', { for: 'key-name' }, 'Name'),
     h('input', {
+      id: 'key-name',
       ref: input,
       name: 'name',
       value: props.value,
@@ -75,10 +76,15 @@ export function AddressField(props: { value: string; onInput: (value: string) =>
   );
   const problem = addressProblem(props.value);
   return h(
-    'label',
+    'div',
     { class: 'field' },
-    h('span', null, 'Allowed addresses (IP addresses or CIDR ranges, one per line; empty for any)'),
+    h(
+      'label',
+      { for: 'key-addresses' },
+      'Allowed addresses (IP addresses or CIDR ranges, one per line; empty for any)',
+    ),
     h('textarea', {
+      id: 'key-addresses',
       name: 'allow_ips',
       rows: 2,
       value: props.value,
