@@ -86,24 +86,35 @@ export function CreateForm(props: { onCreated: (created: Created) => void; onCan
     h(NameField, { value: name, onInput: setName }),
     h(ScopePicker, { chosen: scopes, onChange: setScopes }),
     h(AddressField, { value: addresses, onInput: setAddresses }),
-    h(
-      Field,
-      { label: 'Expires' },
-      h(
-        'select',
-        { name: 'expires_in', value: expires, onChange: (e: Event) => setExpires(value(e)) },
-        h('option', { value: '' }, 'Never'),
-        EXPIRIES.map(([text, label]) => h('option', { key: text, value: text }, label)),
-      ),
-    ),
+    h(ExpirySelect, { value: expires, onChange: setExpires, first: [['', 'Never']], suffix: '' }),
     h(ErrorLine, { text: error }),
     h('button', { type: 'submit' }, 'Create'),
     h('button', { type: 'button', class: 'quiet', onClick: props.onCancel }, 'Cancel'),
   );
 }
 
-function value(event: Event): string {
-  return (event.target as HTMLSelectElement).value;
+/** The expiry choices: the form's own first options, then the durations. */
+function ExpirySelect(props: {
+  value: string;
+  onChange: (value: string) => void;
+  first: readonly (readonly [string, string])[];
+  suffix: string;
+}): View {
+  return h(
+    Field,
+    { label: 'Expires' },
+    h(
+      'select',
+      {
+        name: 'expires',
+        value: props.value,
+        onChange: (event: Event) => props.onChange((event.target as HTMLSelectElement).value),
+      },
+      [...props.first, ...EXPIRIES.map(([text, label]) => [text, `${label}${props.suffix}`] as const)].map(
+        ([text, label]) => h('option', { key: text, value: text }, label),
+      ),
+    ),
+  );
 }
 
 /** The scopes, each with what it allows, and presets that tick a common set at once. */
@@ -190,17 +201,15 @@ export function EditForm(props: { item: Key; onSaved: () => void; onCancel: () =
     h('h2', { id: 'edit-key-title' }, `Edit key ${item.name}`),
     h(NameField, { value: name, onInput: setName }),
     h(AddressField, { value: addresses, onInput: setAddresses }),
-    h(
-      Field,
-      { label: 'Expires' },
-      h(
-        'select',
-        { name: 'expires', value: expires, onChange: (e: Event) => setExpires(value(e)) },
-        h('option', { value: '' }, `Keep (${item.expires_at ? when(item.expires_at) : 'never'})`),
-        h('option', { value: 'never' }, 'Never'),
-        EXPIRIES.map(([text, label]) => h('option', { key: text, value: text }, `${label} from now`)),
-      ),
-    ),
+    h(ExpirySelect, {
+      value: expires,
+      onChange: setExpires,
+      first: [
+        ['', `Keep (${item.expires_at ? when(item.expires_at) : 'never'})`],
+        ['never', 'Never'],
+      ],
+      suffix: ' from now',
+    }),
     h(ErrorLine, { text: error }),
     h('button', { type: 'submit' }, 'Save'),
     h('button', { type: 'button', class: 'quiet', onClick: props.onCancel }, 'Cancel'),
