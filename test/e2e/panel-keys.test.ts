@@ -107,7 +107,7 @@ describe.runIf(chromiumPath !== undefined || required)('the Keys and Plan pages 
     const gone = await stack.data.createKey('--name', 'hidden-when-revoked', '--scopes', 'server:read');
     await admin('DELETE', `/keys/${gone.id}`);
     const { page, close } = await keysPage();
-    await page.getByTestId('key-row').first().waitFor(); // the count is of the loaded list
+    await page.getByRole('cell', { name: 'Loading…' }).waitFor({ state: 'detached' }); // count the loaded list
     const toggle = page.getByLabel(/^Show revoked and expired \(\d+\)$/);
     const count = Number(/\((\d+)\)/.exec((await toggle.locator('..').textContent()) ?? '')?.[1]);
     const all = await admin<{ data: { status: string }[] }>('GET', '/keys?limit=100');
