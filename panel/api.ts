@@ -4,12 +4,16 @@
  * stable code. The panel holds no token: after sign-in the HttpOnly cookie is its credential.
  */
 
-/** A non-2xx answer: the envelope's code and message, or `network` when nothing answered. */
+/**
+ * A non-2xx answer: the envelope's code, message and details (a validation_error's per-field
+ * `errors`), or `network` when nothing answered.
+ */
 export class ApiFailure extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
     message: string,
+    readonly details?: unknown,
   ) {
     super(message);
     this.name = 'ApiFailure';
@@ -73,10 +77,11 @@ function parseJson(text: string): unknown {
 }
 
 function failureOf(status: number, body: unknown): ApiFailure {
-  const error = (body as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
+  const error = (body as { error?: { code?: unknown; message?: unknown; details?: unknown } } | undefined)
+    ?.error;
   const code = typeof error?.code === 'string' ? error.code : `http_${status}`;
   const message = typeof error?.message === 'string' ? error.message : `HTTP ${status}`;
-  return new ApiFailure(status, code, message);
+  return new ApiFailure(status, code, message, error?.details);
 }
 
 /** `?a=1&b=2` from the defined, non-empty values; '' when none. */

@@ -8,3 +8,6 @@ declare const MODGATE_SCOPES: readonly string[];
 
 /** The event types of the event log (docs/events.md), each an SSE `event:` name. */
 declare const MODGATE_EVENT_TYPES: readonly string[];
+
+/** The longest name an API key may have (docs/data-dir.md#keysjson). */
+declare const MODGATE_KEY_NAME_MAX_LENGTH: number;

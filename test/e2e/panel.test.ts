@@ -1,8 +1,9 @@
 /**
  * The operator panel in a real Chromium (playwright-core) against real `serve` and `sim`
  * processes: sign-in with a token and with a one-time link, a key made in the form and used on
- * /v1, revoked in the UI and refused by /v1, the API switch, the live event tail, and a
- * cross-site form post refused although the browser sends the session cookie.
+ * /v1, revoked in the UI (confirmed) and refused by /v1, the API switch (turning it off
+ * confirmed), the live event tail, and a cross-site form post refused although the browser sends
+ * the session cookie.
  *
  * Run when a Chromium is found (harness/browser.ts: CHROMIUM_PATH or /usr/bin/chromium); without
  * one this file says so on stderr and its tests are skipped. .ci/run installs Chromium and sets
@@ -105,7 +106,7 @@ describe.runIf(chromiumPath !== undefined || required)('the operator panel in Ch
     await signIn();
     await page.getByRole('link', { name: 'Keys' }).click();
     await page.getByRole('button', { name: 'Create key' }).click();
-    await page.getByLabel('Name').fill('from the panel');
+    await page.getByLabel('Name', { exact: true }).fill('from the panel');
     await page.getByLabel('server:read', { exact: true }).check();
     await page.getByRole('button', { name: 'Create', exact: true }).click();
     const key = (await page.getByTestId('new-key').textContent())!.trim();
@@ -113,8 +114,12 @@ describe.runIf(chromiumPath !== undefined || required)('the operator panel in Ch
     expect((await v1('/v1/server', key)).status).toBe(200);
     expect((await v1('/v1/players', key)).status).toBe(403);
     const row = page.getByTestId('key-row').filter({ hasText: 'from the panel' });
-    await row.getByRole('button', { name: 'Revoke' }).click();
-    await row.getByText('revoked').waitFor();
+    await row.getByRole('button', { name: 'Revoke key from the panel' }).click();
+    await page
+      .getByRole('dialog', { name: 'Revoke the key from the panel?' })
+      .getByRole('button', { name: 'Revoke' })
+      .click();
+    await row.waitFor({ state: 'detached' });
     expect((await v1('/v1/server', key)).status).toBe(401);
   });
 
@@ -123,6 +128,10 @@ describe.runIf(chromiumPath !== undefined || required)('the operator panel in Ch
     await signIn();
     await page.getByRole('link', { name: 'Plan' }).click();
     await page.getByRole('button', { name: 'Disable API' }).click();
+    await page
+      .getByRole('dialog', { name: 'Disable the API?' })
+      .getByRole('button', { name: 'Disable API' })
+      .click();
     await page.getByRole('button', { name: 'Enable API' }).waitFor();
     expect((await v1('/v1/server', created.key)).status).toBe(404);
     await page.getByRole('button', { name: 'Enable API' }).click();

@@ -3,13 +3,15 @@
  * the pages, minified ES module) and `panel.css`. One function for both places that need them:
  * scripts/build.ts puts them into the single executable's assets, and panel-assets.ts builds
  * them in memory from a checkout (tsx, tests, `npm start`). The daemon's vocabulary the pages
- * show (scopes, event types) is defined into the bundle here, so `panel/` imports no daemon
- * code. esbuild is a devDependency: it is loaded only when this runs, never by the binary.
+ * show (scopes, event types, a key name's limit) is defined into the bundle here, and the one
+ * daemon rule it runs before asking (an allowlist entry's canonical form) is aliased in as
+ * `modgate:allow-ip`, so `panel/` imports no daemon code by path. esbuild is a devDependency: it is loaded only when this runs, never by the binary.
  */
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { EVENT_TYPES } from '../../events/types.ts';
 import { SCOPES } from '../../scopes.ts';
+import { KEY_NAME_MAX_LENGTH } from '../../store/keys-file.ts';
 
 /** The whole panel, gzipped, stays under this (docs/admin.md, "The panel"); the build checks it. */
 export const PANEL_GZIP_BUDGET = 150 * 1024;
@@ -21,6 +23,9 @@ export type PanelFileName = (typeof PANEL_FILES)[number];
 export type PanelBundle = Record<PanelFileName, Buffer>;
 
 const PANEL_DIR = fileURLToPath(new URL('../../../panel/', import.meta.url));
+
+/** The daemon's allowlist rule, so the key form shows what an entry will be saved as. */
+const ALLOW_IP = fileURLToPath(new URL('../../store/allow-ip.ts', import.meta.url));
 
 export async function buildPanelBundle(): Promise<PanelBundle> {
   const { build } = await import('esbuild');
@@ -40,7 +45,9 @@ export async function buildPanelBundle(): Promise<PanelBundle> {
     define: {
       MODGATE_SCOPES: JSON.stringify(SCOPES),
       MODGATE_EVENT_TYPES: JSON.stringify(EVENT_TYPES),
+      MODGATE_KEY_NAME_MAX_LENGTH: JSON.stringify(KEY_NAME_MAX_LENGTH),
     },
+    alias: { 'modgate:allow-ip': ALLOW_IP },
   });
   const find = (suffix: string) => {
     const file = result.outputFiles.find((output) => output.path.endsWith(suffix));
