@@ -8,3 +8,6 @@ declare const MODGATE_SCOPES: readonly string[];
 
 /** The event types of the event log (docs/events.md), each an SSE `event:` name. */
 declare const MODGATE_EVENT_TYPES: readonly string[];
+
+/** When each event type happens, in a few words, by type (daemon/events/types.ts EVENT_SUMMARIES). */
+declare const MODGATE_EVENT_SUMMARIES: Readonly<Record<string, string>>;

@@ -3,12 +3,12 @@
  * the pages, minified ES module) and `panel.css`. One function for both places that need them:
  * scripts/build.ts puts them into the single executable's assets, and panel-assets.ts builds
  * them in memory from a checkout (tsx, tests, `npm start`). The daemon's vocabulary the pages
- * show (scopes, event types) is defined into the bundle here, so `panel/` imports no daemon
+ * show (scopes, event types and what each means) is defined into the bundle here, so `panel/` imports no daemon
  * code. esbuild is a devDependency: it is loaded only when this runs, never by the binary.
  */
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { EVENT_TYPES } from '../../events/types.ts';
+import { EVENT_SUMMARIES, EVENT_TYPES } from '../../events/types.ts';
 import { SCOPES } from '../../scopes.ts';
 
 /** The whole panel, gzipped, stays under this (docs/admin.md, "The panel"); the build checks it. */
@@ -40,6 +40,7 @@ export async function buildPanelBundle(): Promise<PanelBundle> {
     define: {
       MODGATE_SCOPES: JSON.stringify(SCOPES),
       MODGATE_EVENT_TYPES: JSON.stringify(EVENT_TYPES),
+      MODGATE_EVENT_SUMMARIES: JSON.stringify(EVENT_SUMMARIES),
     },
   });
   const find = (suffix: string) => {
