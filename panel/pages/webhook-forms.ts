@@ -24,6 +24,12 @@ export interface ShownSecret {
 
 const ALL = '*';
 
+/** The payload formats (the daemon's WEBHOOK_FORMATS), each with what it is for. */
+const FORMATS: readonly (readonly [Webhook['format'], string])[] = [
+  ['standard', 'Standard Webhooks JSON, signed (a bot)'],
+  ['discord', 'Discord messages (a Discord channel webhook)'],
+];
+
 /** What a refusal says: the envelope's message, for a person, without the code. */
 export function refusalText(error: unknown): string {
   return error instanceof ApiFailure ? error.message : String(error);
@@ -61,16 +67,14 @@ export function WebhookForm(props: FormProps): View {
     }
     const events = chosen.includes(ALL) ? [ALL] : chosen;
     const description = String(form.get('description') ?? '').trim();
+    const added = { url: String(form.get('url') ?? '').trim(), format: String(form.get('format') ?? '') };
     setError(undefined);
     setUrlError(undefined);
-    void save(editing, String(form.get('url') ?? '').trim(), events, description).then(
-      props.onSaved,
-      (failure: unknown) => {
-        const aboutUrl = urlRefusal(failure);
-        if (aboutUrl !== undefined) setUrlError(aboutUrl);
-        else setError(refusalText(failure));
-      },
-    );
+    void save(editing, added, events, description).then(props.onSaved, (failure: unknown) => {
+      const aboutUrl = urlRefusal(failure);
+      if (aboutUrl !== undefined) setUrlError(aboutUrl);
+      else setError(refusalText(failure));
+    });
   };
   const title = editing ? `Edit webhook ${editing.url}` : 'Add a webhook';
   return h(
@@ -78,6 +82,17 @@ export function WebhookForm(props: FormProps): View {
     { class: 'card webhook-form', onSubmit: submit, 'aria-label': title, noValidate: true },
     h('h2', { ref: heading, tabIndex: -1 }, title),
     editing ? null : h(UrlField, { error: urlError }),
+    editing
+      ? null
+      : h(
+          Field,
+          { label: 'Format' },
+          h(
+            'select',
+            { name: 'format' },
+            FORMATS.map(([value, text]) => h('option', { key: value, value }, text)),
+          ),
+        ),
     h(EventPicker, { selected: editing?.events ?? [] }),
     h(
       Field,
@@ -96,7 +111,7 @@ export function WebhookForm(props: FormProps): View {
 
 async function save(
   editing: Webhook | undefined,
-  url: string,
+  added: { url: string; format: string },
   events: string[],
   description: string,
 ): Promise<ShownSecret | undefined> {
@@ -105,7 +120,7 @@ async function save(
     await api('PATCH', `/webhooks/${encodeURIComponent(editing.id)}`, body);
     return undefined;
   }
-  const body = { url, events, ...(description === '' ? {} : { description }) };
+  const body = { ...added, events, ...(description === '' ? {} : { description }) };
   const created = await api<Created>('POST', '/webhooks', body);
   return { url: created.url, secret: created.secret };
 }

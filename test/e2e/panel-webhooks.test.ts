@@ -76,7 +76,7 @@ describe.runIf(chromiumPath !== undefined || required)("the panel's Webhooks pag
     await page.getByText('No webhooks yet. Press "Add webhook"').waitFor();
     await page.getByRole('button', { name: 'Add webhook' }).click();
     expect(await page.evaluate('document.activeElement.textContent')).toBe('Add a webhook');
-    await page.getByLabel('URL').fill(receiver.url);
+    await page.getByLabel('URL', { exact: true }).fill(receiver.url);
     await page.getByRole('checkbox', { name: /^player\.banned a ban is set/ }).check();
     await page.getByLabel(/^Description/).fill('moderation log');
     await page.getByRole('button', { name: 'Add webhook' }).click();
@@ -169,15 +169,17 @@ describe.runIf(chromiumPath !== undefined || required)("the panel's Webhooks pag
     const { page } = panel;
     await page.getByRole('button', { name: 'Add webhook' }).click();
     const own = `http://127.0.0.1:${stack.apiPort}/hook`;
-    await page.getByLabel('URL').fill(own);
+    await page.getByLabel('URL', { exact: true }).fill(own);
     await page.getByRole('checkbox', { name: /^All events/ }).check();
     await page.getByRole('button', { name: 'Add webhook' }).click();
     const refusal = page.locator('#webhook-url-error');
     await refusal.waitFor();
     expect(await refusal.textContent()).toMatch(/^This URL is refused: .*this daemon's own listeners/);
     expect(await refusal.textContent()).not.toContain('validation_error');
-    expect(await page.getByLabel('URL').getAttribute('aria-describedby')).toBe('webhook-url-error');
-    expect(await page.getByLabel('URL').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByLabel('URL', { exact: true }).getAttribute('aria-describedby')).toBe(
+      'webhook-url-error',
+    );
+    expect(await page.getByLabel('URL', { exact: true }).getAttribute('aria-invalid')).toBe('true');
     expect(await page.getByTestId('webhook-row').count()).toBe(1);
     await panel.close();
   });
