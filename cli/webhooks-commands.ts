@@ -1,5 +1,5 @@
 /**
- * `modgate webhooks add|list|remove|enable|rotate-secret|deliveries`: the operator's side of the
+ * `modgate webhooks add|list|edit|remove|enable|rotate-secret|deliveries`: the operator's side of the
  * webhook registry (webhooks.json, see daemon/events/webhooks/). Each is a request to
  * /admin/v1/webhooks, sent to the running daemon (every change acts at once, and the list and
  * deliveries are the daemon's own) or, without one, to the in-process admin over the data dir
@@ -43,6 +43,13 @@ interface AddFlags {
   json?: boolean;
 }
 
+interface EditFlags {
+  dataDir?: string;
+  events?: EventSelector[];
+  description?: string;
+  json?: boolean;
+}
+
 export function registerWebhooksCommands(program: Command, io: CliIo): void {
   const webhooks = program
     .command('webhooks')
@@ -66,6 +73,15 @@ export function registerWebhooksCommands(program: Command, io: CliIo): void {
       if (flags.json) printJson(io, { webhooks: views });
       else printLines(io, ...listLines(views));
     });
+
+  withDataDirOption(
+    webhooks.command('edit').description('change what an endpoint receives or its description'),
+  )
+    .argument('<id>', 'the endpoint id shown by webhooks list', parseId)
+    .option('--events <types>', 'comma list of event types, or all', parseEvents)
+    .option('--description <text>', 'a note for the operator (at most 200 characters; "" clears it)')
+    .option('--json', 'print one JSON object')
+    .action(async (id: string, flags: EditFlags) => edit(id, flags, io));
 
   withDataDirOption(webhooks.command('remove').description('remove an endpoint; deliveries to it stop'))
     .argument('<id>', 'the endpoint id shown by webhooks list', parseId)
@@ -143,6 +159,24 @@ async function add(flags: AddFlags, io: CliIo): Promise<void> {
     `Secret (shown only now; verify the webhook-signature header with it):`,
     created.secret,
   );
+}
+
+/** PATCH /webhooks/{id}: the events, the description or both; the URL stays (a new receiver is a new endpoint). */
+async function edit(id: string, flags: EditFlags, io: CliIo): Promise<void> {
+  if (flags.events === undefined && flags.description === undefined)
+    throw new UsageError('name --events, --description or both');
+  const description = flags.description?.trim();
+  if (description !== undefined && description.length > 200)
+    throw new UsageError('--description: at most 200 characters');
+  const body = {
+    ...(flags.events === undefined ? {} : { events: flags.events }),
+    ...(description === undefined ? {} : { description: description === '' ? null : description }),
+  };
+  const view = await withAdmin(flags, io, async (admin) =>
+    webhookViewFromAnswer((await admin.send({ method: 'PATCH', path: `/webhooks/${id}`, body })).body),
+  );
+  if (flags.json) printJson(io, view);
+  else printLines(io, `Changed webhook ${id} (events: ${view.events.join(',')}).`);
 }
 
 async function rotate(

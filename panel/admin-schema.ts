@@ -282,7 +282,11 @@ export interface paths {
         delete: operations["deleteAdminWebhook"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change an endpoint's events or description; it receives the new selection from its next message
+         * @description Change an endpoint's events or description; it receives the new selection from its next message
+         */
+        patch: operations["updateAdminWebhook"];
         trace?: never;
     };
     "/admin/v1/webhooks/{id}/enable": {
@@ -1018,6 +1022,12 @@ export interface components {
             description?: string;
             /** @description Allow plain http to a non-loopback host (events travel unencrypted); default false */
             allow_http?: boolean;
+        };
+        AdminWebhookEditRequest: {
+            /** @description Event types, or ["*"] for all */
+            events?: ("*" | "player.joined" | "player.left" | "player.banned" | "player.unbanned" | "player.muted" | "player.unmuted" | "player.linked" | "player.unlinked" | "economy.changed" | "pack.delivered" | "claim_code.redeemed" | "command.executed" | "mod.connected" | "mod.disconnected")[];
+            /** @description null or blank clears it */
+            description?: string | null;
         };
         WebhookEndpointRotated: {
             /** @description wh_ and 16 characters a-z0-9 */
@@ -2084,6 +2094,42 @@ export interface operations {
             403: components["responses"]["Error403CrossOriginRequest"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409Conflict"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+        };
+    };
+    updateAdminWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminWebhookEditRequest"];
+            };
+        };
+        responses: {
+            /** @description Change an endpoint's events or description; it receives the new selection from its next message */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminWebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            409: components["responses"]["Error409Conflict"];
+            413: components["responses"]["Error413PayloadTooLarge"];
+            415: components["responses"]["Error415UnsupportedMediaType"];
             421: components["responses"]["Error421MisdirectedRequest"];
             429: components["responses"]["Error429RateLimited"];
             500: components["responses"]["Error500Internal"];

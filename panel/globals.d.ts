@@ -11,3 +11,6 @@ declare const MODGATE_EVENT_TYPES: readonly string[];
 
 /** The longest name an API key may have (docs/data-dir.md#keysjson). */
 declare const MODGATE_KEY_NAME_MAX_LENGTH: number;
+
+/** When each event type happens, in a few words, by type (daemon/events/types.ts EVENT_SUMMARIES). */
+declare const MODGATE_EVENT_SUMMARIES: Readonly<Record<string, string>>;

@@ -25,6 +25,27 @@ export const EVENT_TYPES = [
 
 export type EventType = (typeof EVENT_TYPES)[number];
 
+/**
+ * When each type happens, in a few words (docs/events.md's "when" column, shortened): what the
+ * panel shows beside each type where an operator chooses what a webhook receives.
+ */
+export const EVENT_SUMMARIES: Readonly<Record<EventType, string>> = {
+  'player.joined': 'a player connects',
+  'player.left': 'a player disconnects or is kicked',
+  'player.banned': 'a ban is set or changed',
+  'player.unbanned': 'a ban is lifted',
+  'player.muted': 'a mute is set or changed',
+  'player.unmuted': 'a mute is lifted',
+  'player.linked': 'a social account is linked',
+  'player.unlinked': 'a social account is unlinked',
+  'economy.changed': 'a ledger entry is written (coins, currency, shop)',
+  'pack.delivered': 'a pack delivery is recorded, with its outcome',
+  'claim_code.redeemed': 'a player redeems a claim code in the game',
+  'command.executed': 'a console command runs, from any source',
+  'mod.connected': "the game mod's link comes up",
+  'mod.disconnected': "the game mod's link goes down",
+};
+
 export function isEventType(value: string): value is EventType {
   return (EVENT_TYPES as readonly string[]).includes(value);
 }

@@ -142,6 +142,40 @@ export const OperatorCreateBody = lazySchema(() =>
     .meta({ id: 'AdminWebhookCreateRequest' }),
 );
 
+/**
+ * The operator's edit (PATCH /admin/v1/webhooks/{id}): what an endpoint receives and its note, at
+ * least one of them; `description` null or blank clears it. The URL is not here: a new receiver
+ * is a new endpoint, with a secret of its own.
+ */
+export const OperatorEditBody = lazySchema(() =>
+  z
+    .object({
+      events: createFields().events.optional(),
+      description: z.string().max(200).nullable().optional().describe('null or blank clears it'),
+    })
+    .strict()
+    .refine((body) => body.events !== undefined || body.description !== undefined, {
+      message: 'name events, description or both',
+    })
+    .meta({ id: 'AdminWebhookEditRequest' }),
+);
+
+/** Edits a registered endpoint's events or description, as the body above says. */
+export async function editEndpointOf(
+  webhooks: WebhookService,
+  id: string,
+  body: { events?: readonly string[] | undefined; description?: string | null | undefined },
+) {
+  try {
+    return await webhooks.edit(id, {
+      ...(body.events === undefined ? {} : { events: selectedEvents(body.events) }),
+      ...(body.description === undefined ? {} : { description: body.description?.trim() || null }),
+    });
+  } catch (error) {
+    throw changeError(error);
+  }
+}
+
 export const idParams = lazySchema(() =>
   z
     .object({ id: z.string().regex(WEBHOOK_ID_PATTERN, 'a webhook id: wh_ and 16 characters a-z0-9') })

@@ -44,6 +44,21 @@ describe('modgate webhooks', () => {
     expect(await runOk(['webhooks', 'list', '--data-dir', dir])).not.toContain(created.secret);
   });
 
+  it('edits the events and description of an endpoint, and refuses an edit that names neither', async () => {
+    const created = await add('--url', 'https://bot.example/hook', '--events', 'all', '--description', 'ops');
+    const args = ['webhooks', 'edit', created.id, '--data-dir', dir];
+    expect(await runOk([...args, '--events', 'player.muted,player.banned'])).toBe(
+      `Changed webhook ${created.id} (events: player.banned,player.muted).\n`,
+    );
+    const cleared = JSON.parse(await runOk([...args, '--description', '', '--json'])) as Record<
+      string,
+      unknown
+    >;
+    expect(cleared).toMatchObject({ events: ['player.banned', 'player.muted'], description: null });
+    expect(cleared).not.toHaveProperty('secret');
+    expect((await run(args)).code).not.toBe(0);
+  });
+
   it('prints the secret in the text output of add', async () => {
     const stdout = await runOk([
       'webhooks',

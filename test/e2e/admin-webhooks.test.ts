@@ -175,6 +175,40 @@ describe('admin webhooks', () => {
     expect((await admin(s, 'POST', '/admin/v1/webhooks/wh_0000000000000000/test')).status).toBe(404);
   });
 
+  it('edits what an endpoint receives and its description, acting from its next message', async () => {
+    const s = await setup();
+    const hook = await receiver();
+    const created = await admin(s, 'POST', '/admin/v1/webhooks', {
+      url: hook.url,
+      events: ['mod.connected'],
+      description: 'ops',
+    });
+    const id = String(created.json['id']);
+    const edited = await admin(s, 'PATCH', `/admin/v1/webhooks/${id}`, {
+      events: ['player.banned'],
+      description: '  moderation  ',
+    });
+    expect(edited.status).toBe(200);
+    expect(edited.json).toMatchObject({
+      id,
+      events: ['player.banned'],
+      description: 'moderation',
+      url: hook.url,
+    });
+    expect(edited.json).not.toHaveProperty('secret');
+    const player = await ban(s);
+    await eventually(() => hook.requests.some(banOf(player)));
+    const cleared = await admin(s, 'PATCH', `/admin/v1/webhooks/${id}`, { description: null });
+    expect(cleared.json).toMatchObject({ events: ['player.banned'], description: null });
+    const empty = await admin(s, 'PATCH', `/admin/v1/webhooks/${id}`, {});
+    expect(empty.status).toBe(400);
+    const url = await admin(s, 'PATCH', `/admin/v1/webhooks/${id}`, { url: 'http://127.0.0.1:1/x' });
+    expect(url.status).toBe(400);
+    const missing = await admin(s, 'PATCH', '/admin/v1/webhooks/wh_0000000000000000', { events: ['*'] });
+    expect(missing.status).toBe(404);
+    expect(missing.json).toMatchObject({ error: { details: { resource: 'webhook' } } });
+  });
+
   it('re-enables an endpoint disabled after a 410, which then receives the message it stopped on', async () => {
     const s = await setup();
     let gone = true;

@@ -3,13 +3,14 @@
  * the pages, minified ES module) and `panel.css`. One function for both places that need them:
  * scripts/build.ts puts them into the single executable's assets, and panel-assets.ts builds
  * them in memory from a checkout (tsx, tests, `npm start`). The daemon's vocabulary the pages
- * show (scopes, event types, a key name's limit) is defined into the bundle here, and the one
- * daemon rule it runs before asking (an allowlist entry's canonical form) is aliased in as
- * `modgate:allow-ip`, so `panel/` imports no daemon code by path. esbuild is a devDependency: it is loaded only when this runs, never by the binary.
+ * show (scopes, event types and what each means, a key name's limit) is defined into the bundle
+ * here, and the one daemon rule it runs before asking (an allowlist entry's canonical form) is
+ * aliased in as `modgate:allow-ip`, so `panel/` imports no daemon code by path. esbuild is a
+ * devDependency: it is loaded only when this runs, never by the binary.
  */
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { EVENT_TYPES } from '../../events/types.ts';
+import { EVENT_SUMMARIES, EVENT_TYPES } from '../../events/types.ts';
 import { SCOPES } from '../../scopes.ts';
 import { KEY_NAME_MAX_LENGTH } from '../../store/keys-file.ts';
 
@@ -46,6 +47,7 @@ export async function buildPanelBundle(): Promise<PanelBundle> {
       MODGATE_SCOPES: JSON.stringify(SCOPES),
       MODGATE_EVENT_TYPES: JSON.stringify(EVENT_TYPES),
       MODGATE_KEY_NAME_MAX_LENGTH: JSON.stringify(KEY_NAME_MAX_LENGTH),
+      MODGATE_EVENT_SUMMARIES: JSON.stringify(EVENT_SUMMARIES),
     },
     alias: { 'modgate:allow-ip': ALLOW_IP },
   });

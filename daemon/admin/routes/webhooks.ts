@@ -20,11 +20,13 @@ import {
   changeError,
   CreatedWebhookSchema,
   deliveriesPage,
+  editEndpointOf,
   DeliveriesPage,
   DeliveriesQuery,
   endpointShape,
   idParams,
   OperatorCreateBody,
+  OperatorEditBody,
   registerEndpoint,
   rotateAndShow,
   RotatedWebhookSchema,
@@ -129,6 +131,21 @@ export const webhookRoutes = [
     errors: ['not_found'],
     handler: async ({ params, admin }) =>
       adminView(admin.webhooks, found(admin.webhooks, params.id), admin.snapshot()),
+  }),
+  defineAdminRoute({
+    method: 'PATCH',
+    path: '/admin/v1/webhooks/{id}',
+    operationId: 'updateAdminWebhook',
+    summary:
+      "Change an endpoint's events or description; it receives the new selection from its next message",
+    tag: TAG,
+    resource: 'webhook',
+    params: idParams,
+    body: OperatorEditBody,
+    response: { status: 200, schema: AdminWebhookSchema },
+    errors: ['validation_error', 'not_found'],
+    handler: async ({ params, body, admin }) =>
+      adminView(admin.webhooks, await editEndpointOf(admin.webhooks, params.id, body), admin.snapshot()),
   }),
   defineAdminRoute({
     method: 'DELETE',

@@ -1,6 +1,7 @@
 /**
  * The changes an operator or a key makes to the registry, as pure functions over the list in
- * webhooks.json: adding an endpoint (within the caps), re-enabling one and rotating its secret. The CLI (with no daemon), the
+ * webhooks.json: adding an endpoint (within the caps), editing what it receives and its note,
+ * re-enabling one and rotating its secret. The CLI (with no daemon), the
  * running daemon's WebhookService (for /v1 and the admin API) and every future caller apply the
  * same function inside `updateEndpoints`, so the rules live once. A refusal is an
  * EndpointChangeError with a stable code the caller turns into its own error (a CLI message, the
@@ -10,6 +11,7 @@ import {
   MAX_ENDPOINTS,
   MAX_ENDPOINTS_PER_KEY,
   MAX_PREVIOUS_SECRETS,
+  type EventSelector,
   type WebhookEndpoint,
 } from './endpoint-file.ts';
 import { generateSecret } from './signing.ts';
@@ -87,6 +89,30 @@ export function enableEndpoint(
     }
     return { ...endpoint, disabledAt: null, disabledReason: null, enabledAt: now };
   });
+}
+
+/** What an edit may change: the events an endpoint receives and the operator's note about it. */
+export interface EndpointEdit {
+  readonly events?: readonly EventSelector[];
+  /** null clears it. */
+  readonly description?: string | null;
+}
+
+/**
+ * Changes an endpoint's events or description. Its URL, format and owner stay: they decide where
+ * deliveries go and who may see them, so a different receiver is a new endpoint. Its position
+ * stays too: it receives the new selection from the next event it has not been sent.
+ */
+export function editEndpoint(
+  current: readonly WebhookEndpoint[],
+  id: string,
+  edit: EndpointEdit,
+): readonly WebhookEndpoint[] {
+  return changeOne(current, id, (endpoint) => ({
+    ...endpoint,
+    ...(edit.events === undefined ? {} : { events: edit.events }),
+    ...(edit.description === undefined ? {} : { description: edit.description }),
+  }));
 }
 
 export interface Rotation {

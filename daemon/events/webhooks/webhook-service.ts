@@ -24,7 +24,13 @@ import {
   type NewEndpoint,
   type WebhookEndpoint,
 } from './endpoint-file.ts';
-import { addEndpoint, enableEndpoint, rotateSecret } from './endpoint-changes.ts';
+import {
+  addEndpoint,
+  editEndpoint,
+  enableEndpoint,
+  rotateSecret,
+  type EndpointEdit,
+} from './endpoint-changes.ts';
 import { EndpointWorker, sendSigned, type WorkerDeps } from './endpoint-worker.ts';
 import { OutboxJournal } from './outbox-journal.ts';
 import type { EndpointOutbox } from './outbox-state.ts';
@@ -206,6 +212,16 @@ export class WebhookService {
     );
     await this.reload();
     return update.changed;
+  }
+
+  /**
+   * Changes an endpoint's events or description (endpoint-changes.ts); its worker sends the new
+   * selection from its next message on. The endpoint as changed.
+   */
+  async edit(id: string, edit: EndpointEdit): Promise<WebhookEndpoint> {
+    await updateEndpoints(this.#options.dataDir, (current) => editEndpoint(current, id, edit));
+    await this.reload();
+    return this.get(id) as WebhookEndpoint;
   }
 
   /**

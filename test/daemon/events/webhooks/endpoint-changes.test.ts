@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   addEndpoint,
+  editEndpoint,
   EndpointChangeError,
   enableEndpoint,
   MAX_SECRET_OVERLAP_SEC,
@@ -97,6 +98,22 @@ describe('adding an endpoint', () => {
     while (list.length < MAX_ENDPOINTS) list = addEndpoint(list, endpoint());
     expect(() => addEndpoint(list, endpoint())).toThrow(
       expect.objectContaining({ code: 'registry_full' }) as Error,
+    );
+  });
+});
+
+describe('editing an endpoint', () => {
+  it('changes its events and description and keeps its URL, secret and position', () => {
+    const before = endpoint({ startAfter: 7 });
+    const [after] = editEndpoint([before], before.id, { events: ['player.banned'], description: 'mods' });
+    expect(after).toEqual({ ...before, events: ['player.banned'], description: 'mods' });
+    const [cleared] = editEndpoint([after!], before.id, { description: null });
+    expect(cleared).toEqual({ ...after, description: null });
+  });
+
+  it('refuses an id that is not registered', () => {
+    expect(() => editEndpoint([endpoint()], 'wh_0000000000000000', { events: ['*'] })).toThrow(
+      EndpointChangeError,
     );
   });
 });
