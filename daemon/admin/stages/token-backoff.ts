@@ -1,8 +1,14 @@
 /**
  * Brute-force back-off on bad admin tokens (docs/admin.md, "Threat model"): a client address
  * (IPv4 address, IPv6 /64, as the edge rate limit counts) that sends `maxFailures` bad tries at
- * one credential within `windowMs` is answered 429 `rate_limited` with Retry-After for that
- * credential until the window has passed, without it being checked at all.
+ * one credential within `windowMs` is answered 429 `rate_limited` with Retry-After for its bad
+ * tries at that credential until the window has passed.
+ *
+ * A presented credential is checked before the back-off can refuse it (`attempt`), so a valid
+ * token or sign-in code always works: the back-off holds back what fails, never the holder of a
+ * real secret who shares an address with a guesser (every local user is 127.0.0.1, and sign-in
+ * codes share one bucket). That costs the back-off nothing it was for: a token's secret is 238
+ * bits and a code 256, so no number of tries finds one; checking one is a SHA-256 or a map look-up.
  *
  * Counted per address *and* credential (the token id a text names, whether or not it exists, or
  * one bucket for malformed texts, or one for sign-in codes): on loopback every local user shares
@@ -43,6 +49,23 @@ export class TokenBackoff {
   constructor(policy: Partial<TokenBackoffPolicy> = {}, now: () => number = Date.now) {
     this.#policy = { ...TOKEN_BACKOFF_DEFAULTS, ...policy };
     this.#now = now;
+  }
+
+  /**
+   * Checks a presented credential (`verify`: what it grants, or null when it is bad) and only
+   * then applies the back-off: a good one passes and starts the address's count for it again; a
+   * bad one throws 429 while the address is backed off from the credential, else is counted and
+   * gives null.
+   */
+  attempt<T>(address: string, credential: string, verify: () => T | null): T | null {
+    const granted = verify();
+    if (granted !== null) {
+      this.succeeded(address, credential);
+      return granted;
+    }
+    this.check(address, credential);
+    this.failed(address, credential);
+    return null;
   }
 
   /** Throws 429 while `address` is backed off from `credential`. */
