@@ -146,6 +146,20 @@ describe('the admin API on TCP', () => {
       expect(answer.json).toMatchObject({ error: { code: 'misdirected_request' } });
     });
 
+    it('answers 421 to an absolute-form target naming another host, whatever the Host header says', async () => {
+      const port = new URL(url).port;
+      for (const target of [
+        'http://evil.example/admin/v1/status',
+        `http://evil.example:${port}/admin/v1/status`,
+      ]) {
+        const answer = await tcp({ path: target, headers: { host: `127.0.0.1:${port}` } });
+        expect(answer.status, target).toBe(421);
+        expect(answer.json).toMatchObject({ error: { code: 'misdirected_request' } });
+      }
+      const own = await tcp({ path: `http://127.0.0.1:${port}/admin/v1/status` });
+      expect(own.status).toBe(200);
+    });
+
     it('accepts localhost as the Host of a loopback listener', async () => {
       const answer = await tcp({
         path: '/admin/v1/status',
