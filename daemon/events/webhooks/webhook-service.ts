@@ -150,7 +150,7 @@ export class WebhookService {
     if (createdBy !== null) {
       return { loopback: false, networks: this.#options.network?.keyNetworksForTests ?? [], ownListeners };
     }
-    return { loopback: true, networks: this.#allowNetworks, ownListeners };
+    return { loopback: true, networks: this.#allowNetworks, ownListeners, namesListeners: true };
   }
 
   /** The registration check: null when `url` may be registered by `createdBy`, else why not. */
