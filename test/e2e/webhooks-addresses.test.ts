@@ -18,6 +18,7 @@ import { FAST_POLICY } from '../daemon/events/webhooks/service-support.ts';
 import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
 import { http } from '../support/http.ts';
 import { freePort } from '../../harness/ports.ts';
+import { adminRequest } from '../../harness/admin.ts';
 import { startServe, stop, type ModgateProcess } from '../../harness/processes.ts';
 import { eventually, startStack, type Stack } from '../../harness/stack.ts';
 import { startReceiver, type Receiver } from '../support/webhook-receiver.ts';
@@ -462,6 +463,26 @@ describe('endpoints of a key that no longer works', () => {
     );
     await s.daemon.reload();
     await eventually(() => s.daemon.webhooks.get(id)?.disabledReason === 'key_expired');
+  });
+
+  it('disables them when the key expires, with nothing else happening, and enable refuses them 409', async () => {
+    const s = await setup(KEYS_REACH_LOOPBACK);
+    const { id: keyId, key } = await hooksKey(s, 'expiring');
+    const id = (await registerQuiet(s, key)).json['id'] as string;
+    const dataDir = await DataDir.open(s.data.dir);
+    await dataDir.update(keysFile, (records) =>
+      records.map((r) => (r.id === keyId ? { ...r, expiresAt: new Date(Date.now() + 3_000) } : r)),
+    );
+    await s.daemon.reload(); // the key changes once, before it expires; no event, no change after
+    expect(s.daemon.webhooks.get(id)?.disabledAt).toBeNull();
+    await eventually(() => s.daemon.webhooks.get(id)?.disabledReason === 'key_expired');
+    const enable = await adminRequest({
+      dataDir: s.data.dir,
+      method: 'POST',
+      path: `/admin/v1/webhooks/${id}/enable`,
+    });
+    expect(enable.status).toBe(409);
+    expect(enable.json).toMatchObject({ error: { code: 'conflict' } });
   });
 });
 
