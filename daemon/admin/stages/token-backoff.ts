@@ -1,6 +1,6 @@
 /**
  * Brute-force back-off on bad admin tokens (docs/admin.md, "Threat model"): a client address
- * (IPv4 address, IPv6 /64, as the edge rate limit counts) that sends `maxFailures` bad tries at
+ * (IPv4 address, IPv6 /64 or `[api] ipv6_prefix_length`, as the edge rate limit counts) that sends `maxFailures` bad tries at
  * one credential within `windowMs` is answered 429 `rate_limited` with Retry-After for its bad
  * tries at that credential until the window has passed.
  *
@@ -18,7 +18,11 @@
  * remembered, the oldest forgotten first. No timer: stale entries are dropped as they are met.
  */
 import { ApiError } from '../../http/api-error.ts';
-import { edgeSubject } from '../../http/client-address.ts';
+import {
+  type AddressGrouping,
+  addressGrouping,
+  DEFAULT_IPV6_PREFIX_LENGTH,
+} from '../../http/client-address.ts';
 import { adminTokenIdOf } from '../../store/admin-tokens.ts';
 
 export interface TokenBackoffPolicy {
@@ -27,12 +31,15 @@ export interface TokenBackoffPolicy {
   windowMs: number;
   /** (address, credential) pairs remembered at once. */
   maxAddresses: number;
+  /** The IPv6 prefix an address is counted by (`[api] ipv6_prefix_length`). */
+  ipv6PrefixLength: number;
 }
 
 export const TOKEN_BACKOFF_DEFAULTS: TokenBackoffPolicy = {
   maxFailures: 10,
   windowMs: 60_000,
   maxAddresses: 10_000,
+  ipv6PrefixLength: DEFAULT_IPV6_PREFIX_LENGTH,
 };
 
 interface Failures {
@@ -45,10 +52,12 @@ export class TokenBackoff {
   readonly #failures = new Map<string, Failures>();
   readonly #policy: TokenBackoffPolicy;
   readonly #now: () => number;
+  readonly #addressGroup: AddressGrouping;
 
   constructor(policy: Partial<TokenBackoffPolicy> = {}, now: () => number = Date.now) {
     this.#policy = { ...TOKEN_BACKOFF_DEFAULTS, ...policy };
     this.#now = now;
+    this.#addressGroup = addressGrouping(this.#policy.ipv6PrefixLength);
   }
 
   /**
@@ -70,7 +79,7 @@ export class TokenBackoff {
 
   /** Throws 429 while `address` is backed off from `credential`. */
   check(address: string, credential: string): void {
-    const entry = this.#current(subjectOf(address, credential));
+    const entry = this.#current(this.#subjectOf(address, credential));
     if (entry === undefined || entry.count < this.#policy.maxFailures) return;
     const retryAfter = Math.max(1, Math.ceil((entry.since + this.#policy.windowMs - this.#now()) / 1000));
     throw new ApiError('rate_limited', 'Too many bad admin tokens from this address; retry later.', {
@@ -80,7 +89,7 @@ export class TokenBackoff {
 
   /** One bad try at `credential` (a wrong, unknown, revoked or malformed token, a bad code). */
   failed(address: string, credential: string): void {
-    const subject = subjectOf(address, credential);
+    const subject = this.#subjectOf(address, credential);
     const entry = this.#current(subject);
     if (entry !== undefined) {
       entry.count += 1;
@@ -95,12 +104,17 @@ export class TokenBackoff {
 
   /** A good token: the address's count for it starts again. */
   succeeded(address: string, credential: string): void {
-    this.#failures.delete(subjectOf(address, credential));
+    this.#failures.delete(this.#subjectOf(address, credential));
   }
 
   /** Addresses remembered now (for tests). */
   get size(): number {
     return this.#failures.size;
+  }
+
+  /** What a bad try counts against: one bucket per client address and credential. */
+  #subjectOf(address: string, credential: string): string {
+    return `${this.#addressGroup(address)} ${credential}`;
   }
 
   #current(subject: string): Failures | undefined {
@@ -112,11 +126,6 @@ export class TokenBackoff {
     }
     return entry;
   }
-}
-
-/** What a bad try counts against: one bucket per client address and credential. */
-function subjectOf(address: string, credential: string): string {
-  return `${edgeSubject(address)} ${credential}`;
 }
 
 /** The credential a bearer text tries: the token id it names, or one bucket for malformed texts. */
