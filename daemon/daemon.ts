@@ -13,7 +13,7 @@ import packageJson from '../package.json' with { type: 'json' };
 import { ModLinkServer, type LinkLimits } from '../protocol/link-server.ts';
 import { AuditLog } from './log/audit-log.ts';
 import { formatHostPort, type HostPort } from './host-port.ts';
-import { edgeSubject } from './http/client-address.ts';
+import { addressGrouping } from './http/client-address.ts';
 import { startHttpServer, type HttpLimits, type HttpServerHandle } from './http/node-adapter.ts';
 import { readTls, watchTls, type TlsFiles, type TlsPair } from './http/tls-files.ts';
 import {
@@ -456,6 +456,7 @@ function daemonPipeline(options: DaemonOptions, parts: DaemonParts): Pipeline {
     // Open event streams are re-authorized on every change of keys and state (reauthorizeApiStreams).
     onSnapshotChange: parts.apiStreams.subscribe,
     keyUsage,
+    addressGroup: addressGrouping(options.http?.ipv6PrefixLength),
     ...options.pipeline,
   });
 }
@@ -503,7 +504,8 @@ function createLink(options: DaemonOptions, snapshot: LiveSnapshot, metrics: Dae
     identity: { publicKey: identity.daemonPublicKey, secretKey: identity.daemonSecretKey },
     trustedModKeys: () => snapshot.current().trustedModKeys,
     log: options.log,
-    addressKey: edgeSubject, // an IPv6 /64 is one address, as for the API's per-address limit
+    // An IPv6 /64 (or [api] ipv6_prefix_length) is one address, as for the API's per-address limits.
+    addressKey: addressGrouping(options.http?.ipv6PrefixLength),
     acceptEvents: true,
     ...options.link,
   });

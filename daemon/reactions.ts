@@ -56,7 +56,10 @@ export function refreshAdminTokens(parts: Pick<ReactingParts, 'tokens'>, current
   parts.tokens.snapshotChanged(current);
 }
 
-/** A webhook endpoint whose key was revoked, removed or expired is disabled now, not at its next event. */
+/**
+ * A webhook endpoint whose key was revoked, removed or expired is disabled now, not at its next
+ * event; the timer that disables endpoints when their key expires is re-armed for the new keys.
+ */
 export function disableWebhooksOfRevokedKeys(parts: Pick<ReactingParts, 'webhooks'>): Promise<void> {
   return parts.webhooks.enforceKeys();
 }

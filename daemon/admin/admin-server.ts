@@ -140,7 +140,10 @@ async function startTcp(
     idempotency: init.idempotency,
     openapi,
     panel: panelGate(init.services),
-    ...(options.backoff ? { backoff: options.backoff } : {}),
+    backoff: {
+      ...options.backoff,
+      ...(init.http.ipv6PrefixLength !== undefined ? { ipv6PrefixLength: init.http.ipv6PrefixLength } : {}),
+    },
   });
   return server;
 }

@@ -37,6 +37,8 @@ export const ConfigSchema = z
         body_limit_bytes: z.number().int().min(1_024).max(16_777_216).optional(),
         max_connections: z.number().int().min(1).max(1_000_000).optional(),
         max_connections_per_address: z.number().int().min(1).max(1_000_000).optional(),
+        /** The IPv6 network one client counts as, for every per-address count (a host holds a /64). */
+        ipv6_prefix_length: z.number().int().min(32).max(128).optional(),
         first_byte_timeout_ms: ms(600_000).optional(),
         headers_timeout_ms: ms(600_000).optional(),
         request_timeout_ms: ms(3_600_000).optional(),

@@ -64,6 +64,7 @@ export function daemonOptions(
       keepAliveTimeoutMs: api.keep_alive_timeout_ms,
       maxConnections: api.max_connections,
       maxConnectionsPerAddress: api.max_connections_per_address,
+      ipv6PrefixLength: api.ipv6_prefix_length,
       firstByteTimeoutMs: api.first_byte_timeout_ms,
       trustedProxies: api.trusted_proxies,
     }),

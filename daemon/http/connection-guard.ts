@@ -1,8 +1,8 @@
 /**
  * What keeps silent sockets from locking the API out (docs/configuration.md, `[api]`):
  *
- * - a per-address connection cap: one client address (IPv4 address, IPv6 /64, as the edge rate
- *   limit counts) holds at most `maxPerAddress` open connections; one more is answered 429
+ * - a per-address connection cap: one client address (IPv4 address, IPv6 /64 or the configured
+ *   prefix, as the edge rate limit counts) holds at most `maxPerAddress` open connections; one more is answered 429
  *   `rate_limited` and closed. Trusted proxies are exempt: every client behind them shares their
  *   address.
  * - a global cap with fair admission: at most `maxConnections` connections are held in all
@@ -23,7 +23,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Server, Socket } from 'node:net';
 import { type Admitted, chooseVictim, type ConnectionActivity } from './admission-policy.ts';
 import { ApiError } from './api-error.ts';
-import { edgeSubject } from './client-address.ts';
+import { type AddressGrouping, edgeSubject } from './client-address.ts';
 
 export interface ConnectionGuardOptions {
   /** Connections held at once, from every address. */
@@ -31,6 +31,8 @@ export interface ConnectionGuardOptions {
   maxPerAddress: number;
   /** Plain HTTP only; 0 turns it off (the TLS listener uses its handshake timeout). */
   firstByteTimeoutMs: number;
+  /** What a client address counts as (IPv6: a /64 unless given). */
+  addressGroup?: AddressGrouping;
   /** Addresses not capped per address (trusted proxies); they still count toward the total. */
   exempt(address: string): boolean;
   /** Answers and closes a connection over a cap. */
@@ -69,6 +71,7 @@ class Connection implements Admitted {
 
 export function guardConnections(server: Server, options: ConnectionGuardOptions): ConnectionGuard {
   const holders = new Map<string, Set<Connection>>();
+  const subjectOf = options.addressGroup ?? edgeSubject;
   /** The sockets requests arrive on: the TCP socket, or over TLS the TLS socket around it. */
   const bySocket = new WeakMap<object, Connection>();
   /** By remote address and port, to find a TLS socket's connection on its first request. */
@@ -88,7 +91,7 @@ export function guardConnections(server: Server, options: ConnectionGuardOptions
   // eslint-disable-next-line modgate/socket-error-path
   server.on('connection', (socket: Socket) => {
     const address = socket.remoteAddress ?? '';
-    const subject = edgeSubject(address);
+    const subject = subjectOf(address);
     const held = holders.get(subject)?.size ?? 0;
     if (!options.exempt(address) && held >= options.maxPerAddress) {
       return options.refuse(socket, overAddressCap(options.maxPerAddress));
@@ -122,7 +125,7 @@ export function guardConnections(server: Server, options: ConnectionGuardOptions
       connection.readAtRest = connection.socket.bytesRead;
     });
   });
-  return { openFrom: (address) => holders.get(edgeSubject(address))?.size ?? 0, open: () => total };
+  return { openFrom: (address) => holders.get(subjectOf(address))?.size ?? 0, open: () => total };
 }
 
 function peerOf(socket: Socket): string {

@@ -19,6 +19,7 @@ import proxyaddr from 'proxy-addr';
 import type { Logger } from '../log/log.ts';
 import { type HostPort, isLoopbackHost } from '../host-port.ts';
 import { ApiError } from './api-error.ts';
+import { addressGrouping } from './client-address.ts';
 import { guardConnections } from './connection-guard.ts';
 import type { Handle } from './pipeline.ts';
 import { catchSocketErrors, clientErrorAnswer, refuseRaw } from './raw-response.ts';
@@ -42,10 +43,12 @@ export interface HttpServerOptions {
   keepAliveTimeoutMs?: number;
   /** Open connections in all; when full, an idle one of the address holding most makes room. */
   maxConnections?: number;
-  /** Open connections per client address (IPv6: per /64); trusted proxies are exempt. */
+  /** Open connections per client address (IPv6: per /64 unless ipv6PrefixLength); trusted proxies are exempt. */
   maxConnectionsPerAddress?: number;
   /** A connection that has sent no byte this long after opening is closed. */
   firstByteTimeoutMs?: number;
+  /** The IPv6 prefix a client address is counted by (`[api] ipv6_prefix_length`; 64). */
+  ipv6PrefixLength?: number;
   /**
    * Addresses and ranges of reverse proxies whose X-Forwarded-For is believed. The client address
    * (IP allowlists, the edge limit) is then the nearest address in that header not in this list;
@@ -70,6 +73,7 @@ export type HttpLimits = Partial<
     | 'maxConnections'
     | 'maxConnectionsPerAddress'
     | 'firstByteTimeoutMs'
+    | 'ipv6PrefixLength'
     | 'trustedProxies'
   >
 >;
@@ -128,6 +132,7 @@ export async function startHttpServer(handle: Handle, options: HttpServerOptions
     maxConnections: options.maxConnections ?? HTTP_DEFAULTS.maxConnections,
     maxPerAddress: options.maxConnectionsPerAddress ?? HTTP_DEFAULTS.maxConnectionsPerAddress,
     firstByteTimeoutMs: options.tls ? 0 : firstByteTimeoutMs,
+    addressGroup: addressGrouping(options.ipv6PrefixLength),
     exempt: (address) => trust !== null && trust(address, 0),
     // Over TLS the socket is still encrypted: plain text would be noise, so it is just closed.
     refuse: (socket: Socket, error) => (options.tls ? socket.destroy() : refuseRaw(socket, error)),

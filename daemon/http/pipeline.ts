@@ -20,7 +20,7 @@ import type { Snapshot } from '../store/data-dir.ts';
 import { Answers, failure, replayed } from './stages/answers.ts';
 import { ApiError } from './api-error.ts';
 import { BuiltinRoutes, isHealthProbe, OPENAPI_PATH } from './stages/builtin-routes.ts';
-import { edgeSubject } from './client-address.ts';
+import { type AddressGrouping, edgeSubject } from './client-address.ts';
 import { CursorCodec } from './cursor.ts';
 import type { AnyRoute, RouteServices } from './define-route.ts';
 import { type Exchange, newExchange } from './exchange.ts';
@@ -60,6 +60,8 @@ export interface PipelineOptions {
   keyRateLimit?: RateLimitPolicy;
   /** Per client address, before authentication: coarser than the per-key limit. */
   edgeRateLimit?: RateLimitPolicy;
+  /** What a client address counts as for the edge limit and the stream cap (IPv6: a /64 unless given). */
+  addressGroup?: AddressGrouping;
   bodyLimitBytes?: number;
   /**
    * Check every response against its route's schema (a failure is a daemon bug: 500, logged).
@@ -119,7 +121,8 @@ export interface Pipeline extends Handle {
 
 export function createPipeline(options: PipelineOptions): Pipeline {
   const parts = pipelineParts(options);
-  const { router, clock, metrics, log, bodyLimit, limits, verifiedKeys, validatedInputs } = parts;
+  const { router, clock, metrics, log, bodyLimit, limits, verifiedKeys, validatedInputs, addressGroup } =
+    parts;
   const { representations, readCache, memos, builtins, streams, calls, answers, observers } = parts;
   const keyUsage = options.keyUsage;
   /** Whether a memoized read is still backed by the live read-cache entry it came from. */
@@ -129,7 +132,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     const url = requestTarget(req.url);
     // Before the edge limit: behind a load balancer every probe comes from the same address.
     if (isHealthProbe(req, url)) return builtins.health(req, url, exchange);
-    limits.edge(edgeSubject(req.remoteAddress), exchange);
+    limits.edge(addressGroup(req.remoteAddress), exchange);
     if (req.method === 'GET' && url.pathname === OPENAPI_PATH) return builtins.openapi(exchange);
     if (url.pathname !== '/v1' && !url.pathname.startsWith('/v1/')) throw new ApiError('not_found');
     const snapshot = options.snapshot();
@@ -232,8 +235,10 @@ function pipelineParts(options: PipelineOptions) {
     startedAt: options.startedAt ?? new Date(clock()),
     now: clock,
   });
+  const addressGroup = options.addressGroup ?? edgeSubject;
   const streams = new StreamStage({
     limits: options.streamLimits,
+    addressGroup,
     snapshot: options.snapshot,
     now: clock,
     onSnapshotChange: options.onSnapshotChange,
@@ -255,6 +260,7 @@ function pipelineParts(options: PipelineOptions) {
   const observers = new RequestObservers({ log, metrics, audit: options.audit, now: clock });
   return {
     router,
+    addressGroup,
     clock,
     metrics,
     log,

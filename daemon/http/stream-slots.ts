@@ -7,12 +7,12 @@
  * `Retry-After`; a slot is given back when its stream ends, however it ends.
  */
 import { ApiError } from './api-error.ts';
-import { edgeSubject } from './client-address.ts';
+import { type AddressGrouping, edgeSubject } from './client-address.ts';
 
 export interface StreamLimits {
   /** Open streams per API key. */
   maxPerKey: number;
-  /** Open streams per client address (IPv6: per /64). */
+  /** Open streams per client address (IPv6: per /64, or `[api] ipv6_prefix_length`). */
   maxPerAddress: number;
 }
 
@@ -25,11 +25,14 @@ export class StreamSlots {
   readonly #byKey = new Map<string, number>();
   readonly #byAddress = new Map<string, number>();
 
-  constructor(readonly limits: StreamLimits = STREAM_LIMIT_DEFAULTS) {}
+  constructor(
+    readonly limits: StreamLimits = STREAM_LIMIT_DEFAULTS,
+    readonly subjectOf: AddressGrouping = edgeSubject,
+  ) {}
 
   /** Takes a slot for a stream of `keyId` from `address`; returns what gives it back (once). */
   take(keyId: string, address: string): () => void {
-    const subject = edgeSubject(address);
+    const subject = this.subjectOf(address);
     if ((this.#byKey.get(keyId) ?? 0) >= this.limits.maxPerKey) {
       throw refused(`This API key already holds ${this.limits.maxPerKey} open event streams.`);
     }

@@ -189,7 +189,7 @@ describe('panel sessions on the admin TCP listener', () => {
     expect(logs).toContain('"route":"/admin/v1/session"');
   });
 
-  it('backs off repeated wrong codes from one address, and still signs in its token holder', async () => {
+  it('backs off repeated wrong codes from one address, and still signs in its token holder and a real code', async () => {
     // Codes count in one bucket per address, apart from tokens (token-backoff.ts).
     const answers: number[] = [];
     for (let i = 0; i < 11 && answers.at(-1) !== 429; i++)
@@ -198,5 +198,15 @@ describe('panel sessions on the admin TCP listener', () => {
     expect(answers.slice(0, -1).every((status) => status === 401)).toBe(true);
     expect((await signIn({ code: 'wrong-again' })).answer.status).toBe(429);
     expect((await signIn({ token })).answer.status).toBe(201);
+    // The operator's freshly minted code still works from the address the guesser holds back.
+    const minted = await adminRequest({
+      dataDir: data.dir,
+      path: '/admin/v1/login-codes',
+      method: 'POST',
+      body: {},
+    });
+    const { code } = minted.json as { code: string };
+    secrets.push(code);
+    expect((await signIn({ code })).answer.status).toBe(201);
   });
 });

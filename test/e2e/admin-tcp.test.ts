@@ -146,6 +146,20 @@ describe('the admin API on TCP', () => {
       expect(answer.json).toMatchObject({ error: { code: 'misdirected_request' } });
     });
 
+    it('answers 421 to an absolute-form target naming another host, whatever the Host header says', async () => {
+      const port = new URL(url).port;
+      for (const target of [
+        'http://evil.example/admin/v1/status',
+        `http://evil.example:${port}/admin/v1/status`,
+      ]) {
+        const answer = await tcp({ path: target, headers: { host: `127.0.0.1:${port}` } });
+        expect(answer.status, target).toBe(421);
+        expect(answer.json).toMatchObject({ error: { code: 'misdirected_request' } });
+      }
+      const own = await tcp({ path: `http://127.0.0.1:${port}/admin/v1/status` });
+      expect(own.status).toBe(200);
+    });
+
     it('accepts localhost as the Host of a loopback listener', async () => {
       const answer = await tcp({
         path: '/admin/v1/status',
@@ -214,19 +228,19 @@ describe('the admin API on TCP', () => {
     });
   });
 
-  it('backs off an address after 10 bad tries at one token: 429 with Retry-After for that token only', async () => {
+  it('backs off an address after 10 bad tries at one token, 429 with Retry-After, and still lets the token in', async () => {
     const from = { url, localAddress: '127.0.0.2', path: '/admin/v1/status' };
     const [, id] = /^mgadm_([a-z0-9]{12})_/.exec(token.token) ?? [];
     const wrongSecret = (i: number) => `mgadm_${id}_${String(i).padStart(40, 'x')}`;
     for (let i = 0; i < 10; i++) {
       expect((await adminRequest({ ...from, token: wrongSecret(i) })).status).toBe(401);
     }
-    const blocked = await adminRequest({ ...from, token: token.token });
+    const blocked = await adminRequest({ ...from, token: wrongSecret(10) });
     expect(blocked.status).toBe(429);
     expect(blocked.json).toMatchObject({ error: { code: 'rate_limited' } });
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
-    // Another address is not held back.
-    expect((await tcp({ path: '/admin/v1/status' })).status).toBe(200);
+    // The holder of the real token, on the guesser's address, is not held back.
+    expect((await adminRequest({ ...from, token: token.token })).status).toBe(200);
   });
 
   it('does not let bad guesses from a shared address lock out the holder of another token', async () => {

@@ -17,6 +17,8 @@ import type { Player } from '../../mod-sim/world/index.ts';
 import { FAST_POLICY } from '../daemon/events/webhooks/service-support.ts';
 import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
 import { http } from '../support/http.ts';
+import { freePort } from '../../harness/ports.ts';
+import { adminRequest } from '../../harness/admin.ts';
 import { startServe, stop, type ModgateProcess } from '../../harness/processes.ts';
 import { eventually, startStack, type Stack } from '../../harness/stack.ts';
 import { startReceiver, type Receiver } from '../support/webhook-receiver.ts';
@@ -163,6 +165,33 @@ describe('registering a webhook through /v1 on a real modgate serve', () => {
       });
     }
     expect((await api(base, key, 'GET', '/v1/webhooks')).json['data']).toEqual([]);
+  });
+
+  it("refuses the daemon's own ports in the words of any other loopback port, so a key cannot find them", async () => {
+    data = await makeDataDir();
+    const { key } = await data.createKey('--name', 'hooks', '--scopes', 'webhooks:manage');
+    const [adminPort, metricsPort, otherPort] = [await freePort(), await freePort(), await freePort()];
+    const extra = [
+      '--admin-listen',
+      `127.0.0.1:${adminPort}`,
+      '--metrics-listen',
+      `127.0.0.1:${metricsPort}`,
+    ];
+    let apiPort: number;
+    let modPort: number;
+    ({ serve, apiPort, modPort } = await startServe(data.dir, { extra }));
+    const refusal = async (port: number) => {
+      const created = await api(`http://127.0.0.1:${apiPort}`, key, 'POST', '/v1/webhooks', {
+        url: `https://127.0.0.1:${port}/hook`,
+        events: ['*'],
+      });
+      expect(created.status, String(port)).toBe(400);
+      const { code, message, details } = created.json['error'];
+      return { code, message, details };
+    };
+    const other = await refusal(otherPort);
+    expect(other.message).toContain('not a public address');
+    for (const port of [apiPort, modPort, adminPort, metricsPort]) expect(await refusal(port)).toEqual(other);
   });
 });
 
@@ -434,6 +463,26 @@ describe('endpoints of a key that no longer works', () => {
     );
     await s.daemon.reload();
     await eventually(() => s.daemon.webhooks.get(id)?.disabledReason === 'key_expired');
+  });
+
+  it('disables them when the key expires, with nothing else happening, and enable refuses them 409', async () => {
+    const s = await setup(KEYS_REACH_LOOPBACK);
+    const { id: keyId, key } = await hooksKey(s, 'expiring');
+    const id = (await registerQuiet(s, key)).json['id'] as string;
+    const dataDir = await DataDir.open(s.data.dir);
+    await dataDir.update(keysFile, (records) =>
+      records.map((r) => (r.id === keyId ? { ...r, expiresAt: new Date(Date.now() + 3_000) } : r)),
+    );
+    await s.daemon.reload(); // the key changes once, before it expires; no event, no change after
+    expect(s.daemon.webhooks.get(id)?.disabledAt).toBeNull();
+    await eventually(() => s.daemon.webhooks.get(id)?.disabledReason === 'key_expired');
+    const enable = await adminRequest({
+      dataDir: s.data.dir,
+      method: 'POST',
+      path: `/admin/v1/webhooks/${id}/enable`,
+    });
+    expect(enable.status).toBe(409);
+    expect(enable.json).toMatchObject({ error: { code: 'conflict' } });
   });
 });
 

@@ -108,16 +108,13 @@ export class PanelGate {
     const raw = await readJsonBody(req, route, this.#options.bodyLimitBytes);
     const body = validateInput(route, {}, url, raw).body as z.output<ReturnType<typeof SignInBody>>;
     const credential = body.code !== undefined ? CODE_CREDENTIAL : tokenCredential(body.token ?? '');
-    backoff.check(req.remoteAddress, credential);
-    const owner = this.#ownerOf(body);
+    const owner = backoff.attempt(req.remoteAddress, credential, () => this.#ownerOf(body));
     if (owner === null) {
-      backoff.failed(req.remoteAddress, credential);
       throw new ApiError(
         'unauthorized',
         'That admin token or sign-in code is not valid (a code works once).',
       );
     }
-    backoff.succeeded(req.remoteAddress, credential);
     const { secret, session } = sessions.create(owner);
     exchange.actor = sessionActor(session);
     const cookie = sessionCookie(secret, sessions.options.ttlMs, tls);

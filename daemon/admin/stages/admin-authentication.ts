@@ -53,14 +53,10 @@ export class AdminAuthentication {
       throw this.#unauthorized(req);
     }
     const text = BEARER.exec(authorization)?.[1] ?? '';
-    const credential = tokenCredential(text);
-    this.#backoff.check(req.remoteAddress, credential);
-    const record = this.#services.tokens.verify(text);
-    if (record === null) {
-      this.#backoff.failed(req.remoteAddress, credential);
-      throw this.#unauthorized(req);
-    }
-    this.#backoff.succeeded(req.remoteAddress, credential);
+    const record = this.#backoff.attempt(req.remoteAddress, tokenCredential(text), () =>
+      this.#services.tokens.verify(text),
+    );
+    if (record === null) throw this.#unauthorized(req);
     return { actor: { kind: 'token', token_id: record.id, name: record.name }, sessionId: null };
   }
 

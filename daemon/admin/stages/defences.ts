@@ -44,10 +44,20 @@ export function hostRule(listen: HostPort, hostnames: readonly string[], tls: bo
   return { allowed };
 }
 
-/** 421 unless the request's Host is one this listener answers to (DNS rebinding). */
+/** An absolute-form target's `scheme://` and authority (RFC 9112 §3.2.2), up to the path. */
+const ABSOLUTE_FORM = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i;
+
+/**
+ * 421 unless the request's Host is one this listener answers to (DNS rebinding). An
+ * absolute-form target (`GET http://host/…`) names its host too, and RFC 9112 §3.2.2 makes that
+ * authority the one a server goes by: it must pass as well, or a client could name any host
+ * there behind a correct Host header.
+ */
 export function checkHost(req: ApiRequest, rule: HostRule): void {
   const host = req.headers['host']?.toLowerCase();
-  if (host !== undefined && rule.allowed.has(host)) return;
+  const authority = req.url.startsWith('/') ? undefined : ABSOLUTE_FORM.exec(req.url)?.[1]?.toLowerCase();
+  const authorityAllowed = authority === undefined || rule.allowed.has(authority);
+  if (host !== undefined && rule.allowed.has(host) && authorityAllowed) return;
   throw new ApiError(
     'misdirected_request',
     'This admin listener does not answer to that Host; add the name to [admin] hostnames if it is yours.',

@@ -1,8 +1,14 @@
 /**
  * Brute-force back-off on bad admin tokens (docs/admin.md, "Threat model"): a client address
- * (IPv4 address, IPv6 /64, as the edge rate limit counts) that sends `maxFailures` bad tries at
- * one credential within `windowMs` is answered 429 `rate_limited` with Retry-After for that
- * credential until the window has passed, without it being checked at all.
+ * (IPv4 address, IPv6 /64 or `[api] ipv6_prefix_length`, as the edge rate limit counts) that sends `maxFailures` bad tries at
+ * one credential within `windowMs` is answered 429 `rate_limited` with Retry-After for its bad
+ * tries at that credential until the window has passed.
+ *
+ * A presented credential is checked before the back-off can refuse it (`attempt`), so a valid
+ * token or sign-in code always works: the back-off holds back what fails, never the holder of a
+ * real secret who shares an address with a guesser (every local user is 127.0.0.1, and sign-in
+ * codes share one bucket). That costs the back-off nothing it was for: a token's secret is 238
+ * bits and a code 256, so no number of tries finds one; checking one is a SHA-256 or a map look-up.
  *
  * Counted per address *and* credential (the token id a text names, whether or not it exists, or
  * one bucket for malformed texts, or one for sign-in codes): on loopback every local user shares
@@ -12,7 +18,11 @@
  * remembered, the oldest forgotten first. No timer: stale entries are dropped as they are met.
  */
 import { ApiError } from '../../http/api-error.ts';
-import { edgeSubject } from '../../http/client-address.ts';
+import {
+  type AddressGrouping,
+  addressGrouping,
+  DEFAULT_IPV6_PREFIX_LENGTH,
+} from '../../http/client-address.ts';
 import { adminTokenIdOf } from '../../store/admin-tokens.ts';
 
 export interface TokenBackoffPolicy {
@@ -21,12 +31,15 @@ export interface TokenBackoffPolicy {
   windowMs: number;
   /** (address, credential) pairs remembered at once. */
   maxAddresses: number;
+  /** The IPv6 prefix an address is counted by (`[api] ipv6_prefix_length`). */
+  ipv6PrefixLength: number;
 }
 
 export const TOKEN_BACKOFF_DEFAULTS: TokenBackoffPolicy = {
   maxFailures: 10,
   windowMs: 60_000,
   maxAddresses: 10_000,
+  ipv6PrefixLength: DEFAULT_IPV6_PREFIX_LENGTH,
 };
 
 interface Failures {
@@ -39,15 +52,34 @@ export class TokenBackoff {
   readonly #failures = new Map<string, Failures>();
   readonly #policy: TokenBackoffPolicy;
   readonly #now: () => number;
+  readonly #addressGroup: AddressGrouping;
 
   constructor(policy: Partial<TokenBackoffPolicy> = {}, now: () => number = Date.now) {
     this.#policy = { ...TOKEN_BACKOFF_DEFAULTS, ...policy };
     this.#now = now;
+    this.#addressGroup = addressGrouping(this.#policy.ipv6PrefixLength);
+  }
+
+  /**
+   * Checks a presented credential (`verify`: what it grants, or null when it is bad) and only
+   * then applies the back-off: a good one passes and starts the address's count for it again; a
+   * bad one throws 429 while the address is backed off from the credential, else is counted and
+   * gives null.
+   */
+  attempt<T>(address: string, credential: string, verify: () => T | null): T | null {
+    const granted = verify();
+    if (granted !== null) {
+      this.succeeded(address, credential);
+      return granted;
+    }
+    this.check(address, credential);
+    this.failed(address, credential);
+    return null;
   }
 
   /** Throws 429 while `address` is backed off from `credential`. */
   check(address: string, credential: string): void {
-    const entry = this.#current(subjectOf(address, credential));
+    const entry = this.#current(this.#subjectOf(address, credential));
     if (entry === undefined || entry.count < this.#policy.maxFailures) return;
     const retryAfter = Math.max(1, Math.ceil((entry.since + this.#policy.windowMs - this.#now()) / 1000));
     throw new ApiError('rate_limited', 'Too many bad admin tokens from this address; retry later.', {
@@ -57,7 +89,7 @@ export class TokenBackoff {
 
   /** One bad try at `credential` (a wrong, unknown, revoked or malformed token, a bad code). */
   failed(address: string, credential: string): void {
-    const subject = subjectOf(address, credential);
+    const subject = this.#subjectOf(address, credential);
     const entry = this.#current(subject);
     if (entry !== undefined) {
       entry.count += 1;
@@ -72,12 +104,17 @@ export class TokenBackoff {
 
   /** A good token: the address's count for it starts again. */
   succeeded(address: string, credential: string): void {
-    this.#failures.delete(subjectOf(address, credential));
+    this.#failures.delete(this.#subjectOf(address, credential));
   }
 
   /** Addresses remembered now (for tests). */
   get size(): number {
     return this.#failures.size;
+  }
+
+  /** What a bad try counts against: one bucket per client address and credential. */
+  #subjectOf(address: string, credential: string): string {
+    return `${this.#addressGroup(address)} ${credential}`;
   }
 
   #current(subject: string): Failures | undefined {
@@ -89,11 +126,6 @@ export class TokenBackoff {
     }
     return entry;
   }
-}
-
-/** What a bad try counts against: one bucket per client address and credential. */
-function subjectOf(address: string, credential: string): string {
-  return `${edgeSubject(address)} ${credential}`;
 }
 
 /** The credential a bearer text tries: the token id it names, or one bucket for malformed texts. */

@@ -37,6 +37,13 @@ export interface AddressRule {
   readonly networks: readonly string[];
   /** The daemon's own listeners: refused whatever else passes. */
   readonly ownListeners: readonly HostPort[];
+  /**
+   * Say so when the refused address is one of `ownListeners` (the operator's rule). Otherwise
+   * (a key's) it reads like any other address the rule refuses: a key that could tell the
+   * daemon's ports from other closed-off ones would find the admin, metrics and mod-link ports
+   * by trying registrations.
+   */
+  readonly namesListeners?: boolean;
 }
 
 /** Raised inside `lookup` (and for IP literals): the connect never happens. */
@@ -59,11 +66,16 @@ export function addressVerdict(address: string, port: number, rule: AddressRule)
   const parsed = parseAddress(address);
   if (parsed === null) return `${address} is not an IP address`;
   if (rule.ownListeners.some((listener) => isListener(parsed, port, listener))) {
+    if (!rule.namesListeners) return notPublic(address, parsed);
     return `${address} port ${port} is one of this daemon's own listeners`;
   }
   if (isPublicUnicast(parsed)) return null;
   if (rule.loopback && parsed.range() === 'loopback') return null;
   if (rule.networks.some((cidr) => inNetwork(parsed, cidr))) return null;
+  return notPublic(address, parsed);
+}
+
+function notPublic(address: string, parsed: Address): string {
   return `${address} is not a public address (${parsed.range()})`;
 }
 

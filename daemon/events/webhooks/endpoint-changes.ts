@@ -70,20 +70,25 @@ function changeOne(
 /**
  * Re-enables a disabled endpoint: it resumes with the message it stopped on, and its failure run
  * counts from now. An endpoint disabled because its key no longer works (`key_revoked`,
- * `key_expired`) stays disabled: the key cannot own it any more (`owner_gone`). An enabled one is
- * left as it is (the update reports no change).
+ * `key_expired`) stays disabled: the key cannot own it any more (`owner_gone`), and so does one
+ * disabled for another reason whose key has stopped working since (`ownerProblem`). An enabled
+ * one is left as it is (the update reports no change).
  */
 export function enableEndpoint(
   current: readonly WebhookEndpoint[],
   id: string,
   now: Date,
+  ownerProblem: (endpoint: WebhookEndpoint) => string | null = () => null,
 ): readonly WebhookEndpoint[] {
   return changeOne(current, id, (endpoint) => {
     if (endpoint.disabledAt === null) return endpoint;
-    if (endpoint.disabledReason?.startsWith('key_')) {
+    const gone = endpoint.disabledReason?.startsWith('key_')
+      ? endpoint.disabledReason
+      : ownerProblem(endpoint);
+    if (gone) {
       throw new EndpointChangeError(
         'owner_gone',
-        `Webhook ${id} was disabled because the API key that registered it no longer works (${endpoint.disabledReason}); remove it instead.`,
+        `Webhook ${id} was disabled because the API key that registered it no longer works (${gone}); remove it instead.`,
         id,
       );
     }

@@ -95,6 +95,8 @@ export class WebhookService {
   readonly #deps: WorkerDeps;
   readonly #options: WebhookServiceOptions;
   readonly #sender: WebhookSender;
+  /** Fires when the next key that owns an enabled endpoint expires (armKeyExpiry). */
+  #keyExpiry: NodeJS.Timeout | undefined;
 
   private constructor(
     options: WebhookServiceOptions,
@@ -156,7 +158,7 @@ export class WebhookService {
     if (createdBy !== null) {
       return { loopback: false, networks: this.#options.network?.keyNetworksForTests ?? [], ownListeners };
     }
-    return { loopback: true, networks: this.#allowNetworks, ownListeners };
+    return { loopback: true, networks: this.#allowNetworks, ownListeners, namesListeners: true };
   }
 
   /** The registration check: null when `url` may be registered by `createdBy`, else why not. */
@@ -180,12 +182,40 @@ export class WebhookService {
     this.#sender.resetConnections();
   }
 
-  /** Disables every enabled endpoint whose key was revoked or has expired (the keys changed). */
+  /**
+   * Disables every enabled endpoint whose key was revoked or has expired (the keys changed, or
+   * the next expiry came), and arms the timer for the next expiry.
+   */
   async enforceKeys(): Promise<void> {
+    this.#armKeyExpiry();
     for (const endpoint of this.#endpoints) {
       const problem = endpoint.disabledAt === null ? this.#ownerProblem(endpoint) : null;
       if (problem !== null) await this.#disable(endpoint, problem);
     }
+  }
+
+  /**
+   * One timer, at the earliest expiry to come among the keys of enabled endpoints: an expired
+   * key's endpoints are disabled when it expires, as a revoked key's are when it is revoked, not
+   * at their next event (the operator could re-enable them until then). Re-armed by every
+   * enforceKeys: a keys change (reactions.ts) and a webhooks.json reload.
+   */
+  #armKeyExpiry(): void {
+    clearTimeout(this.#keyExpiry);
+    this.#keyExpiry = undefined;
+    const keys = this.#options.keys?.();
+    if (this.#closed || this.#options.registryOnly || keys === undefined) return;
+    const now = this.#deps.now().getTime();
+    let next = Infinity;
+    for (const endpoint of this.#endpoints) {
+      if (endpoint.disabledAt !== null || endpoint.createdBy === null) continue;
+      const expires = keys.get(endpoint.createdBy)?.expiresAt?.getTime() ?? Infinity;
+      if (expires > now) next = Math.min(next, expires);
+    }
+    if (next === Infinity) return;
+    // setTimeout holds at most 2^31-1 ms (about 24 days); a later expiry is re-armed on waking.
+    const delay = Math.min(next - now, 2 ** 31 - 1);
+    this.#keyExpiry = setTimeout(() => void this.enforceKeys(), delay).unref();
   }
 
   get(id: string): WebhookEndpoint | undefined {
@@ -230,7 +260,7 @@ export class WebhookService {
    */
   async enable(id: string): Promise<boolean> {
     const update = await updateEndpoints(this.#options.dataDir, (current) =>
-      enableEndpoint(current, id, this.#deps.now()),
+      enableEndpoint(current, id, this.#deps.now(), (endpoint) => this.#ownerProblem(endpoint)),
     );
     await this.reload();
     return update.changed;
@@ -269,6 +299,7 @@ export class WebhookService {
 
   async close(): Promise<void> {
     this.#closed = true;
+    clearTimeout(this.#keyExpiry);
     this.#unsubscribe();
     this.#sender.destroy();
     await Promise.all([...this.#workers.values()].map((worker) => worker.stop()));

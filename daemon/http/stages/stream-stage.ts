@@ -12,6 +12,7 @@ import type { ApiKeyRecord } from '../../store/keys-file.ts';
 import type { Snapshot } from '../../store/data-dir.ts';
 import type { AnyRoute, RouteServices, StreamSpec } from '../define-route.ts';
 import type { Exchange } from '../exchange.ts';
+import type { AddressGrouping } from '../client-address.ts';
 import { holdStream } from '../held-stream.ts';
 import { accessLapsesAt, authorizeKey, credentialsOf, requireApiEnabled } from './access.ts';
 import type { VerifiedKeys } from '../verified-keys.ts';
@@ -22,6 +23,8 @@ import type { ApiRequest, ApiResponse, ResponseStream } from '../types.ts';
 export interface StreamStageOptions {
   /** Open event streams per key and per client address (defaults in STREAM_LIMIT_DEFAULTS). */
   limits: StreamLimits | undefined;
+  /** What a client address counts as for the per-address cap (client-address.ts). */
+  addressGroup?: AddressGrouping;
   snapshot(): Snapshot;
   now: () => number;
   /** Subscribes to data dir changes, after which open streams are re-authorized. */
@@ -49,7 +52,7 @@ export class StreamStage {
 
   constructor(options: StreamStageOptions) {
     this.#options = options;
-    this.#slots = new StreamSlots(options.limits);
+    this.#slots = new StreamSlots(options.limits, options.addressGroup);
     this.#access = new StreamAccess({
       snapshot: options.snapshot,
       now: options.now,

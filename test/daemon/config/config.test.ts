@@ -40,6 +40,7 @@ tls_key = "/etc/modgate/key.pem"
 trusted_proxies = ["10.0.0.0/8", "::1"]
 max_connections = 200
 max_connections_per_address = 16
+ipv6_prefix_length = 56
 first_byte_timeout_ms = 3000
 headers_timeout_ms = 5000
 
@@ -62,6 +63,7 @@ level = "warn"
     expect(options.http).toMatchObject({
       maxConnections: 200,
       maxConnectionsPerAddress: 16,
+      ipv6PrefixLength: 56,
       firstByteTimeoutMs: 3000,
       headersTimeoutMs: 5000,
       trustedProxies: ['10.0.0.0/8', '::1'],
@@ -190,6 +192,11 @@ level = "warn"
       'a zero rate limit',
       '[rate_limit]\nper_key = { limit = 0, window_sec = 60 }\n',
       'rate_limit.per_key.limit',
+    ],
+    [
+      'an IPv6 prefix that would count a whole provider as one client',
+      '[api]\nipv6_prefix_length = 16\n',
+      'api.ipv6_prefix_length',
     ],
     ['a log level that does not exist', '[log]\nlevel = "loud"\n', 'log.level'],
     ['text that is not TOML', '[api\n', 'not valid TOML'],

@@ -53,6 +53,16 @@ describe('TokenBackoff', () => {
     expect(() => backoff.check('10.0.3.231', T)).toThrow(ApiError);
   });
 
+  it('checks a presented credential first: a good one passes while bad tries at it are refused', () => {
+    const backoff = new TokenBackoff({ maxFailures: 2 });
+    const good = () => 'granted';
+    const bad = () => null;
+    expect(backoff.attempt('127.0.0.1', CODE_CREDENTIAL, bad)).toBeNull();
+    expect(backoff.attempt('127.0.0.1', CODE_CREDENTIAL, bad)).toBeNull();
+    expect(() => backoff.attempt('127.0.0.1', CODE_CREDENTIAL, bad)).toThrow(ApiError);
+    expect(backoff.attempt('127.0.0.1', CODE_CREDENTIAL, good)).toBe('granted');
+  });
+
   it('starts the count again after a good token', () => {
     const backoff = new TokenBackoff({ maxFailures: 2 });
     backoff.failed('10.0.0.1', T);

@@ -9,7 +9,7 @@ import {
 } from '../../../../daemon/events/webhooks/address-policy.ts';
 
 const KEY: AddressRule = { loopback: false, networks: [], ownListeners: [] };
-const OPERATOR: AddressRule = { loopback: true, networks: [], ownListeners: [] };
+const OPERATOR: AddressRule = { loopback: true, networks: [], ownListeners: [], namesListeners: true };
 
 /** Every form a key must not reach, with what it is. None of them is ever connected to. */
 const HOSTILE: [string, string][] = [
@@ -96,6 +96,21 @@ describe('the webhook address policy', () => {
     // A listener on 0.0.0.0 answers on every address of the host.
     expect(addressVerdict('10.0.0.7', 9100, rule)).toMatch(/own listeners/);
     expect(addressVerdict('127.0.0.1', 8080, rule)).toBeNull();
+  });
+
+  it("refuses a key the daemon's own listeners in the words of any other address it may not reach", () => {
+    const ownListeners = [
+      { host: '127.0.0.1', port: 8787 },
+      { host: '::1', port: 8790 },
+    ];
+    // keyNetworksForTests lets a key reach loopback; the listeners stay refused, unnamed.
+    for (const rule of [
+      { ...KEY, ownListeners },
+      { ...KEY, ownListeners, networks: ['127.0.0.0/8'] },
+    ]) {
+      expect(addressVerdict('127.0.0.1', 8787, rule)).toBe(addressVerdict('127.0.0.1', 8080, KEY));
+      expect(addressVerdict('::1', 8790, rule)).toBe(addressVerdict('::1', 8080, KEY));
+    }
   });
 
   it('refuses every WHATWG spelling of loopback at registration, without any lookup', async () => {

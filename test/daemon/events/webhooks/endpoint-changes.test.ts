@@ -86,6 +86,16 @@ describe('re-enabling an endpoint', () => {
       expect.objectContaining({ code: 'owner_gone' }) as Error,
     );
   });
+
+  it('refuses an endpoint disabled for failing whose key has stopped working since', () => {
+    const failing = endpoint({ createdBy: 'key_x', disabledAt: at(5), disabledReason: 'failing' });
+    expect(() => enableEndpoint([failing], failing.id, at(10), () => 'key_expired')).toThrow(
+      expect.objectContaining({
+        code: 'owner_gone',
+        message: expect.stringContaining('key_expired'),
+      }) as Error,
+    );
+  });
 });
 
 describe('adding an endpoint', () => {
