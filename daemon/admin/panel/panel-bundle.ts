@@ -3,13 +3,17 @@
  * the pages, minified ES module) and `panel.css`. One function for both places that need them:
  * scripts/build.ts puts them into the single executable's assets, and panel-assets.ts builds
  * them in memory from a checkout (tsx, tests, `npm start`). The daemon's vocabulary the pages
- * show (scopes, event types) is defined into the bundle here, so `panel/` imports no daemon
+ * show (scopes, event types, the moderation caps) is defined into the bundle here, so `panel/` imports no daemon
  * code. esbuild is a devDependency: it is loaded only when this runs, never by the binary.
  */
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { EVENT_TYPES } from '../../events/types.ts';
+import { BAN_CAPS, MUTE_CAPS, MUTE_STEP_MINUTES } from '../../../protocol/ops/players.ts';
 import { SCOPES } from '../../scopes.ts';
+
+/** The caps and the game's mute rounding the Players page shows before sending (PROTOCOL §6.6). */
+const MODERATION_RULES = { banCaps: BAN_CAPS, muteCaps: MUTE_CAPS, muteStepMinutes: MUTE_STEP_MINUTES };
 
 /** The whole panel, gzipped, stays under this (docs/admin.md, "The panel"); the build checks it. */
 export const PANEL_GZIP_BUDGET = 150 * 1024;
@@ -40,6 +44,7 @@ export async function buildPanelBundle(): Promise<PanelBundle> {
     define: {
       MODGATE_SCOPES: JSON.stringify(SCOPES),
       MODGATE_EVENT_TYPES: JSON.stringify(EVENT_TYPES),
+      MODGATE_MODERATION: JSON.stringify(MODERATION_RULES),
     },
   });
   const find = (suffix: string) => {
