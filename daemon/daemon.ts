@@ -173,12 +173,14 @@ async function startLocked(
   try {
     const modLink = await startLink(options, parts);
     const running: { daemon?: Daemon } = {};
-    admin = await startAdmin(options, parts, () =>
+    // Built before the admin API, whose game routes run its handlers (docs/admin.md, "Game routes").
+    const pipeline = daemonPipeline(options, parts);
+    admin = await startAdmin(options, parts, pipeline, () =>
       running.daemon
         ? requestedReload(options, running.daemon)
         : Promise.reject(new Error('the daemon is still starting')),
     );
-    api = await startApi(options, parts);
+    api = await startApi(options, pipeline);
     const bound = [api.server.address, modLink, parts.metricsServer?.address, admin.address];
     parts.ownListeners.splice(0, parts.ownListeners.length, ...bound.filter(isListening));
     running.daemon = daemonHandle(options, parts, { modLink, admin, api });
@@ -320,6 +322,7 @@ async function startLink(options: DaemonOptions, parts: DaemonParts): Promise<Ho
 async function startAdmin(
   options: DaemonOptions,
   parts: DaemonParts,
+  game: Pipeline,
   reload: () => Promise<ReloadOutcome>,
 ): Promise<AdminServer> {
   const { dataDir, startedAt, snapshot, link, events, webhooks, audit, tokens, requests, keyUsage } = parts;
@@ -343,6 +346,7 @@ async function startAdmin(
       keyUsage,
       reload,
       eventStreams: adminStreams,
+      game,
       ...(options.admin?.auditRead ? { auditRead: options.admin.auditRead } : {}),
     },
     sessions,
@@ -361,9 +365,8 @@ interface ApiListener {
   certificate: TlsPair | undefined;
 }
 
-/** Step 4: the /v1 API's pipeline, and its listener. */
-async function startApi(options: DaemonOptions, parts: DaemonParts): Promise<ApiListener> {
-  const handle = daemonPipeline(options, parts);
+/** Step 4: the /v1 API's listener, serving its pipeline. */
+async function startApi(options: DaemonOptions, handle: Pipeline): Promise<ApiListener> {
   const certificate = options.tls ? await readTls(options.tls) : undefined;
   const server = await listening('api', options.listen, () =>
     startHttpServer(handle, { listen: options.listen, tls: certificate, log: options.log, ...options.http }),

@@ -429,6 +429,862 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/game/server": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Server identity and live status
+         * @description Server identity and live status. The /v1 operation GET /v1/server, for the panel (docs/admin.md, "Game routes").
+         */
+        get: operations["gameGetServer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/game/players": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The roster: every player on record
+         * @description The roster: every player on record. The /v1 operation GET /v1/players, for the panel (docs/admin.md, "Game routes").
+         */
+        get: operations["gameListPlayers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/game/players/online": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live snapshot of connected players
+         * @description Live snapshot of connected players. The /v1 operation GET /v1/players/online, for the panel (docs/admin.md, "Game routes").
+         */
+        get: operations["gameListOnlinePlayers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/game/players/{ref}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A player's full profile
+         * @description A player's full profile. The /v1 operation GET /v1/players/{ref}, for the panel (docs/admin.md, "Game routes").
+         */
+        get: operations["gameGetPlayer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/game/players/{ref}/inventory": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A player's inventory, nested containers included
+         * @description A player's inventory, nested containers included. The /v1 operation GET /v1/players/{ref}/inventory, for the panel (docs/admin.md, "Game routes").
+         */
+        get: operations["gameGetPlayerInventory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/game/players/{ref}/moderation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A player's ban and mute state
+         * @description A player's ban and mute state. The /v1 operation GET /v1/players/{ref}/moderation, for the panel (docs/admin.md, "Game routes").
+         */
+        get: operations["gameGetPlayerModeration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/game/players/{ref}/violations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Moderation history: bans, mutes and trap events, newest first
+         * @description Moderation history: bans, mutes and trap events, newest first. The /v1 operation GET /v1/players/{ref}/violations, for the panel (docs/admin.md, "Game routes").
+         */
+        get: operations["gameListPlayerViolations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/game/players/{ref}/ips": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * IP history, newest first
+         * @description IP history, newest first. The /v1 operation GET /v1/players/{ref}/ips, for the panel (docs/admin.md, "Game routes").
+         */
+        get: operations["gameGetPlayerIps"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/game/players/{ref}/ban": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ban a player (and optionally their squad); the duration is kept exactly
+         * @description Ban a player (and optionally their squad); the duration is kept exactly. The /v1 operation POST /v1/players/{ref}/ban, for the panel (docs/admin.md, "Game routes").
+         */
+        post: operations["gameBanPlayer"];
+        /**
+         * Lift a ban; succeeds when the player is not banned
+         * @description Lift a ban; succeeds when the player is not banned. The /v1 operation DELETE /v1/players/{ref}/ban, for the panel (docs/admin.md, "Game routes").
+         */
+        delete: operations["gameUnbanPlayer"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/game/players/{ref}/mute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mute a player; the game rounds a temporary mute up to whole hours
+         * @description Mute a player; the game rounds a temporary mute up to whole hours. The /v1 operation POST /v1/players/{ref}/mute, for the panel (docs/admin.md, "Game routes").
+         */
+        post: operations["gameMutePlayer"];
+        /**
+         * Lift a mute; succeeds when the player is not muted
+         * @description Lift a mute; succeeds when the player is not muted. The /v1 operation DELETE /v1/players/{ref}/mute, for the panel (docs/admin.md, "Game routes").
+         */
+        delete: operations["gameUnmutePlayer"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/game/players/{ref}/social": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Link a social account to a player who has joined the server
+         * @description Link a social account to a player who has joined the server. The /v1 operation POST /v1/players/{ref}/social, for the panel (docs/admin.md, "Game routes").
+         */
+        post: operations["gameLinkSocial"];
+        /**
+         * Unlink the social account (by platform id: idempotent; by social: ref, 404 once unlinked)
+         * @description Unlink the social account (by platform id: idempotent; by social: ref, 404 once unlinked). The /v1 operation DELETE /v1/players/{ref}/social, for the panel (docs/admin.md, "Game routes").
+         */
+        delete: operations["gameUnlinkSocial"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/game/squads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Squads, by id, with filters
+         * @description Squads, by id, with filters. The /v1 operation GET /v1/squads, for the panel (docs/admin.md, "Game routes").
+         */
+        get: operations["gameListSquads"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/game/squads/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One squad
+         * @description One squad. The /v1 operation GET /v1/squads/{id}, for the panel (docs/admin.md, "Game routes").
+         */
+        get: operations["gameGetSquad"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/game/squads/{id}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every member of a squad (not paginated: bounded by the member limit)
+         * @description Every member of a squad (not paginated: bounded by the member limit). The /v1 operation GET /v1/squads/{id}/members, for the panel (docs/admin.md, "Game routes").
+         */
+        get: operations["gameListSquadMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/game/squads/{id}/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Totals over a squad’s members and their assets
+         * @description Totals over a squad’s members and their assets. The /v1 operation GET /v1/squads/{id}/summary, for the panel (docs/admin.md, "Game routes").
+         */
+        get: operations["gameGetSquadSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/game/squads/{id}/bases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Bases owned by a squad’s members, by flag id
+         * @description Bases owned by a squad’s members, by flag id. The /v1 operation GET /v1/squads/{id}/bases, for the panel (docs/admin.md, "Game routes").
+         */
+        get: operations["gameListSquadBases"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/game/squads/{id}/vehicles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Vehicles owned by a squad’s members, by entity id
+         * @description Vehicles owned by a squad’s members, by entity id. The /v1 operation GET /v1/squads/{id}/vehicles, for the panel (docs/admin.md, "Game routes").
+         */
+        get: operations["gameListSquadVehicles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/game/squads/{id}/containers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Containers owned by a squad’s members, by entity id
+         * @description Containers owned by a squad’s members, by entity id. The /v1 operation GET /v1/squads/{id}/containers, for the panel (docs/admin.md, "Game routes").
+         */
+        get: operations["gameListSquadContainers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/game/bases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Bases, by flag id, with filters
+         * @description Bases, by flag id, with filters. The /v1 operation GET /v1/bases, for the panel (docs/admin.md, "Game routes").
+         */
+        get: operations["gameListBases"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/game/bases/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One base, by flag id
+         * @description One base, by flag id. The /v1 operation GET /v1/bases/{id}, for the panel (docs/admin.md, "Game routes").
+         */
+        get: operations["gameGetBase"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/game/vehicles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Vehicles, by entity id, with filters
+         * @description Vehicles, by entity id, with filters. The /v1 operation GET /v1/vehicles, for the panel (docs/admin.md, "Game routes").
+         */
+        get: operations["gameListVehicles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/game/vehicles/types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Vehicle count per display name
+         * @description Vehicle count per display name. The /v1 operation GET /v1/vehicles/types, for the panel (docs/admin.md, "Game routes").
+         */
+        get: operations["gameGetVehicleTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/game/vehicles/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One vehicle, by entity id
+         * @description One vehicle, by entity id. The /v1 operation GET /v1/vehicles/{id}, for the panel (docs/admin.md, "Game routes").
+         */
+        get: operations["gameGetVehicle"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/game/vehicles/{id}/inventory": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A vehicle’s inventory, nested containers included
+         * @description A vehicle’s inventory, nested containers included. The /v1 operation GET /v1/vehicles/{id}/inventory, for the panel (docs/admin.md, "Game routes").
+         */
+        get: operations["gameGetVehicleInventory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/game/containers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Containers, by entity id, with filters
+         * @description Containers, by entity id, with filters. The /v1 operation GET /v1/containers, for the panel (docs/admin.md, "Game routes").
+         */
+        get: operations["gameListContainers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/game/containers/types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Container count per display name
+         * @description Container count per display name. The /v1 operation GET /v1/containers/types, for the panel (docs/admin.md, "Game routes").
+         */
+        get: operations["gameGetContainerTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/game/containers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One container, by entity id
+         * @description One container, by entity id. The /v1 operation GET /v1/containers/{id}, for the panel (docs/admin.md, "Game routes").
+         */
+        get: operations["gameGetContainer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/game/containers/{id}/inventory": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A container’s inventory, nested containers included
+         * @description A container’s inventory, nested containers included. The /v1 operation GET /v1/containers/{id}/inventory, for the panel (docs/admin.md, "Game routes").
+         */
+        get: operations["gameGetContainerInventory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/game/commands": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run an admin console command; 200 with the game's answer even when it refused
+         * @description Run an admin console command; 200 with the game's answer even when it refused. The /v1 operation POST /v1/commands, for the panel (docs/admin.md, "Game routes").
+         */
+        post: operations["gameExecuteCommand"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/game/commands/catalog": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The command catalogue, sorted by verb; 503 until the game server has built it
+         * @description The command catalogue, sorted by verb; 503 until the game server has built it. The /v1 operation GET /v1/commands/catalog, for the panel (docs/admin.md, "Game routes").
+         */
+        get: operations["gameGetCommandCatalog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/game/commands/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Command history from every source, newest first; never cached
+         * @description Command history from every source, newest first; never cached. The /v1 operation GET /v1/commands/history, for the panel (docs/admin.md, "Game routes").
+         */
+        get: operations["gameListCommandHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/game/players/{ref}/coins": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Credit or debit one player's shop coins; a credit creates a never-seen platform id, a debit above the balance is 409
+         * @description Credit or debit one player's shop coins; a credit creates a never-seen platform id, a debit above the balance is 409. The /v1 operation POST /v1/players/{ref}/coins, for the panel (docs/admin.md, "Game routes").
+         */
+        post: operations["gameChangePlayerCoins"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/game/economy/coins": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Credit or debit everyone's shop coins; one call per 5 s on the game server (429 with Retry-After)
+         * @description Credit or debit everyone's shop coins; one call per 5 s on the game server (429 with Retry-After). The /v1 operation POST /v1/economy/coins, for the panel (docs/admin.md, "Game routes").
+         */
+        post: operations["gameChangeAllCoins"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/game/players/{ref}/currency": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change a connected player's cash or gold (409 when offline); a malformed ref is 404
+         * @description Change a connected player's cash or gold (409 when offline); a malformed ref is 404. The /v1 operation POST /v1/players/{ref}/currency, for the panel (docs/admin.md, "Game routes").
+         */
+        post: operations["gameChangePlayerCurrency"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/game/economy/currency": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change everyone's cash or gold; a connected player must relay it (409 when nobody is)
+         * @description Change everyone's cash or gold; a connected player must relay it (409 when nobody is). The /v1 operation POST /v1/economy/currency, for the panel (docs/admin.md, "Game routes").
+         */
+        post: operations["gameChangeAllCurrency"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/game/economy/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The economy ledger: every balance movement from every source, newest first; never cached
+         * @description The economy ledger: every balance movement from every source, newest first; never cached. The /v1 operation GET /v1/economy/transactions, for the panel (docs/admin.md, "Game routes").
+         */
+        get: operations["gameListTransactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/game/packs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The pack catalogue, newest-configured first
+         * @description The pack catalogue, newest-configured first. The /v1 operation GET /v1/packs, for the panel (docs/admin.md, "Game routes").
+         */
+        get: operations["gameListPacks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/game/packs/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Pack delivery history, newest first; each row shows the player's current social link
+         * @description Pack delivery history, newest first; each row shows the player's current social link. The /v1 operation GET /v1/packs/deliveries, for the panel (docs/admin.md, "Game routes").
+         */
+        get: operations["gameListPackDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/game/packs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One pack of the catalogue; 404 when there is none (deleted packs included)
+         * @description One pack of the catalogue; 404 when there is none (deleted packs included). The /v1 operation GET /v1/packs/{id}, for the panel (docs/admin.md, "Game routes").
+         */
+        get: operations["gameGetPack"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/game/packs/{id}/deliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver a pack to a player for free (source api); send Idempotency-Key
+         * @description Deliver a pack to a player for free (source api); send Idempotency-Key. The /v1 operation POST /v1/packs/{id}/deliver, for the panel (docs/admin.md, "Game routes").
+         */
+        post: operations["gameDeliverPack"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/game/claim-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Claim codes, newest first, with their status and direct-message delivery
+         * @description Claim codes, newest first, with their status and direct-message delivery. The /v1 operation GET /v1/claim-codes, for the panel (docs/admin.md, "Game routes").
+         */
+        get: operations["gameListClaimCodes"];
+        put?: never;
+        /**
+         * Mint a claim code for a pack; a linked recipient also gets it by direct message
+         * @description Mint a claim code for a pack; a linked recipient also gets it by direct message. The /v1 operation POST /v1/claim-codes, for the panel (docs/admin.md, "Game routes").
+         */
+        post: operations["gameMintClaimCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/game/claim-codes/{code}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a claim code so it can no longer be redeemed (repeatable)
+         * @description Revoke a claim code so it can no longer be redeemed (repeatable). The /v1 operation DELETE /v1/claim-codes/{code}, for the panel (docs/admin.md, "Game routes").
+         */
+        delete: operations["gameRevokeClaimCode"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1141,6 +1997,888 @@ export interface components {
             /** @description Settings changed in the config file that a reload does not apply, as dotted names (admin.max_sessions): they take effect at the next restart */
             restart_needed: string[];
         };
+        ServerStatus: {
+            /** @description Stable identifier of the server the key is bound to */
+            server_id: string;
+            /** @description Display name set by the operator (`modgate init --name`) */
+            name: string | null;
+            /**
+             * @description Always true in a 200; an offline server is a 503
+             * @constant
+             */
+            online: true;
+            /** @description Null when the mod does not report it */
+            player_count: number | null;
+            mod_version: string | null;
+        };
+        /** @description The error envelope of a 503: `server_unavailable`, `daemon_not_running` */
+        Error503ServerUnavailableOrDaemonNotRunning: {
+            error: {
+                /**
+                 * @description Branch on this
+                 * @enum {string}
+                 */
+                code: "server_unavailable" | "daemon_not_running";
+                /** @description Human text; never branch on it */
+                message: string;
+                /** @description Also in the X-Request-Id header */
+                request_id: string;
+                /** @description Structured context: errors (validation), resource and id (not_found, conflict) */
+                details?: {
+                    /**
+                     * @description What a not_found or conflict of /keys, /tokens or /webhooks is about
+                     * @enum {string}
+                     */
+                    resource?: "key" | "admin_token" | "webhook";
+                    /** @description That record's id, when the path names one */
+                    id?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        /** @description The error envelope of a 504: `gateway_timeout` */
+        Error504GatewayTimeout: {
+            error: {
+                /**
+                 * @description Branch on this
+                 * @enum {string}
+                 */
+                code: "gateway_timeout";
+                /** @description Human text; never branch on it */
+                message: string;
+                /** @description Also in the X-Request-Id header */
+                request_id: string;
+                /** @description Structured context: errors (validation), resource and id (not_found, conflict) */
+                details?: {
+                    /**
+                     * @description What a not_found or conflict of /keys, /tokens or /webhooks is about
+                     * @enum {string}
+                     */
+                    resource?: "key" | "admin_token" | "webhook";
+                    /** @description That record's id, when the path names one */
+                    id?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        RosterPage: {
+            data: components["schemas"]["RosterRow"][];
+            has_more: boolean;
+            /** @description Pass back as `cursor`; null on the last page */
+            next_cursor: string | null;
+            /** @description Matches across all pages */
+            total: number;
+        };
+        RosterRow: {
+            platform_id: string;
+            social_id: string | null;
+            user_profile_id: number;
+            platform_name: string;
+            char_name: string;
+            online: boolean;
+            squad: {
+                id: number;
+                name: string;
+                rank: number;
+            } | null;
+            money: number;
+            gold: number;
+            coins: number;
+            fame_points: number;
+            attributes: {
+                strength: number;
+                constitution: number;
+                dexterity: number;
+                intelligence: number;
+            };
+            /** @description Minutes played */
+            play_time: number;
+            is_admin: boolean;
+            last_seen: string;
+            created_at: string;
+        };
+        OnlineSnapshot: {
+            online: number;
+            data: components["schemas"]["OnlinePlayer"][];
+        };
+        OnlinePlayer: {
+            platform_id: string;
+            name: string;
+            ping: number;
+            position: components["schemas"]["Position"];
+            alive: boolean;
+            conscious: boolean;
+            immortal: boolean;
+            super_jump: boolean;
+            is_admin: boolean;
+            money: number;
+            gold: number;
+            fame_points: number;
+            stance: string;
+            item_in_hands: string | null;
+        };
+        Position: {
+            x: number;
+            y: number;
+            z: number;
+        };
+        PlayerProfile: {
+            platform_id: string;
+            social_id: string | null;
+            user_profile_id: number;
+            platform_name: string;
+            char_name: string;
+            online: boolean;
+            squad: {
+                id: number;
+                name: string;
+                rank: number;
+            } | null;
+            money: number;
+            gold: number;
+            coins: number;
+            fame_points: number;
+            attributes: {
+                strength: number;
+                constitution: number;
+                dexterity: number;
+                intelligence: number;
+            };
+            /** @description Minutes played */
+            play_time: number;
+            is_admin: boolean;
+            last_seen: string;
+            created_at: string;
+            service_stats: components["schemas"]["ServiceStats"];
+            /** @description Skill name to fractional level */
+            skills: {
+                [key: string]: number;
+            };
+            bases: components["schemas"]["Base"][];
+            vehicles: components["schemas"]["Vehicle"][];
+            survival: components["schemas"]["Survival"];
+        };
+        ServiceStats: {
+            kills: number;
+            deaths: number;
+            puppet_kills: number;
+            animal_kills: number;
+            headshots: number;
+            longest_kill_m: number;
+            kill_streak: number;
+            best_kill_streak: number;
+            /** @description Null on mods older than 2.0.47 */
+            total_kills: number | null;
+            /** @description Null on mods older than 2.0.47 */
+            total_deaths: number | null;
+            /** @description Null on mods older than 2.0.47 */
+            login_streak: number | null;
+            logins: number;
+            first_login_at: string;
+            last_login_at: string;
+            last_kill_at: string | null;
+            last_death_at: string | null;
+        };
+        Base: {
+            flag_id: number;
+            base_id: number;
+            owner: components["schemas"]["Owner"];
+            max_elements: number;
+            element_count: number;
+            avg_health: number;
+            position: components["schemas"]["Position"];
+        };
+        Owner: {
+            profile_id: number;
+            name: string;
+            platform_id: string;
+            social_id: string | null;
+        };
+        Vehicle: {
+            entity_id: string;
+            class_name: string;
+            display_name: string;
+            owner: components["schemas"]["Owner"];
+            health: number;
+            max_health: number;
+            position: components["schemas"]["Position"];
+            is_locked: boolean;
+            lock_type: string | null;
+            lock_hp: number;
+            is_functional: boolean;
+            last_access_time: string | null;
+            item_count: number | null;
+        };
+        Survival: {
+            health: number;
+            stamina: number;
+            hunger: number;
+            thirst: number;
+            fatigue: number;
+            body_temperature: number;
+            bleeding: boolean;
+            infected: boolean;
+            broken_limbs: number;
+            weight_carried: number;
+            weight_limit: number;
+        };
+        PlayerInventory: {
+            items: components["schemas"]["InventoryItem"][];
+        };
+        InventoryItem: {
+            id: number;
+            class: string;
+            name: string;
+            icon: string;
+            health: number;
+            max_health: number;
+            weight: number;
+            is_container: boolean;
+            is_weapon: boolean;
+            contents: components["schemas"]["InventoryItem"][];
+            /** @description True when the mod stopped expanding this subtree at its depth cap */
+            contents_truncated: boolean;
+        };
+        ModerationState: {
+            player: components["schemas"]["Identity"];
+            ban: {
+                banned: boolean;
+                reason: string;
+                permanent: boolean;
+                expires_at: string | null;
+                banned_at: string | null;
+                banned_by: components["schemas"]["Moderator"] | null;
+            };
+            mute: {
+                muted: boolean;
+                permanent: boolean;
+                muted_at: string | null;
+                duration_minutes: number | null;
+                channels: ("Global" | "Local" | "Squad")[];
+            };
+        };
+        Identity: {
+            platform_id: string;
+            social_id: string | null;
+        };
+        Moderator: {
+            platform_id: string | null;
+            social_id: string | null;
+            name: string;
+        };
+        ViolationPage: {
+            data: components["schemas"]["Violation"][];
+            has_more: boolean;
+            /** @description Pass back as `cursor`; null on the last page */
+            next_cursor: string | null;
+        };
+        Violation: {
+            id: number;
+            /** @enum {string} */
+            type: "ban" | "mute" | "trap";
+            action: string;
+            source: string;
+            reason: string;
+            issued_by: components["schemas"]["Moderator"];
+            /** Format: date-time */
+            applied_at: string;
+            expires_at: string | null;
+            duration_sec: number;
+            metadata: {
+                [key: string]: string | number | boolean;
+            };
+        };
+        IpHistory: {
+            current_ip: string;
+            history: {
+                ip: string;
+                /** Format: date-time */
+                first_seen: string;
+                /** Format: date-time */
+                last_seen: string;
+            }[];
+        };
+        /** @description The error envelope of a 412: `precondition_failed` */
+        Error412PreconditionFailed: {
+            error: {
+                /**
+                 * @description Branch on this
+                 * @enum {string}
+                 */
+                code: "precondition_failed";
+                /** @description Human text; never branch on it */
+                message: string;
+                /** @description Also in the X-Request-Id header */
+                request_id: string;
+                /** @description Structured context: errors (validation), resource and id (not_found, conflict) */
+                details?: {
+                    /**
+                     * @description What a not_found or conflict of /keys, /tokens or /webhooks is about
+                     * @enum {string}
+                     */
+                    resource?: "key" | "admin_token" | "webhook";
+                    /** @description That record's id, when the path names one */
+                    id?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        BanRequest: {
+            /**
+             * @description Default: "No reason provided"
+             * @default No reason provided
+             */
+            reason?: string;
+            /**
+             * @description Permanent; then duration is ignored, whatever it holds
+             * @default false
+             */
+            permanent?: boolean;
+            /** @description Required unless permanent is true */
+            duration?: number;
+            /**
+             * @description Default: hours
+             * @default hours
+             * @enum {string}
+             */
+            duration_unit?: "minutes" | "hours" | "days" | "months";
+            /**
+             * @description Also ban the player's squad; requires squad_id
+             * @default false
+             */
+            squad_ban?: boolean;
+            squad_id?: string;
+        } & (unknown & unknown & unknown);
+        MuteRequest: {
+            /**
+             * @description Default: "No reason provided"
+             * @default No reason provided
+             */
+            reason?: string;
+            /**
+             * @description Permanent; then duration is ignored, whatever it holds
+             * @default false
+             */
+            permanent?: boolean;
+            /** @description Required unless permanent is true */
+            duration?: number;
+            /**
+             * @description Default: hours
+             * @default hours
+             * @enum {string}
+             */
+            duration_unit?: "minutes" | "hours" | "days";
+            /**
+             * @description Default: all three
+             * @default [
+             *       "Global",
+             *       "Local",
+             *       "Squad"
+             *     ]
+             */
+            channels?: ("Global" | "Local" | "Squad")[];
+        };
+        SocialLink: {
+            player: components["schemas"]["Identity"];
+        };
+        LinkRequest: {
+            social_id: string;
+        };
+        SquadPage: {
+            data: components["schemas"]["Squad"][];
+            has_more: boolean;
+            /** @description Pass back as `cursor`; null on the last page */
+            next_cursor: string | null;
+            /** @description Matches across all pages */
+            total: number;
+        };
+        Squad: {
+            id: number;
+            name: string;
+            score: number;
+            member_limit: number;
+            member_count: number;
+            leader: {
+                id: number;
+                platform_id: string;
+                social_id: string | null;
+                name: string;
+            };
+            /** @description Raw server-local timestamp `YYYY.MM.DD-HH.MM.SS`, not ISO-8601 */
+            last_active: string;
+        };
+        SquadMember: {
+            id: number;
+            profile_id: number;
+            platform_id: string;
+            social_id: string | null;
+            platform_name: string;
+            char_name: string;
+            /** @description 4 leader, 3 officer, 2 member, 1 recruit */
+            rank: number;
+            kills: number;
+            deaths: number;
+            /** @description Cash carried */
+            cash: number;
+            bank_money: number;
+            gold: number;
+            fame_points: number;
+            online: boolean;
+            /** @description Raw server-local timestamp `YYYY.MM.DD-HH.MM.SS` */
+            last_logout: string;
+        };
+        SquadSummary: {
+            squad_id: number;
+            total_kills: number;
+            total_deaths: number;
+            total_cash: number;
+            total_bank_money: number;
+            total_gold: number;
+            /** @description Sum of the members’ fame points, rounded to 2 decimals */
+            total_fame: number;
+            total_containers: number;
+            total_vehicles: number;
+            member_count: number;
+        };
+        SquadBasePage: {
+            data: components["schemas"]["Base"][];
+            has_more: boolean;
+            /** @description Pass back as `cursor`; null on the last page */
+            next_cursor: string | null;
+        };
+        SquadVehiclePage: {
+            data: components["schemas"]["Vehicle"][];
+            has_more: boolean;
+            /** @description Pass back as `cursor`; null on the last page */
+            next_cursor: string | null;
+        };
+        SquadContainerPage: {
+            data: components["schemas"]["Container"][];
+            has_more: boolean;
+            /** @description Pass back as `cursor`; null on the last page */
+            next_cursor: string | null;
+        };
+        Container: {
+            entity_id: string;
+            class_name: string;
+            display_name: string;
+            custom_name: string;
+            owner: components["schemas"]["Owner"];
+            base_id: number | null;
+            base_name: string | null;
+            position: components["schemas"]["Position"];
+            is_locked: boolean;
+            lock_type: string | null;
+            lock_hp: number;
+            is_buried: boolean;
+            last_access_time: string | null;
+            item_count: number | null;
+        };
+        BasePage: {
+            data: components["schemas"]["Base"][];
+            has_more: boolean;
+            /** @description Pass back as `cursor`; null on the last page */
+            next_cursor: string | null;
+            /** @description Matches across all pages */
+            total: number;
+        };
+        VehiclePage: {
+            data: components["schemas"]["Vehicle"][];
+            has_more: boolean;
+            /** @description Pass back as `cursor`; null on the last page */
+            next_cursor: string | null;
+            /** @description Matches across all pages */
+            total: number;
+        };
+        AssetTypeCounts: {
+            /** @description Display name to count */
+            types: {
+                [key: string]: number;
+            };
+        };
+        AssetInventory: {
+            items: components["schemas"]["InventoryItem"][];
+            /** @description Items in the tree at every depth */
+            total: number;
+        };
+        ContainerPage: {
+            data: components["schemas"]["Container"][];
+            has_more: boolean;
+            /** @description Pass back as `cursor`; null on the last page */
+            next_cursor: string | null;
+            /** @description Matches across all pages */
+            total: number;
+        };
+        CommandResult: {
+            /** @description The catalogue's spelling when the verb is known, else as sent */
+            verb: string;
+            success: boolean;
+            /** @description The game's own text; empty for a silent command that succeeded */
+            result: string;
+            subject: components["schemas"]["CommandSubject"] | null;
+        };
+        CommandSubject: {
+            /** @enum {string} */
+            kind: "player" | "position";
+            /** @description Set when kind is player; social_id null when unlinked or unknown */
+            player: components["schemas"]["Identity"] | null;
+            /** @description Set when kind is position */
+            position: components["schemas"]["Position"] | null;
+        };
+        CommandRequest: {
+            /** @description The command, one token, e.g. Announce */
+            verb: string;
+            /** @description Positional, in the order the command declares */
+            args?: string[];
+            /** @description Omit for a server-wide command. Either {player: <player_ref>} or {x, y, z}, never both */
+            subject?: {
+                /** @description A 17-digit platform id or social:<social id> */
+                player?: string;
+                /** @description World coordinate */
+                x?: number;
+                /** @description World coordinate */
+                y?: number;
+                /** @description World coordinate */
+                z?: number;
+            } & (unknown | unknown);
+        };
+        CommandCatalog: {
+            version: number;
+            data: components["schemas"]["CommandCatalogEntry"][];
+        };
+        CommandCatalogEntry: {
+            verb: string;
+            /** @description 0 regular, 1 admin, 2 super admin, 3 elevated, 4 developer */
+            level: number;
+            /** @description none, player, position or player_or_position */
+            target_mode: string;
+            /** @description text, list or silent */
+            output_mode: string;
+            /** @description Needs at least one connected player to carry it */
+            requires_online: boolean;
+            direct_spawn_capable: boolean;
+            args: components["schemas"]["CommandArg"][];
+        };
+        CommandArg: {
+            name: string;
+            type_name: string;
+            description: string;
+            /** @description string, int, float or bool */
+            data_type: string;
+            /** @description What a client may offer: values, items, vehicles, flags, none */
+            completion: string;
+            required: boolean;
+            /** @description Takes every remaining word */
+            repeating: boolean;
+            /** @description Options of a fixed-choice argument; empty when dynamic */
+            values: string[];
+        };
+        CommandHistoryPage: {
+            data: components["schemas"]["CommandHistoryEntry"][];
+            has_more: boolean;
+            /** @description Pass back as `cursor`; null on the last page */
+            next_cursor: string | null;
+        };
+        CommandHistoryEntry: {
+            /** @description YYYY-MM-DD HH:MM:SS.mmm on the game server's local clock */
+            at: string;
+            command: string;
+            result: string;
+            /** @description Null on entries written by a game server older than 2.0.47 */
+            actor: components["schemas"]["CommandActor"] | null;
+        };
+        CommandActor: {
+            platform_id: string | null;
+            social_id: string | null;
+        };
+        CoinChange: {
+            /** @description The signed amount sent */
+            amount: number;
+            /** @description Coins after the change */
+            balance: number;
+            player: components["schemas"]["Identity"];
+        };
+        CoinsRequest: {
+            /** @description Signed, non-zero: positive credits, negative debits */
+            amount: number;
+            /** @description Why: 1 to 500 characters, recorded in the ledger */
+            reason: string;
+        };
+        BulkCoinChange: {
+            amount: number;
+            /** @description Players whose balance changed */
+            affected_count: number;
+            /** @enum {string} */
+            target: "all" | "online";
+        };
+        BulkCoinsRequest: {
+            /** @description Signed, non-zero; a debit stops at a balance of 0 */
+            amount: number;
+            /** @description Why: 1 to 500 characters, recorded in the ledger */
+            reason: string;
+            /**
+             * @description all (default): every player on record, online and offline; online: connected players only
+             * @default all
+             * @enum {string}
+             */
+            target?: "all" | "online";
+        };
+        CurrencyChange: {
+            player: components["schemas"]["Identity"];
+            /** @enum {string} */
+            currency: "cash" | "gold";
+            /** @enum {string} */
+            mode: "delta" | "set";
+            amount: number;
+            balance_before: components["schemas"]["CurrencyBalances"];
+            /** @description Null when the player left mid-change (the change applied) */
+            balance: components["schemas"]["CurrencyBalances"] | null;
+            /** @description The ledger entry id of the change */
+            transaction_id: string;
+        };
+        CurrencyBalances: {
+            cash: number;
+            gold: number;
+        };
+        CurrencyRequest: {
+            /**
+             * @description cash (the bank balance) or gold
+             * @enum {string}
+             */
+            currency: "cash" | "gold";
+            /** @description delta: non-zero, signed (a debit may go below 0); set: 0 or more */
+            amount: number;
+            /**
+             * @description Default: delta
+             * @default delta
+             * @enum {string}
+             */
+            mode?: "delta" | "set";
+            /** @description Why: 1 to 500 characters, recorded in the ledger */
+            reason: string;
+        };
+        BulkCurrencyChange: {
+            /** @enum {string} */
+            currency: "cash" | "gold";
+            /** @enum {string} */
+            mode: "delta" | "set";
+            amount: number;
+            /** @enum {string} */
+            target: "all" | "online";
+            /** @description Always null: the game does not count who a bulk change reached */
+            affected_count: null;
+            /** @description The ledger entry id of the change */
+            transaction_id: string;
+        };
+        BulkCurrencyRequest: {
+            /**
+             * @description cash (the bank balance) or gold
+             * @enum {string}
+             */
+            currency: "cash" | "gold";
+            /** @description delta: non-zero, signed (a debit may go below 0); set: 0 or more */
+            amount: number;
+            /**
+             * @description Default: delta
+             * @default delta
+             * @enum {string}
+             */
+            mode?: "delta" | "set";
+            /** @description Why: 1 to 500 characters, recorded in the ledger */
+            reason: string;
+            /**
+             * @description all (default): every player on record, online and offline; online: connected players only
+             * @default all
+             * @enum {string}
+             */
+            target?: "all" | "online";
+        };
+        LedgerPage: {
+            data: components["schemas"]["LedgerEntry"][];
+            has_more: boolean;
+            /** @description Pass back as `cursor`; null on the last page */
+            next_cursor: string | null;
+        };
+        LedgerEntry: {
+            /** @description Decimal string, increasing with time */
+            id: string;
+            at: string;
+            /** @description Null on a bulk entry */
+            player: components["schemas"]["Identity"] | null;
+            /** @description Null when automatic (kill reward, scheduled charge) */
+            actor: components["schemas"]["Identity"] | null;
+            /** @enum {string} */
+            asset: "cash" | "gold" | "coins";
+            /** @enum {string} */
+            mode: "delta" | "set";
+            amount: number;
+            /** @description Null on a bulk entry, or when the player left before the balance was read back */
+            balance_before: number | null;
+            /** @description Null like balance_before: unknown, not zero */
+            balance_after: number | null;
+            /** @enum {string} */
+            scope: "player" | "all" | "online";
+            /** @description Players a bulk coin change reached */
+            affected_count: number | null;
+            /** @enum {string} */
+            source: "api" | "panel" | "social_bank" | "social_cmd" | "pack" | "claim" | "task" | "leaderboard" | "system";
+            reason: string;
+            pack_name: string | null;
+        };
+        PackPage: {
+            data: components["schemas"]["Pack"][];
+            has_more: boolean;
+            /** @description Pass back as `cursor`; null on the last page */
+            next_cursor: string | null;
+            /** @description Matches across all pages */
+            total: number;
+        };
+        Pack: {
+            id: number;
+            /** @description Catalog slug */
+            name: string;
+            display_name: string;
+            description: string;
+            category: {
+                id: number;
+                name: string;
+            };
+            /** @description Coin cost in the shop; ignored by direct delivery */
+            price: number;
+            enabled: boolean;
+            shop_enabled: boolean;
+            buy_limit: {
+                /** @description 0 = unlimited */
+                count: number;
+                window_minutes: number;
+            };
+            /** @description Relative path */
+            image_url: string;
+            created_at: string;
+            updated_at: string;
+        };
+        PackDeliveryPage: {
+            data: components["schemas"]["PackDelivery"][];
+            has_more: boolean;
+            /** @description Pass back as `cursor`; null on the last page */
+            next_cursor: string | null;
+            /** @description Matches across all pages */
+            total: number;
+        };
+        PackDelivery: {
+            id: number;
+            pack: components["schemas"]["PackRef"];
+            /** @description social_id is the current link, whatever it was at delivery */
+            player: components["schemas"]["Identity"];
+            quantity: number;
+            total_price: number;
+            /** @enum {string} */
+            status: "completed" | "partial" | "failed" | "refund_failed" | "ledger_failed";
+            /** @description api, claim, admin, shop, and others */
+            source: string;
+            error_message: string | null;
+            delivered_at: string;
+        };
+        PackRef: {
+            id: number;
+            /** @description Catalog slug; null once the pack is deleted */
+            name: string | null;
+            /** @description Human title; null once the pack is deleted */
+            display_name: string | null;
+        };
+        PackDeliveryResult: {
+            pack: components["schemas"]["PackRef"];
+            player: components["schemas"]["Identity"];
+            quantity: number;
+            /** @description True when anything reached the player (completed, partial, ledger_failed) */
+            delivered: boolean;
+            /** @enum {string} */
+            status: "completed" | "partial" | "failed" | "refund_failed" | "ledger_failed";
+            /** @description The id of the record in the delivery history */
+            purchase_id: number;
+            error_message: string | null;
+        };
+        PackDeliverRequest: {
+            /** @description The recipient; exactly one of platform_id, social_id */
+            platform_id?: string;
+            /** @description Resolved to the linked player; 404 when linked to nobody */
+            social_id?: string;
+            /**
+             * @description 1 to 100; default 1
+             * @default 1
+             */
+            quantity?: number;
+        } & ({
+            platform_id: unknown;
+            social_id?: never;
+        } | {
+            social_id: unknown;
+            platform_id?: never;
+        });
+        MintedClaimCode: {
+            code: string;
+            pack: components["schemas"]["PackRef"];
+            /** @description Null for a public code (no platform_id sent) */
+            target: components["schemas"]["Identity"] | null;
+            max_uses: number;
+            expires_at: string | null;
+            /** @enum {string} */
+            dm_status: "queued" | "target_not_linked" | "not_requested" | "failed";
+        };
+        ClaimCodeMintRequest: {
+            /** @description Pack id: a string positive integer, no leading zeros */
+            pack_id: string;
+            /** @description The only player who may redeem it; omit for a public code (no direct message) */
+            platform_id?: string;
+            /**
+             * @description Integer >= 1 (the game stores up to 2,147,483,647); default 1
+             * @default 1
+             */
+            max_uses?: number;
+            /**
+             * @description 0 to 3650; 0 = never expires (default)
+             * @default 0
+             */
+            expiry_days?: number;
+        };
+        ClaimCodePage: {
+            data: components["schemas"]["ClaimCode"][];
+            has_more: boolean;
+            /** @description Pass back as `cursor`; null on the last page */
+            next_cursor: string | null;
+            /** @description Matches across all pages */
+            total: number;
+        };
+        ClaimCode: {
+            code: string;
+            pack: components["schemas"]["PackRef"];
+            /** @description Null for a public, untargeted code */
+            target: components["schemas"]["Identity"] | null;
+            /** @enum {string} */
+            source: "partner" | "social" | "panel";
+            /** @enum {string} */
+            status: "active" | "expired" | "exhausted" | "revoked";
+            max_uses: number;
+            uses_remaining: number;
+            created_at: string;
+            /** @description Null = never expires */
+            expires_at: string | null;
+            /** @enum {string} */
+            delivery_status: "pending" | "sent" | "failed" | "target_not_linked" | "unknown";
+            /** @description The direct message that carried the code; null unless one was sent */
+            dm: {
+                channel_id: string;
+                message_id: string;
+            } | null;
+        };
+        RevokedClaimCode: {
+            code: string;
+            /** @constant */
+            revoked: true;
+        };
     };
     responses: {
         /** @description `validation_error`: The request failed validation. */
@@ -1347,6 +3085,58 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error403PremiumRequiredOrCrossOriginRequest"];
+            };
+        };
+        /** @description `server_unavailable`: The game server is not available. `daemon_not_running`: No modgate daemon serves this data dir, and this needs one (modgate serve). */
+        Error503ServerUnavailableOrDaemonNotRunning: {
+            headers: {
+                "API-Version": components["headers"]["API-Version"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error503ServerUnavailableOrDaemonNotRunning"];
+            };
+        };
+        /** @description `gateway_timeout`: The game server did not respond in time. */
+        Error504GatewayTimeout: {
+            headers: {
+                "API-Version": components["headers"]["API-Version"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error504GatewayTimeout"];
+            };
+        };
+        /** @description `precondition_failed`: The resource changed; If-Match did not match. */
+        Error412PreconditionFailed: {
+            headers: {
+                "API-Version": components["headers"]["API-Version"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error412PreconditionFailed"];
             };
         };
     };
@@ -2378,6 +4168,1682 @@ export interface operations {
             421: components["responses"]["Error421MisdirectedRequest"];
             429: components["responses"]["Error429RateLimited"];
             500: components["responses"]["Error500Internal"];
+        };
+    };
+    gameGetServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Server identity and live status */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerStatus"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+            503: components["responses"]["Error503ServerUnavailableOrDaemonNotRunning"];
+            504: components["responses"]["Error504GatewayTimeout"];
+        };
+    };
+    gameListPlayers: {
+        parameters: {
+            query?: {
+                platform_id?: string;
+                social_id?: string;
+                online?: boolean;
+                /** @description Substring of the character or platform name */
+                search?: string;
+                /** @description Page size, 10 to 100; default 50 */
+                limit?: number;
+                /** @description next_cursor from the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The roster: every player on record */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RosterPage"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+            503: components["responses"]["Error503ServerUnavailableOrDaemonNotRunning"];
+            504: components["responses"]["Error504GatewayTimeout"];
+        };
+    };
+    gameListOnlinePlayers: {
+        parameters: {
+            query?: {
+                platform_id?: string;
+                social_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Live snapshot of connected players */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OnlineSnapshot"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+            503: components["responses"]["Error503ServerUnavailableOrDaemonNotRunning"];
+            504: components["responses"]["Error504GatewayTimeout"];
+        };
+    };
+    gameGetPlayer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A 17-digit platform id, or social:<social id> */
+                ref: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A player's full profile */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlayerProfile"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+            503: components["responses"]["Error503ServerUnavailableOrDaemonNotRunning"];
+            504: components["responses"]["Error504GatewayTimeout"];
+        };
+    };
+    gameGetPlayerInventory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A 17-digit platform id, or social:<social id> */
+                ref: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A player's inventory, nested containers included */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlayerInventory"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+            503: components["responses"]["Error503ServerUnavailableOrDaemonNotRunning"];
+            504: components["responses"]["Error504GatewayTimeout"];
+        };
+    };
+    gameGetPlayerModeration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A 17-digit platform id, or social:<social id> */
+                ref: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A player's ban and mute state */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModerationState"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+            503: components["responses"]["Error503ServerUnavailableOrDaemonNotRunning"];
+            504: components["responses"]["Error504GatewayTimeout"];
+        };
+    };
+    gameListPlayerViolations: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100; default 50 */
+                limit?: number;
+                /** @description next_cursor from the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description A 17-digit platform id, or social:<social id> */
+                ref: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Moderation history: bans, mutes and trap events, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ViolationPage"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+            503: components["responses"]["Error503ServerUnavailableOrDaemonNotRunning"];
+            504: components["responses"]["Error504GatewayTimeout"];
+        };
+    };
+    gameGetPlayerIps: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A 17-digit platform id, or social:<social id> */
+                ref: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description IP history, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IpHistory"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+            503: components["responses"]["Error503ServerUnavailableOrDaemonNotRunning"];
+            504: components["responses"]["Error504GatewayTimeout"];
+        };
+    };
+    gameBanPlayer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first outcome of a retried POST instead of acting twice (docs/idempotency.md). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                ref: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BanRequest"];
+            };
+        };
+        responses: {
+            /** @description Ban a player (and optionally their squad); the duration is kept exactly */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModerationState"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            409: components["responses"]["Error409Conflict"];
+            412: components["responses"]["Error412PreconditionFailed"];
+            413: components["responses"]["Error413PayloadTooLarge"];
+            415: components["responses"]["Error415UnsupportedMediaType"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+            503: components["responses"]["Error503ServerUnavailableOrDaemonNotRunning"];
+            504: components["responses"]["Error504GatewayTimeout"];
+        };
+    };
+    gameUnbanPlayer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                ref: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Lift a ban; succeeds when the player is not banned */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModerationState"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            409: components["responses"]["Error409Conflict"];
+            412: components["responses"]["Error412PreconditionFailed"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+            503: components["responses"]["Error503ServerUnavailableOrDaemonNotRunning"];
+            504: components["responses"]["Error504GatewayTimeout"];
+        };
+    };
+    gameMutePlayer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first outcome of a retried POST instead of acting twice (docs/idempotency.md). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                ref: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MuteRequest"];
+            };
+        };
+        responses: {
+            /** @description Mute a player; the game rounds a temporary mute up to whole hours */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModerationState"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            409: components["responses"]["Error409Conflict"];
+            412: components["responses"]["Error412PreconditionFailed"];
+            413: components["responses"]["Error413PayloadTooLarge"];
+            415: components["responses"]["Error415UnsupportedMediaType"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+            503: components["responses"]["Error503ServerUnavailableOrDaemonNotRunning"];
+            504: components["responses"]["Error504GatewayTimeout"];
+        };
+    };
+    gameUnmutePlayer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                ref: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Lift a mute; succeeds when the player is not muted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModerationState"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            409: components["responses"]["Error409Conflict"];
+            412: components["responses"]["Error412PreconditionFailed"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+            503: components["responses"]["Error503ServerUnavailableOrDaemonNotRunning"];
+            504: components["responses"]["Error504GatewayTimeout"];
+        };
+    };
+    gameLinkSocial: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first outcome of a retried POST instead of acting twice (docs/idempotency.md). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description A 17-digit platform id (no social: ref) */
+                ref: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LinkRequest"];
+            };
+        };
+        responses: {
+            /** @description Link a social account to a player who has joined the server */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SocialLink"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            409: components["responses"]["Error409Conflict"];
+            412: components["responses"]["Error412PreconditionFailed"];
+            413: components["responses"]["Error413PayloadTooLarge"];
+            415: components["responses"]["Error415UnsupportedMediaType"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+            503: components["responses"]["Error503ServerUnavailableOrDaemonNotRunning"];
+            504: components["responses"]["Error504GatewayTimeout"];
+        };
+    };
+    gameUnlinkSocial: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                ref: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Unlink the social account (by platform id: idempotent; by social: ref, 404 once unlinked) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SocialLink"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            409: components["responses"]["Error409Conflict"];
+            412: components["responses"]["Error412PreconditionFailed"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+            503: components["responses"]["Error503ServerUnavailableOrDaemonNotRunning"];
+            504: components["responses"]["Error504GatewayTimeout"];
+        };
+    };
+    gameListSquads: {
+        parameters: {
+            query?: {
+                leader_platform_id?: string;
+                leader_social_id?: string;
+                min_members?: number;
+                max_members?: number;
+                /** @description At most 6 decimals */
+                min_score?: number;
+                /** @description Last member login within N days */
+                active_within_days?: number;
+                /** @description Case-insensitive part of the squad name */
+                search?: string;
+                /** @description Page size, 10 to 100; default 50 */
+                limit?: number;
+                /** @description next_cursor from the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Squads, by id, with filters */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SquadPage"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+            503: components["responses"]["Error503ServerUnavailableOrDaemonNotRunning"];
+            504: components["responses"]["Error504GatewayTimeout"];
+        };
+    };
+    gameGetSquad: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Positive integer, no leading zeros */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One squad */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Squad"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+            503: components["responses"]["Error503ServerUnavailableOrDaemonNotRunning"];
+            504: components["responses"]["Error504GatewayTimeout"];
+        };
+    };
+    gameListSquadMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Positive integer, no leading zeros */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every member of a squad (not paginated: bounded by the member limit) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SquadMember"][];
+                    };
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+            503: components["responses"]["Error503ServerUnavailableOrDaemonNotRunning"];
+            504: components["responses"]["Error504GatewayTimeout"];
+        };
+    };
+    gameGetSquadSummary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Positive integer, no leading zeros */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Totals over a squad’s members and their assets */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SquadSummary"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+            503: components["responses"]["Error503ServerUnavailableOrDaemonNotRunning"];
+            504: components["responses"]["Error504GatewayTimeout"];
+        };
+    };
+    gameListSquadBases: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100; default 50 */
+                limit?: number;
+                /** @description next_cursor from the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Positive integer, no leading zeros */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Bases owned by a squad’s members, by flag id */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SquadBasePage"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+            503: components["responses"]["Error503ServerUnavailableOrDaemonNotRunning"];
+            504: components["responses"]["Error504GatewayTimeout"];
+        };
+    };
+    gameListSquadVehicles: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100; default 50 */
+                limit?: number;
+                /** @description next_cursor from the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Positive integer, no leading zeros */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Vehicles owned by a squad’s members, by entity id */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SquadVehiclePage"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+            503: components["responses"]["Error503ServerUnavailableOrDaemonNotRunning"];
+            504: components["responses"]["Error504GatewayTimeout"];
+        };
+    };
+    gameListSquadContainers: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100; default 50 */
+                limit?: number;
+                /** @description next_cursor from the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Positive integer, no leading zeros */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Containers owned by a squad’s members, by entity id */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SquadContainerPage"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+            503: components["responses"]["Error503ServerUnavailableOrDaemonNotRunning"];
+            504: components["responses"]["Error504GatewayTimeout"];
+        };
+    };
+    gameListBases: {
+        parameters: {
+            query?: {
+                owner_platform_id?: string;
+                owner_social_id?: string;
+                /** @description Exact character name (no substring match) */
+                owner_name?: string;
+                min_elements?: number;
+                max_elements?: number;
+                /** @description Decimal from 0.0 to 1.0, at most 6 decimals */
+                min_health?: number;
+                /** @description Decimal from 0.0 to 1.0, at most 6 decimals */
+                max_health?: number;
+                /** @description Case-insensitive part of the owner’s character name */
+                search?: string;
+                /** @description Page size, 10 to 100; default 50 */
+                limit?: number;
+                /** @description next_cursor from the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Bases, by flag id, with filters */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BasePage"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+            503: components["responses"]["Error503ServerUnavailableOrDaemonNotRunning"];
+            504: components["responses"]["Error504GatewayTimeout"];
+        };
+    };
+    gameGetBase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Positive integer, no leading zeros */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One base, by flag id */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Base"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+            503: components["responses"]["Error503ServerUnavailableOrDaemonNotRunning"];
+            504: components["responses"]["Error504GatewayTimeout"];
+        };
+    };
+    gameListVehicles: {
+        parameters: {
+            query?: {
+                owner_platform_id?: string;
+                owner_social_id?: string;
+                /** @description Exact character name (no substring match) */
+                owner_name?: string;
+                /** @description Exact display name, as keyed in /v1/vehicles/types */
+                alias?: string;
+                is_locked?: boolean;
+                is_functional?: boolean;
+                /** @description Case-insensitive part of the display, class or owner name */
+                search?: string;
+                /** @description Page size, 10 to 100; default 50 */
+                limit?: number;
+                /** @description next_cursor from the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Vehicles, by entity id, with filters */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VehiclePage"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+            503: components["responses"]["Error503ServerUnavailableOrDaemonNotRunning"];
+            504: components["responses"]["Error504GatewayTimeout"];
+        };
+    };
+    gameGetVehicleTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Vehicle count per display name */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssetTypeCounts"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+            503: components["responses"]["Error503ServerUnavailableOrDaemonNotRunning"];
+            504: components["responses"]["Error504GatewayTimeout"];
+        };
+    };
+    gameGetVehicle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Entity id: a decimal string, positive, no leading zeros */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One vehicle, by entity id */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Vehicle"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+            503: components["responses"]["Error503ServerUnavailableOrDaemonNotRunning"];
+            504: components["responses"]["Error504GatewayTimeout"];
+        };
+    };
+    gameGetVehicleInventory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Entity id: a decimal string, positive, no leading zeros */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A vehicle’s inventory, nested containers included */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssetInventory"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+            503: components["responses"]["Error503ServerUnavailableOrDaemonNotRunning"];
+            504: components["responses"]["Error504GatewayTimeout"];
+        };
+    };
+    gameListContainers: {
+        parameters: {
+            query?: {
+                owner_platform_id?: string;
+                owner_social_id?: string;
+                /** @description Exact character name (no substring match) */
+                owner_name?: string;
+                /** @description The base the container stands in (digits) */
+                base_id?: number;
+                is_locked?: boolean;
+                is_buried?: boolean;
+                /** @description Case-insensitive part of the display, custom, base or owner name */
+                search?: string;
+                /** @description Page size, 10 to 100; default 50 */
+                limit?: number;
+                /** @description next_cursor from the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Containers, by entity id, with filters */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContainerPage"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+            503: components["responses"]["Error503ServerUnavailableOrDaemonNotRunning"];
+            504: components["responses"]["Error504GatewayTimeout"];
+        };
+    };
+    gameGetContainerTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Container count per display name */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssetTypeCounts"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+            503: components["responses"]["Error503ServerUnavailableOrDaemonNotRunning"];
+            504: components["responses"]["Error504GatewayTimeout"];
+        };
+    };
+    gameGetContainer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Entity id: a decimal string, positive, no leading zeros */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One container, by entity id */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Container"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+            503: components["responses"]["Error503ServerUnavailableOrDaemonNotRunning"];
+            504: components["responses"]["Error504GatewayTimeout"];
+        };
+    };
+    gameGetContainerInventory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Entity id: a decimal string, positive, no leading zeros */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A container’s inventory, nested containers included */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssetInventory"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+            503: components["responses"]["Error503ServerUnavailableOrDaemonNotRunning"];
+            504: components["responses"]["Error504GatewayTimeout"];
+        };
+    };
+    gameExecuteCommand: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first outcome of a retried POST instead of acting twice (docs/idempotency.md). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CommandRequest"];
+            };
+        };
+        responses: {
+            /** @description Run an admin console command; 200 with the game's answer even when it refused */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommandResult"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            409: components["responses"]["Error409Conflict"];
+            413: components["responses"]["Error413PayloadTooLarge"];
+            415: components["responses"]["Error415UnsupportedMediaType"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+            503: components["responses"]["Error503ServerUnavailableOrDaemonNotRunning"];
+            504: components["responses"]["Error504GatewayTimeout"];
+        };
+    };
+    gameGetCommandCatalog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The command catalogue, sorted by verb; 503 until the game server has built it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommandCatalog"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+            503: components["responses"]["Error503ServerUnavailableOrDaemonNotRunning"];
+            504: components["responses"]["Error504GatewayTimeout"];
+        };
+    };
+    gameListCommandHistory: {
+        parameters: {
+            query?: {
+                /** @description Text contained in the command (case-sensitive) */
+                command?: string;
+                /** @description Inclusive, on the game server's clock: YYYY-MM-DD (00:00:00.000) or YYYY-MM-DD HH:MM:SS[.mmm] */
+                start_date?: string;
+                /** @description Inclusive, on the game server's clock: YYYY-MM-DD (23:59:59.999) or YYYY-MM-DD HH:MM:SS[.mmm] */
+                end_date?: string;
+                /** @description Page size, 1 to 100; default 50 */
+                limit?: number;
+                /** @description next_cursor from the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Command history from every source, newest first; never cached */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommandHistoryPage"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+            503: components["responses"]["Error503ServerUnavailableOrDaemonNotRunning"];
+            504: components["responses"]["Error504GatewayTimeout"];
+        };
+    };
+    gameChangePlayerCoins: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first outcome of a retried POST instead of acting twice (docs/idempotency.md). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description A 17-digit platform id, or social:<social id> */
+                ref: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CoinsRequest"];
+            };
+        };
+        responses: {
+            /** @description Credit or debit one player's shop coins; a credit creates a never-seen platform id, a debit above the balance is 409 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CoinChange"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            409: components["responses"]["Error409Conflict"];
+            413: components["responses"]["Error413PayloadTooLarge"];
+            415: components["responses"]["Error415UnsupportedMediaType"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+            503: components["responses"]["Error503ServerUnavailableOrDaemonNotRunning"];
+            504: components["responses"]["Error504GatewayTimeout"];
+        };
+    };
+    gameChangeAllCoins: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first outcome of a retried POST instead of acting twice (docs/idempotency.md). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkCoinsRequest"];
+            };
+        };
+        responses: {
+            /** @description Credit or debit everyone's shop coins; one call per 5 s on the game server (429 with Retry-After) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkCoinChange"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            409: components["responses"]["Error409Conflict"];
+            413: components["responses"]["Error413PayloadTooLarge"];
+            415: components["responses"]["Error415UnsupportedMediaType"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+            503: components["responses"]["Error503ServerUnavailableOrDaemonNotRunning"];
+            504: components["responses"]["Error504GatewayTimeout"];
+        };
+    };
+    gameChangePlayerCurrency: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first outcome of a retried POST instead of acting twice (docs/idempotency.md). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description A 17-digit platform id or social:<17 to 20 digits>; anything else is 404 */
+                ref: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CurrencyRequest"];
+            };
+        };
+        responses: {
+            /** @description Change a connected player's cash or gold (409 when offline); a malformed ref is 404 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CurrencyChange"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            409: components["responses"]["Error409Conflict"];
+            413: components["responses"]["Error413PayloadTooLarge"];
+            415: components["responses"]["Error415UnsupportedMediaType"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+            503: components["responses"]["Error503ServerUnavailableOrDaemonNotRunning"];
+            504: components["responses"]["Error504GatewayTimeout"];
+        };
+    };
+    gameChangeAllCurrency: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first outcome of a retried POST instead of acting twice (docs/idempotency.md). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkCurrencyRequest"];
+            };
+        };
+        responses: {
+            /** @description Change everyone's cash or gold; a connected player must relay it (409 when nobody is) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkCurrencyChange"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            409: components["responses"]["Error409Conflict"];
+            413: components["responses"]["Error413PayloadTooLarge"];
+            415: components["responses"]["Error415UnsupportedMediaType"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+            503: components["responses"]["Error503ServerUnavailableOrDaemonNotRunning"];
+            504: components["responses"]["Error504GatewayTimeout"];
+        };
+    };
+    gameListTransactions: {
+        parameters: {
+            query?: {
+                /** @description Entries of this player (bulk entries have none) */
+                platform_id?: string;
+                asset?: "cash" | "gold" | "coins";
+                source?: "api" | "panel" | "social_bank" | "social_cmd" | "pack" | "claim" | "task" | "leaderboard" | "system";
+                scope?: "player" | "all" | "online";
+                /** @description Inclusive, YYYY-MM-DD HH:MM:SS on the game server's clock */
+                start_date?: string;
+                /** @description Inclusive, YYYY-MM-DD HH:MM:SS on the game server's clock */
+                end_date?: string;
+                /** @description Page size, 1 to 100; default 50 */
+                limit?: number;
+                /** @description next_cursor from the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The economy ledger: every balance movement from every source, newest first; never cached */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LedgerPage"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+            503: components["responses"]["Error503ServerUnavailableOrDaemonNotRunning"];
+            504: components["responses"]["Error504GatewayTimeout"];
+        };
+    };
+    gameListPacks: {
+        parameters: {
+            query?: {
+                enabled?: boolean;
+                /** @description Category id */
+                category_id?: number;
+                /** @description Case-insensitive part of the slug or the display name */
+                search?: string;
+                /** @description Page size, 1 to 100; default 50 */
+                limit?: number;
+                /** @description next_cursor from the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pack catalogue, newest-configured first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PackPage"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+            503: components["responses"]["Error503ServerUnavailableOrDaemonNotRunning"];
+            504: components["responses"]["Error504GatewayTimeout"];
+        };
+    };
+    gameListPackDeliveries: {
+        parameters: {
+            query?: {
+                platform_id?: string;
+                /** @description Current link; an unlinked social id gives an empty page */
+                social_id?: string;
+                /** @description Pack id: a positive integer, no leading zeros */
+                pack_id?: number;
+                /** @description api, claim, admin, shop, or another source the game records */
+                source?: string;
+                status?: "completed" | "partial" | "failed" | "refund_failed" | "ledger_failed";
+                /** @description Page size, 1 to 100; default 50 */
+                limit?: number;
+                /** @description next_cursor from the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Pack delivery history, newest first; each row shows the player's current social link */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PackDeliveryPage"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+            503: components["responses"]["Error503ServerUnavailableOrDaemonNotRunning"];
+            504: components["responses"]["Error504GatewayTimeout"];
+        };
+    };
+    gameGetPack: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Pack id: a positive integer, no leading zeros */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One pack of the catalogue; 404 when there is none (deleted packs included) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Pack"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+            503: components["responses"]["Error503ServerUnavailableOrDaemonNotRunning"];
+            504: components["responses"]["Error504GatewayTimeout"];
+        };
+    };
+    gameDeliverPack: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first outcome of a retried POST instead of acting twice (docs/idempotency.md). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Pack id: a positive integer, no leading zeros */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PackDeliverRequest"];
+            };
+        };
+        responses: {
+            /** @description Deliver a pack to a player for free (source api); send Idempotency-Key */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PackDeliveryResult"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            409: components["responses"]["Error409ConflictOrIdempotencyConflict"];
+            413: components["responses"]["Error413PayloadTooLarge"];
+            415: components["responses"]["Error415UnsupportedMediaType"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+            503: components["responses"]["Error503ServerUnavailableOrDaemonNotRunning"];
+            504: components["responses"]["Error504GatewayTimeout"];
+        };
+    };
+    gameListClaimCodes: {
+        parameters: {
+            query?: {
+                /** @description Pack id: a string positive integer, no leading zeros */
+                pack_id?: string;
+                source?: "partner" | "social" | "panel";
+                status?: "active" | "expired" | "exhausted" | "revoked";
+                /** @description Digits anywhere in the target's platform id (partial match) */
+                target?: string;
+                /** @description Page size, 1 to 100; default 50 */
+                limit?: number;
+                /** @description next_cursor from the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Claim codes, newest first, with their status and direct-message delivery */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClaimCodePage"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+            503: components["responses"]["Error503ServerUnavailableOrDaemonNotRunning"];
+            504: components["responses"]["Error504GatewayTimeout"];
+        };
+    };
+    gameMintClaimCode: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first outcome of a retried POST instead of acting twice (docs/idempotency.md). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClaimCodeMintRequest"];
+            };
+        };
+        responses: {
+            /** @description Mint a claim code for a pack; a linked recipient also gets it by direct message */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MintedClaimCode"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            409: components["responses"]["Error409ConflictOrIdempotencyConflict"];
+            413: components["responses"]["Error413PayloadTooLarge"];
+            415: components["responses"]["Error415UnsupportedMediaType"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+            503: components["responses"]["Error503ServerUnavailableOrDaemonNotRunning"];
+            504: components["responses"]["Error504GatewayTimeout"];
+        };
+    };
+    gameRevokeClaimCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The code, any case */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoke a claim code so it can no longer be redeemed (repeatable) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevokedClaimCode"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            409: components["responses"]["Error409Conflict"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+            503: components["responses"]["Error503ServerUnavailableOrDaemonNotRunning"];
+            504: components["responses"]["Error504GatewayTimeout"];
         };
     };
 }

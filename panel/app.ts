@@ -13,6 +13,7 @@ import { EventsPage } from './pages/events.ts';
 import { KeysPage } from './pages/keys.ts';
 import { OverviewPage } from './pages/overview.ts';
 import { PlanPage } from './pages/plan.ts';
+import { PlayersPage } from './pages/players.ts';
 import { SignIn } from './pages/sign-in.ts';
 import { WebhooksPage } from './pages/webhooks.ts';
 import { PageBoundary } from './ui.ts';
@@ -27,6 +28,7 @@ export interface Session {
 /** The navigation, in its order; the link texts are part of the automation contract. */
 const PAGES = [
   { path: 'overview', title: 'Overview', view: OverviewPage },
+  { path: 'players', title: 'Players', view: PlayersPage },
   { path: 'keys', title: 'Keys', view: KeysPage },
   { path: 'plan', title: 'Plan', view: PlanPage },
   { path: 'webhooks', title: 'Webhooks', view: WebhooksPage },

@@ -14,3 +14,13 @@ declare const MODGATE_KEY_NAME_MAX_LENGTH: number;
 
 /** When each event type happens, in a few words, by type (daemon/events/types.ts EVENT_SUMMARIES). */
 declare const MODGATE_EVENT_SUMMARIES: Readonly<Record<string, string>>;
+
+/**
+ * The ban and mute caps per unit, and the step a temporary mute is rounded up to, from the op
+ * catalogue (protocol/ops/players.ts, PROTOCOL §6.6): what /v1 and the game check and do.
+ */
+declare const MODGATE_MODERATION: {
+  banCaps: Readonly<Record<'minutes' | 'hours' | 'days' | 'months', number>>;
+  muteCaps: Readonly<Record<'minutes' | 'hours' | 'days', number>>;
+  muteStepMinutes: number;
+};

@@ -114,6 +114,8 @@ function operation(
     ],
     responses: responses(route, components),
   };
+  // A game route names its /v1 scope, as /v1's document does (docs/admin.md, "Game routes").
+  if (route.access?.kind === 'game') op['x-required-scope'] = route.access.scope;
   if (route.body) {
     op['requestBody'] = {
       required: true,

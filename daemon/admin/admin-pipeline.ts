@@ -111,6 +111,7 @@ export function createAdminPipeline(options: AdminPipelineOptions): AdminHandle 
       headers: req.headers,
       admin: services,
       responseHeaders: {},
+      opIdBase: null,
     };
     if (route.stream) return streamed(route, context, exchange);
     const keyId = `admin:${actorId(who.actor)}`;
@@ -126,7 +127,7 @@ export function createAdminPipeline(options: AdminPipelineOptions): AdminHandle 
     if (admission.kind === 'replay') {
       return { ...admission.response, headers: { ...exchange.headers, ...admission.response.headers } };
     }
-    return handled(route, context, admission, exchange);
+    return handled(route, { ...context, opIdBase: admission.opIdBase }, admission, exchange);
   }
 
   return handleOf({

@@ -40,6 +40,11 @@ export interface AdminContext<P, Q, B> {
   admin: AdminServices;
   /** Headers a handler adds to its success answer (DELETE /admin/v1/session clears the cookie). */
   responseHeaders: Record<string, string>;
+  /**
+   * The base of the op ids of a game route's mod calls, from the request's Idempotency-Key, so
+   * a retried write applies once (PROTOCOL §6.4); null without one.
+   */
+  opIdBase: string | null;
 }
 
 type Schema = z.ZodType;

@@ -133,6 +133,7 @@ const DAEMON_ONLY = [
   'panel',
   'reload',
   'eventStreams',
+  'game',
 ] as const satisfies readonly (keyof AdminServices)[];
 
 /** The parts that read a file as they open: each opened, or the StoreError its file gave. */

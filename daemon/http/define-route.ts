@@ -6,6 +6,7 @@
 import type { z } from 'zod';
 import { type Declared, schemaField } from '../../protocol/lazy-schema.ts';
 import type { OpArgs, OpName, OpResult } from '../../protocol/ops/index.ts';
+import type { WriteActor } from '../../protocol/ops/players.ts';
 import type { FileEventLog } from '../events/event-log.ts';
 import type { StreamSettings } from '../events/sse-stream.ts';
 import type { WebhookService } from '../events/webhooks/webhook-service.ts';
@@ -16,6 +17,14 @@ import type { Scope } from '../scopes.ts';
 import type { ApiKeyRecord } from '../store/keys-file.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** The `actor` of a mod call, as a handler gives it. */
+export type WriteActorInput = z.input<typeof WriteActor>;
+
+/** A /v1 write is attributed to its key: its owner's identity, its name as the moderator label. */
+export function keyActor(key: ApiKeyRecord): WriteActorInput {
+  return { key_id: key.id, name: key.name, platform_id: key.ownerPlatformId, social_id: key.ownerSocialId };
+}
 
 /** How a successful response may be cached (docs/pipeline.md). */
 export type CachePolicy =
@@ -76,6 +85,11 @@ export interface RouteContext<P, Q, B> {
   query: Q;
   body: B;
   key: ApiKeyRecord;
+  /**
+   * Who a write is attributed to on the mod link (PROTOCOL §6.6): the key on /v1 (`keyActor`),
+   * the panel's admin, with source `panel`, on the admin API's game routes (docs/admin.md).
+   */
+  actor: WriteActorInput;
   requestId: string;
   /** Request headers, names in lower case (for If-Match). */
   headers: Record<string, string | undefined>;

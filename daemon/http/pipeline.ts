@@ -22,7 +22,9 @@ import { ApiError } from './api-error.ts';
 import { BuiltinRoutes, isHealthProbe, OPENAPI_PATH } from './stages/builtin-routes.ts';
 import { type AddressGrouping, edgeSubject } from './client-address.ts';
 import { CursorCodec } from './cursor.ts';
-import type { AnyRoute, RouteServices } from './define-route.ts';
+import type { AnyRoute, RouteServices, WriteActorInput } from './define-route.ts';
+import { SCOPES } from '../scopes.ts';
+import type { ApiKeyRecord } from '../store/keys-file.ts';
 import { type Exchange, newExchange } from './exchange.ts';
 import { ModCalls, type ModLink } from './stages/mod-calls.ts';
 import { RequestObservers } from './observers.ts';
@@ -34,7 +36,7 @@ import { type MemoRead, ReadRecord, ResponseMemo } from './stages/response-memo.
 import { Router } from './router.ts';
 import { authorizeKey, credentialsOf, requireApiEnabled } from './stages/access.ts';
 import { admit } from './stages/admission.ts';
-import { DEFAULT_BODY_LIMIT_BYTES, readJsonBody, ValidatedInputs } from './stages/input.ts';
+import { DEFAULT_BODY_LIMIT_BYTES, readJsonBody, ValidatedInputs, type ValidInput } from './stages/input.ts';
 import { RateLimits } from './stages/rate-limits.ts';
 import { requestTarget, type RequestTarget } from './stages/target.ts';
 import { VerifiedKeys } from './verified-keys.ts';
@@ -117,6 +119,25 @@ export type Handle = (req: ApiRequest) => Promise<ApiResponse>;
 export interface Pipeline extends Handle {
   /** Applies new limits and deadlines; a limiter whose policy is unchanged keeps its counts. */
   reconfigure(settings: PipelineSettings): void;
+  /**
+   * Runs a /v1 route's handler for the admin API's game routes (docs/admin.md, "Game routes"),
+   * with this pipeline's mod calls, deadlines, read cache and cursors: the same operation code,
+   * for a caller that holds no key. What comes before the handler is the admin pipeline's.
+   */
+  runGame(route: AnyRoute, call: GameCall): Promise<unknown>;
+}
+
+/** One admin request on a game route, validated and admitted by the admin pipeline. */
+export interface GameCall {
+  input: ValidInput;
+  /** The admin as one string (`admin:token:…`): what its cursors are bound to. */
+  callerId: string;
+  /** What its writes are attributed to on the mod link (source `panel`). */
+  actor: WriteActorInput;
+  headers: ApiRequest['headers'];
+  requestId: string;
+  /** From its Idempotency-Key, so a retried write has the same op ids (PROTOCOL §6.4). */
+  opIdBase: string | null;
 }
 
 export function createPipeline(options: PipelineOptions): Pipeline {
@@ -169,7 +190,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         route,
         input,
         key,
-        req,
+        req.headers,
         exchange.requestId,
         snapshot,
         admission.opIdBase,
@@ -199,11 +220,42 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   const observe = observers.observe.bind(observers);
   const handle = handleOf({ exchange: newExchange, run, observe, log });
 
+  const runGame = (route: AnyRoute, call: GameCall) => {
+    const snapshot = options.snapshot();
+    const caller = gameCaller(call.callerId, call.actor.name);
+    const { input, headers, requestId, opIdBase, actor } = call;
+    return route.handler(
+      calls.context(route, input, caller, headers, requestId, snapshot, opIdBase, null, actor),
+    );
+  };
+
   const reconfigure = (settings: PipelineSettings) => {
     limits.reconfigure({ key: settings.keyRateLimit, edge: settings.edgeRateLimit });
     if (settings.opDeadlines) calls.opDeadlines = settings.opDeadlines;
   };
-  return Object.assign(handle, { reconfigure });
+  return Object.assign(handle, { reconfigure, runGame });
+}
+
+/**
+ * The key a game route's handler sees: the admin's id and name, no secret and every scope (the
+ * admin API has checked the caller's role already). Only cursors and the webhook routes read a
+ * key, and no game route is a webhook route.
+ */
+function gameCaller(id: string, name: string): ApiKeyRecord {
+  return {
+    id,
+    name,
+    hash: '',
+    scopes: SCOPES,
+    allowIps: [],
+    ownerPlatformId: null,
+    ownerSocialId: null,
+    createdAt: new Date(0),
+    expiresAt: null,
+    revokedAt: null,
+    rolledFrom: null,
+    rolledTo: null,
+  };
 }
 
 /**

@@ -17,7 +17,6 @@ import {
 import { collection } from './collection.ts';
 import { defineRoute } from '../http/define-route.ts';
 import { cursorParam, limitParam, platformIdParam, positiveIdParam } from './params.ts';
-import { actorOf } from './player-writes.ts';
 import { lazySchema } from '../../protocol/lazy-schema.ts';
 
 /** docs/openapi.md#decisions-where-the-spec-is-silent: `pack_id` is a string positive integer, in the body and the query. */
@@ -89,7 +88,7 @@ export const mintClaimCode = defineRoute({
       platform_id: ctx.body.platform_id ?? null,
       max_uses: ctx.body.max_uses ?? 1,
       expiry_days: ctx.body.expiry_days ?? 0,
-      actor: actorOf(ctx.key),
+      actor: ctx.actor,
     }),
 });
 
@@ -131,7 +130,7 @@ export const revokeClaimCode = defineRoute({
   params: () => z.object({ code: codeParam.describe('The code, any case') }).strict(),
   response: { status: 200, schema: RevokedClaimCode },
   errors: ['server_unavailable', 'gateway_timeout'],
-  handler: (ctx) => ctx.call('claim_codes.revoke', { code: ctx.params.code, actor: actorOf(ctx.key) }),
+  handler: (ctx) => ctx.call('claim_codes.revoke', { code: ctx.params.code, actor: ctx.actor }),
 });
 
 export const CLAIM_CODE_ROUTES = [mintClaimCode, listClaimCodes, revokeClaimCode];

@@ -9,7 +9,6 @@ import { ASSET_TAG, SQUAD_TAG } from './asset-params.ts';
 import { collection } from './collection.ts';
 import { defineRoute } from '../http/define-route.ts';
 import { cursorParam, dateOrder, limitParam, playerRefParam } from './params.ts';
-import { actorOf } from './player-writes.ts';
 import { PLAYERS_TAG } from './players.ts';
 import { lazySchema } from '../../protocol/lazy-schema.ts';
 
@@ -107,7 +106,7 @@ export const executeCommand = defineRoute({
         verb: ctx.body.verb,
         args: ctx.body.args ?? [],
         subject: ctx.body.subject ?? null,
-        actor: actorOf(ctx.key),
+        actor: ctx.actor,
       });
     } finally {
       // A command can move money, presence, moderation and assets: drop what a read may have cached.

@@ -16,7 +16,6 @@ import {
   targetField,
 } from './economy-common.ts';
 import { playerRefParam } from './params.ts';
-import { actorOf } from './player-writes.ts';
 import { lazySchema } from '../../protocol/lazy-schema.ts';
 
 const CoinsBody = lazySchema(() =>
@@ -59,7 +58,7 @@ export const changePlayerCoins = defineRoute({
         ref: ctx.params.ref,
         amount: ctx.body.amount,
         reason: ctx.body.reason,
-        actor: actorOf(ctx.key),
+        actor: ctx.actor,
       }),
     ),
 });
@@ -90,7 +89,7 @@ export const changeAllCoins = defineRoute({
         amount: ctx.body.amount,
         reason: ctx.body.reason,
         target,
-        actor: actorOf(ctx.key),
+        actor: ctx.actor,
       }),
     );
   },

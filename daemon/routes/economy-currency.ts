@@ -15,7 +15,6 @@ import {
   resolveLenientRef,
   targetField,
 } from './economy-common.ts';
-import { actorOf } from './player-writes.ts';
 import { lazySchema } from '../../protocol/lazy-schema.ts';
 
 const fields = {
@@ -78,7 +77,7 @@ export const changePlayerCurrency = defineRoute({
         mode: ctx.body.mode ?? 'delta',
         amount: ctx.body.amount,
         reason: ctx.body.reason,
-        actor: actorOf(ctx.key),
+        actor: ctx.actor,
       }),
     );
   },
@@ -103,7 +102,7 @@ export const changeAllCurrency = defineRoute({
         amount: ctx.body.amount,
         reason: ctx.body.reason,
         target: ctx.body.target ?? 'all',
-        actor: actorOf(ctx.key),
+        actor: ctx.actor,
       }),
     ),
 });

@@ -6,7 +6,7 @@ import * as z from 'zod';
 import { BAN_CAPS, ModerationState, MUTE_CAPS, MUTE_CHANNELS } from '../../protocol/ops/players.ts';
 import { defineRoute } from '../http/define-route.ts';
 import { playerRefParam } from './params.ts';
-import { actorOf, playerWrite } from './player-writes.ts';
+import { playerWrite } from './player-writes.ts';
 import { lazySchema } from '../../protocol/lazy-schema.ts';
 
 export const DEFAULT_REASON = 'No reason provided';
@@ -163,7 +163,7 @@ export const banPlayer = defineRoute({
         duration: ctx.body.permanent === true ? null : (ctx.body.duration ?? null),
         duration_unit: ctx.body.duration_unit ?? 'hours',
         squad_id: ctx.body.squad_ban === true ? (ctx.body.squad_id ?? null) : null,
-        actor: actorOf(ctx.key),
+        actor: ctx.actor,
       }),
     ),
 });
@@ -177,7 +177,7 @@ export const unbanPlayer = defineRoute({
   scope: 'players:ban',
   handler: (ctx) =>
     playerWrite(ctx, ctx.params.ref, 'unban', () =>
-      ctx.call('players.unban', { ref: ctx.params.ref, actor: actorOf(ctx.key) }),
+      ctx.call('players.unban', { ref: ctx.params.ref, actor: ctx.actor }),
     ),
 });
 
@@ -198,7 +198,7 @@ export const mutePlayer = defineRoute({
         duration: ctx.body.permanent === true ? null : (ctx.body.duration ?? null),
         duration_unit: ctx.body.duration_unit ?? 'hours',
         channels: ctx.body.channels ?? ['Global', 'Local', 'Squad'],
-        actor: actorOf(ctx.key),
+        actor: ctx.actor,
       }),
     ),
 });
@@ -212,7 +212,7 @@ export const unmutePlayer = defineRoute({
   scope: 'players:mute',
   handler: (ctx) =>
     playerWrite(ctx, ctx.params.ref, 'unmute', () =>
-      ctx.call('players.unmute', { ref: ctx.params.ref, actor: actorOf(ctx.key) }),
+      ctx.call('players.unmute', { ref: ctx.params.ref, actor: ctx.actor }),
     ),
 });
 

@@ -28,7 +28,6 @@ import {
   searchParam,
   socialIdParam,
 } from './params.ts';
-import { actorOf } from './player-writes.ts';
 import { PLAYERS_TAG } from './players.ts';
 import { lazySchema } from '../../protocol/lazy-schema.ts';
 
@@ -152,7 +151,7 @@ export const deliverPack = defineRoute({
         pack_id: ctx.params.id,
         player,
         quantity: quantity ?? 1,
-        actor: actorOf(ctx.key),
+        actor: ctx.actor,
       });
     } catch (error) {
       throw tooOldForGrants(error);

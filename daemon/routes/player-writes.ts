@@ -1,22 +1,15 @@
 /**
- * What every player write shares: who it is attributed to, the optional If-Match precondition
+ * What every player write shares: the optional If-Match precondition
  * against the player's moderation state, and dropping cached player reads afterwards so the
  * caller reads its own write (docs/players.md).
  */
-import type { z } from 'zod';
-import { ModerationState, type WriteActor } from '../../protocol/ops/players.ts';
+import { ModerationState } from '../../protocol/ops/players.ts';
 import { ApiError } from '../http/api-error.ts';
 import { ifMatchHits, strongEtag } from '../http/caching.ts';
 import { KeyedLock } from '../keyed-lock.ts';
-import type { ApiKeyRecord } from '../store/keys-file.ts';
 import type { RouteContext } from '../http/define-route.ts';
 import type { PlayerRef } from './params.ts';
 import { PLAYERS_TAG } from './players.ts';
-
-/** A write is attributed to the key: its owner's identity, and its name as the moderator label. */
-export function actorOf(key: ApiKeyRecord): z.input<typeof WriteActor> {
-  return { key_id: key.id, name: key.name, platform_id: key.ownerPlatformId, social_id: key.ownerSocialId };
-}
 
 const locks = new KeyedLock();
 

@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { Identity } from '../../protocol/ops/schemas.ts';
 import { defineRoute } from '../http/define-route.ts';
 import { asParam, PLATFORM_ID, playerRefParam, socialIdParam } from './params.ts';
-import { actorOf, playerWrite } from './player-writes.ts';
+import { playerWrite } from './player-writes.ts';
 import { lazySchema } from '../../protocol/lazy-schema.ts';
 
 const LinkResult = lazySchema(() => z.object({ player: Identity }).meta({ id: 'SocialLink' }));
@@ -39,7 +39,7 @@ export const linkSocial = defineRoute({
       ctx.call('players.link', {
         platform_id: (ctx.params.ref as { platform_id: string }).platform_id,
         social_id: ctx.body.social_id,
-        actor: actorOf(ctx.key),
+        actor: ctx.actor,
       }),
     ),
 });
@@ -57,7 +57,7 @@ export const unlinkSocial = defineRoute({
   errors: ['precondition_failed', 'server_unavailable', 'gateway_timeout'],
   handler: (ctx) =>
     playerWrite(ctx, ctx.params.ref, 'unlink', () =>
-      ctx.call('players.unlink', { ref: ctx.params.ref, actor: actorOf(ctx.key) }),
+      ctx.call('players.unlink', { ref: ctx.params.ref, actor: ctx.actor }),
     ),
 });
 

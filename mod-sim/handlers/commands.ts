@@ -9,7 +9,7 @@ import { OpError } from '../../protocol/ops/index.ts';
 import type { OpHandlers, OpResult } from '../../protocol/ops/index.ts';
 import type { CommandConsole, ResolvedSubject } from '../console/index.ts';
 import type { World } from '../world/index.ts';
-import type { ArgsOf } from './players-common.ts';
+import { type ArgsOf, sourceOf } from './players-common.ts';
 import { oncePerOpId } from './players.ts';
 
 export type CommandOpName = 'commands.execute' | 'commands.catalog' | 'commands.history';
@@ -34,7 +34,7 @@ export function executeCommand(commands: CommandConsole, args: ArgsOf<'commands.
     args: args.args,
     target: args.subject,
     actor: args.actor,
-    source: 'api',
+    source: sourceOf(args.actor),
     rank: 4,
   });
   return {

@@ -13,7 +13,7 @@ import type { OpResult } from '../../protocol/ops/index.ts';
 import { ledgerActor } from '../console/ledger-rows.ts';
 import type { LedgerEntry, Player, World } from '../world/index.ts';
 import { cleanModeration, playerRefs, sqlDateTime } from '../world/index.ts';
-import { type ArgsOf, findPlayer, notFound } from './players-common.ts';
+import { type ArgsOf, findPlayer, notFound, sourceOf } from './players-common.ts';
 
 /** The game's integers are 32-bit; a balance never passes this. */
 export const COIN_MAX = 0x7fff_ffff;
@@ -95,7 +95,7 @@ function coinRow(world: World, actor: Actor, reason: string, row: Partial<Ledger
     balance_after: null,
     scope: 'player',
     affected_count: null,
-    source: 'api',
+    source: sourceOf(actor),
     reason,
     pack_name: null,
     ...row,

@@ -14,7 +14,7 @@ import type { OpResult } from '../../protocol/ops/index.ts';
 import type { CommandConsole, ConsoleOutcome, ConsoleRequest } from '../console/index.ts';
 import { NOBODY_ONLINE } from '../console/index.ts';
 import type { Player, World } from '../world/index.ts';
-import { type ArgsOf, findPlayer, notFound } from './players-common.ts';
+import { type ArgsOf, findPlayer, notFound, sourceOf } from './players-common.ts';
 
 /** The console's name of each currency. */
 export const CONSOLE_CURRENCY = { cash: 'Normal', gold: 'Gold' } as const;
@@ -32,7 +32,7 @@ function request(
     args: [CONSOLE_CURRENCY[args.currency], String(args.amount), ...words],
     target,
     actor: args.actor,
-    source: 'api',
+    source: sourceOf(args.actor),
     rank: 4,
     reason: args.reason,
   };

@@ -5,7 +5,7 @@
  * the requested duration whatever the calendar).
  */
 import { OpError } from '../../protocol/ops/index.ts';
-import { BAN_CAPS, MUTE_CAPS } from '../../protocol/ops/players.ts';
+import { BAN_CAPS, MUTE_CAPS, roundMuteMinutes } from '../../protocol/ops/players.ts';
 
 export const MINUTES_PER_UNIT = {
   minutes: 1,
@@ -42,7 +42,5 @@ export function requestedMinutes<U extends BanUnit>(
   return duration * MINUTES_PER_UNIT[unit];
 }
 
-/** The game's mute rounding: up to the next whole hour (90 → 120, 60 → 60, 1 → 60). */
-export function roundMuteMinutes(minutes: number): number {
-  return Math.ceil(minutes / 60) * 60;
-}
+/** The game's mute rounding, as the catalogue states it (PROTOCOL §6.6). */
+export { roundMuteMinutes };

@@ -17,6 +17,7 @@ import type {
   Violation,
   World,
 } from '../world/index.ts';
+import type { WriteSource } from '../../protocol/ops/players.ts';
 import { CLEAN_BAN, CLEAN_MUTE, MINUTE, isoDateTime } from '../world/index.ts';
 import {
   type ArgsOf,
@@ -29,6 +30,7 @@ import {
   type PlayerRef,
   sameModerator,
   settleExpiry,
+  sourceOf,
 } from './players-common.ts';
 import { BAN_CAPS, MUTE_CAPS, requestedMinutes, roundMuteMinutes } from './players-durations.ts';
 
@@ -37,6 +39,8 @@ interface BanTerms {
   /** Null when permanent. */
   minutes: number | null;
   by: Moderator;
+  /** Where the ban was made: the violation's source. */
+  source: WriteSource;
   /** The squad a squad ban named, else null. */
   squadId: number | null;
 }
@@ -76,7 +80,7 @@ function applyBan(world: World, record: ModerationRecord, terms: BanTerms, at: n
     id: world.players.nextViolationId(),
     type: 'ban',
     action: minutes === null ? 'ban' : 'tempban',
-    source: 'api',
+    source: terms.source,
     reason,
     issued_by: by,
     applied_at: bannedAt,
@@ -100,6 +104,7 @@ export function banPlayer(world: World, args: ArgsOf<'players.ban'>): Moderation
     reason: args.reason,
     minutes,
     by: moderatorOf(args.actor),
+    source: sourceOf(args.actor),
     squadId: squad?.id ?? null,
   };
   const at = nowOf(world);
@@ -130,7 +135,7 @@ export function unbanPlayer(world: World, args: ArgsOf<'players.unban'>): Modera
   if (record.moderation.ban.banned) {
     const by = moderatorOf(args.actor);
     record.moderation.ban = CLEAN_BAN;
-    record.violations.insert(lifted(world, 'ban', by, at, {}));
+    record.violations.insert(lifted(world, 'ban', { by, source: sourceOf(args.actor) }, at, {}));
     world.events.emit('player.unbanned', { player: record.identity, ban: CLEAN_BAN, unbanned_by: by });
   }
   return moderationView(world, record);
@@ -140,7 +145,7 @@ export function unbanPlayer(world: World, args: ArgsOf<'players.unban'>): Modera
 function lifted(
   world: World,
   type: 'ban' | 'mute',
-  by: Moderator,
+  { by, source }: { by: Moderator; source: WriteSource },
   at: number,
   metadata: Record<string, string>,
 ): Violation {
@@ -148,7 +153,7 @@ function lifted(
     id: world.players.nextViolationId(),
     type,
     action: type === 'ban' ? 'unban' : 'unmute',
-    source: 'api',
+    source,
     reason: type === 'ban' ? 'Ban lifted' : 'Mute lifted',
     issued_by: by,
     applied_at: isoDateTime(at),
@@ -191,7 +196,7 @@ export function mutePlayer(world: World, args: ArgsOf<'players.mute'>): Moderati
       id: world.players.nextViolationId(),
       type: 'mute',
       action: 'mute',
-      source: 'api',
+      source: sourceOf(args.actor),
       reason: args.reason,
       issued_by: by,
       applied_at: mutedAt,
@@ -215,7 +220,9 @@ export function unmutePlayer(world: World, args: ArgsOf<'players.unmute'>): Mode
   if (mute.muted) {
     record.moderation.mute = CLEAN_MUTE;
     const by = moderatorOf(args.actor);
-    for (const channel of mute.channels) record.violations.insert(lifted(world, 'mute', by, at, { channel }));
+    const issued = { by, source: sourceOf(args.actor) };
+    for (const channel of mute.channels)
+      record.violations.insert(lifted(world, 'mute', issued, at, { channel }));
     world.events.emit('player.unmuted', { player: record.identity, mute: CLEAN_MUTE, unmuted_by: by });
   }
   return moderationView(world, record);

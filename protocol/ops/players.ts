@@ -23,13 +23,22 @@ import { lazySchema } from '../lazy-schema.ts';
 /** A player named by platform id or by linked social id; the mod resolves it (not_found if it cannot). */
 export const PlayerRef = z.union([z.object({ platform_id: platformId }), z.object({ social_id: socialId })]);
 
-/** Who a write is attributed to: the API key, and the player identity its owner gave it. */
+/**
+ * Where a write was made (PROTOCOL §6.6, "Where a write comes from"): a bot through /v1 (`api`)
+ * or the operator's panel (`panel`). Optional on the wire: a daemon before it sent none, which
+ * means `api`, so version-1 mods keep working.
+ */
+export const WRITE_SOURCES = ['api', 'panel'] as const;
+export type WriteSource = (typeof WRITE_SOURCES)[number];
+
+/** Who a write is attributed to: the API key (or the panel's admin), and the identity it acts for. */
 export const WriteActor = z
   .object({
     key_id: z.string(),
     name: z.string(),
     platform_id: platformId.nullable(),
     social_id: socialId.nullable(),
+    source: z.enum(WRITE_SOURCES).optional().describe('Absent means api'),
   })
 
   .meta({ id: 'WriteActor' });
@@ -237,6 +246,14 @@ export const playersIps = read('players.ips', byRef, IpHistory);
  * The longest ban or mute per unit, ten years in each (PROTOCOL §6.6, docs/players.md "Durations");
  * mutes take no months. The daemon refuses a longer one at its API, so a mod never sees it.
  */
+/** A temporary mute is rounded up to a multiple of this many minutes (PROTOCOL §6.6). */
+export const MUTE_STEP_MINUTES = 60;
+
+/** The game's mute rounding (PROTOCOL §6.6): up to the next whole hour (90 → 120, 60 → 60, 1 → 60). */
+export function roundMuteMinutes(minutes: number): number {
+  return Math.ceil(minutes / MUTE_STEP_MINUTES) * MUTE_STEP_MINUTES;
+}
+
 export const BAN_CAPS = { minutes: 5_256_000, hours: 87_600, days: 3_650, months: 120 } as const;
 export const MUTE_CAPS = { minutes: 5_256_000, hours: 87_600, days: 3_650 } as const;
 type DurationUnit = keyof typeof BAN_CAPS;

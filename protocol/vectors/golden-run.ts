@@ -82,6 +82,14 @@ export type Direction = 'daemon->mod' | 'mod->daemon';
 export const GOLDEN_STREAM = 'Zm9vYmFyYmF6cXV4';
 const GOLDEN_PLAYER = { platform_id: '76561190000000001', social_id: null };
 
+/** The player of the golden panel write, and the state the mod answers it with. */
+const GOLDEN_PLAYER_REF = { platform_id: GOLDEN_PLAYER.platform_id };
+const GOLDEN_UNMUTED = {
+  player: GOLDEN_PLAYER,
+  ban: { banned: false, reason: null, permanent: false, expires_at: null, banned_at: null, banned_by: null },
+  mute: { muted: false, permanent: false, muted_at: null, duration_minutes: null, channels: [] },
+};
+
 /**
  * The session frames of the vectors, in the order they cross the link, each a batch of bodies
  * (PROTOCOL §4.2): `ready` shares the daemon's first frame with a request, two requests and
@@ -174,6 +182,31 @@ export const GOLDEN_FRAMES: ReadonlyArray<{ direction: Direction; bodies: FrameB
       { t: 'events_ack', stream: GOLDEN_STREAM, seq: 3 },
     ],
   },
+  // PROTOCOL §6.6, "Where a write comes from": a write made in the operator's panel carries the
+  // optional `actor.source`; a mod that does not know the field ignores it (§2.1).
+  {
+    direction: 'daemon->mod',
+    bodies: [
+      {
+        t: 'req',
+        id: 4,
+        op: 'players.unmute',
+        args: {
+          ref: GOLDEN_PLAYER_REF,
+          actor: {
+            key_id: 'session:tok123',
+            name: 'panel',
+            platform_id: null,
+            social_id: null,
+            source: 'panel',
+          },
+        },
+        deadline_ms: 10000,
+        op_id: 'op-9c01.0',
+      },
+    ],
+  },
+  { direction: 'mod->daemon', bodies: [{ t: 'res', id: 4, ok: true, result: GOLDEN_UNMUTED }] },
 ];
 
 export function keyFor(handshake: GoldenHandshake, direction: Direction): Uint8Array {

@@ -3,16 +3,20 @@
  * the pages, minified ES module) and `panel.css`. One function for both places that need them:
  * scripts/build.ts puts them into the single executable's assets, and panel-assets.ts builds
  * them in memory from a checkout (tsx, tests, `npm start`). The daemon's vocabulary the pages
- * show (scopes, event types and what each means, a key name's limit) is defined into the bundle
- * here, and the one daemon rule it runs before asking (an allowlist entry's canonical form) is
- * aliased in as `modgate:allow-ip`, so `panel/` imports no daemon code by path. esbuild is a
- * devDependency: it is loaded only when this runs, never by the binary.
+ * show (scopes, event types and what each means, a key name's limit, the moderation caps) is
+ * defined into the bundle here, and the one daemon rule it runs before asking (an allowlist
+ * entry's canonical form) is aliased in as `modgate:allow-ip`, so `panel/` imports no daemon code
+ * by path. esbuild is a devDependency: it is loaded only when this runs, never by the binary.
  */
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { EVENT_SUMMARIES, EVENT_TYPES } from '../../events/types.ts';
+import { BAN_CAPS, MUTE_CAPS, MUTE_STEP_MINUTES } from '../../../protocol/ops/players.ts';
 import { SCOPES } from '../../scopes.ts';
 import { KEY_NAME_MAX_LENGTH } from '../../store/keys-file.ts';
+
+/** The caps and the game's mute rounding the Players page shows before sending (PROTOCOL §6.6). */
+const MODERATION_RULES = { banCaps: BAN_CAPS, muteCaps: MUTE_CAPS, muteStepMinutes: MUTE_STEP_MINUTES };
 
 /** The whole panel, gzipped, stays under this (docs/admin.md, "The panel"); the build checks it. */
 export const PANEL_GZIP_BUDGET = 150 * 1024;
@@ -48,6 +52,7 @@ export async function buildPanelBundle(): Promise<PanelBundle> {
       MODGATE_EVENT_TYPES: JSON.stringify(EVENT_TYPES),
       MODGATE_KEY_NAME_MAX_LENGTH: JSON.stringify(KEY_NAME_MAX_LENGTH),
       MODGATE_EVENT_SUMMARIES: JSON.stringify(EVENT_SUMMARIES),
+      MODGATE_MODERATION: JSON.stringify(MODERATION_RULES),
     },
     alias: { 'modgate:allow-ip': ALLOW_IP },
   });

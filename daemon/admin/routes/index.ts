@@ -5,6 +5,7 @@
 import type { AnyAdminRoute } from '../define-admin-route.ts';
 import { auditRoutes } from './audit.ts';
 import { eventRoutes } from './events.ts';
+import { gameRoutes } from './game.ts';
 import { keyRoutes } from './keys.ts';
 import { reloadRoutes } from './reload.ts';
 import { sessionRoutes } from './session.ts';
@@ -25,4 +26,5 @@ export const ADMIN_ROUTES: readonly AnyAdminRoute[] = [
   ...auditRoutes,
   ...eventRoutes,
   ...reloadRoutes,
+  ...gameRoutes,
 ];

@@ -20,7 +20,9 @@ import type {
   PageOptions,
   RouteContext,
   RouteServices,
+  WriteActorInput,
 } from '../define-route.ts';
+import { keyActor } from '../define-route.ts';
 import type { ReadCache } from '../read-cache.ts';
 import type { Representations } from '../representations.ts';
 import type { ReadRecord } from './response-memo.ts';
@@ -73,11 +75,12 @@ export class ModCalls {
     route: AnyRoute,
     input: ValidInput,
     key: ApiKeyRecord,
-    req: ApiRequest,
+    headers: ApiRequest['headers'],
     requestId: string,
     snapshot: Snapshot,
     keyedBase: string | null,
     record: ReadRecord | null,
+    actor: WriteActorInput = keyActor(key),
   ): RouteContext<unknown, unknown, unknown> {
     let writes = 0;
     let opIdBase = keyedBase;
@@ -102,8 +105,9 @@ export class ModCalls {
     return {
       ...input,
       key,
+      actor,
       requestId,
-      headers: req.headers,
+      headers,
       call: direct,
       read,
       page: (op, filters, pageOptions) =>

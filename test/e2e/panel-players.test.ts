@@ -1,0 +1,166 @@
+/**
+ * The panel's Players page in Chromium against a real serve and sim: find a player by platform
+ * id, see the cap and the game's mute rounding before sending, ban and mute through the
+ * confirming dialog, read the game's answer, unban; the game records it with source panel. Then
+ * axe-core (every rule) and sideways scroll at phone and desktop sizes, light and dark.
+ *
+ * Skipped with a note when no Chromium is found, unless MODGATE_REQUIRE_CHROMIUM=1 (as in
+ * test/e2e/panel.test.ts).
+ */
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminRequest } from '../../harness/admin.ts';
+import { findChromium, launchChromium } from '../../harness/browser.ts';
+import {
+  axeViolations,
+  DESKTOP,
+  openPanel,
+  PHONE,
+  sideScroll,
+  type PanelPage,
+} from '../../harness/panel-browser.ts';
+import { startPanelStack, type PanelStack } from '../../harness/panel-stack.ts';
+
+const chromiumPath = findChromium();
+const required = process.env['MODGATE_REQUIRE_CHROMIUM'] === '1';
+if (chromiumPath === undefined && !required) {
+  process.stderr.write(
+    '\ntest/e2e/panel-players.test.ts: SKIPPED, no Chromium found (apt-get install chromium)\n\n',
+  );
+}
+
+interface Row {
+  platform_id: string;
+  char_name: string;
+}
+
+/** The right edge of the rightmost element of `main` (a table scrolls in its own box), in CSS pixels. */
+function widestInMain(page: Page): Promise<number> {
+  return page.evaluate(
+    'Math.max(...[...document.querySelectorAll("main *:not(.table-box *)")].map((el) => el.getBoundingClientRect().right))',
+  ) as Promise<number>;
+}
+
+describe.runIf(chromiumPath !== undefined || required)('the Players page in Chromium', () => {
+  let stack: PanelStack;
+  let browser: Browser;
+  let players: Row[];
+
+  beforeAll(async () => {
+    if (chromiumPath === undefined) throw new Error('MODGATE_REQUIRE_CHROMIUM=1 but no Chromium was found');
+    [stack, browser] = await Promise.all([startPanelStack({ eventsRate: 0 }), launchChromium(chromiumPath)]);
+    const clean: Row[] = [];
+    const list = await adminRequest({ dataDir: stack.data.dir, path: '/admin/v1/game/players?limit=50' });
+    for (const row of (list.json as { data: Row[] }).data) {
+      const state = await adminRequest({
+        dataDir: stack.data.dir,
+        path: `/admin/v1/game/players/${row.platform_id}/moderation`,
+      });
+      const { ban, mute } = state.json as { ban: { banned: boolean }; mute: { muted: boolean } };
+      if (!ban.banned && !mute.muted) clean.push(row);
+    }
+    players = clean;
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.close();
+  });
+
+  /** The Players page with `player` found by platform id and opened. */
+  async function openPlayer(panel: PanelPage, player: Row): Promise<void> {
+    const { page } = panel;
+    await panel.go('players', 'Players');
+    await page.getByLabel('Search by').selectOption('platform_id');
+    await page.getByLabel('Player', { exact: true }).fill(player.platform_id);
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('button', { name: `Open ${player.char_name}` }).click();
+    await page.getByRole('heading', { level: 2, name: player.char_name }).waitFor();
+  }
+
+  it('bans a player for 90 minutes through the dialog, shows the game answer, and unbans', async () => {
+    const player = players[0] as Row;
+    const panel = await openPanel(browser, stack);
+    const { page } = panel;
+    try {
+      await openPlayer(panel, player);
+      await page.getByLabel('Ban length').fill('90');
+      await page.getByLabel('Ban unit').selectOption('minutes');
+      await expect(page.getByTestId('ban-preview').textContent()).resolves.toBe('90 minutes, kept exactly.');
+      await page.getByLabel('Ban reason').fill('griefing');
+      await page.getByRole('button', { name: `Ban ${player.char_name}` }).click();
+      const dialog = page.getByRole('dialog', { name: `Ban ${player.char_name} for 90 minutes?` });
+      await dialog.waitFor();
+      await dialog.getByRole('button', { name: 'Ban' }).click();
+      await page
+        .getByTestId('game-answer')
+        .getByText(/The game answered: Banned until .*: griefing/)
+        .waitFor();
+      await page.getByRole('cell', { name: 'panel', exact: true }).first().waitFor();
+      await page.getByRole('button', { name: `Unban ${player.char_name}` }).click();
+      await page.getByTestId('game-answer').getByText('The game answered: Not banned.').waitFor();
+    } finally {
+      await panel.close();
+    }
+    const violations = await adminRequest({
+      dataDir: stack.data.dir,
+      path: `/admin/v1/game/players/${player.platform_id}/violations?limit=5`,
+    });
+    const rows = (violations.json as { data: { action: string; source: string }[] }).data;
+    expect(rows.filter((row) => row.action === 'tempban' || row.action === 'unban')).toEqual([
+      expect.objectContaining({ source: 'panel' }),
+      expect.objectContaining({ source: 'panel' }),
+    ]);
+  });
+
+  it('shows that a 90-minute mute will be 2 hours before sending, and the game mutes for 2 hours', async () => {
+    const player = players[1] as Row;
+    const panel = await openPanel(browser, stack);
+    const { page } = panel;
+    try {
+      await openPlayer(panel, player);
+      await page.getByLabel('Mute length').fill('90');
+      await page.getByLabel('Mute unit').selectOption('minutes');
+      await expect(page.getByTestId('mute-preview').textContent()).resolves.toBe(
+        '90 minutes will be 2 hours: the game rounds a mute up to whole hours.',
+      );
+      await page.getByLabel('Mute length').fill('5256001');
+      await page.getByTestId('mute-preview').getByText('At most 5256000 minutes.').waitFor();
+      await expect(page.getByRole('button', { name: `Mute ${player.char_name}` }).isDisabled()).resolves.toBe(
+        true,
+      );
+      await page.getByLabel('Mute length').fill('90');
+      await page.getByRole('button', { name: `Mute ${player.char_name}` }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Mute' }).click();
+      await page
+        .getByTestId('game-answer')
+        .getByText(/The game answered: Muted for 2 hours on/)
+        .waitFor();
+      await page.getByRole('button', { name: `Unmute ${player.char_name}` }).click();
+      await page.getByTestId('game-answer').getByText('The game answered: Not muted.').waitFor();
+    } finally {
+      await panel.close();
+    }
+  });
+
+  for (const [size, viewport] of [
+    ['phone', PHONE],
+    ['desktop', DESKTOP],
+  ] as const) {
+    for (const colorScheme of ['light', 'dark'] as const) {
+      it(`has no axe violation and no sideways scroll at ${size} size in ${colorScheme} scheme`, async () => {
+        const panel = await openPanel(browser, stack, { viewport, colorScheme });
+        try {
+          await openPlayer(panel, players[3] as Row);
+          await expect(axeViolations(panel.page)).resolves.toEqual([]);
+          // The page's own content fits at both sizes. The whole page at 390 px still scrolls, by the
+          // shell's header alone (676 px: issue 34 §1, the phone layout), so only desktop asserts it.
+          await expect(widestInMain(panel.page)).resolves.toBeLessThanOrEqual(viewport.width);
+          if (size === 'desktop') await expect(sideScroll(panel.page)).resolves.toBe(0);
+        } finally {
+          await panel.close();
+        }
+      });
+    }
+  }
+});
