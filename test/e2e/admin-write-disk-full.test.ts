@@ -28,17 +28,9 @@ describe.runIf(disk.run)('an admin write when the data dir disk is full', () => 
     const keysBefore = await readFile(join(dir, 'keys.json'), 'utf8');
     const filler = await fillDisk(disk.path);
 
-    const refused = await run([
-      'keys',
-      'create',
-      '--name',
-      'shop',
-      '--scopes',
-      'server:read',
-      '--data-dir',
-      dir,
-      '--json',
-    ]);
+    const createKey = () =>
+      run(['keys', 'create', '--name', 'shop', '--scopes', 'server:read', '--data-dir', dir, '--json']);
+    const refused = await createKey();
     expect(refused.code, refused.stderr).toBe(1);
     const error = (
       JSON.parse(refused.stdout || refused.stderr) as { error: { code: string; message: string } }
@@ -48,17 +40,7 @@ describe.runIf(disk.run)('an admin write when the data dir disk is full', () => 
     expect(await readFile(join(dir, 'keys.json'), 'utf8')).toBe(keysBefore);
 
     await rm(filler);
-    const created = await run([
-      'keys',
-      'create',
-      '--name',
-      'shop',
-      '--scopes',
-      'server:read',
-      '--data-dir',
-      dir,
-      '--json',
-    ]);
+    const created = await createKey();
     expect(created.code).toBe(0);
     // The refusal's audit line: written (its page of audit.jsonl had room) or recorded as a gap.
     const audit = (await readFile(join(dir, 'audit.jsonl'), 'utf8')).split('\n').filter(Boolean);
