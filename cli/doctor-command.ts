@@ -11,6 +11,7 @@ import type { HostPort } from '../daemon/host-port.ts';
 import { fail, formatResults, hasFailure, ok, type CheckResult } from './service/doctor/check.ts';
 import { checkDaemon } from './service/doctor/daemon-checks.ts';
 import { checkDataDir } from './service/doctor/data-dir-checks.ts';
+import { checkEventLog } from './service/doctor/event-log-checks.ts';
 import { checkListeners } from './service/doctor/listen-checks.ts';
 import { checkTls } from './service/doctor/tls-checks.ts';
 import { checkWebhooks } from './service/doctor/webhook-checks.ts';
@@ -62,6 +63,7 @@ async function doctor(flags: DoctorFlags, io: CliIo): Promise<void> {
   results.push(
     ...dataDirResults,
     ...(hasFailure(dataDirResults) ? [] : await checkWebhooks(dataDir)),
+    ...(hasFailure(dataDirResults) ? [] : await checkEventLog(dataDir)),
     ...(hasFailure(dataDirResults) ? [] : await checkDaemon(dataDir)),
     ...(await checkTls(resolved.tls, resolved.listen, now)),
     ...(await checkListeners({

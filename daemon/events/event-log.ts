@@ -29,12 +29,12 @@ import type { DaemonMetrics } from '../metrics/metrics.ts';
 import { ensureFolder, FILE_MODE, syncFolder } from '../store/atomic-file.ts';
 import { openDataFile } from '../store/data-dir-fs.ts';
 import type { StorageHealth } from '../storage-health.ts';
+import { loadSegments } from './segment-load.ts';
 import { SegmentReader } from './segment-reader.ts';
 import {
   EVENTS_FOLDER,
   eventLine,
   headerLine,
-  loadSegments,
   segmentLastId,
   segmentName,
   touchStream,
@@ -87,7 +87,7 @@ export interface EventLogOptions {
   maxPendingBytes?: number;
   now?: () => number;
   log?: Logger;
-  metrics?: Pick<DaemonMetrics, 'eventLineSkipped' | 'eventsNotStored'>;
+  metrics?: Pick<DaemonMetrics, 'eventLineSkipped' | 'eventsNotStored' | 'eventIdsLost'>;
   /** Told when writes fail and when they succeed again (/healthz, doctor). */
   health?: StorageHealth;
 }
@@ -175,6 +175,7 @@ export class FileEventLog implements EventLog {
     await ensureFolder(eventLog.folder);
     const loaded = await loadSegments(eventLog.folder, eventLog.#log, eventLog.#maxLineBytes);
     for (const id of loaded.unreadable) eventLog.#reader.skipped(id, 'start-up');
+    if (loaded.lost.length > 0) eventLog.#metrics?.eventIdsLost(loaded.lost.length);
     eventLog.#segments = loaded.segments;
     eventLog.#nextId = loaded.nextId;
     eventLog.#durableId = loaded.nextId - 1;

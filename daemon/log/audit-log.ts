@@ -5,8 +5,12 @@
  * truncates it. Rotate it by moving it away and sending SIGHUP (logrotate without copytruncate,
  * which loses the lines written between its copy and its truncate; docs/configuration.md). Each
  * line starts on a fresh line whatever the file ends with; a failed write is reported to
- * StorageHealth (logged at error, /healthz degraded) and counted (`modgate_write_failures_total`),
- * and the first write that succeeds again logs how many lines were lost in between.
+ * StorageHealth (logged at error, /healthz degraded) and counted (`modgate_write_failures_total`).
+ * Lines that could not be written (a full disk) leave a trace in the file itself: the first write
+ * that succeeds again is a gap record (`AuditGap`: how many lines, the span of their times, the
+ * error) before anything else. That write is retried on its own after 1 s, doubling to a minute,
+ * so the gap is recorded and /healthz recovers as soon as the disk has room, not at the next
+ * audited request (docs/configuration.md, "Logs and the audit log").
  */
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -38,46 +42,113 @@ export interface AuditEntry {
   replayed: boolean;
 }
 
+/** The line written where audit lines were lost: `{"time", "gap": {…}}`. */
+export interface AuditGap {
+  /** When the gap was recorded. */
+  time: string;
+  gap: {
+    lines_lost: number;
+    /** `time` of the first and the last line lost. */
+    first_lost_at: string;
+    last_lost_at: string;
+    /** Why the writes failed (the first error). */
+    error: string;
+  };
+}
+
+/** After a failed write, the gap record is tried again after 1 s, doubling to a minute. */
+const RETRY_MIN_MS = 1_000;
+const RETRY_MAX_MS = 60_000;
+
 export class AuditLog {
   #handle: FileHandle | null = null;
   #writes: Promise<void> = Promise.resolve();
   /** False when the file may end mid-line: the next line starts with a newline. */
   #atLineStart = true;
-  /** Lines not written since the last write that succeeded (a full disk); said when writes resume. */
-  #lost = 0;
+  /** Lines not written since the last write that succeeded (a full disk): the gap to record. */
+  #gap: AuditGap['gap'] | null = null;
+  #retry: { timer: NodeJS.Timeout | null; delayMs: number } | null = null;
   readonly #health: StorageHealth | undefined;
+  readonly #now: () => number;
 
   private constructor(
     readonly path: string,
     health: StorageHealth | undefined,
+    now: () => number,
   ) {
     this.#health = health;
+    this.#now = now;
   }
 
-  static async open(dataDir: string, health?: StorageHealth): Promise<AuditLog> {
-    const log = new AuditLog(join(dataDir, AUDIT_FILE), health);
+  static async open(
+    dataDir: string,
+    health?: StorageHealth,
+    now: () => number = Date.now,
+  ): Promise<AuditLog> {
+    const log = new AuditLog(join(dataDir, AUDIT_FILE), health, now);
     await log.reopen();
     return log;
   }
 
-  /** Queues one line; lines are written in order and never interleave. */
+  /** Queues one line; lines are written in order and never interleave, after any gap record. */
   append(entry: AuditEntry): Promise<void> {
-    const line = `${JSON.stringify(entry)}\n`;
     const write = this.#writes.then(async () => {
       try {
-        await this.#handle?.appendFile(this.#atLineStart ? line : `\n${line}`);
+        await this.#writeGap();
+        await this.#write(`${JSON.stringify(entry)}\n`);
       } catch (error) {
-        this.#atLineStart = false;
-        this.#lost += 1;
-        this.#health?.fault(AUDIT_FILE, error, { request_id: entry.request_id, lines_lost: this.#lost });
+        this.#lostLine(entry.time, error);
         throw error;
       }
-      this.#atLineStart = true;
-      this.#health?.recovered(AUDIT_FILE, { lines_lost: this.#lost });
-      this.#lost = 0;
     });
     this.#writes = write.catch(() => undefined);
     return write;
+  }
+
+  /** Writes one line, starting a fresh line if the file may end mid-line. */
+  async #write(line: string): Promise<void> {
+    try {
+      await this.#handle?.appendFile(this.#atLineStart ? line : `\n${line}`);
+    } catch (error) {
+      this.#atLineStart = false;
+      throw error;
+    }
+    this.#atLineStart = true;
+  }
+
+  /** Records the gap, if lines were lost, and ends the fault: the disk has room again. */
+  async #writeGap(): Promise<void> {
+    const gap = this.#gap;
+    if (!gap) return;
+    await this.#write(
+      `${JSON.stringify({ time: new Date(this.#now()).toISOString(), gap } satisfies AuditGap)}\n`,
+    );
+    this.#gap = null;
+    if (this.#retry?.timer) clearTimeout(this.#retry.timer);
+    this.#retry = null;
+    this.#health?.recovered(AUDIT_FILE, { lines_lost: gap.lines_lost });
+  }
+
+  /** A line was lost: add it to the gap, say so, and retry recording the gap on a backoff. */
+  #lostLine(time: string, error: unknown): void {
+    const gap = this.#gap;
+    this.#gap = gap
+      ? { ...gap, lines_lost: gap.lines_lost + 1, last_lost_at: time }
+      : { lines_lost: 1, first_lost_at: time, last_lost_at: time, error: (error as Error).message };
+    this.#health?.fault(AUDIT_FILE, error, { lines_lost: this.#gap.lines_lost });
+    if (!this.#retry) this.#retryGap(RETRY_MIN_MS);
+  }
+
+  /** Tries to record the gap after `delayMs`, queued like a line; again, longer, if it fails. */
+  #retryGap(delayMs: number): void {
+    const timer = setTimeout(() => {
+      const attempt = this.#writes.then(() => this.#writeGap());
+      this.#writes = attempt.catch(() => {
+        if (this.#retry) this.#retryGap(Math.min(RETRY_MAX_MS, delayMs * 2));
+      });
+    }, delayMs);
+    timer.unref();
+    this.#retry = { timer, delayMs };
   }
 
   /**
@@ -104,6 +175,8 @@ export class AuditLog {
   }
 
   async close(): Promise<void> {
+    if (this.#retry?.timer) clearTimeout(this.#retry.timer);
+    this.#retry = null;
     await this.#writes;
     await this.#handle?.close();
     this.#handle = null;

@@ -198,6 +198,9 @@ function parse(text: string): AuditRecord | null {
   try {
     const value = JSON.parse(text) as unknown;
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+    // A gap record (audit-log.ts, AuditGap) is not a request: the admin API's record shape has
+    // none of its fields, so the reader leaves it to the file.
+    if ('gap' in value) return null;
     return typeof (value as { time?: unknown }).time === 'string' ? (value as AuditRecord) : null;
   } catch {
     return null;

@@ -57,6 +57,8 @@ export interface DaemonMetrics {
   eventLineSkipped(): void;
   /** Events the log could not store (a failed write, a full disk): `count` more lost. */
   eventsNotStored(count: number): void;
+  /** Start-up repaired a damaged event segment: `count` ids whose events could not be read. */
+  eventIdsLost(count: number): void;
   /** A background loop failed and is restarted after a backoff. */
   workerRestarted(worker: WorkerLabel): void;
 }
@@ -77,6 +79,7 @@ export const noopMetrics: DaemonMetrics = Object.freeze({
   eventsRefused: ignore,
   eventLineSkipped: ignore,
   eventsNotStored: ignore,
+  eventIdsLost: ignore,
   workerRestarted: ignore,
 });
 

@@ -70,6 +70,7 @@ export function createPrometheusMetrics(version: string): PrometheusMetrics {
   const refused = counter('modgate_mod_events_refused_total', 'Mod events refused, not stored.', ['reason']);
   const skipped = counter('modgate_event_log_lines_skipped_total', 'Event log lines a reader skipped.');
   const notStored = counter('modgate_event_log_events_lost_total', 'Events the log could not store.');
+  const idsLost = counter('modgate_event_log_ids_lost_total', 'Event ids lost to a damaged segment.');
   const restarts = counter('modgate_worker_restarts_total', 'Background loops restarted.', ['worker']);
 
   linkUp.set(0);
@@ -110,6 +111,7 @@ export function createPrometheusMetrics(version: string): PrometheusMetrics {
     eventsRefused: (reason) => refused.inc({ reason }),
     eventLineSkipped: () => skipped.inc(),
     eventsNotStored: (count) => notStored.inc(count),
+    eventIdsLost: (count) => idsLost.inc(count),
     workerRestarted: (worker) => restarts.inc({ worker }),
   };
 }

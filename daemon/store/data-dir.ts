@@ -23,7 +23,7 @@ import {
 } from './data-dir-layout.ts';
 import { adminTokensFile } from './admin-tokens.ts';
 import { readDataFile, writeDataFile, type DataFile } from './data-file.ts';
-import { errnoCode, StoreError, type StoreErrorCode } from './errors.ts';
+import { errnoCode, refusedWrite, StoreError, type StoreErrorCode } from './errors.ts';
 import { identityFile } from './identity.ts';
 import { indexById, keysFile } from './keys-file.ts';
 import { LiveSnapshot, type Snapshot, type SnapshotPart } from './live-snapshot.ts';
@@ -84,7 +84,9 @@ export class DataDir {
 
   /**
    * Reads `file`, applies `change` and writes the result, all while holding the lock, so a
-   * concurrent command cannot slip its own update in between. `change` may throw to abort.
+   * concurrent command cannot slip its own update in between. `change` may throw to abort. A
+   * file system that refuses the write (full, over quota) is a StoreError `write_failed` naming
+   * the file: the admin API's 409 (docs/admin.md, "The pipeline").
    */
   update<T>(file: DataFile<T>, change: (current: T) => T, lockOptions?: LockOptions): Promise<Update<T>> {
     return withDataDirLock(
@@ -97,7 +99,9 @@ export class DataDir {
         return { before, after, changed };
       },
       lockOptions,
-    );
+    ).catch((error: unknown) => {
+      throw refusedWrite(error, join(this.path, file.name), this.path);
+    });
   }
 
   /**

@@ -23,7 +23,23 @@ export type StoreErrorCode =
   /** Another modgate command holds the data dir lock for too long. */
   | 'locked'
   /** A daemon already serves the data dir (daemon.lock names its process). */
-  | 'daemon_running';
+  | 'daemon_running'
+  /** The file system refused a write (full, over quota, read-only): nothing was changed. */
+  | 'write_failed';
+
+/** Errno codes of a file system that refuses writes, which the operator fixes by freeing space. */
+const REFUSED_WRITE = new Set(['ENOSPC', 'EDQUOT', 'EFBIG', 'EROFS']);
+
+/**
+ * `error` as a StoreError naming `path` when it is a file system refusing the write (a full disk,
+ * a quota), else `error` itself: the operator frees space and sends the same change again.
+ */
+export function refusedWrite(error: unknown, path: string, folder: string): unknown {
+  const code = errnoCode(error);
+  if (code === undefined || !REFUSED_WRITE.has(code)) return error;
+  const message = `${path} cannot be written (${(error as Error).message}); free space on its file system (df -h ${folder}) and send the change again`;
+  return new StoreError('write_failed', message, { cause: error });
+}
 
 export class StoreError extends Error {
   constructor(

@@ -1,10 +1,12 @@
-import { chmod, chown, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { doctor, freePort, pointModUrl, readyDataDir } from './doctor-support.ts';
 import { runOk } from '../../harness/cli.ts';
+import { FileEventLog } from '../../daemon/events/event-log.ts';
+import { EVENTS_FOLDER, segmentName } from '../../daemon/events/segments.ts';
 import { holdDaemonLock } from '../../daemon/store/daemon-lock.ts';
 
 let dir: string;
@@ -197,5 +199,24 @@ describe('modgate doctor: the daemon', () => {
     const result = await doctor(dir, ports);
     expect(result.line('daemon.lock')).toMatch(/^warn +daemon\.lock +left by process 4194305, which is gone/);
     expect(result.fix('daemon.lock')).toBe('nothing to do: the next modgate serve replaces it');
+  });
+
+  it('names the event ids lost to a damaged segment and the damaged copy it keeps', async () => {
+    const eventLog = await FileEventLog.open(dir);
+    for (let n = 0; n < 4; n += 1) await eventLog.append({ type: 'player.joined', data: { n } });
+    await eventLog.close();
+    const file = join(dir, EVENTS_FOLDER, segmentName(1));
+    const lines = (await readFile(file, 'utf8')).split('\n');
+    lines.splice(2, 1, 'half of an event', 'and the other half'); // event 2, split by a newline
+    await writeFile(file, lines.join('\n'));
+    await (await FileEventLog.open(dir)).close(); // start-up repairs it
+    const result = await doctor(dir, ports);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(
+      /^warn +event log +events-000000000001\.jsonl: event ids 2 were lost to damage \(1 id\)$/m,
+    );
+    expect(result.stdout).toMatch(
+      /^warn +event log +damaged copies kept: events-000000000001\.jsonl\.corrupt-\d+$/m,
+    );
   });
 });

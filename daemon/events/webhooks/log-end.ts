@@ -4,7 +4,7 @@
  * running (daemon/admin/offline-services.ts). Read-only. The newest segment's newlines are counted in chunks
  * (segment-lines.ts), never read as one string: ids are consecutive from the segment's first id,
  * one per line after the header, an unreadable line keeping its id, and a torn last line (no
- * newline) does not count (segments.ts).
+ * newline) does not count (segment-load.ts); a repaired segment has a placeholder line per lost id.
  */
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';

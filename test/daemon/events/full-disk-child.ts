@@ -29,7 +29,11 @@ let lostCounted = 0;
 const eventLog = await FileEventLog.open(dir, {
   log: logger,
   maxPendingBytes: 20_000,
-  metrics: { eventLineSkipped: () => {}, eventsNotStored: (n) => void (lostCounted += n) },
+  metrics: {
+    eventLineSkipped: () => {},
+    eventsNotStored: (n) => void (lostCounted += n),
+    eventIdsLost: () => {},
+  },
 });
 const event = (n: number) => ({
   type: 'command.executed' as const,
