@@ -86,7 +86,7 @@ export class DataDir {
    * Reads `file`, applies `change` and writes the result, all while holding the lock, so a
    * concurrent command cannot slip its own update in between. `change` may throw to abort. A
    * file system that refuses the write (full, over quota) is a StoreError `write_failed` naming
-   * the file: the admin API's 409 (docs/admin.md, "The pipeline").
+   * the file: the admin API's 409 (docs/admin.md, "How a request is handled").
    */
   update<T>(file: DataFile<T>, change: (current: T) => T, lockOptions?: LockOptions): Promise<Update<T>> {
     return withDataDirLock(
