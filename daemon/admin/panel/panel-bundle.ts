@@ -3,8 +3,8 @@
  * the pages, minified ES module) and `panel.css`. One function for both places that need them:
  * scripts/build.ts puts them into the single executable's assets, and panel-assets.ts builds
  * them in memory from a checkout (tsx, tests, `npm start`). The daemon's vocabulary the pages
- * show (scopes, event types) is defined into the bundle here, so `panel/` imports no daemon
- * code. esbuild is a devDependency: it is loaded only when this runs, never by the binary.
+ * show (scopes, event types, what each write route does) is defined into the bundle here, so
+ * `panel/` imports no daemon code. esbuild is a devDependency: it is loaded only when this runs, never by the binary.
  */
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -24,6 +24,7 @@ const PANEL_DIR = fileURLToPath(new URL('../../../panel/', import.meta.url));
 
 export async function buildPanelBundle(): Promise<PanelBundle> {
   const { build } = await import('esbuild');
+  const writeRoutes = await writeRouteSummaries();
   const result = await build({
     absWorkingDir: PANEL_DIR,
     entryPoints: { panel: 'main.ts', 'panel-style': 'panel.css' },
@@ -40,6 +41,7 @@ export async function buildPanelBundle(): Promise<PanelBundle> {
     define: {
       MODGATE_SCOPES: JSON.stringify(SCOPES),
       MODGATE_EVENT_TYPES: JSON.stringify(EVENT_TYPES),
+      MODGATE_WRITE_ROUTES: JSON.stringify(writeRoutes),
     },
   });
   const find = (suffix: string) => {
@@ -50,6 +52,21 @@ export async function buildPanelBundle(): Promise<PanelBundle> {
   const bundle: PanelBundle = { '/panel.js': find('/panel.js'), '/panel.css': find('/panel-style.css') };
   checkBudget(bundle);
   return bundle;
+}
+
+/**
+ * Every route the audit log records (the writes of /v1 and /admin/v1) with its summary, so an
+ * audit line can say what it did in the route's own words. Imported here, not at the top: the
+ * admin routes import the panel's gate, which imports this file.
+ */
+async function writeRouteSummaries(): Promise<{ method: string; path: string; summary: string }[]> {
+  const [{ ROUTES }, { ADMIN_ROUTES }] = await Promise.all([
+    import('../../routes/index.ts'),
+    import('../routes/index.ts'),
+  ]);
+  return [...ROUTES, ...ADMIN_ROUTES]
+    .filter((route) => route.method !== 'GET')
+    .map(({ method, path, summary }) => ({ method, path, summary }));
 }
 
 /** Gzipped bytes of the whole panel (what a browser downloads). */
