@@ -82,22 +82,23 @@ function Shell(props: { session: Session; current: PageEntry; onSignOut: () => v
   return h(
     'div',
     { class: 'shell' },
-    // Not an `href="#main"`: the hash names the page, so the link moves focus itself.
-    h(
-      'a',
-      {
-        class: 'skip-link',
-        href: `#/${current.path}`,
-        onClick: (event: Event) => {
-          event.preventDefault();
-          heading.current?.focus();
-        },
-      },
-      'Skip to main content',
-    ),
     h(
       'header',
       null,
+      // First in the banner landmark; not `href="#main"`: the hash names the page, so the link
+      // moves focus itself.
+      h(
+        'a',
+        {
+          class: 'skip-link',
+          href: `#/${current.path}`,
+          onClick: (event: Event) => {
+            event.preventDefault();
+            heading.current?.focus();
+          },
+        },
+        'Skip to main content',
+      ),
       h('strong', { class: 'brand' }, 'modgate'),
       h(
         'nav',

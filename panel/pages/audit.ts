@@ -42,7 +42,7 @@ interface Shown {
 }
 
 /** One page for these filters and cursor; a new request clears what the last one showed. */
-function useAuditPage(filters: Filters, cursor: string | null): Shown {
+function useAuditPage(filters: Filters, cursor: string | null, round: number): Shown {
   const [shown, setShown] = useState<Shown>({ loading: true });
   useEffect(() => {
     let current = true;
@@ -54,7 +54,7 @@ function useAuditPage(filters: Filters, cursor: string | null): Shown {
     return () => {
       current = false;
     };
-  }, [...NAMES.map((name) => filters[name]), cursor]);
+  }, [...NAMES.map((name) => filters[name]), cursor, round]);
   return shown;
 }
 
@@ -63,9 +63,12 @@ export function AuditPage(): View {
   /** The cursors of the pages before this one, so "Newer" can go back. */
   const [trail, setTrail] = useState<(string | null)[]>([null]);
   const cursor = trail[trail.length - 1] ?? null;
-  const shown = useAuditPage(filters, cursor);
+  /** Bumped by every "Filter", so pressing it again with the same filters reads the log again. */
+  const [round, setRound] = useState(0);
+  const shown = useAuditPage(filters, cursor, round);
   const apply = (next: Filters) => {
     setFilters(next);
+    setRound(round + 1);
     setTrail([null]);
     replaceHashParams(next);
   };
