@@ -48,6 +48,8 @@ export function EventsPage(): View {
     return () => source.close();
   }, [paused, type, round]);
   const closed = tail.state === 'closed' && !paused;
+  // The old stream's last messages can land after the type changed; they are not shown.
+  const shown = type === '' ? events : events.filter((event) => event.type === type);
   return h(
     'div',
     null,
@@ -79,9 +81,9 @@ export function EventsPage(): View {
     h(
       'ol',
       { class: 'tail', tabIndex: 0, 'aria-label': 'Events, newest first' },
-      events.length === 0
+      shown.length === 0
         ? h('li', { class: 'placeholder' }, tail.state === 'live' ? 'Waiting for events…' : 'No events yet.')
-        : events.map((event) => h(EventRow, { key: `${event.id}-${event.type}`, event })),
+        : shown.map((event) => h(EventRow, { key: `${event.id}-${event.type}`, event })),
     ),
   );
 }
