@@ -4069,7 +4069,7 @@ export interface operations {
                 key_id?: string;
                 /** @description Only admin requests by this actor: local, local:UID, token, token:ID, session, session:ID */
                 actor?: string;
-                /** @description Only this route template, e.g. /v1/players/{ref}/ban or /admin/v1/keys/{id} */
+                /** @description Only this route template (/v1/players/{ref}/ban, /admin/v1/keys/{id}) or concrete path (/admin/v1/keys/k3v9q2m7x1pa) */
                 route?: string;
                 method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
                 /** @description A status (404) or a class (4xx) */

@@ -5,9 +5,9 @@
  * code travels in the fragment, which the browser never sends to a server or in a Referer.
  */
 import { h } from 'preact';
-import type { View } from './ui.ts';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiFailure, describe, SessionEnded } from './api.ts';
+import { hashPage } from './hash.ts';
 import { AuditPage } from './pages/audit.ts';
 import { EventsPage } from './pages/events.ts';
 import { KeysPage } from './pages/keys.ts';
@@ -16,7 +16,7 @@ import { PlanPage } from './pages/plan.ts';
 import { PlayersPage } from './pages/players.ts';
 import { SignIn } from './pages/sign-in.ts';
 import { WebhooksPage } from './pages/webhooks.ts';
-import { PageBoundary } from './ui.ts';
+import { PageBoundary, type View } from './ui.ts';
 
 /** What GET /admin/v1/session answers for a signed-in browser. */
 export interface Session {
@@ -53,7 +53,8 @@ export function App(): View {
     addEventListener(SessionEnded.type, ended);
     return () => removeEventListener(SessionEnded.type, ended);
   }, []);
-  if (state.kind === 'checking') return h('main', { class: 'center' }, h('p', null, 'Loading…'));
+  if (state.kind === 'checking')
+    return h('main', { class: 'center' }, h('p', { role: 'status' }, 'Loading…'));
   if (state.kind === 'out') {
     return h(SignIn, {
       error: state.error,
@@ -61,16 +62,49 @@ export function App(): View {
     });
   }
   const current = PAGES.find((entry) => entry.path === page) ?? PAGES[0];
+  return h(Shell, { session: state.session, current, onSignOut: () => void signOut(setState) });
+}
+
+type PageEntry = (typeof PAGES)[number];
+
+/**
+ * The signed-in frame: a skip link, a header that wraps on a phone (nav and Sign out stay in
+ * reach without a menu), and the page's heading, which takes focus when the page changes so a
+ * screen reader announces it and Tab starts from the page, not from the top of the document.
+ */
+function Shell(props: { session: Session; current: PageEntry; onSignOut: () => void }): View {
+  const { current } = props;
+  const heading = useRef<HTMLHeadingElement>(null);
+  const first = useRef(true);
+  useEffect(() => {
+    // The first page after sign-in keeps the browser's own focus; a page change moves it.
+    if (first.current) first.current = false;
+    else heading.current?.focus();
+  }, [current.path]);
   return h(
     'div',
     { class: 'shell' },
     h(
       'header',
       null,
-      h('strong', null, 'modgate'),
+      // First in the banner landmark; not `href="#main"`: the hash names the page, so the link
+      // moves focus itself.
+      h(
+        'a',
+        {
+          class: 'skip-link',
+          href: `#/${current.path}`,
+          onClick: (event: Event) => {
+            event.preventDefault();
+            heading.current?.focus();
+          },
+        },
+        'Skip to main content',
+      ),
+      h('strong', { class: 'brand' }, 'modgate'),
       h(
         'nav',
-        null,
+        { 'aria-label': 'Pages' },
         PAGES.map((entry) =>
           h(
             'a',
@@ -83,13 +117,17 @@ export function App(): View {
           ),
         ),
       ),
-      h('span', { class: 'who' }, `Signed in with ${state.session.name}`),
-      h('button', { type: 'button', onClick: () => void signOut(setState) }, 'Sign out'),
+      h(
+        'div',
+        { class: 'account' },
+        h('span', { class: 'who' }, `Signed in with ${props.session.name}`),
+        h('button', { type: 'button', class: 'quiet', onClick: props.onSignOut }, 'Sign out'),
+      ),
     ),
     h(
       'main',
-      null,
-      h('h1', null, current.title),
+      { id: 'main' },
+      h('h1', { ref: heading, tabIndex: -1 }, current.title),
       h(PageBoundary, { key: current.path }, h(current.view, null)),
     ),
   );
@@ -119,12 +157,11 @@ async function signOut(setState: (state: SessionState) => void): Promise<void> {
   }
 }
 
-/** The page named by `#/name`, following hash changes. */
+/** The page named by `#/name` (or `#/name?query`), following hash changes. */
 function useHashPage(): string {
-  const read = () => location.hash.replace(/^#\/?/, '');
-  const [page, setPage] = useState(read);
+  const [page, setPage] = useState(hashPage);
   useEffect(() => {
-    const follow = () => setPage(read());
+    const follow = () => setPage(hashPage());
     addEventListener('hashchange', follow);
     return () => removeEventListener('hashchange', follow);
   }, []);

@@ -24,3 +24,6 @@ declare const MODGATE_MODERATION: {
   muteCaps: Readonly<Record<'minutes' | 'hours' | 'days', number>>;
   muteStepMinutes: number;
 };
+
+/** Every write route (method, template, summary): what an audit line did, in the route's words. */
+declare const MODGATE_WRITE_ROUTES: readonly { method: string; path: string; summary: string }[];

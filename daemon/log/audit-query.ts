@@ -23,7 +23,10 @@ export interface AuditFilter {
   readonly keyId?: string | undefined;
   /** An admin actor: `local`, `local:UID`, `token`, `token:ID`, `session`, `session:ID`. */
   readonly actor?: string | undefined;
-  /** The route template (`/v1/players/{ref}/ban`, `/admin/v1/keys/{id}`). */
+  /**
+   * A route template (`/v1/players/{ref}/ban`, `/admin/v1/keys/{id}`) or a concrete path
+   * (`/admin/v1/keys/k3v9q2m7x1pa`): a line matches by its `route` or its `target`.
+   */
   readonly route?: string | undefined;
   readonly method?: string | undefined;
   /** A status (`404`) or a class (`4xx`). */
@@ -214,12 +217,30 @@ function matcher(filter: AuditFilter): (record: AuditRecord) => Verdict {
     if (filter.since !== undefined && record.time < filter.since) return 'older';
     if (filter.until !== undefined && record.time > filter.until) return 'skip';
     if (filter.keyId !== undefined && record['key_id'] !== filter.keyId) return 'skip';
-    if (filter.route !== undefined && record['route'] !== filter.route) return 'skip';
+    if (filter.route !== undefined && !routeMatches(filter.route, record)) return 'skip';
     if (filter.method !== undefined && record['method'] !== filter.method) return 'skip';
     if (!statusMatches(record['status'])) return 'skip';
     if (filter.actor !== undefined && !actorMatches(filter.actor, record['actor'])) return 'skip';
     return 'match';
   };
+}
+
+/**
+ * A line records its path twice, as the route template and as the concrete target, and a reader
+ * holds whichever one they saw: matching only the template found a key's creation
+ * (`/admin/v1/keys`, template and path alike) but none of its revocations, nor any line of an
+ * unrouted request (`route: "unmatched"`). The target is compared as written and decoded.
+ */
+function routeMatches(wanted: string, record: AuditRecord): boolean {
+  if (record['route'] === wanted) return true;
+  const target = record['target'];
+  if (typeof target !== 'string') return false;
+  if (target === wanted) return true;
+  try {
+    return decodeURIComponent(target) === wanted;
+  } catch {
+    return false;
+  }
 }
 
 function statusMatcher(status: string | undefined): (value: unknown) => boolean {

@@ -1,76 +1,93 @@
 /**
- * The audit log, newest first: filters by key, admin actor, route, status and time, and pages
- * through the collection envelope's cursor (GET /admin/v1/audit).
+ * The audit log, newest first: filters by key, admin actor, method, route, status and time, kept
+ * in the location's hash (`#/audit?method=DELETE`) so a reload or a shared link keeps them, and
+ * pages through the collection envelope's cursor (GET /admin/v1/audit). Each row says what the
+ * request did in its route's own words and how it ended.
  */
 import { h } from 'preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { components } from '../admin-schema.ts';
-import { api, query, type Page } from '../api.ts';
-import { ErrorLine, Field, Table, useLoad, when, type View } from '../ui.ts';
+import { api, describe, query, type Page } from '../api.ts';
+import { hashParams, replaceHashParams } from '../hash.ts';
+import { ErrorLine, Field, Table, when, type View } from '../ui.ts';
 
 /** An audit line as GET /admin/v1/audit answers it (generated from the admin API's document). */
 type AuditEntry = components['schemas']['AdminAuditLine'];
 
-type Filters = Record<'key_id' | 'actor' | 'route' | 'status' | 'since' | 'until', string>;
+const NAMES = ['key_id', 'actor', 'method', 'route', 'status', 'since', 'until'] as const;
+type Filters = Record<(typeof NAMES)[number], string>;
 
-const EMPTY: Filters = { key_id: '', actor: '', route: '', status: '', since: '', until: '' };
 const LABELS: Record<keyof Filters, string> = {
   key_id: 'Key id',
   actor: 'Admin actor (token:ID, session, local)',
-  route: 'Route',
+  method: 'Method',
+  route: 'Route (template or path)',
   status: 'Status (404 or 4xx)',
   since: 'Since (ISO time)',
   until: 'Until (ISO time)',
 };
 
+/** The audit log holds writes only (docs/admin.md, "Audit log"). */
+const METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
+
+function filtersFromHash(): Filters {
+  const params = hashParams();
+  return Object.fromEntries(NAMES.map((name) => [name, params.get(name) ?? ''])) as Filters;
+}
+
+interface Shown {
+  page?: Page<AuditEntry>;
+  error?: string;
+  loading: boolean;
+}
+
+/** One page for these filters and cursor; a new request clears what the last one showed. */
+function useAuditPage(filters: Filters, cursor: string | null, round: number): Shown {
+  const [shown, setShown] = useState<Shown>({ loading: true });
+  useEffect(() => {
+    let current = true;
+    setShown({ loading: true });
+    api<Page<AuditEntry>>('GET', `/audit${query({ ...filters, limit: 50, cursor })}`).then(
+      (page) => current && setShown({ page, loading: false }),
+      (failure: unknown) => current && setShown({ error: describe(failure), loading: false }),
+    );
+    return () => {
+      current = false;
+    };
+  }, [...NAMES.map((name) => filters[name]), cursor, round]);
+  return shown;
+}
+
 export function AuditPage(): View {
-  const [filters, setFilters] = useState<Filters>(EMPTY);
+  const [filters, setFilters] = useState<Filters>(filtersFromHash);
   /** The cursors of the pages before this one, so "Newer" can go back. */
   const [trail, setTrail] = useState<(string | null)[]>([null]);
   const cursor = trail[trail.length - 1] ?? null;
-  const page = useLoad(
-    () => api<Page<AuditEntry>>('GET', `/audit${query({ ...filters, limit: 50, cursor })}`),
-    [filters, cursor],
-  );
-  const submit = (event: Event) => {
-    event.preventDefault();
-    const form = new FormData(event.target as HTMLFormElement);
-    const next = { ...EMPTY };
-    for (const name of Object.keys(EMPTY) as (keyof Filters)[])
-      next[name] = String(form.get(name) ?? '').trim();
+  /** Bumped by every "Filter", so pressing it again with the same filters reads the log again. */
+  const [round, setRound] = useState(0);
+  const shown = useAuditPage(filters, cursor, round);
+  const apply = (next: Filters) => {
     setFilters(next);
+    setRound(round + 1);
     setTrail([null]);
+    replaceHashParams(next);
   };
+  const next = shown.page?.has_more ? shown.page.next_cursor : null;
   return h(
     'div',
     null,
-    h(
-      'form',
-      { class: 'filters', onSubmit: submit },
-      (Object.keys(EMPTY) as (keyof Filters)[]).map((name) =>
-        h(Field, { key: name, label: LABELS[name] }, h('input', { name, value: filters[name] })),
-      ),
-      h('button', { type: 'submit' }, 'Filter'),
-    ),
-    h(ErrorLine, { text: page.error }),
+    h(FilterForm, { filters, onApply: apply }),
+    h(ErrorLine, { text: shown.error }),
     h(
       Table,
-      { head: ['At', 'Actor', 'Request', 'Status', 'Request id'] },
-      (page.value?.data ?? []).map((entry, index) =>
-        h(
-          'tr',
-          { key: entry.request_id ?? index, 'data-testid': 'audit-row' },
-          h('td', null, when(entry.time)),
-          h('td', { class: 'mono' }, actorText(entry)),
-          h(
-            'td',
-            { class: 'mono', title: entry.route ?? '' },
-            `${entry.method ?? ''} ${entry.target ?? entry.route ?? ''}`,
-          ),
-          h('td', null, entry.status === undefined ? '' : String(entry.status)),
-          h('td', { class: 'mono' }, entry.request_id ?? ''),
-        ),
-      ),
+      {
+        head: ['At', 'Actor', 'What it did', 'Request', 'Status'],
+        loading: shown.loading,
+        empty: shown.error
+          ? 'Nothing to show: the filters were refused (see above).'
+          : 'No audit lines match these filters.',
+      },
+      (shown.page?.data ?? []).map((entry, index) => h(AuditRow, { key: entry.request_id ?? index, entry })),
     ),
     h(
       'p',
@@ -82,15 +99,116 @@ export function AuditPage(): View {
       ),
       h(
         'button',
-        {
-          type: 'button',
-          disabled: !page.value?.has_more,
-          onClick: () => page.value?.next_cursor && setTrail([...trail, page.value.next_cursor]),
-        },
+        { type: 'button', disabled: next === null, onClick: () => next && setTrail([...trail, next]) },
         'Older',
       ),
     ),
   );
+}
+
+/** The filters as a form of their own: typing changes nothing until "Filter". */
+function FilterForm(props: { filters: Filters; onApply: (filters: Filters) => void }): View {
+  const [draft, setDraft] = useState<Filters>(props.filters);
+  const set = (name: keyof Filters) => (event: Event) =>
+    setDraft({ ...draft, [name]: (event.target as HTMLInputElement | HTMLSelectElement).value });
+  const submit = (event: Event) => {
+    event.preventDefault();
+    const trimmed = Object.fromEntries(NAMES.map((name) => [name, draft[name].trim()])) as Filters;
+    props.onApply(trimmed);
+  };
+  const control = (name: keyof Filters) =>
+    name === 'method'
+      ? h(
+          'select',
+          { name, value: draft.method, onChange: set(name) },
+          h('option', { value: '' }, 'Any'),
+          METHODS.map((method) => h('option', { key: method, value: method }, method)),
+        )
+      : h('input', {
+          name,
+          value: draft[name],
+          onInput: set(name),
+          list: name === 'route' ? 'audit-routes' : undefined,
+        });
+  return h(
+    'form',
+    { class: 'filters', onSubmit: submit },
+    NAMES.map((name) => h(Field, { key: name, label: LABELS[name] }, control(name))),
+    h(
+      'datalist',
+      { id: 'audit-routes' },
+      [...new Set(MODGATE_WRITE_ROUTES.map((route) => route.path))]
+        .sort()
+        .map((path) => h('option', { key: path, value: path })),
+    ),
+    h('div', { class: 'filter-actions' }, h('button', { type: 'submit' }, 'Filter')),
+  );
+}
+
+function AuditRow({ entry }: { entry: AuditEntry }): View {
+  const change = changeOf(entry);
+  return h(
+    'tr',
+    { 'data-testid': 'audit-row' },
+    h('td', null, when(entry.time)),
+    h('td', { class: 'mono' }, actorText(entry)),
+    h(
+      'td',
+      { 'data-testid': 'audit-change' },
+      h('span', null, change.what),
+      h('br', null),
+      h('span', { class: change.ok ? 'hint' : 'hint bad' }, change.outcome),
+    ),
+    h('td', { class: 'mono', title: entry.request_id }, `${entry.method} ${entry.target}`),
+    h('td', null, String(entry.status)),
+  );
+}
+
+/**
+ * What a line did, from what it carries: the route's summary (up to its first `;` or `:`) with
+ * the values the template's `{names}` took, and how it ended.
+ */
+function changeOf(entry: AuditEntry): { what: string; outcome: string; ok: boolean } {
+  const route = MODGATE_WRITE_ROUTES.find(
+    (known) => known.method === entry.method && known.path === entry.route,
+  );
+  const summary =
+    route?.summary.split(/[;:] /)[0] ?? (entry.route === 'unmatched' ? 'No such route' : entry.route);
+  const subject = templateValues(entry.route, entry.target);
+  const what = subject === '' ? summary : `${summary} (${subject})`;
+  if (entry.outcome === 'aborted') return { what, outcome: 'Abandoned: the client hung up first', ok: false };
+  if (entry.outcome === 'error')
+    return {
+      what,
+      outcome: `Refused, nothing changed: ${entry.error_code ?? `HTTP ${entry.status}`}`,
+      ok: false,
+    };
+  return {
+    what,
+    outcome: entry.replayed ? 'Replayed an earlier answer, changed nothing again' : 'Done',
+    ok: true,
+  };
+}
+
+/** `id k3v9q2m7x1pa` from `/admin/v1/keys/{id}` and `/admin/v1/keys/k3v9q2m7x1pa`. */
+function templateValues(template: string, target: string): string {
+  const names = template.split('/');
+  const values = target.split('/');
+  if (names.length !== values.length) return '';
+  return names
+    .flatMap((name, index) => {
+      const match = /^\{(.+)\}$/.exec(name);
+      return match ? [`${match[1]} ${safeDecode(values[index] ?? '')}`] : [];
+    })
+    .join(', ');
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 /** `token mgadm_ab12 (ci)`, `uid 1000`, `key k_…`, whatever the entry carries. */

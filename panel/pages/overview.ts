@@ -23,7 +23,12 @@ export function OverviewPage(): View {
   }, [status.reload]);
   const value = status.value;
   if (value === undefined)
-    return h('div', null, h(ErrorLine, { text: status.error }), status.error ? null : 'Loading…');
+    return h(
+      'div',
+      null,
+      h(ErrorLine, { text: status.error }),
+      status.error ? null : h('p', { role: 'status' }, 'Loading…'),
+    );
   const link = value.link;
   return h(
     'div',

@@ -51,8 +51,11 @@ export function SignIn(props: { error: string | undefined; onSignedIn: (session:
       h(
         'p',
         { class: 'hint' },
-        'Create a token on the host with `modgate admin tokens create --name NAME`, ',
-        'or open the one-time link `modgate admin login-url` prints.',
+        'Create a token on the host with ',
+        h('code', null, 'modgate admin tokens create --name NAME --data-dir DIR'),
+        ', or open the one-time link that ',
+        h('code', null, 'modgate admin login-url --data-dir DIR'),
+        ' prints (DIR is the daemon’s data dir).',
       ),
     ),
   );

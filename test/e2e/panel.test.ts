@@ -145,7 +145,7 @@ describe.runIf(chromiumPath !== undefined || required)('the operator panel in Ch
     await page.getByTestId('tail-state').filter({ hasText: 'live' }).waitFor();
     await eventually(async () => (await page.getByTestId('event-row').count()) >= 2, 30_000);
     expect(await page.getByTestId('event-row').first().textContent()).toMatch(
-      /^\d+[a-z_]+\.[a-z_]+\{"id":\d+,"type":/,
+      /^\d+[a-z_]+\.[a-z_]+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d.+JSON of event \d+\{\n {2}"id": \d+,\n {2}"type":/,
     );
   });
 

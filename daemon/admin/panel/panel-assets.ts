@@ -1,6 +1,8 @@
 /**
  * The operator panel's files on the admin TCP listener (never on admin.sock or the /v1
- * listener): `/` and `/login` answer the one HTML page, `/panel.js` and `/panel.css` the bundle.
+ * listener): `/` and `/login` answer the one HTML page, `/panel.js` and `/panel.css` the bundle,
+ * `/favicon.ico` the panel's icon (an SVG: every browser the panel supports shows one, and a
+ * browser asks for that path on every load, which would otherwise be a 404).
  * Every answer carries the panel's security headers (PANEL_SECURITY_HEADERS).
  *
  * Where the bundle comes from: the single executable carries it as two assets (scripts/build.ts);
@@ -47,12 +49,23 @@ const INDEX_HTML = Buffer.from(
     '<html lang="en"><head><meta charset="utf-8">',
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     '<title>modgate</title>',
+    '<link rel="icon" type="image/svg+xml" href="/favicon.ico">',
     '<link rel="stylesheet" href="/panel.css">',
     '<script type="module" src="/panel.js"></script>',
     '</head><body><div id="app"><noscript>The modgate panel needs JavaScript.</noscript></div></body></html>',
     '',
   ].join('\n'),
 );
+
+/** The icon: a rounded square with an "m", in the panel's accent colour. */
+const FAVICON_SVG = Buffer.from(
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">' +
+    '<rect width="32" height="32" rx="7" fill="#2456c7"/>' +
+    '<path d="M8 23V12h3v1.5c.8-1.1 1.9-1.7 3.2-1.7 1.4 0 2.4.6 3 1.8.9-1.2 2.1-1.8 3.5-1.8 ' +
+    '2.2 0 3.3 1.4 3.3 4.1V23h-3v-6.6c0-1.3-.5-1.9-1.5-1.9s-1.6.7-1.6 2V23h-3v-6.6c0-1.3-.5-1.9' +
+    '-1.5-1.9s-1.6.7-1.6 2V23z" fill="#fff"/></svg>\n',
+);
+const FAVICON_PATH = '/favicon.ico';
 
 /** The URL paths that answer the page; the page picks its view from the hash. */
 const PAGE_PATHS = new Set(['/', '/login']);
@@ -64,8 +77,9 @@ interface PanelFile {
   etag: string;
 }
 
-const TYPES: Record<PanelFileName | 'page', string> = {
+const TYPES: Record<PanelFileName | 'page' | typeof FAVICON_PATH, string> = {
   page: 'text/html; charset=utf-8',
+  [FAVICON_PATH]: 'image/svg+xml',
   '/panel.js': 'text/javascript; charset=utf-8',
   '/panel.css': 'text/css; charset=utf-8',
 };
@@ -82,7 +96,10 @@ export class PanelAssets {
 
   /** Whether `pathname` is one of the panel's files (the router asks before anything else). */
   static serves(method: string, pathname: string): boolean {
-    return (method === 'GET' || method === 'HEAD') && (PAGE_PATHS.has(pathname) || isPanelFile(pathname));
+    return (
+      (method === 'GET' || method === 'HEAD') &&
+      (PAGE_PATHS.has(pathname) || pathname === FAVICON_PATH || isPanelFile(pathname))
+    );
   }
 
   async answer(request: ApiRequest, pathname: string): Promise<ApiResponse> {
@@ -118,7 +135,10 @@ function isPanelFile(pathname: string): pathname is PanelFileName {
 }
 
 function indexFiles(bundle: PanelBundle): Map<string, PanelFile> {
-  const files = new Map<string, PanelFile>([['page', fileOf(TYPES.page, INDEX_HTML)]]);
+  const files = new Map<string, PanelFile>([
+    ['page', fileOf(TYPES.page, INDEX_HTML)],
+    [FAVICON_PATH, fileOf(TYPES[FAVICON_PATH], FAVICON_SVG)],
+  ]);
   for (const name of PANEL_FILES) files.set(name, fileOf(TYPES[name], bundle[name]));
   return files;
 }

@@ -3,10 +3,11 @@
  * the pages, minified ES module) and `panel.css`. One function for both places that need them:
  * scripts/build.ts puts them into the single executable's assets, and panel-assets.ts builds
  * them in memory from a checkout (tsx, tests, `npm start`). The daemon's vocabulary the pages
- * show (scopes, event types and what each means, a key name's limit, the moderation caps) is
- * defined into the bundle here, and the one daemon rule it runs before asking (an allowlist
- * entry's canonical form) is aliased in as `modgate:allow-ip`, so `panel/` imports no daemon code
- * by path. esbuild is a devDependency: it is loaded only when this runs, never by the binary.
+ * show (scopes, event types and what each means, what each write route does, a key name's
+ * limit, the moderation caps) is defined into the bundle here, and the one daemon rule it runs
+ * before asking (an allowlist entry's canonical form) is aliased in as `modgate:allow-ip`, so
+ * `panel/` imports no daemon code by path. esbuild is a devDependency: it is loaded only when
+ * this runs, never by the binary.
  */
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -34,6 +35,7 @@ const ALLOW_IP = fileURLToPath(new URL('../../store/allow-ip.ts', import.meta.ur
 
 export async function buildPanelBundle(): Promise<PanelBundle> {
   const { build } = await import('esbuild');
+  const writeRoutes = await writeRouteSummaries();
   const result = await build({
     absWorkingDir: PANEL_DIR,
     entryPoints: { panel: 'main.ts', 'panel-style': 'panel.css' },
@@ -53,6 +55,7 @@ export async function buildPanelBundle(): Promise<PanelBundle> {
       MODGATE_KEY_NAME_MAX_LENGTH: JSON.stringify(KEY_NAME_MAX_LENGTH),
       MODGATE_EVENT_SUMMARIES: JSON.stringify(EVENT_SUMMARIES),
       MODGATE_MODERATION: JSON.stringify(MODERATION_RULES),
+      MODGATE_WRITE_ROUTES: JSON.stringify(writeRoutes),
     },
     alias: { 'modgate:allow-ip': ALLOW_IP },
   });
@@ -64,6 +67,21 @@ export async function buildPanelBundle(): Promise<PanelBundle> {
   const bundle: PanelBundle = { '/panel.js': find('/panel.js'), '/panel.css': find('/panel-style.css') };
   checkBudget(bundle);
   return bundle;
+}
+
+/**
+ * Every route the audit log records (the writes of /v1 and /admin/v1) with its summary, so an
+ * audit line can say what it did in the route's own words. Imported here, not at the top: the
+ * admin routes import the panel's gate, which imports this file.
+ */
+async function writeRouteSummaries(): Promise<{ method: string; path: string; summary: string }[]> {
+  const [{ ROUTES }, { ADMIN_ROUTES }] = await Promise.all([
+    import('../../routes/index.ts'),
+    import('../routes/index.ts'),
+  ]);
+  return [...ROUTES, ...ADMIN_ROUTES]
+    .filter((route) => route.method !== 'GET')
+    .map(({ method, path, summary }) => ({ method, path, summary }));
 }
 
 /** Gzipped bytes of the whole panel (what a browser downloads). */

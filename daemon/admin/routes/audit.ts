@@ -37,7 +37,9 @@ const AuditQuery = lazySchema(() =>
         .max(200)
         .regex(/^\//, 'a route template such as /v1/players/{ref}/ban')
         .optional()
-        .describe('Only this route template, e.g. /v1/players/{ref}/ban or /admin/v1/keys/{id}'),
+        .describe(
+          'Only this route template (/v1/players/{ref}/ban, /admin/v1/keys/{id}) or concrete path (/admin/v1/keys/k3v9q2m7x1pa)',
+        ),
       method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']).optional(),
       status: z
         .string()

@@ -28,6 +28,7 @@ interface Line {
   key_id: string | null;
   method: string;
   route: string;
+  target: string;
   status: number;
   actor?: Record<string, unknown>;
 }
@@ -42,6 +43,7 @@ function lines(from: number, count: number, extra: (n: number) => Partial<Line> 
       key_id: n % 3 === 0 ? 'key_b' : 'key_a',
       method: 'POST',
       route: '/v1/players/{ref}/ban',
+      target: n === 7 ? '/v1/players/steam%3A7/ban' : `/v1/players/p${n}/ban`,
       status: n % 3 === 0 ? 404 : 200,
       ...extra(n),
     };
@@ -136,6 +138,8 @@ describe('reading the audit log newest first', () => {
     await expectFilter({ status: '2xx' }, (l) => l.status < 300);
     await expectFilter({ route: '/admin/v1/keys' }, (l) => l.route === '/admin/v1/keys');
     await expectFilter({ method: 'DELETE' }, () => false);
+    await expectFilter({ route: '/v1/players/p3/ban' }, (l) => l.target === '/v1/players/p3/ban');
+    await expectFilter({ route: '/v1/players/steam:7/ban' }, (l) => l.target === '/v1/players/steam%3A7/ban');
     await expectFilter({ actor: 'token' }, (l) => l.actor?.['kind'] === 'token');
     await expectFilter({ actor: 'token:adm_1' }, (l) => l.actor?.['token_id'] === 'adm_1');
     await expectFilter({ actor: 'local:1000' }, (l) => l.actor?.['kind'] === 'local');
