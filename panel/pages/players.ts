@@ -160,7 +160,7 @@ function PlayerCard(props: { platformId: string }): View {
     h('h2', { id: 'player-name' }, profile.char_name),
     h(
       'dl',
-      { class: 'facts' },
+      { class: 'player-facts' },
       fact('Platform', `${profile.platform_name} (${profile.platform_id})`),
       fact('Social link', profile.social_id === null ? 'Not linked' : `Linked to ${profile.social_id}`),
       fact('Online', profile.online ? 'yes' : 'no'),

@@ -24,14 +24,8 @@ if (chromiumPath === undefined && !required) {
   );
 }
 
-const PAGES = [
-  ['overview', 'Overview'],
-  ['keys', 'Keys'],
-  ['plan', 'Plan'],
-  ['webhooks', 'Webhooks'],
-  ['audit', 'Audit'],
-  ['events', 'Events'],
-] as const;
+/** Pages the walk must find in the navigation; it walks every page the navigation links, these and any added later. */
+const KNOWN_PAGES = ['Overview', 'Players', 'Keys', 'Plan', 'Webhooks', 'Audit', 'Events'];
 
 const SIZES = { desktop: DESKTOP, phone: PHONE } as const;
 
@@ -65,7 +59,13 @@ describe.runIf(chromiumPath !== undefined || required)('the panel shell in Chrom
     await context.close();
     const panel = await openPanel(browser, stack, { viewport: SIZES[size], colorScheme });
     try {
-      for (const [path, title] of PAGES) {
+      const pages: [string, string][] = [];
+      for (const link of await panel.page.locator('nav a').all()) {
+        const href = (await link.getAttribute('href')) ?? '';
+        pages.push([href.replace(/^#\//, ''), (await link.textContent()) ?? '']);
+      }
+      expect(pages.map(([, title]) => title)).toEqual(expect.arrayContaining(KNOWN_PAGES));
+      for (const [path, title] of pages) {
         await panel.go(path, title);
         // What each page loads, then checked as the user sees it.
         await panel.page.getByText('Loading…').first().waitFor({ state: 'detached', timeout: 10_000 });
