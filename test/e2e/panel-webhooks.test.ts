@@ -195,12 +195,12 @@ describe.runIf(chromiumPath !== undefined || required)("the panel's Webhooks pag
         await page.getByRole('button', { name: 'Save changes' }).waitFor();
         expect(await axeViolations(page)).toEqual([]);
         expect(await offScreen(panel)).toEqual([]);
-        if (viewport === DESKTOP) expect(await sideScroll(page)).toBe(0);
+        expect(await sideScroll(page)).toBe(0);
         await page.getByRole('button', { name: `Delete webhook ${receiver.url}` }).click();
         await page.getByRole('dialog').waitFor();
         expect(await axeViolations(page)).toEqual([]);
         expect(await offScreen(panel)).toEqual([]);
-        if (viewport === DESKTOP) expect(await sideScroll(page)).toBe(0);
+        expect(await sideScroll(page)).toBe(0);
         await page.keyboard.press('Escape');
         await panel.close();
       });
