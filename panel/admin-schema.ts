@@ -49,6 +49,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/tokens/{id}/invite": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new one-time sign-in link for a token's holder, replacing an unspent one
+         * @description The link signs a browser in as this token once, within 7 days, also after a restart (only its hash is kept). 409 for a revoked token.
+         */
+        post: operations["inviteAdminToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/tokens/{id}": {
         parameters: {
             query?: never;
@@ -675,18 +695,61 @@ export interface components {
             name: string;
             /** @enum {string} */
             status: "active" | "revoked";
+            /**
+             * @description What the token may do (docs/admin.md, "Roles")
+             * @enum {string}
+             */
+            role: "owner" | "moderator" | "viewer";
             /** Format: date-time */
             created_at: string;
             last_used_at: string | null;
             revoked_at: string | null;
         };
+        /** @description The error envelope of a 403: `cross_origin_request`, `forbidden` */
+        Error403CrossOriginRequestOrForbidden: {
+            error: {
+                /**
+                 * @description Branch on this
+                 * @enum {string}
+                 */
+                code: "cross_origin_request" | "forbidden";
+                /** @description Human text; never branch on it */
+                message: string;
+                /** @description Also in the X-Request-Id header */
+                request_id: string;
+                /** @description Structured context: errors (validation), resource and id (not_found, conflict) */
+                details?: {
+                    /**
+                     * @description What a not_found or conflict of /keys, /tokens or /webhooks is about
+                     * @enum {string}
+                     */
+                    resource?: "key" | "admin_token" | "webhook";
+                    /** @description That record's id, when the path names one */
+                    id?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
         CreatedAdminToken: {
             id: string;
             name: string;
+            /** @enum {string} */
+            role: "owner" | "moderator" | "viewer";
             /** @description The token text, `mgadm_<id>_<secret>`: shown only in this answer; null in an Idempotency-Key replay, since the text is never written to disk. */
             token: string | null;
             /** Format: date-time */
             created_at: string;
+            /** @description The sign-in link asked for with `invite: true`; null otherwise and in a replay */
+            invite: components["schemas"]["AdminTokenInvite"] | null;
+        };
+        AdminTokenInvite: {
+            /** @description Spent by its first use; only its hash is kept (in admin-tokens.json) */
+            code: string;
+            /** @description `http://HOST:PORT/login#CODE`, the code in the fragment; null with no admin TCP listener */
+            url: string | null;
+            /** Format: date-time */
+            expires_at: string;
         };
         /** @description The error envelope of a 409: `conflict`, `idempotency_conflict` */
         Error409ConflictOrIdempotencyConflict: {
@@ -800,6 +863,11 @@ export interface components {
             /** @description The admin token the session acts for; null for a login link */
             token_id: string | null;
             name: string;
+            /**
+             * @description What this session may do (docs/admin.md, "Roles"): the panel shows its pages
+             * @enum {string}
+             */
+            role: "owner" | "moderator" | "viewer";
             /** @description Null for a Bearer token */
             expires_at: string | null;
         };
@@ -875,14 +943,14 @@ export interface components {
             /** @description The key text: shown in this answer only, never again; null when the answer is an Idempotency-Key replay, since the text is never written to disk. */
             key: string | null;
         };
-        /** @description The error envelope of a 403: `premium_required`, `cross_origin_request` */
-        Error403PremiumRequiredOrCrossOriginRequest: {
+        /** @description The error envelope of a 403: `premium_required`, `cross_origin_request`, `forbidden` */
+        Error403PremiumRequiredOrCrossOriginRequestOrForbidden: {
             error: {
                 /**
                  * @description Branch on this
                  * @enum {string}
                  */
-                code: "premium_required" | "cross_origin_request";
+                code: "premium_required" | "cross_origin_request" | "forbidden";
                 /** @description Human text; never branch on it */
                 message: string;
                 /** @description Also in the X-Request-Id header */
@@ -1254,6 +1322,23 @@ export interface components {
                 "application/json": components["schemas"]["Error500Internal"];
             };
         };
+        /** @description `cross_origin_request`: The admin API refuses requests made on behalf of another origin. `forbidden`: Your admin role does not allow this; ask the server owner. */
+        Error403CrossOriginRequestOrForbidden: {
+            headers: {
+                "API-Version": components["headers"]["API-Version"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error403CrossOriginRequestOrForbidden"];
+            };
+        };
         /** @description `conflict`: The request conflicts with the current state. `idempotency_conflict`: This Idempotency-Key was already used with a different request. */
         Error409ConflictOrIdempotencyConflict: {
             headers: {
@@ -1322,8 +1407,8 @@ export interface components {
                 "application/json": components["schemas"]["Error409Conflict"];
             };
         };
-        /** @description `premium_required`: This server has no active premium plan for the API. `cross_origin_request`: The admin API refuses requests made on behalf of another origin. */
-        Error403PremiumRequiredOrCrossOriginRequest: {
+        /** @description `premium_required`: This server has no active premium plan for the API. `cross_origin_request`: The admin API refuses requests made on behalf of another origin. `forbidden`: Your admin role does not allow this; ask the server owner. */
+        Error403PremiumRequiredOrCrossOriginRequestOrForbidden: {
             headers: {
                 "API-Version": components["headers"]["API-Version"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1336,7 +1421,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error403PremiumRequiredOrCrossOriginRequest"];
+                "application/json": components["schemas"]["Error403PremiumRequiredOrCrossOriginRequestOrForbidden"];
             };
         };
     };
@@ -1419,7 +1504,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             421: components["responses"]["Error421MisdirectedRequest"];
             429: components["responses"]["Error429RateLimited"];
@@ -1440,6 +1525,17 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
+                    /**
+                     * @description What the token may do; default owner
+                     * @default owner
+                     * @enum {string}
+                     */
+                    role?: "owner" | "moderator" | "viewer";
+                    /**
+                     * @description Also make a one-time sign-in link for the panel
+                     * @default false
+                     */
+                    invite?: boolean;
                 };
             };
         };
@@ -1455,7 +1551,46 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
+            404: components["responses"]["Error404NotFound"];
+            409: components["responses"]["Error409ConflictOrIdempotencyConflict"];
+            413: components["responses"]["Error413PayloadTooLarge"];
+            415: components["responses"]["Error415UnsupportedMediaType"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+        };
+    };
+    inviteAdminToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first outcome of a retried POST instead of acting twice (docs/idempotency.md). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description A new one-time sign-in link for a token's holder, replacing an unspent one */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminTokenInvite"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409ConflictOrIdempotencyConflict"];
             413: components["responses"]["Error413PayloadTooLarge"];
@@ -1485,7 +1620,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409Conflict"];
             421: components["responses"]["Error421MisdirectedRequest"];
@@ -1513,7 +1648,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             421: components["responses"]["Error421MisdirectedRequest"];
             429: components["responses"]["Error429RateLimited"];
@@ -1548,7 +1683,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409Conflict"];
             413: components["responses"]["Error413PayloadTooLarge"];
@@ -1578,7 +1713,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             421: components["responses"]["Error421MisdirectedRequest"];
             429: components["responses"]["Error429RateLimited"];
@@ -1611,7 +1746,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409Conflict"];
             413: components["responses"]["Error413PayloadTooLarge"];
@@ -1738,7 +1873,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409Conflict"];
             413: components["responses"]["Error413PayloadTooLarge"];
@@ -1774,7 +1909,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             421: components["responses"]["Error421MisdirectedRequest"];
             429: components["responses"]["Error429RateLimited"];
@@ -1816,7 +1951,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403PremiumRequiredOrCrossOriginRequest"];
+            403: components["responses"]["Error403PremiumRequiredOrCrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409Conflict"];
             413: components["responses"]["Error413PayloadTooLarge"];
@@ -1848,7 +1983,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             421: components["responses"]["Error421MisdirectedRequest"];
             429: components["responses"]["Error429RateLimited"];
@@ -1875,7 +2010,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409Conflict"];
             421: components["responses"]["Error421MisdirectedRequest"];
@@ -1916,7 +2051,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409Conflict"];
             413: components["responses"]["Error413PayloadTooLarge"];
@@ -1958,7 +2093,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403PremiumRequiredOrCrossOriginRequest"];
+            403: components["responses"]["Error403PremiumRequiredOrCrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409Conflict"];
             413: components["responses"]["Error413PayloadTooLarge"];
@@ -1988,7 +2123,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             421: components["responses"]["Error421MisdirectedRequest"];
             429: components["responses"]["Error429RateLimited"];
@@ -2022,7 +2157,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409ConflictOrIdempotencyConflict"];
             413: components["responses"]["Error413PayloadTooLarge"];
@@ -2054,7 +2189,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             421: components["responses"]["Error421MisdirectedRequest"];
             429: components["responses"]["Error429RateLimited"];
@@ -2081,7 +2216,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409Conflict"];
             421: components["responses"]["Error421MisdirectedRequest"];
@@ -2114,7 +2249,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409ConflictOrIdempotencyConflict"];
             421: components["responses"]["Error421MisdirectedRequest"];
@@ -2151,7 +2286,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409ConflictOrIdempotencyConflict"];
             413: components["responses"]["Error413PayloadTooLarge"];
@@ -2186,7 +2321,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409ConflictOrIdempotencyConflict"];
             421: components["responses"]["Error421MisdirectedRequest"];
@@ -2219,7 +2354,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             421: components["responses"]["Error421MisdirectedRequest"];
             429: components["responses"]["Error429RateLimited"];
@@ -2264,7 +2399,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             421: components["responses"]["Error421MisdirectedRequest"];
             429: components["responses"]["Error429RateLimited"];
@@ -2296,7 +2431,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             421: components["responses"]["Error421MisdirectedRequest"];
             429: components["responses"]["Error429RateLimited"];
@@ -2326,7 +2461,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409ConflictOrIdempotencyConflict"];
             421: components["responses"]["Error421MisdirectedRequest"];

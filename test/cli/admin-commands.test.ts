@@ -16,15 +16,55 @@ describe('modgate admin tokens', () => {
     const dir = await initialised();
     const created = JSON.parse(
       await runOk(['admin', 'tokens', 'create', '--data-dir', dir, '--name', 'panel', '--json']),
-    ) as { id: string; name: string; token: string; created_at: string };
-    expect(Object.keys(created).sort()).toEqual(['created_at', 'id', 'name', 'token']);
+    ) as { id: string; name: string; token: string; created_at: string; role: string };
+    expect(Object.keys(created).sort()).toEqual(['created_at', 'id', 'invite', 'name', 'role', 'token']);
+    expect(created.role).toBe('owner');
     const file = await readFile(join(dir, 'admin-tokens.json'), 'utf8');
     expect(file).not.toContain(created.token);
     expect(file).toContain(hashAdminToken(created.token));
     const list = await runOk(['admin', 'tokens', 'list', '--data-dir', dir]);
-    expect(list.split('\n')[0]).toMatch(/^ID +NAME +STATUS +CREATED +LAST USED$/);
-    expect(list).toMatch(new RegExp(`^${created.id} +panel +active .* never$`, 'm'));
+    expect(list.split('\n')[0]).toMatch(/^ID +NAME +ROLE +STATUS +CREATED +LAST USED$/);
+    expect(list).toMatch(new RegExp(`^${created.id} +panel +owner +active .* never$`, 'm'));
     expect(list).not.toContain(created.token);
+  });
+
+  it('creates a token with a role, lists the role, and refuses a role that does not exist', async () => {
+    const dir = await initialised();
+    const created = JSON.parse(
+      await runOk([
+        'admin',
+        'tokens',
+        'create',
+        '--data-dir',
+        dir,
+        '--name',
+        'mia',
+        '--role',
+        'moderator',
+        '--json',
+      ]),
+    ) as { id: string; role: string; invite: null };
+    expect(created).toMatchObject({ role: 'moderator', invite: null });
+    const file = JSON.parse(await readFile(join(dir, 'admin-tokens.json'), 'utf8')) as {
+      tokens: { id: string; role: string }[];
+    };
+    expect(file.tokens).toEqual([expect.objectContaining({ id: created.id, role: 'moderator' })]);
+    expect(await runOk(['admin', 'tokens', 'list', '--data-dir', dir])).toMatch(
+      new RegExp(`^${created.id} +mia +moderator +active`, 'm'),
+    );
+    const wrong = await run([
+      'admin',
+      'tokens',
+      'create',
+      '--data-dir',
+      dir,
+      '--name',
+      'x',
+      '--role',
+      'boss',
+    ]);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('owner, moderator, viewer');
   });
 
   it('revokes a token and lists it as revoked', async () => {

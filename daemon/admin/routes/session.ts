@@ -44,6 +44,7 @@ export const sessionRoutes = [
       'Secure under TLS). A wrong, revoked, used or expired token or code is 401 and counts towards the ' +
       'bad-token back-off. Not on admin.sock (404).',
     tag: 'Sessions',
+    access: { kind: 'staff' },
     body: SignInBody,
     response: { status: 201, schema: SessionView },
     errors: ['unauthorized', 'rate_limited'],
@@ -55,16 +56,17 @@ export const sessionRoutes = [
     operationId: 'getAdminSession',
     summary: 'Who this request is signed in as',
     tag: 'Sessions',
+    access: { kind: 'staff' },
     response: { status: 200, schema: SessionView },
     errors: [],
-    handler: ({ actor, headers, admin }) => {
+    handler: ({ actor, role, headers, admin }) => {
       if (actor.kind === 'local')
-        return Promise.resolve({ token_id: null, name: `uid ${actor.uid}`, expires_at: null });
+        return Promise.resolve({ token_id: null, name: `uid ${actor.uid}`, role, expires_at: null });
       const secret =
         actor.kind === 'session' ? readSessionCookie(headers['cookie'], admin.panel.tls) : undefined;
       const session = secret === undefined ? undefined : admin.panel.sessions.find(secret);
       if (session) return Promise.resolve(sessionView(session));
-      return Promise.resolve({ token_id: actor.token_id, name: actor.name, expires_at: null });
+      return Promise.resolve({ token_id: actor.token_id, name: actor.name, role, expires_at: null });
     },
   }),
   defineAdminRoute({
@@ -73,6 +75,7 @@ export const sessionRoutes = [
     operationId: 'deleteAdminSession',
     summary: 'Sign out: end the session of the cookie sent, and clear the cookie',
     tag: 'Sessions',
+    access: { kind: 'staff' },
     response: { status: 204 },
     errors: [],
     handler: ({ headers, admin, responseHeaders }) => {
@@ -88,6 +91,7 @@ export const sessionRoutes = [
     operationId: 'createAdminLoginCode',
     summary: 'A one-time sign-in code for the panel (admin.sock only; `modgate admin login-url`)',
     tag: 'Sessions',
+    access: { kind: 'owner' },
     body: () => z.object({}).strict(),
     response: { status: 201, schema: LoginCode },
     errors: [],
@@ -100,6 +104,7 @@ export const sessionRoutes = [
       const { code, expires_at } = admin.panel.sessions.mintCode({
         token_id: null,
         name: `login link (uid ${actor.uid})`,
+        role: 'owner',
       });
       const base = admin.panel.url();
       return Promise.resolve({
