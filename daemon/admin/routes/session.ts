@@ -70,6 +70,25 @@ export const sessionRoutes = [
     },
   }),
   defineAdminRoute({
+    method: 'GET',
+    path: `${SESSION_PATH}/watch`,
+    operationId: 'watchAdminSession',
+    summary: 'Server-Sent Events that end with a 401 error message the moment this session or its token ends',
+    description:
+      'No events, only heartbeats: an open panel page holds it to learn at once that it was signed out, its token revoked or its session expired, without polling. Takes no slot of the event stream caps.',
+    tag: 'Sessions',
+    access: { kind: 'staff' },
+    response: { status: 200 },
+    errors: [],
+    stream: ({ actor, sessionId, requestId, admin }) => {
+      const session = sessionId === null ? null : { expiry: () => admin.panel.sessions.expiryOf(sessionId) };
+      return admin.eventStreams.watch(actor, requestId, session);
+    },
+    handler: async () => {
+      throw new Error('GET /admin/v1/session/watch always streams');
+    },
+  }),
+  defineAdminRoute({
     method: 'DELETE',
     path: SESSION_PATH,
     operationId: 'deleteAdminSession',
