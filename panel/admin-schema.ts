@@ -165,6 +165,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/session/watch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Server-Sent Events that end with a 401 error message the moment this session or its token ends
+         * @description No events, only heartbeats: an open panel page holds it to learn at once that it was signed out, its token revoked or its session expired, without polling. Takes no slot of the event stream caps.
+         */
+        get: operations["watchAdminSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/login-codes": {
         parameters: {
             query?: never;
@@ -1841,6 +1861,33 @@ export interface operations {
             403: components["responses"]["Error403CrossOriginRequest"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409Conflict"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+        };
+    };
+    watchAdminSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Server-Sent Events that end with a 401 error message the moment this session or its token ends */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
             421: components["responses"]["Error421MisdirectedRequest"];
             429: components["responses"]["Error429RateLimited"];
             500: components["responses"]["Error500Internal"];

@@ -3,35 +3,44 @@
  * the location's hash (`#/keys`), so the daemon serves one document for every page and a
  * reload stays where it was. `/login#CODE` is the one-time sign-in link's landing place: the
  * code travels in the fragment, which the browser never sends to a server or in a Referer.
+ * The navigation shows only the pages the session's role may use (docs/admin.md, "Roles"; the
+ * API refuses the rest anyway), and a signed-in shell holds the session watch, so a page left
+ * open learns within a second that it was signed out or its token revoked.
  */
 import { h } from 'preact';
 import type { View } from './ui.ts';
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiFailure, describe, SessionEnded } from './api.ts';
+import { ADMIN, api, ApiFailure, describe, SessionEnded } from './api.ts';
+import type { components } from './admin-schema.ts';
 import { AuditPage } from './pages/audit.ts';
 import { EventsPage } from './pages/events.ts';
 import { KeysPage } from './pages/keys.ts';
 import { OverviewPage } from './pages/overview.ts';
 import { PlanPage } from './pages/plan.ts';
 import { SignIn } from './pages/sign-in.ts';
+import { TokensPage } from './pages/tokens.ts';
 import { WebhooksPage } from './pages/webhooks.ts';
 import { PageBoundary } from './ui.ts';
 
 /** What GET /admin/v1/session answers for a signed-in browser. */
-export interface Session {
-  token_id: string;
-  name: string;
-  expires_at: string;
-}
+export type Session = components['schemas']['AdminSession'];
+type Role = Session['role'];
 
-/** The navigation, in its order; the link texts are part of the automation contract. */
+const EVERYONE: readonly Role[] = ['owner', 'moderator', 'viewer'];
+const OWNER: readonly Role[] = ['owner'];
+
+/**
+ * The navigation, in its order, with the roles that may use each page (the admin API's matrix,
+ * docs/admin.md "Roles"); the link texts are part of the automation contract.
+ */
 const PAGES = [
-  { path: 'overview', title: 'Overview', view: OverviewPage },
-  { path: 'keys', title: 'Keys', view: KeysPage },
-  { path: 'plan', title: 'Plan', view: PlanPage },
-  { path: 'webhooks', title: 'Webhooks', view: WebhooksPage },
-  { path: 'audit', title: 'Audit', view: AuditPage },
-  { path: 'events', title: 'Events', view: EventsPage },
+  { path: 'overview', title: 'Overview', view: OverviewPage, roles: EVERYONE },
+  { path: 'keys', title: 'Keys', view: KeysPage, roles: OWNER },
+  { path: 'plan', title: 'Plan', view: PlanPage, roles: OWNER },
+  { path: 'webhooks', title: 'Webhooks', view: WebhooksPage, roles: OWNER },
+  { path: 'audit', title: 'Audit', view: AuditPage, roles: OWNER },
+  { path: 'events', title: 'Events', view: EventsPage, roles: OWNER },
+  { path: 'tokens', title: 'Tokens', view: TokensPage, roles: OWNER },
 ] as const;
 
 type SessionState = { kind: 'checking' } | { kind: 'out'; error?: string } | { kind: 'in'; session: Session };
@@ -40,6 +49,7 @@ export function App(): View {
   const [state, setState] = useState<SessionState>({ kind: 'checking' });
   const page = useHashPage();
   useEffect(() => void start(setState), []);
+  useEffect(() => (state.kind === 'in' ? watchSession() : undefined), [state.kind]);
   useEffect(() => {
     const ended = (event: Event) =>
       setState({
@@ -58,7 +68,8 @@ export function App(): View {
       onSignedIn: (session: Session) => setState({ kind: 'in', session }),
     });
   }
-  const current = PAGES.find((entry) => entry.path === page) ?? PAGES[0];
+  const pages = PAGES.filter((entry) => entry.roles.includes(state.session.role));
+  const current = pages.find((entry) => entry.path === page) ?? PAGES[0];
   return h(
     'div',
     { class: 'shell' },
@@ -69,7 +80,7 @@ export function App(): View {
       h(
         'nav',
         null,
-        PAGES.map((entry) =>
+        pages.map((entry) =>
           h(
             'a',
             {
@@ -107,6 +118,26 @@ async function start(setState: (state: SessionState) => void): Promise<void> {
     const silent = error instanceof ApiFailure && error.status === 401 && code === '';
     setState({ kind: 'out', error: silent ? undefined : describe(error) });
   }
+}
+
+/**
+ * Holds GET /admin/v1/session/watch while signed in: the daemon ends it with an `error` message
+ * carrying the 401 envelope the moment the session or its token ends, and the shell goes back
+ * to sign-in saying why. A dropped connection (a restart) is retried by EventSource; one it gives
+ * up on (a 401 on reconnecting) is settled by asking for the session, which a 401 ends.
+ */
+function watchSession(): () => void {
+  const source = new EventSource(`${ADMIN}/session/watch`);
+  source.addEventListener('error', (event) => {
+    if (event instanceof MessageEvent) {
+      source.close();
+      const message = (JSON.parse(String(event.data)) as { error?: { message?: string } }).error?.message;
+      dispatchEvent(new SessionEnded(message ?? 'signed out'));
+    } else if (source.readyState === EventSource.CLOSED) {
+      void api('GET', '/session').catch(() => undefined);
+    }
+  });
+  return () => source.close();
 }
 
 async function signOut(setState: (state: SessionState) => void): Promise<void> {
