@@ -761,12 +761,12 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             /** @description The sign-in link asked for with `invite: true`; null otherwise and in a replay */
-            invite: components["schemas"]["AdminTokenInvite"] | null;
+            invite: components["schemas"]["AdminLoginCode"] | null;
         };
-        AdminTokenInvite: {
-            /** @description Spent by its first use; only its hash is kept (in admin-tokens.json) */
+        AdminLoginCode: {
+            /** @description Spent by its first use; only its hash is kept (a staff link in admin-tokens.json) */
             code: string;
-            /** @description `http://HOST:PORT/login#CODE`, the code in the fragment; null with no admin TCP listener */
+            /** @description The panel link that signs in with it (`http://HOST:PORT/login#CODE`); null with no admin TCP listener */
             url: string | null;
             /** Format: date-time */
             expires_at: string;
@@ -896,14 +896,6 @@ export interface components {
             token?: string;
             /** @description A one-time code from a login link */
             code?: string;
-        };
-        AdminLoginCode: {
-            /** @description Spent by its first use; only its hash is kept */
-            code: string;
-            /** @description The panel link that signs in with it (`http://HOST:PORT/login#CODE`); null with no admin TCP listener */
-            url: string | null;
-            /** Format: date-time */
-            expires_at: string;
         };
         AdminKeyPage: {
             data: components["schemas"]["AdminKey"][];
@@ -1605,7 +1597,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AdminTokenInvite"];
+                    "application/json": components["schemas"]["AdminLoginCode"];
                 };
             };
             400: components["responses"]["Error400ValidationError"];

@@ -12,7 +12,7 @@ import { attempt, ConfirmButton, ErrorLine, Field, Table, useLoad, when, type Vi
 
 type Token = components['schemas']['AdminToken'];
 type Created = components['schemas']['CreatedAdminToken'];
-type Invite = components['schemas']['AdminTokenInvite'];
+type Invite = components['schemas']['AdminLoginCode'];
 type Role = Token['role'];
 
 /** What each role may do, in the words the form shows (docs/admin.md, "Roles"). */

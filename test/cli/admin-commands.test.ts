@@ -30,20 +30,9 @@ describe('modgate admin tokens', () => {
 
   it('creates a token with a role, lists the role, and refuses a role that does not exist', async () => {
     const dir = await initialised();
-    const created = JSON.parse(
-      await runOk([
-        'admin',
-        'tokens',
-        'create',
-        '--data-dir',
-        dir,
-        '--name',
-        'mia',
-        '--role',
-        'moderator',
-        '--json',
-      ]),
-    ) as { id: string; role: string; invite: null };
+    const create = (name: string, role: string) =>
+      run(['admin', 'tokens', 'create', '--data-dir', dir, '--name', name, '--role', role, '--json']);
+    const created = JSON.parse((await create('mia', 'moderator')).stdout) as { id: string };
     expect(created).toMatchObject({ role: 'moderator', invite: null });
     const file = JSON.parse(await readFile(join(dir, 'admin-tokens.json'), 'utf8')) as {
       tokens: { id: string; role: string }[];
@@ -52,17 +41,7 @@ describe('modgate admin tokens', () => {
     expect(await runOk(['admin', 'tokens', 'list', '--data-dir', dir])).toMatch(
       new RegExp(`^${created.id} +mia +moderator +active`, 'm'),
     );
-    const wrong = await run([
-      'admin',
-      'tokens',
-      'create',
-      '--data-dir',
-      dir,
-      '--name',
-      'x',
-      '--role',
-      'boss',
-    ]);
+    const wrong = await create('x', 'boss');
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toContain('owner, moderator, viewer');
   });

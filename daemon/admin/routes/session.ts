@@ -17,11 +17,16 @@ import { SESSION_PATH, SessionView, SignInBody, sessionView } from '../panel/pan
 import { clearedSessionCookie, readSessionCookie } from '../session-cookie.ts';
 import { lazySchema } from '../../../protocol/lazy-schema.ts';
 
-/** A sign-in code as POST /admin/v1/login-codes answers it; the CLI checks answers against it. */
+/**
+ * A one-time sign-in code as POST /admin/v1/login-codes answers it, and a staff member's sign-in
+ * link as /admin/v1/tokens does (docs/admin.md, "Staff sign-in"); the CLI checks answers against it.
+ */
 export const LoginCode = lazySchema(() =>
   z
     .object({
-      code: z.string().describe('Spent by its first use; only its hash is kept'),
+      code: z
+        .string()
+        .describe('Spent by its first use; only its hash is kept (a staff link in admin-tokens.json)'),
       url: z
         .string()
         .nullable()

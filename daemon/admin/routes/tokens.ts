@@ -21,6 +21,7 @@ import { defineAdminRoute } from '../define-admin-route.ts';
 import { ADMIN_ROLES } from '../roles.ts';
 import { adminNow, type AdminServices } from '../services.ts';
 import { lazySchema } from '../../../protocol/lazy-schema.ts';
+import { LoginCode } from './session.ts';
 
 /** An admin token as listed; the CLI checks answers against it (cli/admin-answers.ts). */
 export const tokenView = lazySchema(() =>
@@ -51,25 +52,11 @@ export const createdToken = lazySchema(() =>
             'Idempotency-Key replay, since the text is never written to disk.',
         ),
       created_at: z.iso.datetime({ offset: true }),
-      invite: invite()
+      invite: LoginCode()
         .nullable()
         .describe('The sign-in link asked for with `invite: true`; null otherwise and in a replay'),
     })
     .meta({ id: 'CreatedAdminToken' }),
-);
-
-/** A staff member's one-time sign-in link (docs/admin.md, "Staff sign-in"). */
-export const invite = lazySchema(() =>
-  z
-    .object({
-      code: z.string().describe('Spent by its first use; only its hash is kept (in admin-tokens.json)'),
-      url: z
-        .string()
-        .nullable()
-        .describe('`http://HOST:PORT/login#CODE`, the code in the fragment; null with no admin TCP listener'),
-      expires_at: z.iso.datetime({ offset: true }),
-    })
-    .meta({ id: 'AdminTokenInvite' }),
 );
 
 const CreateBody = lazySchema(() =>
@@ -150,7 +137,7 @@ export const tokenRoutes = [
     access: { kind: 'owner' },
     params: tokenId,
     body: () => z.object({}).strict(),
-    response: { status: 201, schema: invite },
+    response: { status: 201, schema: LoginCode },
     shownOnce: ['code', 'url'],
     errors: ['conflict', 'idempotency_conflict'],
     handler: async ({ admin, params }) => {
