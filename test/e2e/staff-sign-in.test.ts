@@ -78,4 +78,23 @@ describe('a staff sign-in link', () => {
     await eventually(async () => (await signedIn()).length > 0);
     expect(await signedIn()).toEqual([{ kind: 'session', token_id: created.id, name: 'mia' }]);
   });
+
+  it('makes a new link that replaces an unspent one, and none for a revoked token', async () => {
+    const socket = (method: string, path: string, body?: unknown) =>
+      adminRequest({ dataDir: data.dir, method, path: `/admin/v1/tokens${path}`, body });
+    const old = (await socket('POST', '', { name: 'leo', role: 'viewer', invite: true })).json as Created;
+    const renewed = await socket('POST', `/${old.id}/invite`, {});
+    expect(renewed.status).toBe(201);
+    const signIn = (code: string) =>
+      adminRequest({ url, method: 'POST', path: '/admin/v1/session', body: { code } });
+    expect((await signIn(old.invite.code)).status).toBe(401);
+    const { code } = renewed.json as { code: string };
+    expect(await signIn(code)).toMatchObject({ status: 201, json: { name: 'leo', role: 'viewer' } });
+    const again = (await socket('POST', `/${old.id}/invite`, {})).json as { code: string };
+    expect((await socket('DELETE', `/${old.id}`)).status).toBe(204);
+    expect((await signIn(again.code)).status).toBe(401);
+    expect((await socket('POST', `/${old.id}/invite`, {})).json).toMatchObject({
+      error: { code: 'conflict', details: { resource: 'admin_token', id: old.id } },
+    });
+  });
 });
