@@ -67,10 +67,10 @@ export function tokensFromAnswer(body: unknown): AdminToken[] {
 
 /** POST /admin/v1/tokens: the new token, its text shown once. */
 export function createdTokenFromAnswer(body: unknown): CreatedToken {
-  const { id, name, token, created_at } = parsed(createdToken(), body, '/tokens');
+  const answer = parsed(createdToken(), body, '/tokens');
   // The token is null only in an Idempotency-Key replay, which the CLI never asks for.
-  if (token === null) throw unexpectedAnswer('/tokens');
-  return { id, name, token, created_at };
+  if (answer.token === null) throw unexpectedAnswer('/tokens');
+  return { ...answer, token: answer.token };
 }
 
 export function webhookViewFromAnswer(body: unknown): WebhookView {

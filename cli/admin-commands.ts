@@ -5,7 +5,8 @@
  * token is refused at once, and the list shows the daemon's last use) or, without one, to the
  * in-process admin over the data dir (cli/admin-client.ts).
  */
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
+import { ADMIN_ROLES, type AdminRole } from '../daemon/admin/roles.ts';
 import { ADMIN_TOKEN_ID_PATTERN, adminTokenName } from '../daemon/store/admin-tokens.ts';
 import { formatIssues } from '../daemon/store/data-file.ts';
 import { registerLoginUrlCommand } from './admin-login-command.ts';
@@ -14,6 +15,7 @@ import {
   tokensFromAnswer,
   unexpectedAnswer,
   type AdminToken,
+  type CreatedToken,
 } from './admin-answers.ts';
 import { withAdmin, type AdminClient } from './admin-client.ts';
 import { UsageError } from './errors.ts';
@@ -33,22 +35,20 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
 
   withDataDirOption(tokens.command('create').description('create an admin token; it is shown once'))
     .requiredOption('--name <name>', 'what the token is for (shown in lists and the audit log)')
-    .option('--json', 'print {"id","name","token","created_at"}')
-    .action(async (flags: Flags & { name: string }) => {
-      const name = tokenName(flags.name);
+    .addOption(
+      new Option('--role <role>', 'what it may do (docs/admin.md, "Roles")')
+        .choices(ADMIN_ROLES)
+        .default('owner'),
+    )
+    .option('--invite', 'also print a one-time panel sign-in link for its holder (valid 7 days)')
+    .option('--json', 'print {"id","name","role","token","created_at","invite"}')
+    .action(async (flags: Flags & { name: string; role: AdminRole; invite?: boolean }) => {
+      const body = { name: tokenName(flags.name), role: flags.role, invite: flags.invite === true };
       const created = await withAdmin(flags, io, async (admin) =>
-        createdTokenFromAnswer((await admin.send({ method: 'POST', path: '/tokens', body: { name } })).body),
+        createdTokenFromAnswer((await admin.send({ method: 'POST', path: '/tokens', body })).body),
       );
       if (flags.json) return printJson(io, created);
-      printLines(
-        io,
-        `Admin token ${created.id} (${created.name}):`,
-        '',
-        `  ${created.token}`,
-        '',
-        'It is shown only now; store it where your panel or scripts read it. Revoke it with',
-        `\`modgate admin tokens revoke ${created.id}\`.`,
-      );
+      printLines(io, ...createdLines(created));
     });
 
   withDataDirOption(tokens.command('list').description('list admin tokens (never their text)'))
@@ -87,12 +87,36 @@ function tokenName(text: string): string {
   return parsed.data;
 }
 
+function createdLines(created: CreatedToken): string[] {
+  const lines = [
+    `Admin token ${created.id} (${created.name}, ${created.role}):`,
+    '',
+    `  ${created.token}`,
+    '',
+  ];
+  if (created.invite !== null) {
+    const link = created.invite.url ?? `/login#${created.invite.code} on the panel's address`;
+    lines.push(
+      `Sign-in link for its holder (works once, until ${created.invite.expires_at}):`,
+      '',
+      `  ${link}`,
+      '',
+    );
+  }
+  lines.push(
+    'It is shown only now; store it where your panel or scripts read it. Revoke it with',
+    `\`modgate admin tokens revoke ${created.id}\`.`,
+  );
+  return lines;
+}
+
 function listLines(list: readonly AdminToken[]): string[] {
   if (list.length === 0) return ['No admin tokens yet; create one with `modgate admin tokens create`.'];
-  const header = ['ID', 'NAME', 'STATUS', 'CREATED', 'LAST USED'];
+  const header = ['ID', 'NAME', 'ROLE', 'STATUS', 'CREATED', 'LAST USED'];
   const rows = list.map((token) => [
     token.id,
     token.name,
+    token.role,
     token.status,
     formatDate(new Date(token.created_at)),
     token.last_used_at === null ? 'never' : formatDate(new Date(token.last_used_at)),

@@ -49,6 +49,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/tokens/{id}/invite": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new one-time sign-in link for a token's holder, replacing an unspent one
+         * @description The link signs a browser in as this token once, within 7 days, also after a restart (only its hash is kept). 409 for a revoked token.
+         */
+        post: operations["inviteAdminToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/tokens/{id}": {
         parameters: {
             query?: never;
@@ -140,6 +160,26 @@ export interface paths {
          * @description Sign out: end the session of the cookie sent, and clear the cookie
          */
         delete: operations["deleteAdminSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/session/watch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Server-Sent Events that end with a 401 error message the moment this session or its token ends
+         * @description No events, only heartbeats: an open panel page holds it to learn at once that it was signed out, its token revoked or its session expired, without polling. Takes no slot of the event stream caps.
+         */
+        get: operations["watchAdminSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1535,18 +1575,61 @@ export interface components {
             name: string;
             /** @enum {string} */
             status: "active" | "revoked";
+            /**
+             * @description What the token may do (docs/admin.md, "Roles")
+             * @enum {string}
+             */
+            role: "owner" | "moderator" | "viewer";
             /** Format: date-time */
             created_at: string;
             last_used_at: string | null;
             revoked_at: string | null;
         };
+        /** @description The error envelope of a 403: `cross_origin_request`, `forbidden` */
+        Error403CrossOriginRequestOrForbidden: {
+            error: {
+                /**
+                 * @description Branch on this
+                 * @enum {string}
+                 */
+                code: "cross_origin_request" | "forbidden";
+                /** @description Human text; never branch on it */
+                message: string;
+                /** @description Also in the X-Request-Id header */
+                request_id: string;
+                /** @description Structured context: errors (validation), resource and id (not_found, conflict) */
+                details?: {
+                    /**
+                     * @description What a not_found or conflict of /keys, /tokens or /webhooks is about
+                     * @enum {string}
+                     */
+                    resource?: "key" | "admin_token" | "webhook";
+                    /** @description That record's id, when the path names one */
+                    id?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
         CreatedAdminToken: {
             id: string;
             name: string;
+            /** @enum {string} */
+            role: "owner" | "moderator" | "viewer";
             /** @description The token text, `mgadm_<id>_<secret>`: shown only in this answer; null in an Idempotency-Key replay, since the text is never written to disk. */
             token: string | null;
             /** Format: date-time */
             created_at: string;
+            /** @description The sign-in link asked for with `invite: true`; null otherwise and in a replay */
+            invite: components["schemas"]["AdminLoginCode"] | null;
+        };
+        AdminLoginCode: {
+            /** @description Spent by its first use; only its hash is kept (a staff link in admin-tokens.json) */
+            code: string;
+            /** @description The panel link that signs in with it (`http://HOST:PORT/login#CODE`); null with no admin TCP listener */
+            url: string | null;
+            /** Format: date-time */
+            expires_at: string;
         };
         /** @description The error envelope of a 409: `conflict`, `idempotency_conflict` */
         Error409ConflictOrIdempotencyConflict: {
@@ -1660,6 +1743,11 @@ export interface components {
             /** @description The admin token the session acts for; null for a login link */
             token_id: string | null;
             name: string;
+            /**
+             * @description What this session may do (docs/admin.md, "Roles"): the panel shows its pages
+             * @enum {string}
+             */
+            role: "owner" | "moderator" | "viewer";
             /** @description Null for a Bearer token */
             expires_at: string | null;
         };
@@ -1668,14 +1756,6 @@ export interface components {
             token?: string;
             /** @description A one-time code from a login link */
             code?: string;
-        };
-        AdminLoginCode: {
-            /** @description Spent by its first use; only its hash is kept */
-            code: string;
-            /** @description The panel link that signs in with it (`http://HOST:PORT/login#CODE`); null with no admin TCP listener */
-            url: string | null;
-            /** Format: date-time */
-            expires_at: string;
         };
         AdminKeyPage: {
             data: components["schemas"]["AdminKey"][];
@@ -1735,14 +1815,14 @@ export interface components {
             /** @description The key text: shown in this answer only, never again; null when the answer is an Idempotency-Key replay, since the text is never written to disk. */
             key: string | null;
         };
-        /** @description The error envelope of a 403: `premium_required`, `cross_origin_request` */
-        Error403PremiumRequiredOrCrossOriginRequest: {
+        /** @description The error envelope of a 403: `premium_required`, `cross_origin_request`, `forbidden` */
+        Error403PremiumRequiredOrCrossOriginRequestOrForbidden: {
             error: {
                 /**
                  * @description Branch on this
                  * @enum {string}
                  */
-                code: "premium_required" | "cross_origin_request";
+                code: "premium_required" | "cross_origin_request" | "forbidden";
                 /** @description Human text; never branch on it */
                 message: string;
                 /** @description Also in the X-Request-Id header */
@@ -3002,6 +3082,23 @@ export interface components {
                 "application/json": components["schemas"]["Error500Internal"];
             };
         };
+        /** @description `cross_origin_request`: The admin API refuses requests made on behalf of another origin. `forbidden`: Your admin role does not allow this; ask the server owner. */
+        Error403CrossOriginRequestOrForbidden: {
+            headers: {
+                "API-Version": components["headers"]["API-Version"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error403CrossOriginRequestOrForbidden"];
+            };
+        };
         /** @description `conflict`: The request conflicts with the current state. `idempotency_conflict`: This Idempotency-Key was already used with a different request. */
         Error409ConflictOrIdempotencyConflict: {
             headers: {
@@ -3070,8 +3167,8 @@ export interface components {
                 "application/json": components["schemas"]["Error409Conflict"];
             };
         };
-        /** @description `premium_required`: This server has no active premium plan for the API. `cross_origin_request`: The admin API refuses requests made on behalf of another origin. */
-        Error403PremiumRequiredOrCrossOriginRequest: {
+        /** @description `premium_required`: This server has no active premium plan for the API. `cross_origin_request`: The admin API refuses requests made on behalf of another origin. `forbidden`: Your admin role does not allow this; ask the server owner. */
+        Error403PremiumRequiredOrCrossOriginRequestOrForbidden: {
             headers: {
                 "API-Version": components["headers"]["API-Version"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3084,7 +3181,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error403PremiumRequiredOrCrossOriginRequest"];
+                "application/json": components["schemas"]["Error403PremiumRequiredOrCrossOriginRequestOrForbidden"];
             };
         };
         /** @description `server_unavailable`: The game server is not available. `daemon_not_running`: No modgate daemon serves this data dir, and this needs one (modgate serve). */
@@ -3219,7 +3316,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             421: components["responses"]["Error421MisdirectedRequest"];
             429: components["responses"]["Error429RateLimited"];
@@ -3240,6 +3337,17 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
+                    /**
+                     * @description What the token may do; default owner
+                     * @default owner
+                     * @enum {string}
+                     */
+                    role?: "owner" | "moderator" | "viewer";
+                    /**
+                     * @description Also make a one-time sign-in link for the panel
+                     * @default false
+                     */
+                    invite?: boolean;
                 };
             };
         };
@@ -3255,7 +3363,46 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
+            404: components["responses"]["Error404NotFound"];
+            409: components["responses"]["Error409ConflictOrIdempotencyConflict"];
+            413: components["responses"]["Error413PayloadTooLarge"];
+            415: components["responses"]["Error415UnsupportedMediaType"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+        };
+    };
+    inviteAdminToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first outcome of a retried POST instead of acting twice (docs/idempotency.md). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description A new one-time sign-in link for a token's holder, replacing an unspent one */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminLoginCode"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409ConflictOrIdempotencyConflict"];
             413: components["responses"]["Error413PayloadTooLarge"];
@@ -3285,7 +3432,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409Conflict"];
             421: components["responses"]["Error421MisdirectedRequest"];
@@ -3313,7 +3460,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             421: components["responses"]["Error421MisdirectedRequest"];
             429: components["responses"]["Error429RateLimited"];
@@ -3348,7 +3495,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409Conflict"];
             413: components["responses"]["Error413PayloadTooLarge"];
@@ -3378,7 +3525,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             421: components["responses"]["Error421MisdirectedRequest"];
             429: components["responses"]["Error429RateLimited"];
@@ -3411,7 +3558,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409Conflict"];
             413: components["responses"]["Error413PayloadTooLarge"];
@@ -3511,6 +3658,33 @@ export interface operations {
             500: components["responses"]["Error500Internal"];
         };
     };
+    watchAdminSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Server-Sent Events that end with a 401 error message the moment this session or its token ends */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+        };
+    };
     createAdminLoginCode: {
         parameters: {
             query?: never;
@@ -3538,7 +3712,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409Conflict"];
             413: components["responses"]["Error413PayloadTooLarge"];
@@ -3574,7 +3748,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             421: components["responses"]["Error421MisdirectedRequest"];
             429: components["responses"]["Error429RateLimited"];
@@ -3616,7 +3790,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403PremiumRequiredOrCrossOriginRequest"];
+            403: components["responses"]["Error403PremiumRequiredOrCrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409Conflict"];
             413: components["responses"]["Error413PayloadTooLarge"];
@@ -3648,7 +3822,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             421: components["responses"]["Error421MisdirectedRequest"];
             429: components["responses"]["Error429RateLimited"];
@@ -3675,7 +3849,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409Conflict"];
             421: components["responses"]["Error421MisdirectedRequest"];
@@ -3716,7 +3890,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409Conflict"];
             413: components["responses"]["Error413PayloadTooLarge"];
@@ -3758,7 +3932,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403PremiumRequiredOrCrossOriginRequest"];
+            403: components["responses"]["Error403PremiumRequiredOrCrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409Conflict"];
             413: components["responses"]["Error413PayloadTooLarge"];
@@ -3788,7 +3962,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             421: components["responses"]["Error421MisdirectedRequest"];
             429: components["responses"]["Error429RateLimited"];
@@ -3822,7 +3996,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409ConflictOrIdempotencyConflict"];
             413: components["responses"]["Error413PayloadTooLarge"];
@@ -3854,7 +4028,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             421: components["responses"]["Error421MisdirectedRequest"];
             429: components["responses"]["Error429RateLimited"];
@@ -3881,7 +4055,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409Conflict"];
             421: components["responses"]["Error421MisdirectedRequest"];
@@ -3950,7 +4124,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409ConflictOrIdempotencyConflict"];
             421: components["responses"]["Error421MisdirectedRequest"];
@@ -3987,7 +4161,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409ConflictOrIdempotencyConflict"];
             413: components["responses"]["Error413PayloadTooLarge"];
@@ -4022,7 +4196,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409ConflictOrIdempotencyConflict"];
             421: components["responses"]["Error421MisdirectedRequest"];
@@ -4055,7 +4229,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             421: components["responses"]["Error421MisdirectedRequest"];
             429: components["responses"]["Error429RateLimited"];
@@ -4100,7 +4274,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             421: components["responses"]["Error421MisdirectedRequest"];
             429: components["responses"]["Error429RateLimited"];
@@ -4132,7 +4306,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             421: components["responses"]["Error421MisdirectedRequest"];
             429: components["responses"]["Error429RateLimited"];
@@ -4162,7 +4336,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409ConflictOrIdempotencyConflict"];
             421: components["responses"]["Error421MisdirectedRequest"];

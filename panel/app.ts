@@ -3,10 +3,14 @@
  * the location's hash (`#/keys`), so the daemon serves one document for every page and a
  * reload stays where it was. `/login#CODE` is the one-time sign-in link's landing place: the
  * code travels in the fragment, which the browser never sends to a server or in a Referer.
+ * The navigation shows only the pages the session's role may use (docs/admin.md, "Roles"; the
+ * API refuses the rest anyway), and a signed-in shell holds the session watch, so a page left
+ * open learns within a second that it was signed out or its token revoked.
  */
 import { h } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiFailure, describe, SessionEnded } from './api.ts';
+import type { components } from './admin-schema.ts';
 import { hashPage } from './hash.ts';
 import { AuditPage } from './pages/audit.ts';
 import { EventsPage } from './pages/events.ts';
@@ -15,25 +19,31 @@ import { OverviewPage } from './pages/overview.ts';
 import { PlanPage } from './pages/plan.ts';
 import { PlayersPage } from './pages/players.ts';
 import { SignIn } from './pages/sign-in.ts';
+import { TokensPage } from './pages/tokens.ts';
 import { WebhooksPage } from './pages/webhooks.ts';
+import { watchSession } from './session-watch.ts';
 import { PageBoundary, type View } from './ui.ts';
 
 /** What GET /admin/v1/session answers for a signed-in browser. */
-export interface Session {
-  token_id: string;
-  name: string;
-  expires_at: string;
-}
+export type Session = components['schemas']['AdminSession'];
+type Role = Session['role'];
 
-/** The navigation, in its order; the link texts are part of the automation contract. */
+const EVERYONE: readonly Role[] = ['owner', 'moderator', 'viewer'];
+const OWNER: readonly Role[] = ['owner'];
+
+/**
+ * The navigation, in its order, with the roles that may use each page (the admin API's matrix,
+ * docs/admin.md "Roles"); the link texts are part of the automation contract.
+ */
 const PAGES = [
-  { path: 'overview', title: 'Overview', view: OverviewPage },
-  { path: 'players', title: 'Players', view: PlayersPage },
-  { path: 'keys', title: 'Keys', view: KeysPage },
-  { path: 'plan', title: 'Plan', view: PlanPage },
-  { path: 'webhooks', title: 'Webhooks', view: WebhooksPage },
-  { path: 'audit', title: 'Audit', view: AuditPage },
-  { path: 'events', title: 'Events', view: EventsPage },
+  { path: 'overview', title: 'Overview', view: OverviewPage, roles: EVERYONE },
+  { path: 'players', title: 'Players', view: PlayersPage, roles: EVERYONE },
+  { path: 'keys', title: 'Keys', view: KeysPage, roles: OWNER },
+  { path: 'plan', title: 'Plan', view: PlanPage, roles: OWNER },
+  { path: 'webhooks', title: 'Webhooks', view: WebhooksPage, roles: OWNER },
+  { path: 'audit', title: 'Audit', view: AuditPage, roles: OWNER },
+  { path: 'events', title: 'Events', view: EventsPage, roles: OWNER },
+  { path: 'tokens', title: 'Tokens', view: TokensPage, roles: OWNER },
 ] as const;
 
 type SessionState = { kind: 'checking' } | { kind: 'out'; error?: string } | { kind: 'in'; session: Session };
@@ -42,6 +52,7 @@ export function App(): View {
   const [state, setState] = useState<SessionState>({ kind: 'checking' });
   const page = useHashPage();
   useEffect(() => void start(setState), []);
+  useEffect(() => (state.kind === 'in' ? watchSession() : undefined), [state.kind]);
   useEffect(() => {
     const ended = (event: Event) =>
       setState({
@@ -61,8 +72,9 @@ export function App(): View {
       onSignedIn: (session: Session) => setState({ kind: 'in', session }),
     });
   }
-  const current = PAGES.find((entry) => entry.path === page) ?? PAGES[0];
-  return h(Shell, { session: state.session, current, onSignOut: () => void signOut(setState) });
+  const pages = PAGES.filter((entry) => entry.roles.includes(state.session.role));
+  const current = pages.find((entry) => entry.path === page) ?? PAGES[0];
+  return h(Shell, { session: state.session, pages, current, onSignOut: () => void signOut(setState) });
 }
 
 type PageEntry = (typeof PAGES)[number];
@@ -72,7 +84,12 @@ type PageEntry = (typeof PAGES)[number];
  * reach without a menu), and the page's heading, which takes focus when the page changes so a
  * screen reader announces it and Tab starts from the page, not from the top of the document.
  */
-function Shell(props: { session: Session; current: PageEntry; onSignOut: () => void }): View {
+function Shell(props: {
+  session: Session;
+  pages: readonly PageEntry[];
+  current: PageEntry;
+  onSignOut: () => void;
+}): View {
   const { current } = props;
   const heading = useRef<HTMLHeadingElement>(null);
   const first = useRef(true);
@@ -105,7 +122,7 @@ function Shell(props: { session: Session; current: PageEntry; onSignOut: () => v
       h(
         'nav',
         { 'aria-label': 'Pages' },
-        PAGES.map((entry) =>
+        props.pages.map((entry) =>
           h(
             'a',
             {

@@ -45,6 +45,7 @@ export interface AdminEventStreamsOptions {
 
 /** Every field of every event: the operator sees what `players:read_sensitive` sees. */
 const FULL_VIEW = eventView(['players:read_sensitive']);
+const NO_EVENTS: ReadonlySet<EventType> = new Set();
 /** StreamSlots counts per key and per address; here per actor and, under one name, in all. */
 const ALL_ADMIN_STREAMS = 'admin';
 
@@ -84,9 +85,31 @@ export class AdminEventStreams {
     types: ReadonlySet<EventType> | null,
     session: { expiry(): Date | null } | null = null,
   ): ResponseStream {
+    return this.#held(actor, requestId, after, types, session, this.#take(holderOf(actor)));
+  }
+
+  /**
+   * A stream of no events, only heartbeats, that ends with the 401 envelope the moment this
+   * session or its token does (GET /admin/v1/session/watch): how an idle panel page learns it was
+   * signed out within a second. It takes no slot of the caps (it holds no events, so nothing
+   * for a slow reader to pile up): every open page holds one, and the listener's connection caps
+   * bound them.
+   */
+  watch(actor: AdminActor, requestId: string, session: { expiry(): Date | null } | null): ResponseStream {
+    const last = this.#options.eventLog.lastId();
+    return this.#held(actor, requestId, last, NO_EVENTS, session, () => undefined);
+  }
+
+  #held(
+    actor: AdminActor,
+    requestId: string,
+    after: number,
+    types: ReadonlySet<EventType> | null,
+    session: { expiry(): Date | null } | null,
+    release: () => void,
+  ): ResponseStream {
     const { eventLog, metrics, settings } = this.#options;
     const tokenId = actor.kind === 'local' ? null : actor.token_id;
-    const release = this.#take(holderOf(actor));
     const inner = new EventStream({
       eventLog,
       after,

@@ -10,6 +10,7 @@ import { errorResponse, RESPONSE_HEADERS } from '../openapi/openapi-responses.ts
 import { INFO } from '../openapi/openapi-text.ts';
 import { API_VERSION } from '../version.ts';
 import { ADMIN_RESOURCES, type AnyAdminRoute } from './define-admin-route.ts';
+import { ADMIN_ROLES, roleAllows } from './roles.ts';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -107,6 +108,8 @@ function operation(
     summary: route.summary,
     description: route.description ?? route.summary,
     tags: [route.tag],
+    // Which roles may call it (docs/admin.md, "Roles"); any other gets 403 forbidden.
+    'x-roles': rolesOf(route),
     parameters: [
       ...parameters(route.params, 'path', components.schemas),
       ...parameters(route.query, 'query', components.schemas),
@@ -142,6 +145,7 @@ function responses(
   const codes = new Set<AnyErrorCode>([...ADMIN_COMMON_ERRORS, ...route.errors]);
   if (route.body) for (const code of WRITE_ERRORS) codes.add(code);
   if (route.method !== 'GET') for (const code of DATA_DIR_ERRORS) codes.add(code);
+  if (rolesOf(route).length < ADMIN_ROLES.length) codes.add('forbidden');
   const byStatus = new Map<number, AnyErrorCode[]>();
   for (const code of Object.keys(ANY_ERROR_CATALOGUE) as AnyErrorCode[]) {
     if (!codes.has(code)) continue;
@@ -152,6 +156,11 @@ function responses(
     out[String(status)] = errorResponse(status, list, components, ADMIN_ERROR_DETAILS);
   }
   return out;
+}
+
+/** The roles whose callers this route answers (the role stage, stages/role-check.ts). */
+export function rolesOf(route: AnyAdminRoute): string[] {
+  return ADMIN_ROLES.filter((role) => roleAllows(role, route.access));
 }
 
 const IDEMPOTENCY_KEY = {

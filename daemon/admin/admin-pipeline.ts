@@ -6,7 +6,8 @@
  *
  *   TCP only: Host (421) → preflight refused (403) → the panel's files and sign-in
  *             (panel/panel-gate.ts) → token back-off (429) → token or session cookie (401)
- *   both:     cross-origin write (403) → route (404) → body: 415, 413, 400 → validation (400)
+ *   both:     cross-origin write (403) → route (404) → role (403 forbidden) → body: 415, 413,
+ *             400 → validation (400)
  *             → Idempotency-Key (POST) → handler → audit (every write, with its actor)
  *
  * (The route is looked up before the origin check, after authentication, only so that the audit
@@ -34,6 +35,7 @@ import { AdminAuthentication } from './stages/admin-authentication.ts';
 import { type AdminExchange, newAdminExchange } from './admin-exchange.ts';
 import { adminObservers } from './admin-observers.ts';
 import { ADMIN_PREFIX, type AdminContext, type AnyAdminRoute } from './define-admin-route.ts';
+import { checkRole } from './stages/role-check.ts';
 import { checkHost, checkOrigin, hostRule, ownOriginOf, refusePreflight } from './stages/defences.ts';
 import type { PanelGate } from './panel/panel-gate.ts';
 import type { AdminServices } from './services.ts';
@@ -102,6 +104,7 @@ export function createAdminPipeline(options: AdminPipelineOptions): AdminHandle 
     checkOrigin(req, ownOriginOf(req, tcp?.tls ?? false));
     if (!match) throw new ApiError('not_found', 'No such admin endpoint.');
     const { route } = match;
+    checkRole(route, who.role);
     const rawBody = route.body || req.hasBody ? await readJsonBody(req, route, bodyLimit) : undefined;
     const input = validateInput(route, match.params, url, rawBody);
     const context: HandlerContext = {

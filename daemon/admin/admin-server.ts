@@ -109,6 +109,7 @@ function panelGate(services: AdminServices) {
       sessions: services.panel.sessions,
       tls: services.panel.tls,
       verifyToken: (text) => services.tokens.verify(text),
+      redeemInvite: (code) => services.tokens.redeemInvite(code),
       tokenActive: (id) => services.snapshot().adminTokensById.get(id)?.revokedAt === null,
     });
 }

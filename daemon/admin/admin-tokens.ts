@@ -9,7 +9,12 @@
  * (default 60 s) and at close, off the request path: a request never waits for it.
  */
 import type { Logger } from '../log/log.ts';
-import { adminTokensFile, type AdminTokenRecord, verifyAdminToken } from '../store/admin-tokens.ts';
+import {
+  adminTokensFile,
+  type AdminTokenRecord,
+  redeemInvite,
+  verifyAdminToken,
+} from '../store/admin-tokens.ts';
 import type { DataDir, Snapshot } from '../store/data-dir.ts';
 
 export interface AdminTokensOptions {
@@ -45,6 +50,18 @@ export class AdminTokens {
   /** The active token `text` is, or null; a match is recorded as used. */
   verify(text: string): AdminTokenRecord | null {
     const record = verifyAdminToken(this.#options.snapshot().adminTokensById, text);
+    if (record !== null) this.#recordUse(record.id);
+    return record;
+  }
+
+  /**
+   * Spends a staff member's sign-in link (docs/admin.md, "Staff sign-in"): the active token it
+   * signs in as, or null. Spent in admin-tokens.json before the session starts, so a link works
+   * once even if the daemon stops right after. (The snapshot keeps the spent hash until its next
+   * load; nothing reads invites from it.)
+   */
+  async redeemInvite(code: string): Promise<AdminTokenRecord | null> {
+    const record = await redeemInvite(this.#options.dataDir, code, new Date(this.#now()));
     if (record !== null) this.#recordUse(record.id);
     return record;
   }

@@ -10,7 +10,7 @@ import { type OperationSpec, withLazySchemas } from '../http/define-route.ts';
 import type { Declared } from '../../protocol/lazy-schema.ts';
 import type { ResponseStream } from '../http/types.ts';
 import type { AdminActor } from './admin-actor.ts';
-import type { AdminAccess } from './roles.ts';
+import type { AdminAccess, AdminRole } from './roles.ts';
 import type { AdminServices } from './services.ts';
 
 /** Every admin path starts here (docs/admin.md, "admin.sock, in detail"). */
@@ -32,6 +32,8 @@ export interface AdminContext<P, Q, B> {
   query: Q;
   body: B;
   actor: AdminActor;
+  /** The caller's role: admin.sock is the owner; a token or session, its token's role. */
+  role: AdminRole;
   /** The short id (`Session.id`) of the panel session the request came with; null otherwise. */
   sessionId: string | null;
   requestId: string;
@@ -73,10 +75,10 @@ export interface AdminRouteSpec<
    */
   resource?: AdminResource;
   /**
-   * Which roles may call it (roles.ts, docs/admin.md "Roles"); a route that does not say needs
-   * the owner.
+   * Which roles may call it (roles.ts, docs/admin.md "Roles"): every route says, so a new route
+   * is classified when it is written, not left open by default.
    */
-  access?: AdminAccess;
+  access: AdminAccess;
   /**
    * Answers with a long-lived `text/event-stream` body instead of JSON (GET /admin/v1/events):
    * called after authentication and validation; throws an ApiError like a handler.

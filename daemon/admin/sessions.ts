@@ -14,6 +14,7 @@
  * holder does; a code lives `codeTtlMs` and is spent by its first use, right or wrong session.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import type { AdminRole } from './roles.ts';
 
 export interface SessionOptions {
   /** How long a session lasts from sign-in; 12 h by default. */
@@ -39,6 +40,8 @@ export interface SessionOwner {
   token_id: string | null;
   /** The token's name, or `login link (uid N)`; shown in the panel and the audit log. */
   name: string;
+  /** The token's role (a login link's is the owner's): what the session may do. */
+  role: AdminRole;
 }
 
 export interface Session extends SessionOwner {

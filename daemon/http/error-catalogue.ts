@@ -38,6 +38,10 @@ export const ADMIN_ERROR_CATALOGUE = {
     status: 403,
     message: 'The admin API refuses requests made on behalf of another origin.',
   },
+  forbidden: {
+    status: 403,
+    message: 'Your admin role does not allow this; ask the server owner.',
+  },
   misdirected_request: {
     status: 421,
     message: 'This listener does not serve the host named in the request.',

@@ -10,6 +10,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import * as z from 'zod';
+import { ADMIN_ROLES, type AdminRole } from '../admin/roles.ts';
 import { ADMIN_FILES } from './data-dir-layout.ts';
 import { type DataFileAccess, dateField, defineDataFile, nullableDateField } from './data-file.ts';
 import { BASE62, LOWER_ALPHANUMERIC, randomText } from './random-text.ts';
@@ -33,6 +34,14 @@ export interface AdminTokenRecord {
   /** Recorded by the daemon (debounced); null until first used. */
   readonly lastUsedAt: Date | null;
   readonly revokedAt: Date | null;
+  /** What the token may do (docs/admin.md, "Roles"); a record without one is an owner's. */
+  readonly role: AdminRole;
+  /**
+   * A staff member's unspent sign-in link (docs/admin.md, "Staff sign-in"): the SHA-256 of its
+   * code and when it stops working. Kept on disk, so a link survives a restart; spent by its
+   * first use.
+   */
+  readonly invite: { readonly hash: string; readonly expiresAt: Date } | null;
 }
 
 /** A token's name: printable, 1 to 100 characters (the CLI and the API validate with this). */
@@ -54,6 +63,11 @@ const recordSchema = z
     created_at: dateField,
     last_used_at: nullableDateField,
     revoked_at: nullableDateField,
+    role: z.enum(ADMIN_ROLES).optional(),
+    invite: z
+      .object({ hash: z.string().regex(/^[0-9a-f]{64}$/, 'expected a hex SHA-256'), expires_at: dateField })
+      .strict()
+      .optional(),
   })
   .strict()
   .transform((file): AdminTokenRecord => ({
@@ -63,6 +77,8 @@ const recordSchema = z
     createdAt: file.created_at,
     lastUsedAt: file.last_used_at,
     revokedAt: file.revoked_at,
+    role: file.role ?? 'owner',
+    invite: file.invite === undefined ? null : { hash: file.invite.hash, expiresAt: file.invite.expires_at },
   }));
 
 export const adminTokensFile = defineDataFile<readonly AdminTokenRecord[]>({
@@ -78,6 +94,10 @@ export const adminTokensFile = defineDataFile<readonly AdminTokenRecord[]>({
       created_at: record.createdAt.toISOString(),
       last_used_at: record.lastUsedAt?.toISOString() ?? null,
       revoked_at: record.revokedAt?.toISOString() ?? null,
+      role: record.role,
+      ...(record.invite === null
+        ? {}
+        : { invite: { hash: record.invite.hash, expires_at: record.invite.expiresAt.toISOString() } }),
     })),
   }),
   whenMissing: [],
@@ -87,6 +107,7 @@ export const adminTokensFile = defineDataFile<readonly AdminTokenRecord[]>({
 export interface CreatedAdminToken {
   id: string;
   name: string;
+  role: AdminRole;
   token: string;
   created_at: string;
 }
@@ -96,6 +117,7 @@ export interface AdminTokenView {
   id: string;
   name: string;
   status: 'active' | 'revoked';
+  role: AdminRole;
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
@@ -103,7 +125,7 @@ export interface AdminTokenView {
 
 export class AdminTokenError extends Error {
   constructor(
-    readonly code: 'not_found' | 'too_many',
+    readonly code: 'not_found' | 'too_many' | 'revoked',
     message: string,
   ) {
     super(message);
@@ -116,6 +138,7 @@ export async function createAdminToken(
   dataDir: DataFileAccess,
   name: string,
   now: Date,
+  role: AdminRole = 'owner',
 ): Promise<CreatedAdminToken> {
   let created: CreatedAdminToken | undefined;
   await dataDir.update(adminTokensFile, (records) => {
@@ -136,8 +159,10 @@ export async function createAdminToken(
       createdAt: now,
       lastUsedAt: null,
       revokedAt: null,
+      role,
+      invite: null,
     };
-    created = { id, name, token, created_at: now.toISOString() };
+    created = { id, name, role, token, created_at: now.toISOString() };
     return [...records, record];
   });
   return created as CreatedAdminToken;
@@ -154,7 +179,7 @@ export async function revokeAdminToken(
       throw new AdminTokenError('not_found', `no admin token with id ${id}`);
     }
     return records.map((record) =>
-      record.id === id && record.revokedAt === null ? { ...record, revokedAt: now } : record,
+      record.id === id && record.revokedAt === null ? { ...record, revokedAt: now, invite: null } : record,
     );
   });
   return viewOf(after.find((record) => record.id === id) as AdminTokenRecord);
@@ -165,6 +190,7 @@ export function viewOf(record: AdminTokenRecord): AdminTokenView {
     id: record.id,
     name: record.name,
     status: record.revokedAt === null ? 'active' : 'revoked',
+    role: record.role,
     created_at: record.createdAt.toISOString(),
     last_used_at: record.lastUsedAt?.toISOString() ?? null,
     revoked_at: record.revokedAt?.toISOString() ?? null,
@@ -200,4 +226,53 @@ export function adminTokenIdOf(text: string): string | null {
 /** Whether `text` looks like an admin token (for the log redaction and the CLI's hints). */
 export function isAdminTokenText(text: string): boolean {
   return TOKEN_PATTERN.test(text);
+}
+
+/** How long a staff member's sign-in link works by default: a week, for a message to be read. */
+export const INVITE_TTL_MS = 7 * 24 * 3_600_000;
+
+/**
+ * Gives the active token `id` a new sign-in link (docs/admin.md, "Staff sign-in"), replacing an
+ * unspent one; returns the code, the only time it is shown (the file keeps its SHA-256).
+ */
+export async function issueInvite(
+  dataDir: DataFileAccess,
+  id: string,
+  now: Date,
+  ttlMs: number = INVITE_TTL_MS,
+): Promise<{ code: string; expires_at: string }> {
+  const code = randomText(BASE62, SECRET_LENGTH);
+  const expiresAt = new Date(now.getTime() + ttlMs);
+  await dataDir.update(adminTokensFile, (records) => {
+    const record = records.find((candidate) => candidate.id === id);
+    if (record === undefined) throw new AdminTokenError('not_found', `no admin token with id ${id}`);
+    if (record.revokedAt !== null) throw new AdminTokenError('revoked', `admin token ${id} is revoked`);
+    const invite = { hash: hashAdminToken(code), expiresAt };
+    return records.map((candidate) => (candidate === record ? { ...record, invite } : candidate));
+  });
+  return { code, expires_at: expiresAt.toISOString() };
+}
+
+/**
+ * Spends a sign-in link's code: the active token it signs in as, or null (unknown, spent,
+ * expired, its token revoked). The code is taken off the record whatever follows, so it works
+ * once even across a restart.
+ */
+export async function redeemInvite(
+  dataDir: DataFileAccess,
+  code: string,
+  now: Date,
+): Promise<AdminTokenRecord | null> {
+  const hash = hashAdminToken(code);
+  // A wrong code (the back-off counts them) writes nothing.
+  if (!(await dataDir.read(adminTokensFile)).some((record) => record.invite?.hash === hash)) return null;
+  let found: AdminTokenRecord | null = null;
+  await dataDir.update(adminTokensFile, (records) => {
+    const record = records.find((candidate) => candidate.invite?.hash === hash);
+    if (record === undefined) return records;
+    const live = record.revokedAt === null && (record.invite?.expiresAt.getTime() ?? 0) > now.getTime();
+    if (live) found = record;
+    return records.map((candidate) => (candidate === record ? { ...record, invite: null } : candidate));
+  });
+  return found;
 }

@@ -16,15 +16,34 @@ describe('modgate admin tokens', () => {
     const dir = await initialised();
     const created = JSON.parse(
       await runOk(['admin', 'tokens', 'create', '--data-dir', dir, '--name', 'panel', '--json']),
-    ) as { id: string; name: string; token: string; created_at: string };
-    expect(Object.keys(created).sort()).toEqual(['created_at', 'id', 'name', 'token']);
+    ) as { id: string; name: string; token: string; created_at: string; role: string };
+    expect(Object.keys(created).sort()).toEqual(['created_at', 'id', 'invite', 'name', 'role', 'token']);
+    expect(created.role).toBe('owner');
     const file = await readFile(join(dir, 'admin-tokens.json'), 'utf8');
     expect(file).not.toContain(created.token);
     expect(file).toContain(hashAdminToken(created.token));
     const list = await runOk(['admin', 'tokens', 'list', '--data-dir', dir]);
-    expect(list.split('\n')[0]).toMatch(/^ID +NAME +STATUS +CREATED +LAST USED$/);
-    expect(list).toMatch(new RegExp(`^${created.id} +panel +active .* never$`, 'm'));
+    expect(list.split('\n')[0]).toMatch(/^ID +NAME +ROLE +STATUS +CREATED +LAST USED$/);
+    expect(list).toMatch(new RegExp(`^${created.id} +panel +owner +active .* never$`, 'm'));
     expect(list).not.toContain(created.token);
+  });
+
+  it('creates a token with a role, lists the role, and refuses a role that does not exist', async () => {
+    const dir = await initialised();
+    const create = (name: string, role: string) =>
+      run(['admin', 'tokens', 'create', '--data-dir', dir, '--name', name, '--role', role, '--json']);
+    const created = JSON.parse((await create('mia', 'moderator')).stdout) as { id: string };
+    expect(created).toMatchObject({ role: 'moderator', invite: null });
+    const file = JSON.parse(await readFile(join(dir, 'admin-tokens.json'), 'utf8')) as {
+      tokens: { id: string; role: string }[];
+    };
+    expect(file.tokens).toEqual([expect.objectContaining({ id: created.id, role: 'moderator' })]);
+    expect(await runOk(['admin', 'tokens', 'list', '--data-dir', dir])).toMatch(
+      new RegExp(`^${created.id} +mia +moderator +active`, 'm'),
+    );
+    const wrong = await create('x', 'boss');
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('owner, moderator, viewer');
   });
 
   it('revokes a token and lists it as revoked', async () => {

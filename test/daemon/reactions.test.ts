@@ -216,8 +216,8 @@ describe('the reactions to a change', () => {
   });
 
   it('endPanelSessionsOfToken signs out the panel sessions made from the revoked token', () => {
-    const made = parts.sessions.create({ token_id: 'adm_revoked', name: 'ops' });
-    const other = parts.sessions.create({ token_id: 'adm_kept', name: 'ops' });
+    const made = parts.sessions.create({ token_id: 'adm_revoked', name: 'ops', role: 'owner' });
+    const other = parts.sessions.create({ token_id: 'adm_kept', name: 'ops', role: 'owner' });
     endPanelSessionsOfToken(parts, 'adm_revoked');
     expect(parts.sessions.find(made.secret)).toBeUndefined();
     expect(parts.sessions.find(other.secret)).toBeDefined();
@@ -225,7 +225,7 @@ describe('the reactions to a change', () => {
 
   it('recheckAdminStreams ends an admin stream whose panel session has ended', async () => {
     const { id } = await adminToken();
-    const { session, secret } = parts.sessions.create({ token_id: id, name: 'ops' });
+    const { session, secret } = parts.sessions.create({ token_id: id, name: 'ops', role: 'owner' });
     const stream = adminStream(id, session);
     recheckAdminStreams(parts);
     expect(stream.ended).toBe(false);
@@ -238,7 +238,7 @@ describe('the reactions to a change', () => {
   it('wireReactions runs every reaction of a data dir change, and of the revocations it sets off', async () => {
     const unwire = wireReactions(parts);
     const created = await adminToken();
-    const made = parts.sessions.create({ token_id: created.id, name: 'ops' });
+    const made = parts.sessions.create({ token_id: created.id, name: 'ops', role: 'owner' });
     const streams = [adminStream(created.id), adminStream(created.id, made.session)];
     let apiStreamsChecked = 0;
     parts.apiStreams.subscribe(() => void (apiStreamsChecked += 1));

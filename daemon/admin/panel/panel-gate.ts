@@ -16,6 +16,8 @@ import { readJsonBody, validateInput } from '../../http/stages/input.ts';
 import type { RequestTarget } from '../../http/stages/target.ts';
 import type { ApiRequest, ApiResponse } from '../../http/types.ts';
 import type { AdminActor } from '../admin-actor.ts';
+import type { AdminRole } from '../roles.ts';
+import { ADMIN_ROLES } from '../roles.ts';
 import type { AdminExchange } from '../admin-exchange.ts';
 import { checkOrigin, ownOriginOf } from '../stages/defences.ts';
 import { CODE_CREDENTIAL, tokenCredential, type TokenBackoff } from '../stages/token-backoff.ts';
@@ -46,6 +48,9 @@ export const SessionView = lazySchema(() =>
     .object({
       token_id: z.string().nullable().describe('The admin token the session acts for; null for a login link'),
       name: z.string(),
+      role: z
+        .enum(ADMIN_ROLES)
+        .describe('What this session may do (docs/admin.md, "Roles"): the panel shows its pages'),
       expires_at: z.iso.datetime({ offset: true }).nullable().describe('Null for a Bearer token'),
     })
     .meta({ id: 'AdminSession' }),
@@ -57,7 +62,9 @@ export interface PanelGateOptions {
   backoff: TokenBackoff;
   bodyLimitBytes: number;
   /** The active admin token `text` is, or null. */
-  verifyToken(text: string): { id: string; name: string } | null;
+  verifyToken(text: string): { id: string; name: string; role: AdminRole } | null;
+  /** Spends a staff member's sign-in link (admin-tokens.json): the token it signs in as, or null. */
+  redeemInvite(code: string): Promise<{ id: string; name: string; role: AdminRole } | null>;
   /** Whether the admin token with this id is still active. */
   tokenActive(id: string): boolean;
   assets?: PanelAssets;
@@ -108,7 +115,7 @@ export class PanelGate {
     const raw = await readJsonBody(req, route, this.#options.bodyLimitBytes);
     const body = validateInput(route, {}, url, raw).body as z.output<ReturnType<typeof SignInBody>>;
     const credential = body.code !== undefined ? CODE_CREDENTIAL : tokenCredential(body.token ?? '');
-    const owner = backoff.attempt(req.remoteAddress, credential, () => this.#ownerOf(body));
+    const owner = await backoff.attemptAsync(req.remoteAddress, credential, () => this.#ownerOf(body));
     if (owner === null) {
       throw new ApiError(
         'unauthorized',
@@ -121,10 +128,19 @@ export class PanelGate {
     return json(201, sessionView(session), { ...exchange.headers, 'set-cookie': cookie });
   }
 
-  #ownerOf(body: z.output<ReturnType<typeof SignInBody>>): SessionOwner | null {
-    if (body.code !== undefined) return this.#options.sessions.redeemCode(body.code) ?? null;
+  /**
+   * A code is the host's login link (in memory, 5 minutes) or else a staff member's sign-in link
+   * (on disk, so it outlives a restart); a token signs in as itself.
+   */
+  async #ownerOf(body: z.output<ReturnType<typeof SignInBody>>): Promise<SessionOwner | null> {
+    if (body.code !== undefined) {
+      const link = this.#options.sessions.redeemCode(body.code);
+      if (link !== undefined) return link;
+      const invited = await this.#options.redeemInvite(body.code);
+      return invited === null ? null : { token_id: invited.id, name: invited.name, role: invited.role };
+    }
     const token = this.#options.verifyToken(body.token ?? '');
-    return token === null ? null : { token_id: token.id, name: token.name };
+    return token === null ? null : { token_id: token.id, name: token.name, role: token.role };
   }
 }
 
@@ -136,10 +152,13 @@ export function sessionActor(session: Session): AdminActor {
   return { kind: 'session', token_id: session.token_id ?? `link-${session.id}`, name: session.name };
 }
 
-export function sessionView(session: Pick<Session, 'token_id' | 'name'> & { expires_at: Date | null }) {
+export function sessionView(
+  session: Pick<Session, 'token_id' | 'name' | 'role'> & { expires_at: Date | null },
+) {
   return {
     token_id: session.token_id,
     name: session.name,
+    role: session.role,
     expires_at: session.expires_at?.toISOString() ?? null,
   };
 }

@@ -108,6 +108,7 @@ export const auditRoutes = [
     operationId: 'listAdminAudit',
     summary: 'The audit log, newest first, filtered, across rotated files',
     tag: 'Audit',
+    access: { kind: 'owner' },
     query: AuditQuery,
     response: { status: 200, schema: () => collection(AuditLine(), false, 'AdminAuditPage') },
     errors: [],

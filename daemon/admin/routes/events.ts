@@ -28,6 +28,7 @@ export const eventRoutes = [
     description:
       'A text/event-stream: one message per event (`id:` the event id, `event:` its type, `data:` `{id, type, at, data}`), heartbeat comments, and a final `stream.closed` or `error` message when the daemon ends it. Unlike GET /v1/events it shows every field of every event.',
     tag: 'Events',
+    access: { kind: 'owner' },
     query: EventsQuery,
     response: { status: 200 },
     errors: ['rate_limited'],

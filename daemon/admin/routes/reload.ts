@@ -34,6 +34,7 @@ export const reloadRoutes = [
       'Answers once the reload is done. A broken data or config file refuses the whole reload: 409 ' +
       '`conflict` with the reason, and the daemon keeps serving what it had. Nothing to send in the body.',
     tag: 'Status',
+    access: { kind: 'owner' },
     response: { status: 200, schema: Reloaded },
     errors: ['conflict', 'idempotency_conflict'],
     handler: async ({ admin }) => {

@@ -17,11 +17,16 @@ import { SESSION_PATH, SessionView, SignInBody, sessionView } from '../panel/pan
 import { clearedSessionCookie, readSessionCookie } from '../session-cookie.ts';
 import { lazySchema } from '../../../protocol/lazy-schema.ts';
 
-/** A sign-in code as POST /admin/v1/login-codes answers it; the CLI checks answers against it. */
+/**
+ * A one-time sign-in code as POST /admin/v1/login-codes answers it, and a staff member's sign-in
+ * link as /admin/v1/tokens does (docs/admin.md, "Staff sign-in"); the CLI checks answers against it.
+ */
 export const LoginCode = lazySchema(() =>
   z
     .object({
-      code: z.string().describe('Spent by its first use; only its hash is kept'),
+      code: z
+        .string()
+        .describe('Spent by its first use; only its hash is kept (a staff link in admin-tokens.json)'),
       url: z
         .string()
         .nullable()
@@ -44,6 +49,7 @@ export const sessionRoutes = [
       'Secure under TLS). A wrong, revoked, used or expired token or code is 401 and counts towards the ' +
       'bad-token back-off. Not on admin.sock (404).',
     tag: 'Sessions',
+    access: { kind: 'staff' },
     body: SignInBody,
     response: { status: 201, schema: SessionView },
     errors: ['unauthorized', 'rate_limited'],
@@ -55,16 +61,36 @@ export const sessionRoutes = [
     operationId: 'getAdminSession',
     summary: 'Who this request is signed in as',
     tag: 'Sessions',
+    access: { kind: 'staff' },
     response: { status: 200, schema: SessionView },
     errors: [],
-    handler: ({ actor, headers, admin }) => {
+    handler: ({ actor, role, headers, admin }) => {
       if (actor.kind === 'local')
-        return Promise.resolve({ token_id: null, name: `uid ${actor.uid}`, expires_at: null });
+        return Promise.resolve({ token_id: null, name: `uid ${actor.uid}`, role, expires_at: null });
       const secret =
         actor.kind === 'session' ? readSessionCookie(headers['cookie'], admin.panel.tls) : undefined;
       const session = secret === undefined ? undefined : admin.panel.sessions.find(secret);
       if (session) return Promise.resolve(sessionView(session));
-      return Promise.resolve({ token_id: actor.token_id, name: actor.name, expires_at: null });
+      return Promise.resolve({ token_id: actor.token_id, name: actor.name, role, expires_at: null });
+    },
+  }),
+  defineAdminRoute({
+    method: 'GET',
+    path: `${SESSION_PATH}/watch`,
+    operationId: 'watchAdminSession',
+    summary: 'Server-Sent Events that end with a 401 error message the moment this session or its token ends',
+    description:
+      'No events, only heartbeats: an open panel page holds it to learn at once that it was signed out, its token revoked or its session expired, without polling. Takes no slot of the event stream caps.',
+    tag: 'Sessions',
+    access: { kind: 'staff' },
+    response: { status: 200 },
+    errors: [],
+    stream: ({ actor, sessionId, requestId, admin }) => {
+      const session = sessionId === null ? null : { expiry: () => admin.panel.sessions.expiryOf(sessionId) };
+      return admin.eventStreams.watch(actor, requestId, session);
+    },
+    handler: async () => {
+      throw new Error('GET /admin/v1/session/watch always streams');
     },
   }),
   defineAdminRoute({
@@ -73,6 +99,7 @@ export const sessionRoutes = [
     operationId: 'deleteAdminSession',
     summary: 'Sign out: end the session of the cookie sent, and clear the cookie',
     tag: 'Sessions',
+    access: { kind: 'staff' },
     response: { status: 204 },
     errors: [],
     handler: ({ headers, admin, responseHeaders }) => {
@@ -88,6 +115,7 @@ export const sessionRoutes = [
     operationId: 'createAdminLoginCode',
     summary: 'A one-time sign-in code for the panel (admin.sock only; `modgate admin login-url`)',
     tag: 'Sessions',
+    access: { kind: 'owner' },
     body: () => z.object({}).strict(),
     response: { status: 201, schema: LoginCode },
     errors: [],
@@ -100,6 +128,7 @@ export const sessionRoutes = [
       const { code, expires_at } = admin.panel.sessions.mintCode({
         token_id: null,
         name: `login link (uid ${actor.uid})`,
+        role: 'owner',
       });
       const base = admin.panel.url();
       return Promise.resolve({

@@ -69,6 +69,7 @@ export const statusRoutes = [
     operationId: 'getAdminStatus',
     summary: 'The daemon, the mod link, the switches and recent traffic',
     tag: 'Status',
+    access: { kind: 'staff' },
     response: { status: 200, schema: status },
     errors: [],
     handler: async ({ admin }) => {

@@ -12,13 +12,16 @@ import {
   adminTokenName,
   adminTokensFile,
   createAdminToken,
+  issueInvite,
   MAX_ADMIN_TOKENS,
   revokeAdminToken,
   viewOf,
 } from '../../store/admin-tokens.ts';
 import { defineAdminRoute } from '../define-admin-route.ts';
-import { adminNow } from '../services.ts';
+import { ADMIN_ROLES } from '../roles.ts';
+import { adminNow, type AdminServices } from '../services.ts';
 import { lazySchema } from '../../../protocol/lazy-schema.ts';
+import { LoginCode } from './session.ts';
 
 /** An admin token as listed; the CLI checks answers against it (cli/admin-answers.ts). */
 export const tokenView = lazySchema(() =>
@@ -27,6 +30,7 @@ export const tokenView = lazySchema(() =>
       id: z.string(),
       name: z.string(),
       status: z.enum(['active', 'revoked']),
+      role: z.enum(ADMIN_ROLES).describe('What the token may do (docs/admin.md, "Roles")'),
       created_at: z.iso.datetime({ offset: true }),
       last_used_at: z.iso.datetime({ offset: true }).nullable(),
       revoked_at: z.iso.datetime({ offset: true }).nullable(),
@@ -39,6 +43,7 @@ export const createdToken = lazySchema(() =>
     .object({
       id: z.string(),
       name: z.string(),
+      role: z.enum(ADMIN_ROLES),
       token: z
         .string()
         .nullable()
@@ -47,8 +52,21 @@ export const createdToken = lazySchema(() =>
             'Idempotency-Key replay, since the text is never written to disk.',
         ),
       created_at: z.iso.datetime({ offset: true }),
+      invite: LoginCode()
+        .nullable()
+        .describe('The sign-in link asked for with `invite: true`; null otherwise and in a replay'),
     })
     .meta({ id: 'CreatedAdminToken' }),
+);
+
+const CreateBody = lazySchema(() =>
+  z
+    .object({
+      name: adminTokenName,
+      role: z.enum(ADMIN_ROLES).default('owner').describe('What the token may do; default owner'),
+      invite: z.boolean().default(false).describe('Also make a one-time sign-in link for the panel'),
+    })
+    .strict(),
 );
 
 const tokenId = lazySchema(() =>
@@ -66,6 +84,7 @@ export const tokenRoutes = [
     description: `Every admin token, oldest first, revoked ones included (at most ${MAX_ADMIN_TOKENS}: one page).`,
     tag: 'Tokens',
     resource: 'admin_token',
+    access: { kind: 'owner' },
     response: {
       status: 200,
       schema: () =>
@@ -92,16 +111,39 @@ export const tokenRoutes = [
     summary: 'Create an admin token; its text is in this answer only',
     tag: 'Tokens',
     resource: 'admin_token',
-    body: () => z.object({ name: adminTokenName }).strict(),
+    access: { kind: 'owner' },
+    body: CreateBody,
     response: { status: 201, schema: createdToken },
-    shownOnce: ['token'],
+    shownOnce: ['token', 'invite'],
     errors: ['conflict', 'idempotency_conflict'],
     handler: async ({ admin, body }) => {
-      const created = await createAdminToken(admin.dataDir, body.name, adminNow(admin)).catch(
+      const created = await createAdminToken(admin.dataDir, body.name, adminNow(admin), body.role).catch(
         rethrowTokenRefusal,
       );
+      const link = body.invite ? await inviteOf(admin, created.id) : null;
       await admin.apply('adminTokens');
-      return created;
+      return { ...created, invite: link };
+    },
+  }),
+  defineAdminRoute({
+    method: 'POST',
+    path: '/admin/v1/tokens/{id}/invite',
+    operationId: 'inviteAdminToken',
+    summary: "A new one-time sign-in link for a token's holder, replacing an unspent one",
+    description:
+      'The link signs a browser in as this token once, within 7 days, also after a restart (only its hash is kept). 409 for a revoked token.',
+    tag: 'Tokens',
+    resource: 'admin_token',
+    access: { kind: 'owner' },
+    params: tokenId,
+    body: () => z.object({}).strict(),
+    response: { status: 201, schema: LoginCode },
+    shownOnce: ['code', 'url'],
+    errors: ['conflict', 'idempotency_conflict'],
+    handler: async ({ admin, params }) => {
+      const link = await inviteOf(admin, params.id);
+      await admin.apply('adminTokens');
+      return link;
     },
   }),
   defineAdminRoute({
@@ -111,6 +153,7 @@ export const tokenRoutes = [
     summary: 'Revoke an admin token: refused from the next request on',
     tag: 'Tokens',
     resource: 'admin_token',
+    access: { kind: 'owner' },
     params: tokenId,
     response: { status: 204 },
     errors: [],
@@ -120,6 +163,15 @@ export const tokenRoutes = [
     },
   }),
 ];
+
+/** A new sign-in link for token `id`, with the panel's address when the TCP listener runs. */
+async function inviteOf(admin: AdminServices, id: string) {
+  const { code, expires_at } = await issueInvite(admin.dataDir, id, adminNow(admin)).catch(
+    rethrowTokenRefusal,
+  );
+  const base = admin.panel.url();
+  return { code, url: base === null ? null : `${base}/login#${code}`, expires_at };
+}
 
 /** Rethrows an AdminTokenError as the API's refusal (404, or 409 for a full registry); anything else as it was. */
 function rethrowTokenRefusal(error: unknown): never {

@@ -7,15 +7,20 @@
 import { ApiError } from '../../http/api-error.ts';
 import type { ApiRequest } from '../../http/types.ts';
 import type { AdminActor } from '../admin-actor.ts';
+import type { AdminRole } from '../roles.ts';
 import type { PanelGate } from '../panel/panel-gate.ts';
 import type { AdminServices } from '../services.ts';
 import { type TokenBackoff, tokenCredential } from './token-backoff.ts';
 
 const BEARER = /^Bearer +(\S+) *$/i;
 
-/** Who made the request, and the panel session it came with (null for a token or the socket). */
+/**
+ * Who made the request, the role it acts with (the role stage's input, stages/role-check.ts),
+ * and the panel session it came with (null for a token or the socket).
+ */
 export interface Authenticated {
   actor: AdminActor;
+  role: AdminRole;
   sessionId: string | null;
 }
 
@@ -45,11 +50,15 @@ export class AdminAuthentication {
    * live session is never held back by others' bad tries.
    */
   authenticate(req: ApiRequest): Authenticated {
-    if (this.#socketUid !== null) return { actor: { kind: 'local', uid: this.#socketUid }, sessionId: null };
+    // Whoever can open the socket owns the data dir: the owner.
+    if (this.#socketUid !== null) {
+      return { actor: { kind: 'local', uid: this.#socketUid }, role: 'owner', sessionId: null };
+    }
     const authorization = req.headers['authorization'];
     if (authorization === undefined) {
       const signedIn = this.#panel?.actorOf(req);
-      if (signedIn) return { actor: signedIn.actor, sessionId: signedIn.session.id };
+      if (signedIn)
+        return { actor: signedIn.actor, role: signedIn.session.role, sessionId: signedIn.session.id };
       throw this.#unauthorized(req);
     }
     const text = BEARER.exec(authorization)?.[1] ?? '';
@@ -57,7 +66,11 @@ export class AdminAuthentication {
       this.#services.tokens.verify(text),
     );
     if (record === null) throw this.#unauthorized(req);
-    return { actor: { kind: 'token', token_id: record.id, name: record.name }, sessionId: null };
+    return {
+      actor: { kind: 'token', token_id: record.id, name: record.name },
+      role: record.role,
+      sessionId: null,
+    };
   }
 
   #unauthorized(req: ApiRequest): ApiError {

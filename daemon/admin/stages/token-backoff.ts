@@ -67,7 +67,19 @@ export class TokenBackoff {
    * gives null.
    */
   attempt<T>(address: string, credential: string, verify: () => T | null): T | null {
-    const granted = verify();
+    return this.#settle(address, credential, verify());
+  }
+
+  /** `attempt` for a check that is itself asynchronous (a staff sign-in link is spent on disk). */
+  async attemptAsync<T>(
+    address: string,
+    credential: string,
+    verify: () => Promise<T | null>,
+  ): Promise<T | null> {
+    return this.#settle(address, credential, await verify());
+  }
+
+  #settle<T>(address: string, credential: string, granted: T | null): T | null {
     if (granted !== null) {
       this.succeeded(address, credential);
       return granted;

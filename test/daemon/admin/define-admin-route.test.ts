@@ -11,6 +11,7 @@ const route = (path: string) => () =>
     operationId: 'probe',
     summary: 'probe',
     tag: 'Probe',
+    access: { kind: 'owner' },
     response: { status: 204 },
     errors: [],
     handler: async () => undefined,

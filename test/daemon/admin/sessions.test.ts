@@ -11,7 +11,7 @@ import {
 } from '../../../daemon/admin/session-cookie.ts';
 import { SessionStore } from '../../../daemon/admin/sessions.ts';
 
-const owner = { token_id: 'adm_1', name: 'ops' };
+const owner = { token_id: 'adm_1', name: 'ops', role: 'owner' as const };
 
 function clock(start = 1_000_000) {
   const time = { now: start };
@@ -43,7 +43,7 @@ describe('SessionStore', () => {
     const store = new SessionStore();
     const first = store.create(owner);
     const second = store.create(owner);
-    const other = store.create({ token_id: 'adm_2', name: 'other' });
+    const other = store.create({ token_id: 'adm_2', name: 'other', role: 'owner' });
     expect(store.end(first.secret)).toBe(true);
     expect(store.find(first.secret)).toBeUndefined();
     expect(store.endForToken('adm_1')).toBe(1);
@@ -58,7 +58,7 @@ describe('SessionStore', () => {
     const first = store.create(owner);
     const second = store.create(owner);
     expect(told).toBe(0);
-    store.create({ token_id: 'adm_2', name: 'other' });
+    store.create({ token_id: 'adm_2', name: 'other', role: 'owner' });
     expect(told).toBe(1);
     expect(store.expiryOf(first.session.id)).toBeNull();
     expect(store.expiryOf(second.session.id)).toEqual(second.session.expires_at);
@@ -92,7 +92,7 @@ describe('SessionStore', () => {
   it('redeems a one-time code once, and never after it expires', () => {
     const { time, now } = clock();
     const store = new SessionStore({ codeTtlMs: 1_000 }, now);
-    const link = { token_id: null, name: 'login link (uid 1000)' };
+    const link = { token_id: null, name: 'login link (uid 1000)', role: 'owner' as const };
     const { code } = store.mintCode(link);
     expect(store.redeemCode(code)).toEqual(link);
     expect(store.redeemCode(code)).toBeUndefined();
