@@ -1,6 +1,6 @@
 /**
- * One line per event saying what happened, from its type and payload (docs/events.md, "Event
- * types"): "Hugo Dvorak joined", "76561190551920056 banned until 2026-11-30 08:06:53". The
+ * One line per event saying what happened, from its type and payload (docs/events.md,
+ * "Events"): "Hugo Dvorak joined", "76561190551920056 banned until 2026-11-30 08:06:53". The
  * payload's fields may grow within v1, so a field missing or of another type reads as "?" and an
  * unknown type falls back to its name; the JSON is always one click away on the Events page.
  */
