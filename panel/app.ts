@@ -9,6 +9,7 @@ import type { View } from './ui.ts';
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiFailure, describe, SessionEnded } from './api.ts';
 import { AuditPage } from './pages/audit.ts';
+import { EconomyPage } from './pages/economy.ts';
 import { EventsPage } from './pages/events.ts';
 import { KeysPage } from './pages/keys.ts';
 import { OverviewPage } from './pages/overview.ts';
@@ -29,6 +30,7 @@ export interface Session {
 const PAGES = [
   { path: 'overview', title: 'Overview', view: OverviewPage },
   { path: 'players', title: 'Players', view: PlayersPage },
+  { path: 'economy', title: 'Economy', view: EconomyPage },
   { path: 'keys', title: 'Keys', view: KeysPage },
   { path: 'plan', title: 'Plan', view: PlanPage },
   { path: 'webhooks', title: 'Webhooks', view: WebhooksPage },

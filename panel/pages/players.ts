@@ -74,7 +74,8 @@ function PlayerCard(props: { platformId: string }): View {
   );
 }
 
-function fact(term: string, value: string): View {
+/** A `dt`/`dd` pair of a `dl.facts`. */
+export function fact(term: string, value: string): View {
   return [h('dt', { key: `${term}-t` }, term), h('dd', { key: `${term}-d` }, value)];
 }
 
