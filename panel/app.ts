@@ -15,6 +15,7 @@ import { KeysPage } from './pages/keys.ts';
 import { OverviewPage } from './pages/overview.ts';
 import { PlanPage } from './pages/plan.ts';
 import { PlayersPage } from './pages/players.ts';
+import { ShopPage } from './pages/shop.ts';
 import { SignIn } from './pages/sign-in.ts';
 import { WebhooksPage } from './pages/webhooks.ts';
 import { PageBoundary } from './ui.ts';
@@ -31,6 +32,7 @@ const PAGES = [
   { path: 'overview', title: 'Overview', view: OverviewPage },
   { path: 'players', title: 'Players', view: PlayersPage },
   { path: 'economy', title: 'Economy', view: EconomyPage },
+  { path: 'shop', title: 'Shop', view: ShopPage },
   { path: 'keys', title: 'Keys', view: KeysPage },
   { path: 'plan', title: 'Plan', view: PlanPage },
   { path: 'webhooks', title: 'Webhooks', view: WebhooksPage },
