@@ -6,7 +6,8 @@
 
 /**
  * A non-2xx answer: the envelope's code, message and details (a validation_error's per-field
- * `errors`), or `network` when nothing answered.
+ * `errors`), or `network` when nothing answered. `retryAfter` is the answer's `Retry-After` in
+ * seconds, when it has one (a 429 from a game cooldown, a 503).
  */
 export class ApiFailure extends Error {
   constructor(
@@ -14,6 +15,7 @@ export class ApiFailure extends Error {
     readonly code: string,
     message: string,
     readonly details?: unknown,
+    readonly retryAfter?: number,
   ) {
     super(message);
     this.name = 'ApiFailure';
@@ -48,7 +50,7 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   const text = await response.text();
   const parsed = parseJson(text);
   if (!response.ok) {
-    const failure = failureOf(response.status, parsed);
+    const failure = failureOf(response.status, parsed, response.headers.get('retry-after'));
     if (response.status === 401 && path !== '/session') dispatchEvent(new SessionEnded(failure.message));
     throw failure;
   }
@@ -76,12 +78,14 @@ function parseJson(text: string): unknown {
   }
 }
 
-function failureOf(status: number, body: unknown): ApiFailure {
+function failureOf(status: number, body: unknown, retryAfter: string | null): ApiFailure {
   const error = (body as { error?: { code?: unknown; message?: unknown; details?: unknown } } | undefined)
     ?.error;
   const code = typeof error?.code === 'string' ? error.code : `http_${status}`;
   const message = typeof error?.message === 'string' ? error.message : `HTTP ${status}`;
-  return new ApiFailure(status, code, message, error?.details);
+  const seconds = retryAfter === null ? undefined : Number(retryAfter);
+  const wait = seconds !== undefined && Number.isInteger(seconds) && seconds >= 0 ? seconds : undefined;
+  return new ApiFailure(status, code, message, error?.details, wait);
 }
 
 /** `?a=1&b=2` from the defined, non-empty values; '' when none. */

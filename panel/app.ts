@@ -13,11 +13,13 @@ import { api, ApiFailure, describe, SessionEnded } from './api.ts';
 import type { components } from './admin-schema.ts';
 import { hashPage } from './hash.ts';
 import { AuditPage } from './pages/audit.ts';
+import { EconomyPage } from './pages/economy.ts';
 import { EventsPage } from './pages/events.ts';
 import { KeysPage } from './pages/keys.ts';
 import { OverviewPage } from './pages/overview.ts';
 import { PlanPage } from './pages/plan.ts';
 import { PlayersPage } from './pages/players.ts';
+import { ShopPage } from './pages/shop.ts';
 import { SignIn } from './pages/sign-in.ts';
 import { TokensPage } from './pages/tokens.ts';
 import { WebhooksPage } from './pages/webhooks.ts';
@@ -38,6 +40,8 @@ const OWNER: readonly Role[] = ['owner'];
 const PAGES = [
   { path: 'overview', title: 'Overview', view: OverviewPage, roles: EVERYONE },
   { path: 'players', title: 'Players', view: PlayersPage, roles: EVERYONE },
+  { path: 'economy', title: 'Economy', view: EconomyPage, roles: OWNER },
+  { path: 'shop', title: 'Shop', view: ShopPage, roles: OWNER },
   { path: 'keys', title: 'Keys', view: KeysPage, roles: OWNER },
   { path: 'plan', title: 'Plan', view: PlanPage, roles: OWNER },
   { path: 'webhooks', title: 'Webhooks', view: WebhooksPage, roles: OWNER },
