@@ -9,6 +9,7 @@ import type { View } from './ui.ts';
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiFailure, describe, SessionEnded } from './api.ts';
 import { AuditPage } from './pages/audit.ts';
+import { ConsolePage } from './pages/console.ts';
 import { EventsPage } from './pages/events.ts';
 import { KeysPage } from './pages/keys.ts';
 import { OverviewPage } from './pages/overview.ts';
@@ -16,6 +17,7 @@ import { PlanPage } from './pages/plan.ts';
 import { PlayersPage } from './pages/players.ts';
 import { SignIn } from './pages/sign-in.ts';
 import { WebhooksPage } from './pages/webhooks.ts';
+import { WorldPage } from './pages/world.ts';
 import { PageBoundary } from './ui.ts';
 
 /** What GET /admin/v1/session answers for a signed-in browser. */
@@ -29,6 +31,8 @@ export interface Session {
 const PAGES = [
   { path: 'overview', title: 'Overview', view: OverviewPage },
   { path: 'players', title: 'Players', view: PlayersPage },
+  { path: 'world', title: 'World', view: WorldPage },
+  { path: 'console', title: 'Console', view: ConsolePage },
   { path: 'keys', title: 'Keys', view: KeysPage },
   { path: 'plan', title: 'Plan', view: PlanPage },
   { path: 'webhooks', title: 'Webhooks', view: WebhooksPage },

@@ -174,7 +174,7 @@ function PlayerCard(props: { platformId: string }): View {
   );
 }
 
-function fact(term: string, value: string): View {
+export function fact(term: string, value: string): View {
   return [h('dt', { key: `${term}-t` }, term), h('dd', { key: `${term}-d` }, value)];
 }
 
