@@ -113,7 +113,8 @@ function entityRows(
           'aria-label': `Details of ${kind.noun} ${kind.nameOf(row)}`,
           onClick: () => setOpen(expanded ? null : key),
         },
-        expanded ? 'Hide' : 'Details',
+        // Its text stays: aria-expanded says whether it is open, and the name keeps its visible word.
+        'Details',
       ),
     ),
   );
@@ -163,7 +164,8 @@ function FilterField(props: { filter: FilterSpec }): View {
       { label: filter.label },
       h(
         'select',
-        { name: filter.name },
+        // Named by the label alone: a select inside its label would add its chosen option's text.
+        { name: filter.name, 'aria-label': filter.label },
         h('option', { value: '' }, 'Any'),
         h('option', { value: 'true' }, 'Yes'),
         h('option', { value: 'false' }, 'No'),
