@@ -13,6 +13,7 @@ import { api, ApiFailure, describe, SessionEnded } from './api.ts';
 import type { components } from './admin-schema.ts';
 import { hashPage } from './hash.ts';
 import { AuditPage } from './pages/audit.ts';
+import { ConsolePage } from './pages/console.ts';
 import { EconomyPage } from './pages/economy.ts';
 import { EventsPage } from './pages/events.ts';
 import { KeysPage } from './pages/keys.ts';
@@ -23,6 +24,7 @@ import { ShopPage } from './pages/shop.ts';
 import { SignIn } from './pages/sign-in.ts';
 import { TokensPage } from './pages/tokens.ts';
 import { WebhooksPage } from './pages/webhooks.ts';
+import { WorldPage } from './pages/world.ts';
 import { watchSession } from './session-watch.ts';
 import { PageBoundary, type View } from './ui.ts';
 
@@ -40,8 +42,10 @@ const OWNER: readonly Role[] = ['owner'];
 const PAGES = [
   { path: 'overview', title: 'Overview', view: OverviewPage, roles: EVERYONE },
   { path: 'players', title: 'Players', view: PlayersPage, roles: EVERYONE },
+  { path: 'world', title: 'World', view: WorldPage, roles: EVERYONE },
   { path: 'economy', title: 'Economy', view: EconomyPage, roles: OWNER },
   { path: 'shop', title: 'Shop', view: ShopPage, roles: OWNER },
+  { path: 'console', title: 'Console', view: ConsolePage, roles: OWNER },
   { path: 'keys', title: 'Keys', view: KeysPage, roles: OWNER },
   { path: 'plan', title: 'Plan', view: PlanPage, roles: OWNER },
   { path: 'webhooks', title: 'Webhooks', view: WebhooksPage, roles: OWNER },

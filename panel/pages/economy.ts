@@ -102,7 +102,7 @@ function BalanceCard(props: { platformId: string; onChanged: () => void }): View
     h('h2', { id: 'balance-name' }, name),
     h(
       'dl',
-      { class: 'facts' },
+      { class: 'pairs' },
       fact('Platform id', player.platform_id),
       fact('Shop coins', count(player.coins)),
       fact('Cash', count(player.money)),

@@ -60,7 +60,7 @@ function PlayerCard(props: { platformId: string }): View {
     h('h2', { id: 'player-name' }, profile.char_name),
     h(
       'dl',
-      { class: 'player-facts' },
+      { class: 'pairs' },
       fact('Platform', `${profile.platform_name} (${profile.platform_id})`),
       fact('Social link', profile.social_id === null ? 'Not linked' : `Linked to ${profile.social_id}`),
       fact('Online', profile.online ? 'yes' : 'no'),
@@ -74,7 +74,7 @@ function PlayerCard(props: { platformId: string }): View {
   );
 }
 
-/** A `dt`/`dd` pair of a `dl.facts`. */
+/** A `dt`/`dd` pair of a `dl.pairs` (a term beside its value; Overview's `dl.facts` are cards). */
 export function fact(term: string, value: string): View {
   return [h('dt', { key: `${term}-t` }, term), h('dd', { key: `${term}-d` }, value)];
 }

@@ -1,0 +1,225 @@
+/**
+ * The panel's World and Console pages in Chromium against a real serve and sim: each World kind
+ * filtered and paged to its second page (the rows the game route answers for the same filter),
+ * a row opened to its details; a command chosen from the catalogue's suggestions with the keyboard
+ * alone, run through the dialog, its answer shown and its history row listed; then axe-core
+ * (every rule) and the page's width at phone and desktop sizes, light and dark.
+ *
+ * Skipped with a note when no Chromium is found, unless MODGATE_REQUIRE_CHROMIUM=1 (as in
+ * test/e2e/panel.test.ts).
+ */
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminRequest } from '../../harness/admin.ts';
+import { findChromium, launchChromium } from '../../harness/browser.ts';
+import { axeViolations, DESKTOP, openPanel, PHONE, sideScroll } from '../../harness/panel-browser.ts';
+import { startPanelStack, type PanelStack } from '../../harness/panel-stack.ts';
+
+const chromiumPath = findChromium();
+const required = process.env['MODGATE_REQUIRE_CHROMIUM'] === '1';
+if (chromiumPath === undefined && !required) {
+  process.stderr.write(
+    '\ntest/e2e/panel-world-console.test.ts: SKIPPED, no Chromium found (apt-get install chromium)\n\n',
+  );
+}
+
+/** Each kind, a filter the page sets (a field and its value) and the same filter as a query. */
+const KINDS = [
+  {
+    title: 'Squads',
+    detail: 'Kills / deaths',
+    field: 'Members at least',
+    value: '2',
+    query: 'min_members=2',
+    key: 'name',
+  },
+  {
+    title: 'Bases',
+    detail: 'Containers in this base',
+    field: 'Elements at least',
+    value: '1',
+    query: 'min_elements=1',
+    key: 'flag_id',
+  },
+  {
+    title: 'Vehicles',
+    detail: 'Inventory',
+    field: 'Locked',
+    value: 'true',
+    query: 'is_locked=true',
+    key: 'entity_id',
+  },
+  {
+    title: 'Containers',
+    detail: 'Inventory',
+    field: 'Buried',
+    value: 'false',
+    query: 'is_buried=false',
+    key: 'entity_id',
+  },
+] as const;
+
+/** `main`'s content is no wider than `main` (the shell's own width is the shell fix's to test). */
+function mainOverflow(page: Page): Promise<number> {
+  return page.evaluate(
+    '(() => { const main = document.querySelector("main"); return main.scrollWidth - main.clientWidth; })()',
+  ) as Promise<number>;
+}
+
+describe.runIf(chromiumPath !== undefined || required)('the World and Console pages in Chromium', () => {
+  let stack: PanelStack;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    if (chromiumPath === undefined) throw new Error('MODGATE_REQUIRE_CHROMIUM=1 but no Chromium was found');
+    [stack, browser] = await Promise.all([startPanelStack({ eventsRate: 0 }), launchChromium(chromiumPath)]);
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.close();
+  });
+
+  /** Pages 1 and 2 of a game list as the admin API answers them over admin.sock. */
+  async function twoPages(path: string): Promise<[Record<string, unknown>[], Record<string, unknown>[]]> {
+    const first = await adminRequest({ dataDir: stack.data.dir, path: `/admin/v1/game/${path}&limit=10` });
+    const one = first.json as { data: Record<string, unknown>[]; next_cursor: string | null };
+    expect(one.next_cursor, `${path} has a second page`).not.toBeNull();
+    const second = await adminRequest({
+      dataDir: stack.data.dir,
+      path: `/admin/v1/game/${path}&limit=10&cursor=${encodeURIComponent(one.next_cursor as string)}`,
+    });
+    return [one.data, (second.json as { data: Record<string, unknown>[] }).data];
+  }
+
+  it('browses each kind with a filter to its second page and opens a row', async () => {
+    const panel = await openPanel(browser, stack);
+    const { page } = panel;
+    try {
+      await panel.go('world', 'World');
+      for (const kind of KINDS) {
+        const [, second = []] = await twoPages(`${kind.title.toLowerCase()}?${kind.query}`);
+        await page.getByRole('button', { name: kind.title, exact: true }).click();
+        await page.getByRole('heading', { level: 2, name: kind.title }).waitFor();
+        const field = page.getByLabel(kind.field, { exact: true });
+        if (kind.field === 'Locked' || kind.field === 'Buried') await field.selectOption(kind.value);
+        else await field.fill(kind.value);
+        await page.getByRole('button', { name: 'Filter', exact: true }).click();
+        await page.getByRole('button', { name: 'Next page' }).click();
+        await page.getByText('Page 2').waitFor();
+        const rows = page.getByTestId('world-row');
+        await expect.poll(() => rows.count()).toBe(second.length);
+        const firstOfSecond = String((second[0] as Record<string, unknown>)[kind.key]);
+        // The row's Details button names it: a squad's name, a flag id, an entity id.
+        await rows
+          .first()
+          .getByRole('button', {
+            name: new RegExp(`^Details of .*${firstOfSecond.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
+          })
+          .click();
+        const details = page.getByTestId('world-details');
+        await details.getByText(kind.detail).first().waitFor();
+        await expect.poll(() => details.getByText('Loading…').count()).toBe(0);
+      }
+    } finally {
+      await panel.close();
+    }
+  });
+
+  it('shows the API refusal of a filter in place of rows', async () => {
+    const panel = await openPanel(browser, stack);
+    const { page } = panel;
+    try {
+      await panel.go('world', 'World');
+      await page.getByLabel('Squad name contains').fill('a');
+      await page.getByLabel('Members at least').fill('2');
+      await page.getByRole('button', { name: 'Filter', exact: true }).click();
+      await page
+        .getByRole('alert')
+        .getByText(/validation_error/)
+        .waitFor();
+      await expect(page.getByTestId('world-row').count()).resolves.toBe(0);
+    } finally {
+      await panel.close();
+    }
+  });
+
+  it('runs a command chosen from the suggestions with the keyboard alone and lists it in the history', async () => {
+    const panel = await openPanel(browser, stack);
+    const { page } = panel;
+    const words = `panel test ${Date.now()}`;
+    try {
+      await panel.go('console', 'Console');
+      const verb = page.getByRole('combobox', { name: 'Command' });
+      await verb.waitFor();
+      // Tab from the top of the page until the command field has focus: it is reachable by Tab.
+      const focused = () => page.evaluate('document.activeElement?.id') as Promise<string | undefined>;
+      for (let presses = 0; presses < 40 && (await focused()) !== 'command-verb'; presses++)
+        await page.keyboard.press('Tab');
+      await expect(focused()).resolves.toBe('command-verb');
+      await page.keyboard.type('annou');
+      await page.getByRole('option', { name: /^Announce/ }).waitFor();
+      await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('Enter');
+      await expect(verb.inputValue()).resolves.toBe('Announce');
+      await page.getByTestId('command-help').getByText('#Announce <message…>').waitFor();
+      await page.keyboard.press('Tab');
+      await page.keyboard.type(words);
+      await page.keyboard.press('Tab');
+      await page.keyboard.press('Enter');
+      const dialog = page.getByRole('dialog', { name: 'Run Announce in the game?' });
+      await dialog.waitFor();
+      await page.keyboard.press('Tab');
+      await page.keyboard.press('Enter');
+      await page.getByTestId('command-result').getByRole('heading', { name: 'Announce: done' }).waitFor();
+      const row = page.getByTestId('history-row').filter({ hasText: words });
+      await row.waitFor();
+      await expect(row.textContent()).resolves.toContain('nobody named');
+      await page.getByLabel('Command contains').fill(words);
+      await page.getByRole('button', { name: 'Filter', exact: true }).click();
+      await expect.poll(() => page.getByTestId('history-row').count()).toBe(1);
+    } finally {
+      await panel.close();
+    }
+    const history = await adminRequest({
+      dataDir: stack.data.dir,
+      path: `/admin/v1/game/commands/history?command=${encodeURIComponent(words)}`,
+    });
+    expect((history.json as { data: { actor: unknown }[] }).data).toEqual([
+      expect.objectContaining({ actor: { platform_id: null, social_id: null } }),
+    ]);
+  });
+
+  for (const [size, viewport] of [
+    ['phone', PHONE],
+    ['desktop', DESKTOP],
+  ] as const) {
+    for (const colorScheme of ['light', 'dark'] as const) {
+      it(`has no axe violation and fits the page at ${size} size in ${colorScheme} scheme`, async () => {
+        const panel = await openPanel(browser, stack, { viewport, colorScheme });
+        const { page } = panel;
+        try {
+          await panel.go('world', 'World');
+          await page.getByRole('button', { name: 'Vehicles', exact: true }).click();
+          await page
+            .getByTestId('world-row')
+            .first()
+            .getByRole('button', { name: /^Details of / })
+            .click();
+          await page.getByRole('heading', { level: 3, name: 'Inventory' }).waitFor();
+          await expect(axeViolations(page)).resolves.toEqual([]);
+          await expect(mainOverflow(page)).resolves.toBeLessThanOrEqual(0);
+          await panel.go('console', 'Console');
+          await page.getByRole('combobox', { name: 'Command' }).fill('Teleport');
+          await page.getByTestId('command-help').waitFor();
+          await page.getByTestId('history-row').first().waitFor();
+          await expect(axeViolations(page)).resolves.toEqual([]);
+          await expect(mainOverflow(page)).resolves.toBeLessThanOrEqual(0);
+          if (size === 'desktop') await expect(sideScroll(page)).resolves.toBe(0);
+        } finally {
+          await panel.close();
+        }
+      });
+    }
+  }
+});
