@@ -7,7 +7,7 @@
  * game's answer.
  */
 import { h } from 'preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { components } from '../admin-schema.ts';
 import { api, query, type Page } from '../api.ts';
 import { attempt, ConfirmButton, ErrorLine, Field, Table, useLoad, when, type View } from '../ui.ts';
@@ -87,7 +87,11 @@ async function listPlayers(listing: Listing): Promise<Found[]> {
 
 function PlayerList(props: { listing: Listing; onOpen: (platformId: string) => void }): View {
   const { listing } = props;
-  const rows = useLoad(() => listPlayers(listing), [JSON.stringify(listing)]);
+  const key = JSON.stringify(listing);
+  const rows = useLoad(async () => ({ key, found: await listPlayers(listing) }), [key]);
+  // useLoad keeps the last listing's rows until the next one arrives: under the new title they
+  // would be the wrong players, and a keyboard user tabbing on from the search would open one.
+  const found = rows.value?.key === key ? rows.value.found : undefined;
   const title = listing.kind === 'online' ? 'Online now' : `Players matching “${listing.text}”`;
   return h(
     'section',
@@ -97,10 +101,10 @@ function PlayerList(props: { listing: Listing; onOpen: (platformId: string) => v
       Table,
       {
         head: ['Name', 'Platform id', 'Online', ''],
-        loading: rows.value === undefined && rows.error === undefined,
+        loading: found === undefined && rows.error === undefined,
         empty: listing.kind === 'online' ? 'Nobody is online.' : 'No player matches.',
       },
-      (rows.value ?? []).map((row) =>
+      (found ?? []).map((row) =>
         h(
           'tr',
           { key: row.platform_id, 'data-testid': 'player-row' },
@@ -146,11 +150,20 @@ async function loadPlayer(platformId: string): Promise<PlayerView> {
 function PlayerCard(props: { platformId: string }): View {
   const player = useLoad(() => loadPlayer(props.platformId), [props.platformId]);
   const [answer, setAnswer] = useState<string | undefined>(undefined);
+  const answerLine = useRef<HTMLParagraphElement>(null);
+  // Unban and Unmute go with the state they lift: the focus goes to what the game answered, not
+  // back to the top of the page.
+  const focusAnswer = useRef(false);
+  useEffect(() => {
+    if (focusAnswer.current) answerLine.current?.focus();
+    focusAnswer.current = false;
+  }, [answer]);
   if (player.value === undefined) {
     return h('section', { class: 'card' }, player.error ? h(ErrorLine, { text: player.error }) : 'Loading…');
   }
   const { profile, moderation, violations } = player.value;
-  const answered = (text: string) => {
+  const answered = (text: string, focus = false) => {
+    focusAnswer.current = focus;
     setAnswer(text);
     player.reload();
   };
@@ -169,7 +182,9 @@ function PlayerCard(props: { platformId: string }): View {
       fact('Mute', muteText(moderation)),
     ),
     h(Moderate, { profile, moderation, onAnswer: answered }),
-    answer === undefined ? null : h('p', { role: 'status', 'data-testid': 'game-answer' }, answer),
+    answer === undefined
+      ? null
+      : h('p', { role: 'status', ref: answerLine, tabIndex: -1, 'data-testid': 'game-answer' }, answer),
     h(Violations, { violations }),
   );
 }
@@ -235,7 +250,8 @@ export function lengthPreview(
 interface ModerateProps {
   profile: Profile;
   moderation: Moderation;
-  onAnswer: (text: string) => void;
+  /** `focus`: the control that acted goes away with the new state, so the answer takes the focus. */
+  onAnswer: (text: string, focus?: boolean) => void;
 }
 
 function Moderate(props: ModerateProps): View {
@@ -260,7 +276,8 @@ function LiftButton(props: ModerateProps & { action: 'unban' | 'unmute' }): View
   const lift = () =>
     void attempt(async () => {
       const state = await api<Moderation>('DELETE', path);
-      props.onAnswer(`The game answered: ${props.action === 'unban' ? banText(state) : muteText(state)}.`);
+      const text = props.action === 'unban' ? banText(state) : muteText(state);
+      props.onAnswer(`The game answered: ${text}.`, true);
     }, setError);
   const label = props.action === 'unban' ? 'Unban' : 'Unmute';
   return h(
