@@ -62,6 +62,15 @@ function outcome(report: ModTestReport, id: string) {
   return result;
 }
 
+/** Runs the two source cases against the mod changed by `patch`: `failing` fails, its reason is returned. */
+async function sourceFailure(patch: Patch, failing: string, passing: string): Promise<string> {
+  const report = await runAgainst(['source.*'], patch);
+  expect(outcome(report, passing).status).toBe('pass');
+  const result = outcome(report, failing);
+  expect(result.status).toBe('fail');
+  return result.message;
+}
+
 describe('modgate mod test against broken mods', () => {
   it('catches a mod that does not round a temporary mute up to the next hour', async () => {
     const report = await runAgainst(['game.mute-rounding'], {
@@ -99,7 +108,7 @@ describe('modgate mod test against broken mods', () => {
 
   it('catches a mod that refuses a write whose actor carries the optional source', async () => {
     // A mod whose actor schema is strict, written before the field: an unknown key is invalid.
-    const report = await runAgainst(['source.*'], {
+    const patch: Patch = {
       patchHandlers: (handlers: Partial<OpHandlers>) => ({
         ...handlers,
         'players.ban': (args, ctx) => {
@@ -110,32 +119,28 @@ describe('modgate mod test against broken mods', () => {
           return handlers['players.ban']!(args, ctx);
         },
       }),
-    });
-    const violation = outcome(report, 'source.violation');
-    expect(violation.status).toBe('fail');
-    expect(violation.message).toContain(
+    };
+    const message = await sourceFailure(patch, 'source.violation', 'source.ledger');
+    expect(message).toContain(
       'players.ban with actor.source "panel" was refused: players.ban answered the error invalid (Invalid arguments)',
     );
-    expect(violation.message).toContain('a mod that does not know a field ignores it (§2.1)');
-    expect(outcome(report, 'source.ledger').status).toBe('pass');
+    expect(message).toContain('a mod that does not know a field ignores it (§2.1)');
   });
 
   it('catches a mod that records every write as api whatever its source', async () => {
-    const report = await runAgainst(['source.*'], {
+    const patch: Patch = {
       patchHandlers: (handlers: Partial<OpHandlers>) => ({
         ...handlers,
         // Drops the source before the game sees it, as a mod that never reads it would.
         'economy.coins': ({ actor: { source: _source, ...actor }, ...args }, ctx) =>
           handlers['economy.coins']!({ ...args, actor }, ctx),
       }),
-    });
-    const ledger = outcome(report, 'source.ledger');
-    expect(ledger.status).toBe('fail');
-    expect(ledger.message).toContain(
+    };
+    const message = await sourceFailure(patch, 'source.ledger', 'source.violation');
+    expect(message).toContain(
       'a coin change sent with actor.source "panel" is recorded in economy.transactions with source "api"',
     );
-    expect(ledger.message).toContain('(§6.6 "Where a write comes from"), so panel');
-    expect(outcome(report, 'source.violation').status).toBe('pass');
+    expect(message).toContain('(§6.6 "Where a write comes from"), so panel');
   });
 
   it('catches a mod that accepts a frame whose tag was forged', async () => {
