@@ -34,12 +34,12 @@ function markedReason(source: Source): string {
 }
 
 /**
- * Sends the write op and returns its result. A mod that refuses the actor's `source` (a strict
- * schema written before the field) is told why that is wrong rather than just what it answered.
+ * Sends the write op and returns its result. A mod that refuses the actor's `source` as `invalid`
+ * (a strict schema written before the field) is told why that is wrong, not only what it answered.
  */
 async function write(ctx: CaseContext, op: string, args: Row, source: Source): Promise<Row> {
   const answer = await ctx.call(op, args, { opId: opId() });
-  if (source !== undefined && answer.kind === 'error' && answer.error.code !== 'unsupported') {
+  if (source !== undefined && answer.kind === 'error' && answer.error.code === 'invalid') {
     fail(
       `${op} ${sentAs(source)} was refused: ${describeAnswer(op, answer)}; source is an optional field of the write actor (§6.6 "Where a write comes from"), and a mod that does not know a field ignores it (§2.1), so the write must succeed`,
     );
