@@ -2,15 +2,16 @@
  * `modgate mod test`: a conformance harness that plays the daemon against a real mod
  * (docs/mod-testing.md). It listens where the mod dials, with the daemon's identity and the mod
  * keys the data dir trusts, runs every case in a fixed order (the handshake, the ops, the game
- * behaviours, the rejections, the game events, and last the superseded close, after which a mod
- * stays away for seconds) and reports each with its PROTOCOL.md section. It builds only on
- * `protocol/`: the CLI reads the data dir and hands it the keys.
+ * behaviours, where a write comes from, the rejections, the game events, and last the superseded
+ * close, after which a mod stays away for seconds) and reports each with its PROTOCOL.md section.
+ * It builds only on `protocol/`: the CLI reads the data dir and hands it the keys.
  */
 import type { KeyPair } from '../protocol/keys.ts';
 import type { CaseResult, ModCase } from './case.ts';
 import { errorCases } from './cases-errors.ts';
 import { eventCases } from './cases-events.ts';
 import { gameCases } from './cases-game.ts';
+import { sourceCases } from './cases-source.ts';
 import { closingCases, openingCases, rejectionCases } from './cases-link.ts';
 import { validCallCases } from './cases-ops.ts';
 import { HarnessServer } from './harness-server.ts';
@@ -63,6 +64,7 @@ export function allCases(): ModCase[] {
     ...validCallCases(),
     ...errorCases(),
     ...gameCases(),
+    ...sourceCases(),
     ...eventCases(),
     ...rejectionCases(),
     MOD_PINGS,

@@ -80,7 +80,11 @@ async function listPlayers(listing: Listing): Promise<Found[]> {
 
 function PlayerList(props: { listing: Listing; onOpen: (platformId: string) => void }): View {
   const { listing } = props;
-  const rows = useLoad(() => listPlayers(listing), [JSON.stringify(listing)]);
+  const key = JSON.stringify(listing);
+  const rows = useLoad(async () => ({ key, found: await listPlayers(listing) }), [key]);
+  // useLoad keeps the last listing's rows until the next one arrives: under the new title they
+  // would be the wrong players, and a keyboard user tabbing on from the search would open one.
+  const found = rows.value?.key === key ? rows.value.found : undefined;
   const title = listing.kind === 'online' ? 'Online now' : `Players matching “${listing.text}”`;
   return h(
     'section',
@@ -90,10 +94,10 @@ function PlayerList(props: { listing: Listing; onOpen: (platformId: string) => v
       Table,
       {
         head: ['Name', 'Platform id', 'Online', ''],
-        loading: rows.value === undefined && rows.error === undefined,
+        loading: found === undefined && rows.error === undefined,
         empty: listing.kind === 'online' ? 'Nobody is online.' : 'No player matches.',
       },
-      (rows.value ?? []).map((row) =>
+      (found ?? []).map((row) =>
         h(
           'tr',
           { key: row.platform_id, 'data-testid': 'player-row' },

@@ -7,7 +7,7 @@
  * game's answer.
  */
 import { h } from 'preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { components } from '../admin-schema.ts';
 import { api, query, type Page } from '../api.ts';
 import { attempt, ConfirmButton, ErrorLine, Field, Table, useLoad, when, type View } from '../ui.ts';
@@ -46,11 +46,20 @@ async function loadPlayer(platformId: string): Promise<PlayerView> {
 function PlayerCard(props: { platformId: string }): View {
   const player = useLoad(() => loadPlayer(props.platformId), [props.platformId]);
   const [answer, setAnswer] = useState<string | undefined>(undefined);
+  const answerLine = useRef<HTMLParagraphElement>(null);
+  // Unban and Unmute go with the state they lift: the focus goes to what the game answered, not
+  // back to the top of the page.
+  const focusAnswer = useRef(false);
+  useEffect(() => {
+    if (focusAnswer.current) answerLine.current?.focus();
+    focusAnswer.current = false;
+  }, [answer]);
   if (player.value === undefined) {
     return h('section', { class: 'card' }, player.error ? h(ErrorLine, { text: player.error }) : 'Loading…');
   }
   const { profile, moderation, violations } = player.value;
-  const answered = (text: string) => {
+  const answered = (text: string, focus = false) => {
+    focusAnswer.current = focus;
     setAnswer(text);
     player.reload();
   };
@@ -69,7 +78,9 @@ function PlayerCard(props: { platformId: string }): View {
       fact('Mute', muteText(moderation)),
     ),
     h(Moderate, { profile, moderation, onAnswer: answered }),
-    answer === undefined ? null : h('p', { role: 'status', 'data-testid': 'game-answer' }, answer),
+    answer === undefined
+      ? null
+      : h('p', { role: 'status', ref: answerLine, tabIndex: -1, 'data-testid': 'game-answer' }, answer),
     h(Violations, { violations }),
   );
 }
@@ -136,7 +147,8 @@ export function lengthPreview(
 interface ModerateProps {
   profile: Profile;
   moderation: Moderation;
-  onAnswer: (text: string) => void;
+  /** `focus`: the control that acted goes away with the new state, so the answer takes the focus. */
+  onAnswer: (text: string, focus?: boolean) => void;
 }
 
 function Moderate(props: ModerateProps): View {
@@ -161,7 +173,8 @@ function LiftButton(props: ModerateProps & { action: 'unban' | 'unmute' }): View
   const lift = () =>
     void attempt(async () => {
       const state = await api<Moderation>('DELETE', path);
-      props.onAnswer(`The game answered: ${props.action === 'unban' ? banText(state) : muteText(state)}.`);
+      const text = props.action === 'unban' ? banText(state) : muteText(state);
+      props.onAnswer(`The game answered: ${text}.`, true);
     }, setError);
   const label = props.action === 'unban' ? 'Unban' : 'Unmute';
   return h(

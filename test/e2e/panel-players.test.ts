@@ -1,13 +1,14 @@
 /**
  * The panel's Players page in Chromium against a real serve and sim: find a player by platform
  * id, see the cap and the game's mute rounding before sending, ban and mute through the
- * confirming dialog, read the game's answer, unban; the game records it with source panel. Then
- * axe-core (every rule) and sideways scroll at phone and desktop sizes, light and dark.
+ * confirming dialog, read the game's answer, unban; the game records it with source panel. The
+ * same by keyboard alone (Tab, Enter, Space, Escape). Then axe-core (every rule) and sideways
+ * scroll at phone and desktop sizes, light and dark.
  *
  * Skipped with a note when no Chromium is found, unless MODGATE_REQUIRE_CHROMIUM=1 (as in
  * test/e2e/panel.test.ts).
  */
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminRequest } from '../../harness/admin.ts';
 import { findChromium, launchChromium } from '../../harness/browser.ts';
@@ -39,6 +40,36 @@ function widestInMain(page: Page): Promise<number> {
   return page.evaluate(
     'Math.max(...[...document.querySelectorAll("main *:not(.table-box *)")].map((el) => el.getBoundingClientRect().right))',
   ) as Promise<number>;
+}
+
+/**
+ * Presses Tab until `target` has the focus, as a keyboard user would, and fails after `limit`
+ * presses: every control on the way is one a person tabs past.
+ */
+async function tabTo(page: Page, target: Locator, limit = 60): Promise<void> {
+  for (let presses = 0; presses < limit; presses++) {
+    await page.keyboard.press('Tab');
+    if (await hasFocus(target)) return;
+  }
+  throw new Error(`${String(target)} never took the focus in ${limit} presses of Tab`);
+}
+
+/**
+ * From now on records, at every change of the player list, its title and the names in its rows
+ * (`Online now | Anna, Pavel`), into `window.listSeen`: a row shown under a title it does not belong
+ * to is caught even if the next render replaces it.
+ */
+const WATCH_LIST = `(() => {
+  const list = document.querySelector('main section.card');
+  const seen = (window.listSeen = []);
+  const note = () => seen.push(list.querySelector('h2').textContent + ' | ' +
+    [...list.querySelectorAll('tbody tr')].map((row) => row.cells[0].textContent).join(', '));
+  new MutationObserver(note).observe(list, { subtree: true, childList: true, characterData: true });
+})()`;
+
+/** Whether `target` has the focus. */
+function hasFocus(target: Locator): Promise<boolean> {
+  return target.evaluate((el) => el === el.ownerDocument.activeElement);
 }
 
 describe.runIf(chromiumPath !== undefined || required)('the Players page in Chromium', () => {
@@ -138,6 +169,71 @@ describe.runIf(chromiumPath !== undefined || required)('the Players page in Chro
         .waitFor();
       await page.getByRole('button', { name: `Unmute ${player.char_name}` }).click();
       await page.getByTestId('game-answer').getByText('The game answered: Not muted.').waitFor();
+    } finally {
+      await panel.close();
+    }
+  });
+
+  it('finds a player, opens the profile, bans for 90 minutes and unbans with the keyboard alone', async () => {
+    const player = players[2] as Row;
+    const panel = await openPanel(browser, stack);
+    const { page } = panel;
+    try {
+      await panel.go('players', 'Players');
+      await tabTo(page, page.getByLabel('Search by'));
+      await page.keyboard.press('ArrowDown'); // Name → Platform id
+      await expect(page.getByLabel('Search by').inputValue()).resolves.toBe('platform_id');
+      await page.keyboard.press('Tab');
+      await page.keyboard.type(player.platform_id);
+      await page.evaluate(WATCH_LIST);
+      await page.keyboard.press('Enter');
+      const open = page.getByRole('button', { name: `Open ${player.char_name}` });
+      await open.waitFor();
+      // Until the game answers, the list says so: never the last listing's rows under the new title.
+      const title = `Players matching “${player.platform_id}”`;
+      const seen = (await page.evaluate('window.listSeen')) as string[];
+      expect([...new Set(seen)].filter((state) => state.startsWith(title))).toEqual([
+        `${title} | Loading…`,
+        `${title} | ${player.char_name}`,
+      ]);
+      await tabTo(page, open);
+      await page.keyboard.press('Enter');
+      await page.getByRole('heading', { level: 2, name: player.char_name }).waitFor();
+
+      await tabTo(page, page.getByLabel('Ban length'));
+      await page.keyboard.press('ControlOrMeta+A');
+      await page.keyboard.type('90');
+      await page.keyboard.press('Tab');
+      await page.keyboard.press('Home'); // the first unit: minutes
+      await page.keyboard.press('Tab'); // Permanent ban, left unticked
+      await page.keyboard.press('Tab');
+      await page.keyboard.type('griefing');
+      await page.getByTestId('ban-preview').getByText('90 minutes, kept exactly.').waitFor();
+      const ban = `Ban ${player.char_name}`;
+      await tabTo(page, page.getByRole('button', { name: ban }));
+      // Escape closes the dialog without acting, and the focus is back on the button.
+      await page.keyboard.press('Enter');
+      const dialog = page.getByRole('dialog', { name: `${ban} for 90 minutes?` });
+      await dialog.waitFor();
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'hidden' });
+      await expect(hasFocus(page.getByRole('button', { name: ban }))).resolves.toBe(true);
+      await page.keyboard.press('Space');
+      await dialog.waitFor();
+      await page.keyboard.press('Tab'); // Cancel has the focus; the dialog's Ban is next
+      await page.keyboard.press('Space');
+      await page
+        .getByTestId('game-answer')
+        .getByText(/The game answered: Banned until .*: griefing/)
+        .waitFor();
+
+      const unban = page.getByRole('button', { name: `Unban ${player.char_name}` });
+      await tabTo(page, unban);
+      await page.keyboard.press('Enter');
+      await page.getByTestId('game-answer').getByText('The game answered: Not banned.').waitFor();
+      // Unban goes with the ban: the focus is on the game's answer, not back at the top of the page.
+      await unban.waitFor({ state: 'detached' });
+      await expect(hasFocus(page.getByTestId('game-answer'))).resolves.toBe(true);
     } finally {
       await panel.close();
     }

@@ -2,7 +2,8 @@
  * The harness catches deliberately broken mods by name (issue 28, "Proven"): each is the
  * simulator with one thing wrong (a mute not rounded, coins applied twice for one op id, a forged
  * frame accepted, acknowledged events never let go, events sent to a session that did not
- * announce them, a redial at once after every close, a body over 512 KiB), and the case that checks that rule fails
+ * announce them, a redial at once after every close, a body over 512 KiB, a write actor's optional
+ * `source` refused or not recorded), and the case that checks that rule fails
  * with a reason a mod author understands. The harness and the mod run in this process, over a
  * real loopback WebSocket.
  */
@@ -11,6 +12,7 @@ import { startSimulator, type Simulator, type SimulatorOptions } from '../../mod
 import { generateIdentity } from '../../protocol/keys.ts';
 import type { EventsFrame } from '../../protocol/frames.ts';
 import type { OpHandlers } from '../../protocol/ops/index.ts';
+import { OpError } from '../../protocol/ops/define.ts';
 import { LinkConnection } from '../../protocol/link-connection.ts';
 import { Session } from '../../protocol/session.ts';
 import { runModTest, type ModTestReport } from '../../mod-test/index.ts';
@@ -60,6 +62,15 @@ function outcome(report: ModTestReport, id: string) {
   return result;
 }
 
+/** Runs the two source cases against the mod changed by `patch`: `failing` fails, its reason is returned. */
+async function sourceFailure(patch: Patch, failing: string, passing: string): Promise<string> {
+  const report = await runAgainst(['source.*'], patch);
+  expect(outcome(report, passing).status).toBe('pass');
+  const result = outcome(report, failing);
+  expect(result.status).toBe('fail');
+  return result.message;
+}
+
 describe('modgate mod test against broken mods', () => {
   it('catches a mod that does not round a temporary mute up to the next hour', async () => {
     const report = await runAgainst(['game.mute-rounding'], {
@@ -93,6 +104,43 @@ describe('modgate mod test against broken mods', () => {
     expect(coins.message).toMatch(
       /sent twice with op id \S+ moved the balance from (\d+) to \d+; a repeated op id must apply once \(§6\.4\)/,
     );
+  });
+
+  it('catches a mod that refuses a write whose actor carries the optional source', async () => {
+    // A mod whose actor schema is strict, written before the field: an unknown key is invalid.
+    const patch: Patch = {
+      patchHandlers: (handlers: Partial<OpHandlers>) => ({
+        ...handlers,
+        'players.ban': (args, ctx) => {
+          if ('source' in args.actor)
+            throw new OpError('invalid', 'Invalid arguments', {
+              issues: [{ path: 'actor', message: 'Unrecognized key: "source"' }],
+            });
+          return handlers['players.ban']!(args, ctx);
+        },
+      }),
+    };
+    const message = await sourceFailure(patch, 'source.violation', 'source.ledger');
+    expect(message).toContain(
+      'players.ban with actor.source "panel" was refused: players.ban answered the error invalid (Invalid arguments)',
+    );
+    expect(message).toContain('a mod that does not know a field ignores it (§2.1)');
+  });
+
+  it('catches a mod that records every write as api whatever its source', async () => {
+    const patch: Patch = {
+      patchHandlers: (handlers: Partial<OpHandlers>) => ({
+        ...handlers,
+        // Drops the source before the game sees it, as a mod that never reads it would.
+        'economy.coins': ({ actor: { source: _source, ...actor }, ...args }, ctx) =>
+          handlers['economy.coins']!({ ...args, actor }, ctx),
+      }),
+    };
+    const message = await sourceFailure(patch, 'source.ledger', 'source.violation');
+    expect(message).toContain(
+      'a coin change sent with actor.source "panel" is recorded in economy.transactions with source "api"',
+    );
+    expect(message).toContain('(§6.6 "Where a write comes from"), so panel');
   });
 
   it('catches a mod that accepts a frame whose tag was forged', async () => {
@@ -210,6 +258,7 @@ describe('modgate mod test against broken mods', () => {
       'events.ack-forgets',
       'link.backoff',
       'events.body-limits',
+      'source.*',
     ]);
     // The 66 events held come back in bodies of at most 64, as the reference bridge keeps them.
     expect(report.cases.find((c) => c.id === 'events.body-limits')?.message).toMatch(
@@ -218,6 +267,8 @@ describe('modgate mod test against broken mods', () => {
     expect(report.cases.map((c) => [c.id, c.status])).toEqual([
       ['game.mute-rounding', 'pass'],
       ['game.coins-idempotent', 'pass'],
+      ['source.violation', 'pass'],
+      ['source.ledger', 'pass'],
       ['events.not-announced', 'pass'],
       ['events.ack-forgets', 'pass'],
       ['events.body-limits', 'pass'],
