@@ -4089,7 +4089,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409Conflict"];
             413: components["responses"]["Error413PayloadTooLarge"];
@@ -4568,7 +4568,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             421: components["responses"]["Error421MisdirectedRequest"];
             429: components["responses"]["Error429RateLimited"];
@@ -4600,7 +4600,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             421: components["responses"]["Error421MisdirectedRequest"];
             429: components["responses"]["Error429RateLimited"];
@@ -4638,7 +4638,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409Conflict"];
             412: components["responses"]["Error412PreconditionFailed"];
@@ -4673,7 +4673,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409Conflict"];
             412: components["responses"]["Error412PreconditionFailed"];
@@ -4713,7 +4713,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409Conflict"];
             412: components["responses"]["Error412PreconditionFailed"];
@@ -4748,7 +4748,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409Conflict"];
             412: components["responses"]["Error412PreconditionFailed"];
@@ -4789,7 +4789,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409Conflict"];
             412: components["responses"]["Error412PreconditionFailed"];
@@ -4824,7 +4824,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409Conflict"];
             412: components["responses"]["Error412PreconditionFailed"];
@@ -5467,7 +5467,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409Conflict"];
             413: components["responses"]["Error413PayloadTooLarge"];
@@ -5499,7 +5499,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             421: components["responses"]["Error421MisdirectedRequest"];
             429: components["responses"]["Error429RateLimited"];
@@ -5539,7 +5539,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             421: components["responses"]["Error421MisdirectedRequest"];
             429: components["responses"]["Error429RateLimited"];
@@ -5578,7 +5578,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409Conflict"];
             413: components["responses"]["Error413PayloadTooLarge"];
@@ -5617,7 +5617,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409Conflict"];
             413: components["responses"]["Error413PayloadTooLarge"];
@@ -5659,7 +5659,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409Conflict"];
             413: components["responses"]["Error413PayloadTooLarge"];
@@ -5698,7 +5698,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409Conflict"];
             413: components["responses"]["Error413PayloadTooLarge"];
@@ -5744,7 +5744,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             421: components["responses"]["Error421MisdirectedRequest"];
             429: components["responses"]["Error429RateLimited"];
@@ -5783,7 +5783,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             421: components["responses"]["Error421MisdirectedRequest"];
             429: components["responses"]["Error429RateLimited"];
@@ -5825,7 +5825,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             421: components["responses"]["Error421MisdirectedRequest"];
             429: components["responses"]["Error429RateLimited"];
@@ -5857,7 +5857,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             421: components["responses"]["Error421MisdirectedRequest"];
             429: components["responses"]["Error429RateLimited"];
@@ -5896,7 +5896,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409ConflictOrIdempotencyConflict"];
             413: components["responses"]["Error413PayloadTooLarge"];
@@ -5939,7 +5939,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             421: components["responses"]["Error421MisdirectedRequest"];
             429: components["responses"]["Error429RateLimited"];
@@ -5975,7 +5975,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409ConflictOrIdempotencyConflict"];
             413: components["responses"]["Error413PayloadTooLarge"];
@@ -6010,7 +6010,7 @@ export interface operations {
             };
             400: components["responses"]["Error400ValidationError"];
             401: components["responses"]["Error401Unauthorized"];
-            403: components["responses"]["Error403CrossOriginRequest"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
             404: components["responses"]["Error404NotFound"];
             409: components["responses"]["Error409Conflict"];
             421: components["responses"]["Error421MisdirectedRequest"];
