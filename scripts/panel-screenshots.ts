@@ -10,14 +10,27 @@ import { mkdir } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import type { Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { adminRequest } from '../harness/admin.ts';
 import { findChromium, launchChromium } from '../harness/browser.ts';
 import { startPanelStack, type PanelStack } from '../harness/panel-stack.ts';
 import { eventually } from '../harness/stack.ts';
 
 const OUT = fileURLToPath(new URL('../docs/panel/', import.meta.url));
-const PAGES = ['Overview', 'Keys', 'Plan', 'Webhooks', 'Audit', 'Events'] as const;
+const PAGES = [
+  'Overview',
+  'Players',
+  'World',
+  'Economy',
+  'Shop',
+  'Console',
+  'Keys',
+  'Plan',
+  'Webhooks',
+  'Audit',
+  'Events',
+  'Tokens',
+] as const;
 
 async function main(): Promise<void> {
   const chromium = findChromium();
@@ -44,6 +57,7 @@ async function main(): Promise<void> {
       await settle(page, name);
       await shoot(page, name.toLowerCase());
     }
+    await phone(browser, stack);
   } finally {
     receiver.close();
     await browser.close();
@@ -88,9 +102,26 @@ async function settle(page: Page, name: string): Promise<void> {
   }
   await page.waitForLoadState('networkidle');
   if (name === 'Webhooks') {
-    await page.getByRole('button', { name: 'Deliveries' }).first().click();
-    await page.getByRole('heading', { name: /^Deliveries of/ }).waitFor();
+    await page
+      .getByRole('button', { name: /^Deliveries/ })
+      .first()
+      .click();
+    await page.waitForLoadState('networkidle');
   }
+}
+
+/** The Players page as a phone in the dark scheme shows it: the header wrapped, nothing sideways. */
+async function phone(browser: Browser, stack: PanelStack): Promise<void> {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: 'dark' });
+  const page = await context.newPage();
+  await page.goto(`${stack.adminUrl}/`);
+  await page.getByLabel('Admin token').fill(stack.token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('link', { name: 'Players', exact: true }).click();
+  await page.getByRole('heading', { name: 'Players', level: 1 }).waitFor();
+  await settle(page, 'Players');
+  await shoot(page, 'players-phone-dark');
+  await context.close();
 }
 
 async function shoot(page: Page, name: string): Promise<void> {
