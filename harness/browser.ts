@@ -29,3 +29,31 @@ export function launchChromium(executablePath: string): Promise<Browser> {
     args: process.getuid?.() === 0 ? ['--no-sandbox'] : [],
   });
 }
+
+export interface TestChromium {
+  /** Whether the file's browser tests run: a Chromium was found, or one is required. */
+  run: boolean;
+  /** Launches it; fails, naming the variable, when MODGATE_REQUIRE_CHROMIUM=1 found none. */
+  launch(): Promise<Browser>;
+}
+
+/**
+ * The Chromium a browser test file runs with. Without one the file says so on stderr and its tests
+ * skip; .ci/run sets MODGATE_REQUIRE_CHROMIUM=1, and then a missing Chromium fails instead.
+ */
+export function chromiumForTests(file: string, env: NodeJS.ProcessEnv = process.env): TestChromium {
+  const path = findChromium(env);
+  const required = env['MODGATE_REQUIRE_CHROMIUM'] === '1';
+  if (path === undefined && !required) {
+    process.stderr.write(
+      `\n${file}: SKIPPED, no Chromium found (apt-get install chromium, or set CHROMIUM_PATH)\n\n`,
+    );
+  }
+  return {
+    run: path !== undefined || required,
+    launch: () =>
+      path === undefined
+        ? Promise.reject(new Error('MODGATE_REQUIRE_CHROMIUM=1 but no Chromium was found'))
+        : launchChromium(path),
+  };
+}

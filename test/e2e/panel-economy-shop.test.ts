@@ -11,7 +11,7 @@
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminRequest } from '../../harness/admin.ts';
-import { findChromium, launchChromium } from '../../harness/browser.ts';
+import { chromiumForTests } from '../../harness/browser.ts';
 import {
   axeViolations,
   DESKTOP,
@@ -22,13 +22,7 @@ import {
 } from '../../harness/panel-browser.ts';
 import { startPanelStack, type PanelStack } from '../../harness/panel-stack.ts';
 
-const chromiumPath = findChromium();
-const required = process.env['MODGATE_REQUIRE_CHROMIUM'] === '1';
-if (chromiumPath === undefined && !required) {
-  process.stderr.write(
-    '\ntest/e2e/panel-economy-shop.test.ts: SKIPPED, no Chromium found (apt-get install chromium)\n\n',
-  );
-}
+const chromium = chromiumForTests('test/e2e/panel-economy-shop.test.ts');
 
 interface Online {
   platform_id: string;
@@ -63,7 +57,7 @@ async function tabTo(page: Page, target: Locator): Promise<void> {
   throw new Error(`Tab never reached ${String(target)}`);
 }
 
-describe.runIf(chromiumPath !== undefined || required)('the Economy and Shop pages in Chromium', () => {
+describe.runIf(chromium.run)('the Economy and Shop pages in Chromium', () => {
   let stack: PanelStack;
   let browser: Browser;
   let online: Online[];
@@ -71,8 +65,7 @@ describe.runIf(chromiumPath !== undefined || required)('the Economy and Shop pag
   let packName: string;
 
   beforeAll(async () => {
-    if (chromiumPath === undefined) throw new Error('MODGATE_REQUIRE_CHROMIUM=1 but no Chromium was found');
-    [stack, browser] = await Promise.all([startPanelStack({ eventsRate: 0 }), launchChromium(chromiumPath)]);
+    [stack, browser] = await Promise.all([startPanelStack({ eventsRate: 0 }), chromium.launch()]);
     const snapshot = await adminRequest({ dataDir: stack.data.dir, path: '/admin/v1/game/players/online' });
     online = (snapshot.json as { data: Online[] }).data;
     const packs = await adminRequest({ dataDir: stack.data.dir, path: '/admin/v1/game/packs?limit=1' });

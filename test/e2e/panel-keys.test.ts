@@ -9,7 +9,7 @@
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findChromium, launchChromium } from '../../harness/browser.ts';
+import { chromiumForTests } from '../../harness/browser.ts';
 import {
   axeViolations,
   DESKTOP,
@@ -20,23 +20,16 @@ import {
 } from '../../harness/panel-browser.ts';
 import { startPanelStack, type PanelStack } from '../../harness/panel-stack.ts';
 
-const chromiumPath = findChromium();
-const required = process.env['MODGATE_REQUIRE_CHROMIUM'] === '1';
-if (chromiumPath === undefined && !required) {
-  process.stderr.write(
-    '\ntest/e2e/panel-keys.test.ts: SKIPPED, no Chromium found (apt-get install chromium, or set CHROMIUM_PATH)\n\n',
-  );
-}
+const chromium = chromiumForTests('test/e2e/panel-keys.test.ts');
 
 const LONG_NAME = 'a-bot-with-a-rather-long-name-'.repeat(3).slice(0, 90);
 
-describe.runIf(chromiumPath !== undefined || required)('the Keys and Plan pages in Chromium', () => {
+describe.runIf(chromium.run)('the Keys and Plan pages in Chromium', () => {
   let stack: PanelStack;
   let browser: Browser;
 
   beforeAll(async () => {
-    if (chromiumPath === undefined) throw new Error('MODGATE_REQUIRE_CHROMIUM=1 but no Chromium was found');
-    [stack, browser] = await Promise.all([startPanelStack({ eventsRate: 60 }), launchChromium(chromiumPath)]);
+    [stack, browser] = await Promise.all([startPanelStack({ eventsRate: 60 }), chromium.launch()]);
   }, 60_000);
 
   afterAll(async () => {

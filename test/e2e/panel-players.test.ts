@@ -11,7 +11,7 @@
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminRequest } from '../../harness/admin.ts';
-import { findChromium, launchChromium } from '../../harness/browser.ts';
+import { chromiumForTests } from '../../harness/browser.ts';
 import {
   axeViolations,
   DESKTOP,
@@ -22,13 +22,7 @@ import {
 } from '../../harness/panel-browser.ts';
 import { startPanelStack, type PanelStack } from '../../harness/panel-stack.ts';
 
-const chromiumPath = findChromium();
-const required = process.env['MODGATE_REQUIRE_CHROMIUM'] === '1';
-if (chromiumPath === undefined && !required) {
-  process.stderr.write(
-    '\ntest/e2e/panel-players.test.ts: SKIPPED, no Chromium found (apt-get install chromium)\n\n',
-  );
-}
+const chromium = chromiumForTests('test/e2e/panel-players.test.ts');
 
 interface Row {
   platform_id: string;
@@ -72,14 +66,13 @@ function hasFocus(target: Locator): Promise<boolean> {
   return target.evaluate((el) => el === el.ownerDocument.activeElement);
 }
 
-describe.runIf(chromiumPath !== undefined || required)('the Players page in Chromium', () => {
+describe.runIf(chromium.run)('the Players page in Chromium', () => {
   let stack: PanelStack;
   let browser: Browser;
   let players: Row[];
 
   beforeAll(async () => {
-    if (chromiumPath === undefined) throw new Error('MODGATE_REQUIRE_CHROMIUM=1 but no Chromium was found');
-    [stack, browser] = await Promise.all([startPanelStack({ eventsRate: 0 }), launchChromium(chromiumPath)]);
+    [stack, browser] = await Promise.all([startPanelStack({ eventsRate: 0 }), chromium.launch()]);
     const clean: Row[] = [];
     const list = await adminRequest({ dataDir: stack.data.dir, path: '/admin/v1/game/players?limit=50' });
     for (const row of (list.json as { data: Row[] }).data) {

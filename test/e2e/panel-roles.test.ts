@@ -10,19 +10,13 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminRequest } from '../../harness/admin.ts';
-import { findChromium, launchChromium } from '../../harness/browser.ts';
+import { chromiumForTests } from '../../harness/browser.ts';
 import { runOk } from '../../harness/cli.ts';
 import type { Page } from 'playwright-core';
 import { axeViolations, DESKTOP, openPanel, PHONE } from '../../harness/panel-browser.ts';
 import { startPanelStack, type PanelStack } from '../../harness/panel-stack.ts';
 
-const chromiumPath = findChromium();
-const required = process.env['MODGATE_REQUIRE_CHROMIUM'] === '1';
-if (chromiumPath === undefined && !required) {
-  process.stderr.write(
-    '\ntest/e2e/panel-roles.test.ts: SKIPPED, no Chromium found (apt-get install chromium, or set CHROMIUM_PATH)\n\n',
-  );
-}
+const chromium = chromiumForTests('test/e2e/panel-roles.test.ts');
 
 /**
  * The elements of the page's main part that reach past the viewport (a table scrolls inside its
@@ -38,13 +32,12 @@ function pageOverflow(page: Page): Promise<string[]> {
 
 const OWNER_PAGES = ['Keys', 'Plan', 'Webhooks', 'Audit', 'Events', 'Tokens'];
 
-describe.runIf(chromiumPath !== undefined || required)('staff roles in the panel', () => {
+describe.runIf(chromium.run)('staff roles in the panel', () => {
   let stack: PanelStack;
   let browser: Browser;
 
   beforeAll(async () => {
-    if (chromiumPath === undefined) throw new Error('MODGATE_REQUIRE_CHROMIUM=1 but no Chromium was found');
-    [stack, browser] = await Promise.all([startPanelStack(), launchChromium(chromiumPath)]);
+    [stack, browser] = await Promise.all([startPanelStack(), chromium.launch()]);
   }, 60_000);
 
   afterAll(async () => {

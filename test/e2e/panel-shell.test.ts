@@ -10,32 +10,25 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findChromium, launchChromium } from '../../harness/browser.ts';
+import { chromiumForTests } from '../../harness/browser.ts';
 import { runOk } from '../../harness/cli.ts';
 import { axeViolations, DESKTOP, openPanel, PHONE, sideScroll } from '../../harness/panel-browser.ts';
 import { startPanelStack, type PanelStack } from '../../harness/panel-stack.ts';
 import { eventually } from '../../harness/stack.ts';
 
-const chromiumPath = findChromium();
-const required = process.env['MODGATE_REQUIRE_CHROMIUM'] === '1';
-if (chromiumPath === undefined && !required) {
-  process.stderr.write(
-    '\ntest/e2e/panel-shell.test.ts: SKIPPED, no Chromium found (apt-get install chromium, or set CHROMIUM_PATH)\n\n',
-  );
-}
+const chromium = chromiumForTests('test/e2e/panel-shell.test.ts');
 
 /** Pages the walk must find in the navigation; it walks every page the navigation links, these and any added later. */
 const KNOWN_PAGES = ['Overview', 'Players', 'Keys', 'Plan', 'Webhooks', 'Audit', 'Events'];
 
 const SIZES = { desktop: DESKTOP, phone: PHONE } as const;
 
-describe.runIf(chromiumPath !== undefined || required)('the panel shell in Chromium', () => {
+describe.runIf(chromium.run)('the panel shell in Chromium', () => {
   let stack: PanelStack;
   let browser: Browser;
 
   beforeAll(async () => {
-    if (chromiumPath === undefined) throw new Error('MODGATE_REQUIRE_CHROMIUM=1 but no Chromium was found');
-    [stack, browser] = await Promise.all([startPanelStack(), launchChromium(chromiumPath)]);
+    [stack, browser] = await Promise.all([startPanelStack(), chromium.launch()]);
   }, 60_000);
 
   afterAll(async () => {

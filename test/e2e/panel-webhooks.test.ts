@@ -12,7 +12,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findChromium, launchChromium } from '../../harness/browser.ts';
+import { chromiumForTests } from '../../harness/browser.ts';
 import { runOk } from '../../harness/cli.ts';
 import {
   axeViolations,
@@ -26,26 +26,15 @@ import { startPanelStack, type PanelStack } from '../../harness/panel-stack.ts';
 import { eventually } from '../../harness/stack.ts';
 import { startReceiver, type Receiver } from '../support/webhook-receiver.ts';
 
-const chromiumPath = findChromium();
-const required = process.env['MODGATE_REQUIRE_CHROMIUM'] === '1';
-if (chromiumPath === undefined && !required) {
-  process.stderr.write(
-    '\ntest/e2e/panel-webhooks.test.ts: SKIPPED, no Chromium found (apt-get install chromium, or set CHROMIUM_PATH)\n\n',
-  );
-}
+const chromium = chromiumForTests('test/e2e/panel-webhooks.test.ts');
 
-describe.runIf(chromiumPath !== undefined || required)("the panel's Webhooks page in Chromium", () => {
+describe.runIf(chromium.run)("the panel's Webhooks page in Chromium", () => {
   let stack: PanelStack;
   let browser: Browser;
   let receiver: Receiver;
 
   beforeAll(async () => {
-    if (chromiumPath === undefined) throw new Error('MODGATE_REQUIRE_CHROMIUM=1 but no Chromium was found');
-    [stack, browser, receiver] = await Promise.all([
-      startPanelStack(),
-      launchChromium(chromiumPath),
-      startReceiver(),
-    ]);
+    [stack, browser, receiver] = await Promise.all([startPanelStack(), chromium.launch(), startReceiver()]);
   }, 60_000);
 
   afterAll(async () => {

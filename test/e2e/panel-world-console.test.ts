@@ -11,17 +11,11 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminRequest } from '../../harness/admin.ts';
-import { findChromium, launchChromium } from '../../harness/browser.ts';
+import { chromiumForTests } from '../../harness/browser.ts';
 import { axeViolations, DESKTOP, openPanel, PHONE, sideScroll } from '../../harness/panel-browser.ts';
 import { startPanelStack, type PanelStack } from '../../harness/panel-stack.ts';
 
-const chromiumPath = findChromium();
-const required = process.env['MODGATE_REQUIRE_CHROMIUM'] === '1';
-if (chromiumPath === undefined && !required) {
-  process.stderr.write(
-    '\ntest/e2e/panel-world-console.test.ts: SKIPPED, no Chromium found (apt-get install chromium)\n\n',
-  );
-}
+const chromium = chromiumForTests('test/e2e/panel-world-console.test.ts');
 
 /** Each kind, a filter the page sets (a field and its value) and the same filter as a query. */
 const KINDS = [
@@ -66,13 +60,12 @@ function mainOverflow(page: Page): Promise<number> {
   ) as Promise<number>;
 }
 
-describe.runIf(chromiumPath !== undefined || required)('the World and Console pages in Chromium', () => {
+describe.runIf(chromium.run)('the World and Console pages in Chromium', () => {
   let stack: PanelStack;
   let browser: Browser;
 
   beforeAll(async () => {
-    if (chromiumPath === undefined) throw new Error('MODGATE_REQUIRE_CHROMIUM=1 but no Chromium was found');
-    [stack, browser] = await Promise.all([startPanelStack({ eventsRate: 0 }), launchChromium(chromiumPath)]);
+    [stack, browser] = await Promise.all([startPanelStack({ eventsRate: 0 }), chromium.launch()]);
   }, 60_000);
 
   afterAll(async () => {

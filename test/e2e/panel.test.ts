@@ -14,28 +14,21 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from 'vitest';
-import { findChromium, launchChromium } from '../../harness/browser.ts';
+import { chromiumForTests } from '../../harness/browser.ts';
 import { runOk } from '../../harness/cli.ts';
 import { startPanelStack, type PanelStack } from '../../harness/panel-stack.ts';
 import { eventually } from '../../harness/stack.ts';
 
-const chromiumPath = findChromium();
-const required = process.env['MODGATE_REQUIRE_CHROMIUM'] === '1';
-if (chromiumPath === undefined && !required) {
-  process.stderr.write(
-    '\ntest/e2e/panel.test.ts: SKIPPED, no Chromium found (apt-get install chromium, or set CHROMIUM_PATH)\n\n',
-  );
-}
+const chromium = chromiumForTests('test/e2e/panel.test.ts');
 
-describe.runIf(chromiumPath !== undefined || required)('the operator panel in Chromium', () => {
+describe.runIf(chromium.run)('the operator panel in Chromium', () => {
   let stack: PanelStack;
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
 
   beforeAll(async () => {
-    if (chromiumPath === undefined) throw new Error('MODGATE_REQUIRE_CHROMIUM=1 but no Chromium was found');
-    [stack, browser] = await Promise.all([startPanelStack(), launchChromium(chromiumPath)]);
+    [stack, browser] = await Promise.all([startPanelStack(), chromium.launch()]);
   }, 60_000);
 
   afterAll(async () => {
