@@ -35,7 +35,9 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { readDocsFolder } from '../cli/docs-command.ts';
-import { buildPanelBundle, PANEL_FILES } from '../daemon/admin/panel/panel-bundle.ts';
+import { buildPanelBundle, PANEL_FILES, writeRouteSummaries } from '../daemon/admin/panel/panel-bundle.ts';
+import { ADMIN_ROUTES } from '../daemon/admin/routes/index.ts';
+import { ROUTES } from '../daemon/routes/index.ts';
 import { makeCodeCache } from './code-cache.ts';
 import { embeddedNodePath } from './embedded-node.ts';
 
@@ -151,7 +153,7 @@ async function bundle(paths: BuildPaths): Promise<void> {
 
 /** The operator panel's files, assets named as panel-assets.ts reads them (`panel.js`, `panel.css`). */
 async function bundlePanel(paths: BuildPaths): Promise<void> {
-  const panel = await buildPanelBundle();
+  const panel = await buildPanelBundle(writeRouteSummaries([...ROUTES, ...ADMIN_ROUTES]));
   for (const name of PANEL_FILES) await writeFile(join(paths.work, name.slice(1)), panel[name]);
 }
 

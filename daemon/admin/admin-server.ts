@@ -21,6 +21,9 @@ import type { AnyAdminRoute } from './define-admin-route.ts';
 import type { AdminServices, PanelServices } from './services.ts';
 import { adminExposureProblem, type AdminListenOptions } from './admin-listen.ts';
 import { formatHostPort } from '../host-port.ts';
+import { ROUTES } from '../routes/index.ts';
+import { PanelAssets, panelSource } from './panel/panel-assets.ts';
+import { writeRouteSummaries } from './panel/panel-bundle.ts';
 import { PanelGate } from './panel/panel-gate.ts';
 import type { SessionStore } from './sessions.ts';
 import type { TokenBackoff } from './stages/token-backoff.ts';
@@ -102,10 +105,12 @@ function panelServices(init: AdminServerInit, tcp: () => HttpServerHandle | unde
 }
 
 /** The panel gate of the TCP listener, sharing the pipeline's back-off and body limit. */
-function panelGate(services: AdminServices) {
+function panelGate(services: AdminServices, routes: readonly AnyAdminRoute[]) {
+  const assets = new PanelAssets(panelSource(writeRouteSummaries([...ROUTES, ...routes])));
   return (pipeline: { backoff: TokenBackoff; bodyLimitBytes: number }) =>
     new PanelGate({
       ...pipeline,
+      assets,
       sessions: services.panel.sessions,
       tls: services.panel.tls,
       verifyToken: (text) => services.tokens.verify(text),
@@ -140,7 +145,7 @@ async function startTcp(
     log: init.log,
     idempotency: init.idempotency,
     openapi,
-    panel: panelGate(init.services),
+    panel: panelGate(init.services, init.routes),
     backoff: {
       ...options.backoff,
       ...(init.http.ipv6PrefixLength !== undefined ? { ipv6PrefixLength: init.http.ipv6PrefixLength } : {}),

@@ -14,7 +14,13 @@ import { createHash } from 'node:crypto';
 import { getRawAsset, isSea } from 'node:sea';
 import { gzipSync } from 'node:zlib';
 import type { ApiRequest, ApiResponse } from '../../http/types.ts';
-import { buildPanelBundle, PANEL_FILES, type PanelBundle, type PanelFileName } from './panel-bundle.ts';
+import {
+  buildPanelBundle,
+  PANEL_FILES,
+  type PanelBundle,
+  type PanelFileName,
+  type WriteRouteSummary,
+} from './panel-bundle.ts';
 
 /**
  * Strict CSP: scripts and styles from the panel's own origin only (no inline script or style,
@@ -90,7 +96,7 @@ export class PanelAssets {
   #source: PanelBundleSource;
   #files: Promise<Map<string, PanelFile>> | undefined;
 
-  constructor(source: PanelBundleSource = defaultPanelSource) {
+  constructor(source: PanelBundleSource) {
     this.#source = source;
   }
 
@@ -153,8 +159,12 @@ function fileOf(type: string, body: Buffer): PanelFile {
  * node:sea is imported statically: the executable runs its bundle as a vm Script, which has no
  * dynamic import().
  */
-async function defaultPanelSource(): Promise<PanelBundle> {
-  if (!isSea()) return buildPanelBundle();
+export function panelSource(writeRoutes: readonly WriteRouteSummary[]): PanelBundleSource {
+  return () => panelBundle(writeRoutes);
+}
+
+async function panelBundle(writeRoutes: readonly WriteRouteSummary[]): Promise<PanelBundle> {
+  if (!isSea()) return buildPanelBundle(writeRoutes);
   const asset = (name: PanelFileName) => Buffer.from(getRawAsset(name.slice(1)) as ArrayBuffer);
   return { '/panel.js': asset('/panel.js'), '/panel.css': asset('/panel.css') };
 }

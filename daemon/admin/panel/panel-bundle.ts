@@ -33,9 +33,8 @@ const PANEL_DIR = fileURLToPath(new URL('../../../panel/', import.meta.url));
 /** The daemon's allowlist rule, so the key form shows what an entry will be saved as. */
 const ALLOW_IP = fileURLToPath(new URL('../../store/allow-ip.ts', import.meta.url));
 
-export async function buildPanelBundle(): Promise<PanelBundle> {
+export async function buildPanelBundle(writeRoutes: readonly WriteRouteSummary[]): Promise<PanelBundle> {
   const { build } = await import('esbuild');
-  const writeRoutes = await writeRouteSummaries();
   const result = await build({
     absWorkingDir: PANEL_DIR,
     entryPoints: { panel: 'main.ts', 'panel-style': 'panel.css' },
@@ -69,17 +68,21 @@ export async function buildPanelBundle(): Promise<PanelBundle> {
   return bundle;
 }
 
+/** A write route as the Audit page names it: what an audit line did, in the route's words. */
+export interface WriteRouteSummary {
+  method: string;
+  path: string;
+  summary: string;
+}
+
 /**
- * Every route the audit log records (the writes of /v1 and /admin/v1) with its summary, so an
- * audit line can say what it did in the route's own words. Imported here, not at the top: the
- * admin routes import the panel's gate, which imports this file.
+ * The writes of `routes` (the audit log records every one), given by the caller, which holds the
+ * route tables: the admin routes import the panel's gate, which imports this file.
  */
-async function writeRouteSummaries(): Promise<{ method: string; path: string; summary: string }[]> {
-  const [{ ROUTES }, { ADMIN_ROUTES }] = await Promise.all([
-    import('../../routes/index.ts'),
-    import('../routes/index.ts'),
-  ]);
-  return [...ROUTES, ...ADMIN_ROUTES]
+export function writeRouteSummaries(
+  routes: readonly { method: string; path: string; summary: string }[],
+): WriteRouteSummary[] {
+  return routes
     .filter((route) => route.method !== 'GET')
     .map(({ method, path, summary }) => ({ method, path, summary }));
 }

@@ -67,7 +67,8 @@ export interface PanelGateOptions {
   redeemInvite(code: string): Promise<{ id: string; name: string; role: AdminRole } | null>;
   /** Whether the admin token with this id is still active. */
   tokenActive(id: string): boolean;
-  assets?: PanelAssets;
+  /** The panel's files (panel-assets.ts), built with the route tables the caller holds. */
+  assets: PanelAssets;
 }
 
 export class PanelGate {
@@ -76,7 +77,7 @@ export class PanelGate {
 
   constructor(options: PanelGateOptions) {
     this.#options = options;
-    this.#assets = options.assets ?? new PanelAssets();
+    this.#assets = options.assets;
   }
 
   /**

@@ -6,11 +6,11 @@
  */
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_ROLES, type AdminRole } from '../../../daemon/admin/roles.ts';
-import { adminRequest } from '../../../harness/admin.ts';
-import { makeDataDir, type TestDataDir } from '../../../harness/data-dir.ts';
-import { freePort } from '../../../harness/ports.ts';
-import { startServe, stop, type Served } from '../../../harness/processes.ts';
+import { ADMIN_ROLES, type AdminRole } from '../../daemon/admin/roles.ts';
+import { adminRequest } from '../../harness/admin.ts';
+import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
+import { freePort } from '../../harness/ports.ts';
+import { startServe, stop, type Served } from '../../harness/processes.ts';
 
 interface Operation {
   method: string;
@@ -34,7 +34,7 @@ function operationsOf(document: unknown): Operation[] {
 
 /** The "Roles" table of docs/admin.md: `METHOD path` → the roles it ticks. */
 async function documentedMatrix(): Promise<Map<string, string[]>> {
-  const text = await readFile(new URL('../../../docs/admin.md', import.meta.url), 'utf8');
+  const text = await readFile(new URL('../../docs/admin.md', import.meta.url), 'utf8');
   const section = text.slice(text.indexOf('\n## Roles\n'), text.indexOf('\n### Staff sign-in\n'));
   const matrix = new Map<string, string[]>();
   for (const line of section.split('\n')) {
