@@ -86,6 +86,7 @@ function PlayerList(props: { listing: Listing; onOpen: (platformId: string) => v
   // would be the wrong players, and a keyboard user tabbing on from the search would open one.
   const found = rows.value?.key === key ? rows.value.found : undefined;
   const title = listing.kind === 'online' ? 'Online now' : `Players matching “${listing.text}”`;
+  // Open comes first: on a phone the table scrolls sideways in its box, and the action must show.
   return h(
     'section',
     { class: 'card' },
@@ -93,7 +94,7 @@ function PlayerList(props: { listing: Listing; onOpen: (platformId: string) => v
     h(
       Table,
       {
-        head: ['Name', 'Platform id', 'Online', ''],
+        head: ['', 'Name', 'Platform id', 'Online'],
         loading: found === undefined && rows.error === undefined,
         empty: listing.kind === 'online' ? 'Nobody is online.' : 'No player matches.',
       },
@@ -101,9 +102,6 @@ function PlayerList(props: { listing: Listing; onOpen: (platformId: string) => v
         h(
           'tr',
           { key: row.platform_id, 'data-testid': 'player-row' },
-          h('td', null, row.name),
-          h('td', null, row.platform_id),
-          h('td', null, row.online ? 'yes' : 'no'),
           h(
             'td',
             null,
@@ -117,6 +115,9 @@ function PlayerList(props: { listing: Listing; onOpen: (platformId: string) => v
               'Open',
             ),
           ),
+          h('td', null, row.name),
+          h('td', null, row.platform_id),
+          h('td', null, row.online ? 'yes' : 'no'),
         ),
       ),
     ),
