@@ -148,7 +148,9 @@ function ChangeForm(props: ChangeFormProps): View {
     });
   const blocked = props.blocked?.[draft.asset];
   const hintId = `${props.scope}-change-hint`;
-  const problem = draftProblem(draft, 'credit');
+  // An untouched form is not wrong yet: it says what the change does, and its buttons wait.
+  const untouched = draft.amount === '' && draft.reason === '';
+  const problem = untouched ? undefined : draftProblem(draft, 'credit');
   return h(
     'fieldset',
     { class: 'change-form' },

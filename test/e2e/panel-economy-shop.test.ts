@@ -95,6 +95,26 @@ describe.runIf(chromium.run)('the Economy and Shop pages in Chromium', () => {
     await page.getByRole('heading', { level: 2, name: player.name }).waitFor();
   }
 
+  it('shows an untouched change form as a hint, not an error, and keeps its buttons waiting', async () => {
+    const panel = await openPanel(browser, stack);
+    try {
+      await panel.go('economy', 'Economy');
+      const hint = panel.page.locator('#everyone-change-hint');
+      await expect(hint.getAttribute('class')).resolves.toBe('hint');
+      await expect(
+        panel.page
+          .getByRole('button', { name: /^Credit/ })
+          .first()
+          .isDisabled(),
+      ).resolves.toBe(true);
+      await panel.page.getByLabel('Everyone amount').fill('-3');
+      await panel.page.getByLabel('Everyone reason').fill('r');
+      await expect(hint.getAttribute('class')).resolves.toBe('error');
+    } finally {
+      await panel.close();
+    }
+  });
+
   it('credits a player’s coins with a reason and shows the ledger entry with source panel', async () => {
     const player = online[0] as Online;
     const panel = await openPanel(browser, stack);
