@@ -128,21 +128,31 @@ export async function launchServe(dataDir: string, options: ServeOptions = {}): 
 export async function startServe(dataDir: string, options: ServeOptions = {}): Promise<Served> {
   for (let attempt = 1; ; attempt += 1) {
     const served = await launchServe(dataDir, options);
-    if (await answersBeforeExit(served)) return served;
+    if (await answersBeforeExit(served, options)) return served;
     const output = served.serve.output();
     if (attempt < 3 && output.includes('is already in use')) continue;
     throw new Error(`modgate serve exited before it answered /healthz:\n${output}`);
   }
 }
 
-/** True once serve answers /healthz, false if it exits first; throws after 30 s of neither. */
-async function answersBeforeExit(served: Served): Promise<boolean> {
+/**
+ * True once serve says it is listening and answers /healthz, false if it exits first; throws after
+ * 30 s of neither. The log line makes the answer this serve's own: on a busy machine another test's
+ * serve can take the port between freePort and this serve's bind, and would answer /healthz for a
+ * serve that is about to exit "in use" (its admin.sock never bound). A serve started with its own
+ * `--log-level` or `--log-format` may print no such JSON line and is waited for by /healthz alone.
+ */
+async function answersBeforeExit(served: Served, options: ServeOptions): Promise<boolean> {
   let exited = false;
   // 'close', not 'exit': by then everything it printed has been read, the reason included.
   served.serve.once('close', () => (exited = true));
+  const quiet = ['--log-level', '--log-format'].some((flag) => options.extra?.includes(flag));
+  const saysListening = () => quiet || served.serve.output().includes('"msg":"listening"');
   await eventually(
     async () =>
-      exited || (await fetch(`http://127.0.0.1:${served.apiPort}/healthz`).catch(() => null)) !== null,
+      exited ||
+      (saysListening() &&
+        (await fetch(`http://127.0.0.1:${served.apiPort}/healthz`).catch(() => null)) !== null),
     30_000,
   );
   return !exited;
