@@ -81,3 +81,10 @@ export function sideScroll(page: Page): Promise<number> {
     'document.documentElement.scrollWidth - document.documentElement.clientWidth',
   ) as Promise<number>;
 }
+
+/** How far `main`'s content overflows `main` sideways (0 when it fits; tables scroll in their own box). */
+export function mainOverflow(page: Page): Promise<number> {
+  return page.evaluate(
+    '(() => { const main = document.querySelector("main"); return main.scrollWidth - main.clientWidth; })()',
+  ) as Promise<number>;
+}

@@ -17,6 +17,7 @@ import {
   DESKTOP,
   openPanel,
   PHONE,
+  mainOverflow,
   sideScroll,
   type PanelPage,
 } from '../../harness/panel-browser.ts';
@@ -34,13 +35,6 @@ interface LedgerEntry {
   amount: number;
   source: string;
   reason: string;
-}
-
-/** `main`'s content overflow sideways, in CSS pixels (0 when it fits; tables scroll in their own box). */
-function mainOverflow(page: Page): Promise<number> {
-  return page.evaluate(
-    '(() => { const main = document.querySelector("main"); return main.scrollWidth - main.clientWidth; })()',
-  ) as Promise<number>;
 }
 
 /** Presses Tab until `target` has the focus: how a keyboard user gets there, no click. */

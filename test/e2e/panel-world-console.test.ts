@@ -8,11 +8,18 @@
  * Skipped with a note when no Chromium is found, unless MODGATE_REQUIRE_CHROMIUM=1 (as in
  * test/e2e/panel.test.ts).
  */
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminRequest } from '../../harness/admin.ts';
 import { chromiumForTests } from '../../harness/browser.ts';
-import { axeViolations, DESKTOP, openPanel, PHONE, sideScroll } from '../../harness/panel-browser.ts';
+import {
+  axeViolations,
+  DESKTOP,
+  mainOverflow,
+  openPanel,
+  PHONE,
+  sideScroll,
+} from '../../harness/panel-browser.ts';
 import { startPanelStack, type PanelStack } from '../../harness/panel-stack.ts';
 
 const chromium = chromiumForTests('test/e2e/panel-world-console.test.ts');
@@ -52,13 +59,6 @@ const KINDS = [
     key: 'entity_id',
   },
 ] as const;
-
-/** `main`'s content is no wider than `main` (the shell's own width is the shell fix's to test). */
-function mainOverflow(page: Page): Promise<number> {
-  return page.evaluate(
-    '(() => { const main = document.querySelector("main"); return main.scrollWidth - main.clientWidth; })()',
-  ) as Promise<number>;
-}
 
 describe.runIf(chromium.run)('the World and Console pages in Chromium', () => {
   let stack: PanelStack;
