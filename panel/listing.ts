@@ -1,10 +1,9 @@
 /**
  * The filtered, paged lists of the game pages (ledger, deliveries, claim codes): a filter form of
- * text fields and choices that applies on submit, and the trail of cursors behind Newer and
- * Older, so a list pages through the collection envelope's `next_cursor` and back.
+ * text fields and choices that applies on submit (the cursors behind Newer and Older are
+ * pages/cursor-pager.ts).
  */
 import { h } from 'preact';
-import { useState } from 'preact/hooks';
 import { Field, type View } from './ui.ts';
 
 /** One filter: a text field, or a choice of `choices` (with "Any" first) when given. */
@@ -59,38 +58,4 @@ function filterInput<Name extends string>(spec: FilterSpec<Name>, values: Record
     h('option', { value: '' }, 'Any'),
     spec.choices.map((value) => h('option', { key: value, value }, value)),
   );
-}
-
-export interface CursorTrail {
-  /** The cursor of the page shown; null for the first. */
-  cursor: string | null;
-  /** Back to the first page (after the filters changed). */
-  reset: () => void;
-  /** Newer and Older, for a page that says whether more follow. */
-  pager: (page: { has_more: boolean; next_cursor: string | null } | undefined) => View;
-}
-
-/** The cursors of the pages before this one, so Newer can go back. */
-export function useCursorTrail(): CursorTrail {
-  const [trail, setTrail] = useState<(string | null)[]>([null]);
-  const pager = (page: { has_more: boolean; next_cursor: string | null } | undefined) =>
-    h(
-      'p',
-      { class: 'pager' },
-      h(
-        'button',
-        { type: 'button', disabled: trail.length === 1, onClick: () => setTrail(trail.slice(0, -1)) },
-        'Newer',
-      ),
-      h(
-        'button',
-        {
-          type: 'button',
-          disabled: !page?.has_more,
-          onClick: () => page?.next_cursor && setTrail([...trail, page.next_cursor]),
-        },
-        'Older',
-      ),
-    );
-  return { cursor: trail[trail.length - 1] ?? null, reset: () => setTrail([null]), pager };
 }

@@ -11,7 +11,7 @@ import type { components } from '../admin-schema.ts';
 import { api, query, type Page } from '../api.ts';
 import { ErrorLine, Field, Table, useLoad, type View } from '../ui.ts';
 import { CommandForm, type CommandResult } from './console-form.ts';
-import { useCursorTrail } from './cursor-pager.ts';
+import { NEWER_OLDER, useCursorTrail } from './cursor-pager.ts';
 
 type Catalog = components['schemas']['CommandCatalog'];
 type HistoryEntry = components['schemas']['CommandHistoryEntry'];
@@ -125,7 +125,7 @@ function History(props: { runs: number }): View {
         ),
       ),
     ),
-    trail.pager(page.error === undefined ? page.value : undefined, { back: 'Newer', forward: 'Older' }),
+    trail.pager(page.error === undefined ? page.value : undefined, { ...NEWER_OLDER, numbered: true }),
   );
 }
 

@@ -1,6 +1,6 @@
 /**
  * Paging through a collection envelope's cursors (docs/pipeline.md: `next_cursor` goes back as
- * `cursor`), as the World lists and the command history do: the trail of cursors already passed,
+ * `cursor`), as every paged list of the panel does (World, the command history, the ledger, the shop): the trail of cursors already passed,
  * so "Previous page" goes back without the API having one, and the two buttons.
  */
 import { h } from 'preact';
@@ -13,13 +13,26 @@ export interface CursorTrail {
   cursor: string | null;
   /** Back to the first page (new filters). */
   restart: () => void;
-  pager: (page: Page<unknown> | undefined, labels?: { back: string; forward: string }) => View;
+  pager: (page: Page<unknown> | undefined, labels?: PagerLabels) => View;
 }
+
+/** The two buttons' words, and whether the page's number shows beside them. */
+export interface PagerLabels {
+  back: string;
+  forward: string;
+  numbered: boolean;
+}
+
+/** Newer and Older, for lists shown newest first (the ledger, deliveries, claim codes). */
+export const NEWER_OLDER: PagerLabels = { back: 'Newer', forward: 'Older', numbered: false };
 
 export function useCursorTrail(): CursorTrail {
   const [trail, setTrail] = useState<(string | null)[]>([null]);
   const cursor = trail[trail.length - 1] ?? null;
-  const pager = (page: Page<unknown> | undefined, labels = { back: 'Previous page', forward: 'Next page' }) =>
+  const pager = (
+    page: Page<unknown> | undefined,
+    labels: PagerLabels = { back: 'Previous page', forward: 'Next page', numbered: true },
+  ) =>
     h(
       'p',
       { class: 'pager' },
@@ -37,7 +50,7 @@ export function useCursorTrail(): CursorTrail {
         },
         labels.forward,
       ),
-      trail.length > 1 ? h('span', { class: 'hint' }, `Page ${trail.length}`) : null,
+      labels.numbered && trail.length > 1 ? h('span', { class: 'hint' }, `Page ${trail.length}`) : null,
     );
   return { cursor, restart: () => setTrail([null]), pager };
 }

@@ -10,7 +10,8 @@ import { useEffect, useState } from 'preact/hooks';
 import type { components } from '../admin-schema.ts';
 import { api, ApiFailure, query } from '../api.ts';
 import { attempt, ConfirmButton, ErrorLine, Field, Table, useLoad, type View } from '../ui.ts';
-import { FilterForm, useCursorTrail, type FilterSpec } from '../listing.ts';
+import { FilterForm, type FilterSpec } from '../listing.ts';
+import { NEWER_OLDER, useCursorTrail } from './cursor-pager.ts';
 import { PlayerPicker } from './player-picker.ts';
 import { fact } from './players.ts';
 
@@ -370,7 +371,7 @@ function Ledger(props: { changes: number }): View {
   );
   const apply = (next: Record<LedgerFilter, string>) => {
     setFilters(next);
-    trail.reset();
+    trail.restart();
   };
   return h(
     'section',
@@ -394,7 +395,7 @@ function Ledger(props: { changes: number }): View {
         h(LedgerRow, { key: entry.id, entry }),
       ),
     ),
-    trail.pager(page.value),
+    trail.pager(page.value, NEWER_OLDER),
   );
 }
 

@@ -9,7 +9,8 @@ import { h } from 'preact';
 import { useState } from 'preact/hooks';
 import type { components } from '../admin-schema.ts';
 import { api, query } from '../api.ts';
-import { FilterForm, useCursorTrail, type FilterSpec } from '../listing.ts';
+import { FilterForm, type FilterSpec } from '../listing.ts';
+import { NEWER_OLDER, useCursorTrail } from './cursor-pager.ts';
 import { attempt, ConfirmButton, ErrorLine, Field, Table, useLoad, type View } from '../ui.ts';
 
 type Pack = components['schemas']['Pack'];
@@ -62,7 +63,7 @@ function Catalogue(props: { onChoose: (pack: Pack) => void }): View {
       label: 'Pack filters',
       specs,
       values: search,
-      onApply: (next) => (setSearch(next), trail.reset()),
+      onApply: (next) => (setSearch(next), trail.restart()),
     }),
     h(ErrorLine, { text: page.error }),
     h(
@@ -98,7 +99,7 @@ function Catalogue(props: { onChoose: (pack: Pack) => void }): View {
         ),
       ),
     ),
-    trail.pager(page.value),
+    trail.pager(page.value, NEWER_OLDER),
   );
 }
 
@@ -278,7 +279,7 @@ function Deliveries(props: { changes: number }): View {
       label: 'Delivery filters',
       specs: DELIVERY_FILTERS,
       values: filters,
-      onApply: (next) => (setFilters(next), trail.reset()),
+      onApply: (next) => (setFilters(next), trail.restart()),
     }),
     h(ErrorLine, { text: page.error }),
     h(
@@ -302,7 +303,7 @@ function Deliveries(props: { changes: number }): View {
         ),
       ),
     ),
-    trail.pager(page.value),
+    trail.pager(page.value, NEWER_OLDER),
   );
 }
 
@@ -335,7 +336,7 @@ function ClaimCodes(props: { changes: number; onChanged: () => void }): View {
       label: 'Claim code filters',
       specs: CODE_FILTERS,
       values: filters,
-      onApply: (next) => (setFilters(next), trail.reset()),
+      onApply: (next) => (setFilters(next), trail.restart()),
     }),
     h(ErrorLine, { text: page.error }),
     h(
@@ -349,7 +350,7 @@ function ClaimCodes(props: { changes: number; onChanged: () => void }): View {
         h(CodeRow, { key: code.code, code, onChanged: props.onChanged }),
       ),
     ),
-    trail.pager(page.value),
+    trail.pager(page.value, NEWER_OLDER),
   );
 }
 
