@@ -65,6 +65,8 @@ export interface CaseContext {
   peekRedial(withinMs: number): Promise<number | null>;
   /** Every `events` body the mod sent in the run so far, on every connection, in order. */
   eventBodies(): ReceivedEvents[];
+  /** Every connection of the run so far, in order (cases that judge the whole run). */
+  readonly links: readonly HarnessLink[];
   /** The last welcome the harness sent, for the replay case. */
   readonly lastWelcome: Uint8Array | null;
   call(op: string, args: unknown, options?: CallOptions): Promise<CallAnswer>;

@@ -12,6 +12,7 @@ import { check, expectResult } from './answers.ts';
 import { EVENTS_PER_BODY, MAX_BODY_BYTES } from '../protocol/event-outbox.ts';
 import { fail, type CaseContext, type ModCase } from './case.ts';
 import { banArgs, unban } from './cases-ops.ts';
+import type { ModEvent } from '../protocol/frames.ts';
 import type { HarnessLink, ReceivedEvents } from './harness-link.ts';
 import { player } from './world-fixtures.ts';
 
@@ -90,19 +91,22 @@ function shapeProblem(body: ReceivedEvents, last: Map<string, number>): string |
     if (event.seq <= previous)
       return `event seq ${event.seq} of stream ${body.stream} follows seq ${previous}`;
     last.set(body.stream, event.seq);
-    const where = `event seq ${event.seq} (${event.type})`;
-    const schema = dataSchema(event.type);
-    if (schema === undefined) return `${where} has a type that is not one of §9.7 (events.schema.json)`;
-    if (!ISO_WITH_OFFSET.test(event.at)) return `${where} has at "${event.at}", not ISO 8601 with an offset`;
-    const parsed = schema.safeParse(event.data);
-    if (!parsed.success) {
-      const issues = parsed.error.issues
-        .slice(0, 3)
-        .map((i) => `${i.path.map(String).join('.')}: ${i.message}`);
-      return `${where} has data that breaks its shape in events.schema.json: ${issues.join('; ')}`;
-    }
+    const problem = eventProblem(event);
+    if (problem !== null) return `event seq ${event.seq} (${event.type}) ${problem}`;
   }
   return null;
+}
+
+/** What in one event breaks §9.2 rule 5 or §9.7 (its type, `at`, `data`'s shape), or null. */
+export function eventProblem(event: ModEvent): string | null {
+  const schema = dataSchema(event.type);
+  if (schema === undefined) return 'has a type that is not one of §9.7 (events.schema.json)';
+  if (!ISO_WITH_OFFSET.test(event.at)) return `has at "${event.at}", not ISO 8601 with an offset`;
+  const parsed = schema.safeParse(event.data);
+  if (parsed.success) return null;
+  const issues = parsed.error.issues.slice(0, 3).map((i) => `${i.path.map(String).join('.')}: ${i.message}`);
+  const more = parsed.error.issues.length > 3 ? ` (${parsed.error.issues.length} problems in all)` : '';
+  return `has data that breaks its shape in events.schema.json: ${issues.join('; ')}${more}`;
 }
 
 async function schema(ctx: CaseContext): Promise<string> {

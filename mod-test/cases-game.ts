@@ -8,6 +8,7 @@
  */
 import { check, expectError, expectResult, judgeResult } from './answers.ts';
 import type { CaseContext, ModCase } from './case.ts';
+import { banCaps } from './cases-caps.ts';
 import {
   banArgs,
   coinArgs,
@@ -17,7 +18,6 @@ import {
   muteArgs,
   opId,
   revokeCode,
-  unban,
   unmute,
 } from './cases-ops.ts';
 import {
@@ -31,8 +31,6 @@ import {
 } from './world-fixtures.ts';
 
 type Row = Record<string, unknown>;
-
-const MINUTE_MS = 60_000;
 
 /** docs/players.md "Durations": a temporary mute is rounded up to the next whole hour. */
 async function muteRounding(ctx: CaseContext): Promise<string> {
@@ -50,40 +48,6 @@ async function muteRounding(ctx: CaseContext): Promise<string> {
     await unmute(ctx, who);
   }
   return '90 → 120, 1 → 60, 60 → 60 minutes';
-}
-
-/** docs/players.md "Durations": a ban keeps its exact duration; over the unit's cap is invalid. */
-async function banCaps(ctx: CaseContext): Promise<string> {
-  const who = await player(ctx);
-  await expectError(
-    ctx,
-    'players.ban',
-    banArgs(who, 121, 'months'),
-    'invalid',
-    'a ban of 121 months, over the cap of 120',
-  );
-  await expectError(
-    ctx,
-    'players.ban',
-    banArgs(who, 5_256_001, 'minutes'),
-    'invalid',
-    'a ban of 5,256,001 minutes, over the cap',
-  );
-  await expectError(
-    ctx,
-    'players.ban',
-    banArgs(who, null, 'days'),
-    'invalid',
-    'a temporary ban without a duration',
-  );
-  const result = await expectResult<{ ban: Row }>(ctx, 'players.ban', banArgs(who, 2, 'days'));
-  const length = Date.parse(String(result.ban['expires_at'])) - Date.parse(String(result.ban['banned_at']));
-  check(
-    length === 2 * 24 * 60 * MINUTE_MS,
-    `a ban of 2 days answered expires_at − banned_at = ${length / MINUTE_MS} minutes; a ban keeps its exact duration`,
-  );
-  await unban(ctx, who);
-  return 'caps refused as invalid, a 2-day ban lasts 2 days';
 }
 
 async function permanentBan(ctx: CaseContext): Promise<string> {

@@ -135,6 +135,23 @@ const FRAME_REJECTIONS: FrameRejection[] = [
     },
   },
   {
+    id: 'frame.skipped-seq',
+    section: '§4.3',
+    what: 'seq n + 2 after seq n (seq n + 1 skipped)',
+    codes: ['sequence'],
+    send: (link) => {
+      link.takeSeq();
+      link.send({ t: 'ping', n: 3 });
+    },
+  },
+  {
+    id: 'frame.reflected',
+    section: '§4.6',
+    what: "a frame sealed with the mod's own key (mod→daemon), as a frame of its own echoed back",
+    codes: ['bad_mac'],
+    send: (link) => link.sendRaw(link.sealReflected(encode([{ t: 'ping', n: 5 }]))),
+  },
+  {
     id: 'frame.oversize',
     section: '§2.2',
     what: 'a WebSocket message over 1 MiB',

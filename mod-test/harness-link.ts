@@ -86,10 +86,18 @@ export class HarnessLink {
   #inboxWaiter: (() => void) | null = null;
   #session: Session | null = null;
   #sendKey: AeadKey | null = null;
+  /** The mod's own send key (mod→daemon): what a reflected frame is sealed with (§4.6). */
+  #reflectKey: AeadKey | null = null;
   #sent = 0;
   #nextId = 1;
   #pings = 0;
   readonly #calls = new Map<number, PendingCall>();
+  /** Requests answered (id → op), to tell a second `res` for one id from a late or unknown one. */
+  readonly #answered = new Map<number, string>();
+  /** Requests whose deadline passed unanswered: one late `res` each is no fault (§6.2). */
+  readonly #late = new Map<number, string>();
+  /** Requests the mod answered more than once (§6.2: exactly once), in order. */
+  readonly answeredTwice: Array<{ id: number; op: string }> = [];
   readonly #pongs = new Map<number, () => void>();
   #closed: LinkClose | null = null;
   readonly #closeWaiters: Array<(close: LinkClose) => void> = [];
@@ -120,6 +128,11 @@ export class HarnessLink {
   /** True while the session is open and neither side has begun to close it. */
   get isOpen(): boolean {
     return this.#session !== null && this.#closed === null && !this.#closing;
+  }
+
+  /** Requests the mod has answered on this link. */
+  get answeredCount(): number {
+    return this.#answered.size;
   }
 
   get closed(): LinkClose | null {
@@ -222,6 +235,7 @@ export class HarnessLink {
       }
       const keys = deriveSessionKeys(shared, th);
       this.#sendKey = aeadKey(keys.daemonToMod);
+      this.#reflectKey = aeadKey(keys.modToDaemon);
       const ready = events ? ({ t: 'ready', events: true } as const) : ({ t: 'ready' } as const);
       const keyPair = { role: 'daemon' as const, sendKey: keys.daemonToMod, receiveKey: keys.modToDaemon };
       this.#session = new Session(keyPair, undefined, { ready });
@@ -275,6 +289,15 @@ export class HarnessLink {
     return sealFrame(this.#sendKey, used, plaintext);
   }
 
+  /**
+   * A frame sealed with the mod's own key (mod→daemon) at the next seq: byte for byte what the
+   * mod would have sent with this plaintext at that seq, so what a reflection of it looks like.
+   */
+  sealReflected(plaintext: Uint8Array): Uint8Array {
+    if (!this.#reflectKey) throw new Error('the session is not open');
+    return sealFrame(this.#reflectKey, (this.#sent += 1), plaintext);
+  }
+
   /** The next seq `seal` would use, taken now (for reordering cases). */
   takeSeq(): number {
     this.#sent += 1;
@@ -296,6 +319,7 @@ export class HarnessLink {
       const timer = setTimeout(() => {
         const pending = this.#calls.get(id);
         this.#calls.delete(id);
+        this.#late.set(id, op);
         resolve({ kind: 'late', ms: elapsed(started), applied: pending?.applied ?? false });
       }, deadlineMs + TRANSIT_GRACE_MS);
       this.#calls.set(id, { op, started, applied: false, timer, settle: resolve });
@@ -399,8 +423,9 @@ export class HarnessLink {
 
   #settle(res: Extract<FrameBody, { t: 'res' }>): void {
     const call = this.#calls.get(res.id);
-    if (!call) return; // late or unknown: dropped, as the daemon drops it (PROTOCOL §6.2)
+    if (!call) return this.#unawaited(res.id);
     this.#calls.delete(res.id);
+    this.#answered.set(res.id, call.op);
     clearTimeout(call.timer);
     const ms = elapsed(call.started);
     call.settle(
@@ -408,6 +433,21 @@ export class HarnessLink {
         ? { kind: 'ok', result: res.result, ms, applied: call.applied }
         : { kind: 'error', error: res.error, ms, applied: call.applied },
     );
+  }
+
+  /**
+   * A `res` no call waits for: a late or unknown one is dropped, as the daemon drops it; one for
+   * a request already answered is remembered, since a mod answers each request once (§6.2).
+   */
+  #unawaited(id: number): void {
+    const late = this.#late.get(id);
+    if (late !== undefined) {
+      this.#late.delete(id);
+      this.#answered.set(id, late);
+      return;
+    }
+    const op = this.#answered.get(id);
+    if (op !== undefined) this.answeredTwice.push({ id, op });
   }
 
   #endCalls(why: string): void {

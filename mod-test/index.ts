@@ -8,12 +8,16 @@
  */
 import type { KeyPair } from '../protocol/keys.ts';
 import type { CaseResult, ModCase } from './case.ts';
+import { capCases } from './cases-caps.ts';
 import { errorCases } from './cases-errors.ts';
 import { eventCases } from './cases-events.ts';
 import { gameCases } from './cases-game.ts';
 import { sourceCases } from './cases-source.ts';
 import { closingCases, openingCases, rejectionCases } from './cases-link.ts';
 import { validCallCases } from './cases-ops.ts';
+import { pageCases } from './cases-pages.ts';
+import { answerOnceCase, repeatCases } from './cases-repeats.ts';
+import { streamCases } from './cases-streams.ts';
 import { HarnessServer } from './harness-server.ts';
 import { summarize, type ModTestReport } from './report.ts';
 import { runCases } from './runner.ts';
@@ -62,11 +66,17 @@ export function allCases(): ModCase[] {
   return [
     ...openingCases(),
     ...validCallCases(),
+    ...pageCases(),
     ...errorCases(),
     ...gameCases(),
+    ...capCases(),
+    ...repeatCases(),
     ...sourceCases(),
     ...eventCases(),
     ...rejectionCases(),
+    // Judges of the whole run so far: every answer, every event.
+    answerOnceCase(),
+    ...streamCases(),
     MOD_PINGS,
     ...closingCases(),
   ];
