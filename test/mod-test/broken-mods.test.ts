@@ -16,6 +16,11 @@ import { OpError } from '../../protocol/ops/define.ts';
 import { LinkConnection } from '../../protocol/link-connection.ts';
 import { Session } from '../../protocol/session.ts';
 import { runModTest, type ModTestReport } from '../../mod-test/index.ts';
+import { aeadKey, openFrame } from '../../protocol/aead.ts';
+import { ModHandshake, type Established } from '../../protocol/handshake.ts';
+import { LinkConnection as Connection } from '../../protocol/link-connection.ts';
+import { AppliedOps } from '../../mod-sim/world/applied-ops.ts';
+import type { FrameBody } from '../../protocol/frames.ts';
 
 type Patch = Partial<Omit<SimulatorOptions, 'url' | 'identity' | 'daemonPublicKey'>>;
 
@@ -275,5 +280,258 @@ describe('modgate mod test against broken mods', () => {
       ['frame.forged-tag', 'pass'],
       ['link.backoff', 'pass'],
     ]);
+  });
+});
+
+/** Runs `run` while the mod's sessions open frames through `open` (the original as `original`). */
+async function withModOpen<T>(
+  open: (session: Session, bytes: Uint8Array, original: Session['open']) => ReturnType<Session['open']>,
+  run: () => Promise<T>,
+): Promise<T> {
+  const descriptor = Object.getOwnPropertyDescriptor(Session.prototype, 'open')!;
+  const original = descriptor.value as Session['open'];
+  Session.prototype.open = function (this: Session, bytes) {
+    return this.role === 'mod' ? open(this, bytes, original.bind(this)) : original.call(this, bytes);
+  };
+  try {
+    return await run();
+  } finally {
+    Object.defineProperty(Session.prototype, 'open', descriptor);
+  }
+}
+
+/** Fails unless case `id` failed with a message holding every one of `parts`. */
+function expectFailure(report: ModTestReport, id: string, ...parts: string[]): void {
+  const result = outcome(report, id);
+  expect(result.status).toBe('fail');
+  for (const part of parts) expect(result.message).toContain(part);
+}
+
+type Wrapped = (
+  handler: (args: never, ctx: never) => Promise<unknown>,
+) => (args: never, ctx: never) => Promise<unknown>;
+
+/** The simulator with one op's handler wrapped by `wrap`. */
+function wrapOp(op: keyof OpHandlers, wrap: Wrapped): Patch {
+  return {
+    patchHandlers: (handlers: Partial<OpHandlers>) => ({
+      ...handlers,
+      [op]: wrap(handlers[op] as never),
+    }),
+  };
+}
+
+describe('modgate mod test against broken mods, the faults it once let through (issue 36)', () => {
+  it('catches a mod that takes seq n + 2 after seq n instead of closing', async () => {
+    // The mod lets a frame that skips ahead pass, unread, where §4.3 closes the link.
+    const report = await withModOpen(
+      (session, bytes, original) =>
+        Buffer.from(bytes).readBigUInt64BE(0) > BigInt(session.expectedSeq)
+          ? { ok: true, value: [] }
+          : original(bytes),
+      () => runAgainst(['frame.skipped-seq']),
+    );
+    expectFailure(
+      report,
+      'frame.skipped-seq',
+      'the mod accepted seq n + 2 after seq n',
+      'expected close 4041 sequence',
+    );
+  });
+
+  it('catches a mod that accepts a frame sealed with its own key, reflected back to it', async () => {
+    const receive = Object.getOwnPropertyDescriptor(ModHandshake.prototype, 'receive')!;
+    let keys: Established | undefined;
+    ModHandshake.prototype.receive = function (this: ModHandshake, bytes) {
+      const step = (receive.value as ModHandshake['receive']).call(this, bytes);
+      keys = step.established ?? keys;
+      return step;
+    };
+    try {
+      // The mod also opens frames with its send key: a frame of its own, echoed, passes.
+      const report = await withModOpen(
+        (_session, bytes, original) =>
+          keys && openFrame(aeadKey(keys.sendKey), bytes, 1 << 20).ok
+            ? { ok: true, value: [] }
+            : original(bytes),
+        () => runAgainst(['frame.forged-tag', 'frame.reflected']),
+      );
+      expect(outcome(report, 'frame.forged-tag').status).toBe('pass');
+      expectFailure(
+        report,
+        'frame.reflected',
+        "the mod accepted a frame sealed with the mod's own key",
+        'expected close 4040 bad_mac',
+      );
+    } finally {
+      Object.defineProperty(ModHandshake.prototype, 'receive', receive);
+    }
+  });
+
+  it('catches a mod that refuses a ban exactly at the cap of 87,600 hours', async () => {
+    const report = await runAgainst(
+      ['game.ban-caps'],
+      wrapOp('players.ban', (ban) => async (args: never, ctx: never) => {
+        const { duration, duration_unit: unit } = args as { duration: number | null; duration_unit: string };
+        if (unit === 'hours' && duration === 87_600) throw new OpError('invalid', 'at most 87599 hours');
+        return ban(args, ctx);
+      }),
+    );
+    expectFailure(
+      report,
+      'game.ban-caps',
+      'a ban of 87,600 hours, exactly at the cap, must be accepted (§6.6), but players.ban answered the error invalid (at most 87599 hours)',
+    );
+  });
+
+  it('catches a mod whose month is 31 days', async () => {
+    const report = await runAgainst(
+      ['game.ban-caps'],
+      wrapOp('players.ban', (ban) => async (args: never, ctx: never) => {
+        const result = (await ban(args, ctx)) as { ban: Record<string, unknown> };
+        const { duration, duration_unit: unit } = args as { duration: number; duration_unit: string };
+        if (unit !== 'months') return result;
+        const expires = Date.parse(String(result.ban['banned_at'])) + duration * 31 * 86_400_000;
+        return { ...result, ban: { ...result.ban, expires_at: new Date(expires).toISOString() } };
+      }),
+    );
+    expectFailure(
+      report,
+      'game.ban-caps',
+      'a ban of 120 months answered expires_at − banned_at = 5,356,800 minutes; a ban keeps its exact duration, 5,184,000 minutes (a month is 30 days) (§6.6)',
+    );
+  });
+
+  it('catches a mod that answers one request twice', async () => {
+    const send = Object.getOwnPropertyDescriptor(Connection.prototype, 'send')!;
+    Connection.prototype.send = function (this: Connection, body: FrameBody) {
+      (send.value as Connection['send']).call(this, body);
+      if (this.role === 'mod' && body.t === 'res') (send.value as Connection['send']).call(this, body);
+    };
+    try {
+      const report = await runAgainst(['op.answer-once']);
+      expectFailure(
+        report,
+        'op.answer-once',
+        'more than once, first id',
+        'it answers each req exactly once',
+        '(§6.2)',
+      );
+    } finally {
+      Object.defineProperty(Connection.prototype, 'send', send);
+    }
+  });
+
+  it('catches a mod that forgets the op ids it applied when it redials', async () => {
+    const report = await runAgainst(
+      ['game.coins-idempotent', 'game.coins-idempotent-redial'],
+      {},
+      (broken) => {
+        broken.bridge.on('connect', () => Object.assign(broken.world, { appliedOps: new AppliedOps() }));
+      },
+    );
+    expect(outcome(report, 'game.coins-idempotent').status).toBe('pass');
+    const redial = outcome(report, 'game.coins-idempotent-redial');
+    expect(redial.status).toBe('fail');
+    expect(redial.message).toMatch(
+      /then with the same op id again on a new link after a redial, moved the balance from (\d+) to \d+; a mod remembers the op ids it applied across reconnects and applies each once \(§6\.4\)/,
+    );
+  });
+
+  it('catches a mod whose page 2 repeats the last row of page 1', async () => {
+    // Each page starts with the row its cursor came after: the same rows for the same after.
+    const lastBefore = new Map<string, unknown>();
+    const report = await runAgainst(
+      ['op.players.list', 'op.players.list.pages'],
+      wrapOp('players.list', (list) => async (args: never, ctx: never) => {
+        const page = (await list(args, ctx)) as { data: unknown[]; next: string | null };
+        if (page.next !== null) lastBefore.set(page.next, page.data.at(-1));
+        const { after } = args as { after: string | null };
+        if (after === null) return page;
+        return { ...page, data: [lastBefore.get(after), ...page.data.slice(0, -1)] };
+      }),
+    );
+    // The call case's own paging checks (limit, total, the same rows again) do not see it.
+    expect(outcome(report, 'op.players.list').status).toBe('pass');
+    expectFailure(
+      report,
+      'op.players.list.pages',
+      'players.list with limit 5: page 2 repeats the row platform_id',
+      'of page 1',
+      '(§6.1 "Paging")',
+    );
+  });
+
+  it('catches a mod whose page 2 leaves out its first row', async () => {
+    const report = await runAgainst(
+      ['op.squads.list.pages'],
+      wrapOp('squads.list', (list) => async (args: never, ctx: never) => {
+        const page = (await list(args, ctx)) as { data: unknown[] };
+        return (args as { after: string | null }).after === null
+          ? page
+          : { ...page, data: page.data.slice(1) };
+      }),
+    );
+    expectFailure(
+      report,
+      'op.squads.list.pages',
+      'squads.list with limit 5 skips the row id',
+      '(row 6 of one page of limit 100)',
+    );
+  });
+
+  it('catches a mod that numbers the events of each session from seq 1 again on one stream', async () => {
+    const report = await runAgainst(['events.stream-seqs'], {}, (broken) => {
+      const events = broken.bridge.events;
+      const attach = events.attach.bind(events);
+      events.attach = (send) => {
+        let seq = 0;
+        attach((body) =>
+          send({ ...body, events: body.events.map((event) => ({ ...event, seq: (seq += 1) })) }),
+        );
+      };
+    });
+    expectFailure(report, 'events.stream-seqs', 'for two different events', 'is never reused (§9.2 rule 2)');
+  });
+
+  it('catches a mod whose economy.changed events break their schema', async () => {
+    const report = await runAgainst(['events.shape', 'events.every-event'], {}, (broken) => {
+      const events = broken.bridge.events;
+      const emit = events.emit.bind(events);
+      events.emit = (type, data, at) =>
+        emit(
+          type,
+          type === 'economy.changed'
+            ? { ...data, amount: String(data['amount']), balance_after: undefined }
+            : data,
+          at,
+        );
+    });
+    // The events cases see only bans; every event of the run is judged, this one too.
+    expect(outcome(report, 'events.shape').status).toBe('pass');
+    expectFailure(
+      report,
+      'events.every-event',
+      'the economy.changed event of seq',
+      'has data that breaks its shape in events.schema.json',
+      'amount',
+    );
+  });
+
+  it('passes the cases of issue 36 against the simulator as it is', async () => {
+    const ids = [
+      'frame.skipped-seq',
+      'frame.reflected',
+      'game.ban-caps',
+      'game.mute-caps',
+      'op.answer-once',
+      'game.coins-idempotent-redial',
+      'op.*.pages',
+      'events.stream-seqs',
+      'events.every-event',
+    ];
+    const report = await runAgainst(ids);
+    expect(report.cases.filter((c) => c.status === 'fail')).toEqual([]);
+    expect(report.cases.filter((c) => c.status === 'pass').length).toBeGreaterThanOrEqual(ids.length + 8);
   });
 });

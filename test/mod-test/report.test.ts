@@ -45,6 +45,7 @@ describe('the mod test report', () => {
       'op.players.mute',
       'op.players.mute.invalid',
       'game.mute-rounding',
+      'game.mute-caps',
     ]);
     expect(ids(['handshake.*'], ['handshake.deadline'])).toEqual([
       'handshake.hello-auth',
