@@ -31,21 +31,29 @@ async function provoke(ctx: CaseContext, link: HarnessLink): Promise<boolean> {
   return link.waitEvents(lifted, EVENT_WAIT_MS);
 }
 
+/** The provoking of each run, kept whether it worked or skipped, so it is done (or waited) once. */
+const PROVOKED = new WeakMap<CaseContext, Promise<void>>();
+
 /**
  * Two sessions announcing events, each with changes of its own, so a stream's seqs are seen
  * across a redial even when these cases run alone; done once for both cases.
  */
 function twoSessions(ctx: CaseContext): Promise<void> {
-  return ctx.fixtures.get('events-two-sessions', async () => {
-    for (let session = 0; session < 2; session++) {
-      const link = await ctx.freshLink(true);
-      if (!(await provoke(ctx, link))) {
-        skip(
-          `the mod sent no player.unbanned within ${EVENT_WAIT_MS} ms of players.unban on a session announcing events, so there are no events to judge (events.shape judges that)`,
-        );
+  let provoked = PROVOKED.get(ctx);
+  if (provoked === undefined) {
+    provoked = (async () => {
+      for (let session = 0; session < 2; session++) {
+        const link = await ctx.freshLink(true);
+        if (!(await provoke(ctx, link))) {
+          skip(
+            `the mod sent no player.unbanned within ${EVENT_WAIT_MS} ms of players.unban on a session announcing events, so there are no events to judge (events.shape judges that)`,
+          );
+        }
       }
-    }
-  });
+    })();
+    PROVOKED.set(ctx, provoked);
+  }
+  return provoked;
 }
 
 function eventsOf(links: readonly HarnessLink[]): Array<{ stream: string; event: ModEvent }> {
