@@ -283,21 +283,36 @@ describe('modgate mod test against broken mods', () => {
   });
 });
 
-/** Runs `run` while the mod's sessions open frames through `open` (the original as `original`). */
-async function withModOpen<T>(
-  open: (session: Session, bytes: Uint8Array, original: Session['open']) => ReturnType<Session['open']>,
+/** Runs `run` with `proto[name]` replaced by what `make` builds from the original, then restores it. */
+async function patched<P extends object, K extends keyof P, T>(
+  proto: P,
+  name: K,
+  make: (original: P[K]) => P[K],
   run: () => Promise<T>,
 ): Promise<T> {
-  const descriptor = Object.getOwnPropertyDescriptor(Session.prototype, 'open')!;
-  const original = descriptor.value as Session['open'];
-  Session.prototype.open = function (this: Session, bytes) {
-    return this.role === 'mod' ? open(this, bytes, original.bind(this)) : original.call(this, bytes);
-  };
+  const descriptor = Object.getOwnPropertyDescriptor(proto, name)!;
+  proto[name] = make(descriptor.value as P[K]);
   try {
     return await run();
   } finally {
-    Object.defineProperty(Session.prototype, 'open', descriptor);
+    Object.defineProperty(proto, name, descriptor);
   }
+}
+
+/** Runs `run` while the mod's sessions open frames through `open` (the original as `original`). */
+function withModOpen<T>(
+  open: (session: Session, bytes: Uint8Array, original: Session['open']) => ReturnType<Session['open']>,
+  run: () => Promise<T>,
+): Promise<T> {
+  return patched(
+    Session.prototype,
+    'open',
+    (original) =>
+      function (this: Session, bytes: Uint8Array) {
+        return this.role === 'mod' ? open(this, bytes, original.bind(this)) : original.call(this, bytes);
+      },
+    run,
+  );
 }
 
 /** Fails unless case `id` failed with a message holding every one of `parts`. */
@@ -340,32 +355,33 @@ describe('modgate mod test against broken mods, the faults it once let through (
   });
 
   it('catches a mod that accepts a frame sealed with its own key, reflected back to it', async () => {
-    const receive = Object.getOwnPropertyDescriptor(ModHandshake.prototype, 'receive')!;
     let keys: Established | undefined;
-    ModHandshake.prototype.receive = function (this: ModHandshake, bytes) {
-      const step = (receive.value as ModHandshake['receive']).call(this, bytes);
-      keys = step.established ?? keys;
-      return step;
-    };
-    try {
-      // The mod also opens frames with its send key: a frame of its own, echoed, passes.
-      const report = await withModOpen(
-        (_session, bytes, original) =>
-          keys && openFrame(aeadKey(keys.sendKey), bytes, 1 << 20).ok
-            ? { ok: true, value: [] }
-            : original(bytes),
-        () => runAgainst(['frame.forged-tag', 'frame.reflected']),
-      );
-      expect(outcome(report, 'frame.forged-tag').status).toBe('pass');
-      expectFailure(
-        report,
-        'frame.reflected',
-        "the mod accepted a frame sealed with the mod's own key",
-        'expected close 4040 bad_mac',
-      );
-    } finally {
-      Object.defineProperty(ModHandshake.prototype, 'receive', receive);
-    }
+    // The mod also opens frames with its send key: a frame of its own, echoed, passes.
+    const report = await patched(
+      ModHandshake.prototype,
+      'receive',
+      (receive) =>
+        function (this: ModHandshake, bytes: Uint8Array) {
+          const step = receive.call(this, bytes);
+          keys = step.established ?? keys;
+          return step;
+        },
+      () =>
+        withModOpen(
+          (_session, bytes, original) =>
+            keys && openFrame(aeadKey(keys.sendKey), bytes, 1 << 20).ok
+              ? { ok: true, value: [] }
+              : original(bytes),
+          () => runAgainst(['frame.forged-tag', 'frame.reflected']),
+        ),
+    );
+    expect(outcome(report, 'frame.forged-tag').status).toBe('pass');
+    expectFailure(
+      report,
+      'frame.reflected',
+      "the mod accepted a frame sealed with the mod's own key",
+      'expected close 4040 bad_mac',
+    );
   });
 
   it('catches a mod that refuses a ban exactly at the cap of 87,600 hours', async () => {
@@ -403,23 +419,23 @@ describe('modgate mod test against broken mods, the faults it once let through (
   });
 
   it('catches a mod that answers one request twice', async () => {
-    const send = Object.getOwnPropertyDescriptor(Connection.prototype, 'send')!;
-    Connection.prototype.send = function (this: Connection, body: FrameBody) {
-      (send.value as Connection['send']).call(this, body);
-      if (this.role === 'mod' && body.t === 'res') (send.value as Connection['send']).call(this, body);
-    };
-    try {
-      const report = await runAgainst(['op.answer-once']);
-      expectFailure(
-        report,
-        'op.answer-once',
-        'more than once, first id',
-        'it answers each req exactly once',
-        '(§6.2)',
-      );
-    } finally {
-      Object.defineProperty(Connection.prototype, 'send', send);
-    }
+    const report = await patched(
+      Connection.prototype,
+      'send',
+      (send) =>
+        function (this: Connection, body: FrameBody) {
+          send.call(this, body);
+          if (this.role === 'mod' && body.t === 'res') send.call(this, body);
+        },
+      () => runAgainst(['op.answer-once']),
+    );
+    expectFailure(
+      report,
+      'op.answer-once',
+      'more than once, first id',
+      'it answers each req exactly once',
+      '(§6.2)',
+    );
   });
 
   it('catches a mod that forgets the op ids it applied when it redials', async () => {
