@@ -1,9 +1,10 @@
 /**
  * `modgate mod test`: a conformance harness that plays the daemon against a real mod
  * (docs/mod-testing.md). It listens where the mod dials, with the daemon's identity and the mod
- * keys the data dir trusts, runs every case in a fixed order (the handshake, the ops, the game
- * behaviours, where a write comes from, the rejections, the game events, and last the superseded
- * close, after which a mod stays away for seconds) and reports each with its PROTOCOL.md section.
+ * keys the data dir trusts, runs every case in a fixed order (the handshake, the ops and their
+ * paging, the game behaviours, where a write comes from, the game events, the rejections, the
+ * judges of the whole run so far (every answer, every event), and last the superseded close,
+ * after which a mod stays away for seconds) and reports each with its PROTOCOL.md section.
  * It builds only on `protocol/`: the CLI reads the data dir and hands it the keys.
  */
 import type { KeyPair } from '../protocol/keys.ts';
