@@ -296,10 +296,15 @@ async function pongs(ctx: CaseContext): Promise<string> {
   return 'answered n 7, 4294967295 and 0';
 }
 
+/**
+ * The case before this one ended its connection by the mod's own close (a refusal), so a session
+ * is opened first: the harness then closes it with `shutdown` and times the redial from there.
+ */
 async function redial(ctx: CaseContext): Promise<string> {
+  await ctx.link();
   const { link, afterMs } = await ctx.nextConnection('shutdown');
   await ctx.open(link);
-  return `redialled ${afterMs} ms after a shutdown close`;
+  return `redialled ${afterMs} ms after the daemon closed the session with 4000 shutdown`;
 }
 
 /**

@@ -103,6 +103,8 @@ export class HarnessLink {
   readonly stray: FrameBody[] = [];
   /** Pings the mod sent (PROTOCOL §5.1). */
   modPings = 0;
+  /** Whether this session's `ready` announced events (§9.1). */
+  announcesEvents = false;
   /** When the session opened (epoch ms), or null. */
   openedAt: number | null = null;
   /** When the socket closed (epoch ms), or null. */
@@ -230,6 +232,7 @@ export class HarnessLink {
       // Without events, `events: false`: the same as absent (§9.1 rule 1), and the stricter test.
       if (events) this.send({ t: 'ready', events: true });
       else this.sendPlaintext(encode([{ t: 'ready', events: false }]));
+      this.announcesEvents = events;
       this.openedAt = Date.now();
     };
     return { hello, welcome, finish };

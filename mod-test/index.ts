@@ -91,11 +91,24 @@ export function selectCases(
   return cases.filter((mod) => (only.length === 0 || matches(only, mod)) && !matches(skip, mod));
 }
 
+/** `--only` and `--skip` left no case to run: said before any mod is waited for. */
+export class NoCasesError extends Error {
+  constructor(only: readonly string[], skip: readonly string[]) {
+    const flags = [...only.map((p) => `--only '${p}'`), ...skip.map((p) => `--skip '${p}'`)].join(' ');
+    super(
+      `${flags || 'the selection'} matches no case, so there is nothing to run: \`modgate mod test --list\` lists the case ids (also in docs/mod-testing.md, "The cases": \`modgate docs mod-testing\`)`,
+    );
+    this.name = 'NoCasesError';
+  }
+}
+
 export async function runModTest(options: ModTestOptions): Promise<ModTestReport> {
+  const selected = selectCases(allCases(), options.only, options.skip);
+  if (selected.length === 0) throw new NoCasesError(options.only ?? [], options.skip ?? []);
   const server = await HarnessServer.listen(options.host, options.port);
   try {
     options.onListening?.(server.address);
-    const cases = await runCases(server, selectCases(allCases(), options.only, options.skip), {
+    const cases = await runCases(server, selected, {
       identity: options.identity,
       trustedModKeys: options.trustedModKeys,
       waitMs: options.waitMs ?? DEFAULT_WAIT_MS,

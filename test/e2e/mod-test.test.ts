@@ -21,8 +21,9 @@ interface JsonReport {
     status: string;
     message: string;
     ms: number;
+    needs: string[];
   }>;
-  summary: { pass: number; fail: number; skip: number };
+  summary: { pass: number; fail: number; skip: number; not_run: number };
 }
 
 /**
@@ -73,7 +74,7 @@ describe('modgate mod test against modgate sim', () => {
     expect(report.cases.filter((c) => c.status === 'fail')).toEqual([]);
     expect(code).toBe(0);
     for (const c of report.cases) {
-      expect(Object.keys(c)).toEqual(['id', 'op', 'section', 'status', 'message', 'ms']);
+      expect(Object.keys(c)).toEqual(['id', 'op', 'section', 'status', 'message', 'ms', 'needs']);
       expect(c.section).toMatch(/^§\d+(\.\d+)?$/);
     }
     const opsCalled = new Set(report.cases.filter((c) => c.id === `op.${c.op}`).map((c) => c.op));
@@ -82,6 +83,7 @@ describe('modgate mod test against modgate sim', () => {
       pass: report.cases.length - report.summary.skip,
       fail: 0,
       skip: report.summary.skip,
+      not_run: 0,
     });
     const xml = await readFile(junit, 'utf8');
     expect(xml).toContain(`<testsuites name="modgate mod test" tests="${report.cases.length}" failures="0"`);
@@ -93,6 +95,33 @@ describe('modgate mod test against modgate sim', () => {
     expect(report.cases.filter((c) => c.status === 'fail')).toEqual([]);
     expect(code).toBe(0);
   }, 90_000);
+
+  it('exits 2 at once when --only matches no case, and --list names the cases', async () => {
+    const started = Date.now();
+    const none = start(['mod', 'test', '--data-dir', data.dir, '--only', 'no.such.case', '--wait', '60s']);
+    expect(await none.exited()).toBe(2);
+    expect(Date.now() - started).toBeLessThan(20_000); // not the 60 s wait for a mod
+    expect(none.stderrText()).toContain("--only 'no.such.case' matches no case, so there is nothing to run");
+    expect(none.stderrText()).toContain('`modgate mod test --list` lists the case ids');
+    const list = start(['mod', 'test', '--list', '--only', 'game.coins-*', '--json']);
+    expect(await list.exited()).toBe(0);
+    expect(JSON.parse(list.stdoutText())).toEqual({
+      cases: [
+        {
+          id: 'game.coins-idempotent',
+          op: 'economy.coins',
+          section: '§6.4',
+          needs: ['op.players.list', 'op.players.get', 'op.economy.coins'],
+        },
+        {
+          id: 'game.coins-overdraw',
+          op: 'economy.coins',
+          section: '§6.3',
+          needs: ['op.players.list', 'op.players.get', 'op.economy.coins'],
+        },
+      ],
+    });
+  }, 60_000);
 
   const FAULTS: Array<[string, string, RegExp]> = [
     ['server.status', 'hang', /did not answer within its deadline \(\d+ ms\): the daemon would answer 504/],
