@@ -59,8 +59,16 @@ async function listCases(flags: ModTestFlags, io: CliIo): Promise<void> {
 
 export async function modTest(flags: ModTestFlags, io: CliIo): Promise<void> {
   if (flags.list) return listCases(flags, io);
-  const { runModTest, resultLine, summaryLine, failureBlock, junitXml, SetupError, NoCasesError } =
-    await import('../mod-test/index.ts');
+  const {
+    runModTest,
+    resultLine,
+    summaryLine,
+    failureBlock,
+    junitXml,
+    SetupError,
+    NoCasesError,
+    SelfCheckError,
+  } = await import('../mod-test/index.ts');
   const setUp = await readSetUp(flags, io);
   let report: ModTestReport;
   try {
@@ -70,6 +78,13 @@ export async function modTest(flags: ModTestFlags, io: CliIo): Promise<void> {
       ...(flags.opDeadline !== undefined ? { opDeadlineMs: flags.opDeadline } : {}),
       only: flags.only,
       skip: flags.skip,
+      onSelfCheck: (vectors) => {
+        if (!flags.json)
+          printLines(
+            io,
+            `modgate mod test: its shared protocol code reproduces the ${vectors} golden vectors (PROTOCOL §8)`,
+          );
+      },
       onListening: (address) => {
         if (!flags.json)
           printLines(
@@ -84,6 +99,7 @@ export async function modTest(flags: ModTestFlags, io: CliIo): Promise<void> {
   } catch (error) {
     if (error instanceof SetupError) throw new CliError(error.message, EXIT_USAGE, 'no_mod');
     if (error instanceof NoCasesError) throw new CliError(error.message, EXIT_USAGE, 'no_cases');
+    if (error instanceof SelfCheckError) throw new CliError(error.message, EXIT_USAGE, 'self_check_failed');
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       throw new CliError(
         `ws://${formatHostPort({ host: setUp.host, port: setUp.port })}/ is in use (a running modgate serve?): stop it, or give --listen`,

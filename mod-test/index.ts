@@ -4,7 +4,8 @@
  * keys the data dir trusts, runs every case in a fixed order (the handshake, the ops, the game
  * behaviours, where a write comes from, the rejections, the game events, and last the superseded
  * close, after which a mod stays away for seconds) and reports each with its PROTOCOL.md section.
- * It builds only on `protocol/`: the CLI reads the data dir and hands it the keys.
+ * It builds only on `protocol/`, whose shared parts it checks against the golden vectors before
+ * every run (self-check.ts): the CLI reads the data dir and hands it the keys.
  */
 import type { KeyPair } from '../protocol/keys.ts';
 import type { CaseResult, ModCase } from './case.ts';
@@ -17,8 +18,10 @@ import { validCallCases } from './cases-ops.ts';
 import { HarnessServer } from './harness-server.ts';
 import { summarize, type ModTestReport } from './report.ts';
 import { runCases } from './runner.ts';
+import { selfCheck, type GoldenVectors } from './self-check.ts';
 
 export { SetupError } from './runner.ts';
+export { SelfCheckError } from './self-check.ts';
 export { failureBlock, junitXml, resultLine, summaryLine, type ModTestReport } from './report.ts';
 export type { CaseResult } from './case.ts';
 
@@ -42,6 +45,10 @@ export interface ModTestOptions {
   only?: readonly string[];
   /** Leaves out the cases whose id or op matches one of these globs. */
   skip?: readonly string[];
+  /** The vectors the shared protocol code is checked against first (default golden.json, §8). */
+  goldenVectors?: GoldenVectors;
+  /** Called with how many golden vectors the shared code reproduced, before listening. */
+  onSelfCheck?: (vectors: number) => void;
   onListening?: (address: { host: string; port: number }) => void;
   onResult?: (result: CaseResult) => void;
 }
@@ -105,6 +112,8 @@ export class NoCasesError extends Error {
 export async function runModTest(options: ModTestOptions): Promise<ModTestReport> {
   const selected = selectCases(allCases(), options.only, options.skip);
   if (selected.length === 0) throw new NoCasesError(options.only ?? [], options.skip ?? []);
+  const vectors = selfCheck(options.goldenVectors); // before anything is judged, every run
+  options.onSelfCheck?.(vectors);
   const server = await HarnessServer.listen(options.host, options.port);
   try {
     options.onListening?.(server.address);

@@ -15,6 +15,7 @@ import type { OpHandlers } from '../../protocol/ops/index.ts';
 import { OpError } from '../../protocol/ops/define.ts';
 import { LinkConnection } from '../../protocol/link-connection.ts';
 import { failureBlock } from '../../mod-test/report.ts';
+import { GOLDEN_VECTORS } from '../../mod-test/self-check.ts';
 import { Session } from '../../protocol/session.ts';
 import { NoCasesError, runModTest, type ModTestOptions, type ModTestReport } from '../../mod-test/index.ts';
 
@@ -342,6 +343,24 @@ describe('modgate mod test against broken mods', () => {
     expect(ack.status).toBe('fail');
     expect(ack.message).toMatch(
       /after an events_ack for a stream it never sent the mod closed the link with 40\d\d/,
+    );
+  });
+
+  it('checks its shared protocol code against the golden vectors before every run, and stops when one disagrees', async () => {
+    let checked = 0;
+    const report = await runAgainst(['session.ready'], {}, undefined, undefined, {
+      onSelfCheck: (vectors) => (checked = vectors),
+    });
+    expect(outcome(report, 'session.ready').status).toBe('pass');
+    expect(checked).toBe(119);
+    // A vector the shared codec answers otherwise, as a bug in it would make daemon and harness do.
+    const broken = structuredClone(GOLDEN_VECTORS);
+    const vector = broken.rejections.codec.find((v) => v.code === 'malformed')!;
+    broken.rejections.codec.push({ ...vector, name: 'a planted disagreement', code: 'duplicate_key' });
+    await expect(
+      runAgainst(['session.ready'], {}, undefined, undefined, { goldenVectors: broken }),
+    ).rejects.toThrow(
+      `disagrees with 1 golden vector(s) of PROTOCOL §8 (protocol/vectors/golden.json), so it cannot judge a mod: codec a planted disagreement: malformed, not duplicate_key`,
     );
   });
 
