@@ -90,7 +90,8 @@ export class HarnessLink {
   #nextId = 1;
   #pings = 0;
   readonly #calls = new Map<number, PendingCall>();
-  readonly #pongs = new Map<number, () => void>();
+  /** Pings awaiting their pong: called with true on the pong, false when the link closes first. */
+  readonly #pongs = new Map<number, (answered: boolean) => void>();
   #closed: LinkClose | null = null;
   readonly #closeWaiters: Array<(close: LinkClose) => void> = [];
   #violation: ProtocolError | null = null;
@@ -321,9 +322,10 @@ export class HarnessLink {
         this.#pongs.delete(value);
         resolve(false);
       }, timeoutMs);
-      this.#pongs.set(value, () => {
+      this.#pongs.set(value, (answered) => {
+        this.#pongs.delete(value);
         clearTimeout(timer);
-        resolve(true);
+        resolve(answered);
       });
       this.send({ t: 'ping', n: value });
     });
@@ -386,7 +388,7 @@ export class HarnessLink {
     if (body.t === 'ping') {
       this.modPings += 1;
       if (this.isOpen) this.send({ t: 'pong', n: body.n });
-    } else if (body.t === 'pong') this.#pongs.get(body.n)?.();
+    } else if (body.t === 'pong') this.#pongs.get(body.n)?.(true);
     else if (body.t === 'applied') {
       const call = this.#calls.get(body.id);
       if (call) call.applied = true;
@@ -430,6 +432,7 @@ export class HarnessLink {
         : `the mod closed the link (${code}${reason ? ` ${reason}` : ''}) instead of answering`,
     );
     for (const waiter of this.#closeWaiters.splice(0)) waiter(this.#closed);
+    for (const pong of [...this.#pongs.values()]) pong(false);
     for (const waiter of this.#eventWaiters) waiter();
     this.#inboxWaiter?.();
   }
