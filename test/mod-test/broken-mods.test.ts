@@ -4,8 +4,11 @@
  * frame accepted, acknowledged events never let go, events sent to a session that did not
  * announce them, a redial at once after every close, a body over 512 KiB, a write actor's optional
  * `source` refused or not recorded), and the case that checks that rule fails
- * with a reason a mod author understands. The harness and the mod run in this process, over a
- * real loopback WebSocket.
+ * with a reason a mod author understands. And it is fair (issue 36): a mod without events skips
+ * §9 at once, a mod that goes away is one failure with the rest not run, one wrong field is one
+ * failure with the cases built on it not run, a selection of no case is said before any wait, and
+ * the protocol code the harness shares with the daemon is checked against the golden vectors
+ * first. The harness and the mod run in this process, over a real loopback WebSocket.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../mod-sim/simulator.ts';
