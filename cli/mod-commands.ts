@@ -41,6 +41,7 @@ export function registerModCommands(program: Command, io: CliIo): void {
     )
     .option('--junit <file>', 'also write the results as JUnit XML')
     .option('--json', 'print {cases, summary} as JSON instead of the table')
+    .option('--list', 'print the cases --only and --skip select, and exit without waiting for a mod')
     .action(async (flags) => (await import('./mod-test-command.ts')).modTest(flags, io));
 }
 

@@ -25,6 +25,7 @@ export interface ModTestFlags {
   skip: string[];
   json?: boolean;
   junit?: string;
+  list?: boolean;
 }
 
 /** Where the mod dials: `--listen`, else the host and port of mod-credentials.json's url. */
@@ -34,10 +35,41 @@ function listenAddress(flags: ModTestFlags, url: string): HostPort {
   return parseHostPort(`${parsed.hostname}:${parsed.port || (parsed.protocol === 'wss:' ? '443' : '80')}`);
 }
 
+/** `--list`: the cases `--only` and `--skip` select, in run order, without waiting for a mod. */
+async function listCases(flags: ModTestFlags, io: CliIo): Promise<void> {
+  const { allCases, selectCases, NoCasesError } = await import('../mod-test/index.ts');
+  const selected = selectCases(allCases(), flags.only, flags.skip);
+  if (selected.length === 0)
+    throw new CliError(new NoCasesError(flags.only, flags.skip).message, EXIT_USAGE, 'no_cases');
+  const cases = selected.map(({ id, op, section, needs }) => ({
+    id,
+    op,
+    section,
+    needs: [...(needs ?? [])],
+  }));
+  if (flags.json) return printJson(io, { cases });
+  printLines(
+    io,
+    ...cases.map((c) => {
+      const needs = c.needs.length > 0 ? `  needs ${c.needs.join(', ')}` : '';
+      return `${c.section.padEnd(5)}  ${c.id.padEnd(36)}${needs}`;
+    }),
+  );
+}
+
 export async function modTest(flags: ModTestFlags, io: CliIo): Promise<void> {
+  if (flags.list) return listCases(flags, io);
+  const {
+    runModTest,
+    resultLine,
+    summaryLine,
+    failureBlock,
+    junitXml,
+    SetupError,
+    NoCasesError,
+    SelfCheckError,
+  } = await import('../mod-test/index.ts');
   const setUp = await readSetUp(flags, io);
-  const { runModTest, resultLine, summaryLine, failureBlock, junitXml, SetupError } =
-    await import('../mod-test/index.ts');
   let report: ModTestReport;
   try {
     report = await runModTest({
@@ -46,6 +78,13 @@ export async function modTest(flags: ModTestFlags, io: CliIo): Promise<void> {
       ...(flags.opDeadline !== undefined ? { opDeadlineMs: flags.opDeadline } : {}),
       only: flags.only,
       skip: flags.skip,
+      onSelfCheck: (vectors) => {
+        if (!flags.json)
+          printLines(
+            io,
+            `modgate mod test: its shared protocol code reproduces the ${vectors} golden vectors (PROTOCOL §8)`,
+          );
+      },
       onListening: (address) => {
         if (!flags.json)
           printLines(
@@ -59,6 +98,8 @@ export async function modTest(flags: ModTestFlags, io: CliIo): Promise<void> {
     });
   } catch (error) {
     if (error instanceof SetupError) throw new CliError(error.message, EXIT_USAGE, 'no_mod');
+    if (error instanceof NoCasesError) throw new CliError(error.message, EXIT_USAGE, 'no_cases');
+    if (error instanceof SelfCheckError) throw new CliError(error.message, EXIT_USAGE, 'self_check_failed');
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       throw new CliError(
         `ws://${formatHostPort({ host: setUp.host, port: setUp.port })}/ is in use (a running modgate serve?): stop it, or give --listen`,

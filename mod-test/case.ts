@@ -1,7 +1,8 @@
 /**
  * What a conformance case is and how it ends: each case has a stable id, the op it exercises
- * (null for link cases), the PROTOCOL.md section it checks, and a `run` that returns a note on
- * success or throws `CaseFail` / `CaseSkip` with a sentence a mod author can act on.
+ * (null for link cases), the PROTOCOL.md section it checks, the cases it needs (whose failure
+ * means it is not run, so one fault is reported once), and a `run` that returns a note on success
+ * or throws `CaseFail` / `CaseSkip` with a sentence a mod author can act on.
  */
 import type { KeyPair } from '../protocol/keys.ts';
 import type {
@@ -12,7 +13,8 @@ import type {
   WelcomeTweak,
 } from './harness-link.ts';
 
-export type CaseStatus = 'pass' | 'fail' | 'skip';
+/** `not_run`: a case it needs failed, or the mod went away; the message names which. */
+export type CaseStatus = 'pass' | 'fail' | 'skip' | 'not_run';
 
 export interface CaseResult {
   id: string;
@@ -21,12 +23,22 @@ export interface CaseResult {
   status: CaseStatus;
   message: string;
   ms: number;
+  /** The cases this one needs (`ModCase.needs`). */
+  needs: string[];
 }
 
 export class CaseFail extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'CaseFail';
+  }
+}
+
+/** The mod closed and did not dial again within the reconnect wait: the run cannot go on. */
+export class ModGone extends CaseFail {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ModGone';
   }
 }
 
@@ -72,6 +84,8 @@ export interface CaseContext {
   call(op: string, args: unknown, options?: CallOptions): Promise<CallAnswer>;
   /** The op's deadline the harness sends (its catalogue deadline unless the run shortens it). */
   deadlineFor(op: string): number;
+  /** When `op` first answered a result on a session that announced events (§9.1), or null. */
+  firstAnsweredOnEvents(op: string): number | null;
   /** How long to wait for the mod to redial or to close. */
   readonly reconnectMs: number;
   readonly fixtures: Fixtures;
@@ -87,6 +101,12 @@ export interface ModCase {
   op: string | null;
   /** `§6.1`, `§4.6`, …: where PROTOCOL.md states the rule. */
   section: string;
+  /**
+   * Cases whose result this one builds on (the shape of a player read, an op it calls first),
+   * each running earlier: when one failed this case is not run, naming it; when one was skipped
+   * this case is skipped with its reason. A need the run did not select is ignored.
+   */
+  needs?: readonly string[];
   run(ctx: CaseContext): Promise<string | void>;
 }
 

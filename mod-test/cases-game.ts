@@ -17,8 +17,8 @@ import {
   mintCode,
   muteArgs,
   opId,
+  PLAYER_ROWS,
   revokeCode,
-  unmute,
 } from './cases-ops.ts';
 import {
   HARNESS_ACTOR,
@@ -32,22 +32,38 @@ import {
 
 type Row = Record<string, unknown>;
 
-/** docs/players.md "Durations": a temporary mute is rounded up to the next whole hour. */
+/**
+ * PROTOCOL §6.6 (docs/players.md "Durations"): a temporary mute is rounded up to the next whole
+ * hour. Each mute is lifted before the next; a mod without `players.unmute` gets the first check
+ * only, and the note names the ones not run.
+ */
 async function muteRounding(ctx: CaseContext): Promise<string> {
   const who = await player(ctx);
-  for (const [asked, expected] of [
+  const checks = [
     [90, 120],
     [1, 60],
     [60, 60],
-  ] as const) {
+  ] as const;
+  const done: string[] = [];
+  for (const [asked, expected] of checks) {
     const result = await expectResult<{ mute: Row }>(ctx, 'players.mute', muteArgs(who, asked, 'minutes'));
     check(
       result.mute['duration_minutes'] === expected,
-      `a mute of ${asked} minutes answered duration_minutes ${String(result.mute['duration_minutes'])}; the game rounds a temporary mute up to the next whole hour (${expected})`,
+      `a mute of ${asked} minutes answered duration_minutes ${String(result.mute['duration_minutes'])}; the game rounds a temporary mute up to the next whole hour (${expected}) (§6.6)`,
     );
-    await unmute(ctx, who);
+    done.push(`${asked} → ${expected}`);
+    const lifted = await ctx.call(
+      'players.unmute',
+      { ref: ref(who), actor: HARNESS_ACTOR },
+      { opId: opId() },
+    );
+    if (lifted.kind === 'error' && lifted.error.code === 'unsupported') {
+      const left = checks.slice(done.length).map(([a, e]) => `${a} → ${e}`);
+      return `${done.join(', ')} minutes; not run: ${left.join(', ')}, since the mod does not implement players.unmute, which lifts each mute before the next (the ${asked}-minute mute stays until it ends)`;
+    }
+    judgeResult('players.unmute', lifted);
   }
-  return '90 → 120, 1 → 60, 60 → 60 minutes';
+  return `${done.join(', ')} minutes`;
 }
 
 async function permanentBan(ctx: CaseContext): Promise<string> {
@@ -214,8 +230,8 @@ async function packDelivery(ctx: CaseContext): Promise<string> {
 
 const GAME: ReadonlyArray<[string, string | null, string, (ctx: CaseContext) => Promise<string>]> = [
   ['game.catalog-loading', 'commands.catalog', '§6.3', catalogLoading],
-  ['game.mute-rounding', 'players.mute', '§6.1', muteRounding],
-  ['game.ban-caps', 'players.ban', '§6.1', banCaps],
+  ['game.mute-rounding', 'players.mute', '§6.6', muteRounding],
+  ['game.ban-caps', 'players.ban', '§6.6', banCaps],
   ['game.ban-permanent', 'players.ban', '§6.1', permanentBan],
   ['game.currency-modes', 'economy.currency', '§6.1', currencyModes],
   ['game.coins-idempotent', 'economy.coins', '§6.4', coinsIdempotent],
@@ -225,6 +241,20 @@ const GAME: ReadonlyArray<[string, string | null, string, (ctx: CaseContext) => 
   ['game.pack-delivery', 'packs.deliver', '§6.1', packDelivery],
 ];
 
+/** The cases each game case builds on (`ModCase.needs`): the op cases of the ops it calls first. */
+const GAME_NEEDS: Readonly<Record<string, readonly string[]>> = {
+  'game.catalog-loading': ['op.commands.catalog'],
+  'game.mute-rounding': [PLAYER_ROWS, 'op.players.mute'],
+  'game.ban-caps': [PLAYER_ROWS, 'op.players.ban'],
+  'game.ban-permanent': [PLAYER_ROWS, 'op.players.ban'],
+  'game.currency-modes': [PLAYER_ROWS, 'op.economy.currency'],
+  'game.coins-idempotent': [PLAYER_ROWS, 'op.players.get', 'op.economy.coins'],
+  'game.coins-overdraw': [PLAYER_ROWS, 'op.players.get', 'op.economy.coins'],
+  'game.applied': ['op.economy.coins'],
+  'game.claim-codes': ['op.claim_codes.mint', 'op.claim_codes.list'],
+  'game.pack-delivery': ['op.packs.deliver'],
+};
+
 export function gameCases(): ModCase[] {
-  return GAME.map(([id, op, section, run]) => ({ id, op, section, run }));
+  return GAME.map(([id, op, section, run]) => ({ id, op, section, needs: GAME_NEEDS[id] ?? [], run }));
 }

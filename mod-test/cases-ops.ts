@@ -357,6 +357,46 @@ export async function revokeCode(ctx: CaseContext, code: string): Promise<Row> {
   return result;
 }
 
+/** The case of players.list, whose rows give the player most cases act on. */
+export const PLAYER_ROWS = 'op.players.list';
+
+/**
+ * The cases each op's valid call builds on (`ModCase.needs`): the list op whose first row it
+ * reads, and `players.get` where it reads a coin balance. A wrong field there is one failure, not
+ * one per op that uses the row.
+ */
+const NEEDS: Partial<Record<OpName, readonly string[]>> = {
+  'players.get': [PLAYER_ROWS],
+  'players.inventory': [PLAYER_ROWS],
+  'players.moderation': [PLAYER_ROWS],
+  'players.ips': [PLAYER_ROWS],
+  'players.violations': [PLAYER_ROWS],
+  'players.ban': [PLAYER_ROWS],
+  'players.unban': [PLAYER_ROWS],
+  'players.mute': [PLAYER_ROWS],
+  'players.unmute': [PLAYER_ROWS],
+  'players.link': [PLAYER_ROWS],
+  'players.unlink': [PLAYER_ROWS],
+  'bases.get': ['op.bases.list'],
+  'vehicles.get': ['op.vehicles.list'],
+  'vehicles.inventory': ['op.vehicles.list'],
+  'containers.get': ['op.containers.list'],
+  'containers.inventory': ['op.containers.list'],
+  'squads.get': ['op.squads.list'],
+  'squads.members': ['op.squads.list'],
+  'squads.summary': ['op.squads.list'],
+  'squads.bases': ['op.squads.list'],
+  'squads.vehicles': ['op.squads.list'],
+  'squads.containers': ['op.squads.list'],
+  'commands.execute': ['op.commands.catalog'],
+  'economy.coins': [PLAYER_ROWS, 'op.players.get'],
+  'economy.currency': [PLAYER_ROWS],
+  'packs.get': ['op.packs.list'],
+  'packs.deliver': ['op.packs.list', PLAYER_ROWS],
+  'claim_codes.mint': ['op.packs.list'],
+  'claim_codes.revoke': ['op.packs.list'],
+};
+
 /** The valid-call case of every op, in catalogue order, reads before writes. */
 export function validCallCases(): ModCase[] {
   const names = Object.keys(OPS) as OpName[];
@@ -365,6 +405,7 @@ export function validCallCases(): ModCase[] {
     id: `op.${op}`,
     op,
     section: '§6.1',
+    needs: NEEDS[op] ?? [],
     run: (ctx: CaseContext) => VALID_CALLS[op](ctx),
   }));
 }

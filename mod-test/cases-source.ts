@@ -8,7 +8,7 @@
  */
 import { check, describeAnswer, judgeResult } from './answers.ts';
 import { fail, type CaseContext, type ModCase } from './case.ts';
-import { banArgs, coinArgs, opId, unban } from './cases-ops.ts';
+import { banArgs, coinArgs, opId, PLAYER_ROWS, unban } from './cases-ops.ts';
 import { HARNESS_ACTOR, player, ref } from './world-fixtures.ts';
 
 type Row = Record<string, unknown>;
@@ -112,7 +112,19 @@ async function ledgerSource(ctx: CaseContext): Promise<string> {
 
 export function sourceCases(): ModCase[] {
   return [
-    { id: 'source.violation', op: 'players.ban', section: '§6.6', run: violationSource },
-    { id: 'source.ledger', op: 'economy.coins', section: '§6.6', run: ledgerSource },
+    {
+      id: 'source.violation',
+      op: 'players.ban',
+      section: '§6.6',
+      needs: [PLAYER_ROWS, 'op.players.ban'],
+      run: violationSource,
+    },
+    {
+      id: 'source.ledger',
+      op: 'economy.coins',
+      section: '§6.6',
+      needs: [PLAYER_ROWS, 'op.economy.coins'],
+      run: ledgerSource,
+    },
   ];
 }

@@ -98,7 +98,8 @@ export class HarnessLink {
   readonly #late = new Map<number, string>();
   /** Requests the mod answered more than once (§6.2: exactly once), in order. */
   readonly answeredTwice: Array<{ id: number; op: string }> = [];
-  readonly #pongs = new Map<number, () => void>();
+  /** Pings awaiting their pong: called with true on the pong, false when the link closes first. */
+  readonly #pongs = new Map<number, (answered: boolean) => void>();
   #closed: LinkClose | null = null;
   readonly #closeWaiters: Array<(close: LinkClose) => void> = [];
   #violation: ProtocolError | null = null;
@@ -111,6 +112,8 @@ export class HarnessLink {
   readonly stray: FrameBody[] = [];
   /** Pings the mod sent (PROTOCOL §5.1). */
   modPings = 0;
+  /** Whether this session's `ready` announced events (§9.1). */
+  announcesEvents = false;
   /** When the session opened (epoch ms), or null. */
   openedAt: number | null = null;
   /** When the socket closed (epoch ms), or null. */
@@ -244,6 +247,7 @@ export class HarnessLink {
       // Without events, `events: false`: the same as absent (§9.1 rule 1), and the stricter test.
       if (events) this.send({ t: 'ready', events: true });
       else this.sendPlaintext(encode([{ t: 'ready', events: false }]));
+      this.announcesEvents = events;
       this.openedAt = Date.now();
     };
     return { hello, welcome, finish };
@@ -342,9 +346,10 @@ export class HarnessLink {
         this.#pongs.delete(value);
         resolve(false);
       }, timeoutMs);
-      this.#pongs.set(value, () => {
+      this.#pongs.set(value, (answered) => {
+        this.#pongs.delete(value);
         clearTimeout(timer);
-        resolve(true);
+        resolve(answered);
       });
       this.send({ t: 'ping', n: value });
     });
@@ -407,7 +412,7 @@ export class HarnessLink {
     if (body.t === 'ping') {
       this.modPings += 1;
       if (this.isOpen) this.send({ t: 'pong', n: body.n });
-    } else if (body.t === 'pong') this.#pongs.get(body.n)?.();
+    } else if (body.t === 'pong') this.#pongs.get(body.n)?.(true);
     else if (body.t === 'applied') {
       const call = this.#calls.get(body.id);
       if (call) call.applied = true;
@@ -467,6 +472,7 @@ export class HarnessLink {
         : `the mod closed the link (${code}${reason ? ` ${reason}` : ''}) instead of answering`,
     );
     for (const waiter of this.#closeWaiters.splice(0)) waiter(this.#closed);
+    for (const pong of [...this.#pongs.values()]) pong(false);
     for (const waiter of this.#eventWaiters) waiter();
     this.#inboxWaiter?.();
   }

@@ -5,7 +5,8 @@
  * paging, the game behaviours, where a write comes from, the game events, the rejections, the
  * judges of the whole run so far (every answer, every event), and last the superseded close,
  * after which a mod stays away for seconds) and reports each with its PROTOCOL.md section.
- * It builds only on `protocol/`: the CLI reads the data dir and hands it the keys.
+ * It builds only on `protocol/`, whose shared parts it checks against the golden vectors before
+ * every run (self-check.ts): the CLI reads the data dir and hands it the keys.
  */
 import type { KeyPair } from '../protocol/keys.ts';
 import type { CaseResult, ModCase } from './case.ts';
@@ -22,8 +23,10 @@ import { streamCases } from './cases-streams.ts';
 import { HarnessServer } from './harness-server.ts';
 import { summarize, type ModTestReport } from './report.ts';
 import { runCases } from './runner.ts';
+import { selfCheck, type GoldenVectors } from './self-check.ts';
 
 export { SetupError } from './runner.ts';
+export { SelfCheckError } from './self-check.ts';
 export { failureBlock, junitXml, resultLine, summaryLine, type ModTestReport } from './report.ts';
 export type { CaseResult } from './case.ts';
 
@@ -47,6 +50,10 @@ export interface ModTestOptions {
   only?: readonly string[];
   /** Leaves out the cases whose id or op matches one of these globs. */
   skip?: readonly string[];
+  /** The vectors the shared protocol code is checked against first (default golden.json, §8). */
+  goldenVectors?: GoldenVectors;
+  /** Called with how many golden vectors the shared code reproduced, before listening. */
+  onSelfCheck?: (vectors: number) => void;
   onListening?: (address: { host: string; port: number }) => void;
   onResult?: (result: CaseResult) => void;
 }
@@ -102,11 +109,26 @@ export function selectCases(
   return cases.filter((mod) => (only.length === 0 || matches(only, mod)) && !matches(skip, mod));
 }
 
+/** `--only` and `--skip` left no case to run: said before any mod is waited for. */
+export class NoCasesError extends Error {
+  constructor(only: readonly string[], skip: readonly string[]) {
+    const flags = [...only.map((p) => `--only '${p}'`), ...skip.map((p) => `--skip '${p}'`)].join(' ');
+    super(
+      `${flags || 'the selection'} matches no case, so there is nothing to run: \`modgate mod test --list\` lists the case ids (also in docs/mod-testing.md, "The cases": \`modgate docs mod-testing\`)`,
+    );
+    this.name = 'NoCasesError';
+  }
+}
+
 export async function runModTest(options: ModTestOptions): Promise<ModTestReport> {
+  const selected = selectCases(allCases(), options.only, options.skip);
+  if (selected.length === 0) throw new NoCasesError(options.only ?? [], options.skip ?? []);
+  const vectors = selfCheck(options.goldenVectors); // before anything is judged, every run
+  options.onSelfCheck?.(vectors);
   const server = await HarnessServer.listen(options.host, options.port);
   try {
     options.onListening?.(server.address);
-    const cases = await runCases(server, selectCases(allCases(), options.only, options.skip), {
+    const cases = await runCases(server, selected, {
       identity: options.identity,
       trustedModKeys: options.trustedModKeys,
       waitMs: options.waitMs ?? DEFAULT_WAIT_MS,

@@ -2,7 +2,8 @@
  * Runs the conformance cases one after another against the mod that dials the harness: waits
  * for its first connection, gives each case the open session (or the next connection), bounds
  * each case by a budget so a hung op never hangs the run, and when the mod drops the link waits
- * for its redial; cases that need the link and never get it back fail as lost.
+ * for its redial. A mod that does not come back ends the run with one failure, the cases left
+ * marked not run; a case whose needed case failed is not run either, naming the root failure.
  */
 import type { KeyPair } from '../protocol/keys.ts';
 import { OPS, isOpName } from '../protocol/ops/index.ts';
@@ -10,6 +11,7 @@ import {
   CaseFail,
   CaseSkip,
   fail,
+  ModGone,
   type CallOptions,
   type CaseContext,
   type CaseResult,
@@ -70,6 +72,11 @@ class RunContext implements CaseContext {
   lastWelcome: Uint8Array | null = null;
   #current: HarnessLink | null = null;
   #pending: HarnessLink | null = null;
+  /** Set once the mod closed and did not dial again in time: every later wait ends at once. */
+  #gone = false;
+  /** Whether the running case has had a connection of the mod (reset by the runner per case). */
+  seenInCase = false;
+  readonly #answeredOnEvents = new Map<string, number>();
   readonly #server: HarnessServer;
   readonly #settings: RunSettings;
 
@@ -92,7 +99,10 @@ class RunContext implements CaseContext {
   }
 
   async link(): Promise<HarnessLink> {
-    if (this.#current?.isOpen) return this.#current;
+    if (this.#current?.isOpen) {
+      this.seenInCase = true;
+      return this.#current;
+    }
     const deadline = Date.now() + this.reconnectMs;
     for (;;) {
       const link = await this.#take(Math.max(1, deadline - Date.now()));
@@ -164,18 +174,48 @@ class RunContext implements CaseContext {
     const link = await this.link();
     const mutates = isOpName(op) && OPS[op].mutates;
     const id = options.opId ?? (mutates ? opId() : undefined);
-    return link.call(op, args, options.deadlineMs ?? this.deadlineFor(op), id);
+    const answer = await link.call(op, args, options.deadlineMs ?? this.deadlineFor(op), id);
+    if (answer.kind === 'ok' && link.announcesEvents && !this.#answeredOnEvents.has(op))
+      this.#answeredOnEvents.set(op, Date.now());
+    return answer;
+  }
+
+  firstAnsweredOnEvents(op: string): number | null {
+    return this.#answeredOnEvents.get(op) ?? null;
+  }
+
+  get gone(): boolean {
+    return this.#gone;
+  }
+
+  /**
+   * After a failed case: true when the mod still has a session or dials again within the
+   * reconnect wait (the connection is kept for the next case), false when it went away.
+   */
+  async comeBack(): Promise<boolean> {
+    if (this.#gone) return false;
+    if (this.#current?.isOpen || this.#pending !== null || this.#server.queued > 0) return true;
+    const link = await this.#server.next(this.reconnectMs);
+    if (link === null) {
+      this.#gone = true;
+      return false;
+    }
+    this.#track(link);
+    this.#pending = link;
+    return true;
   }
 
   async #take(timeoutMs: number): Promise<HarnessLink> {
     const pending = this.#pending;
     this.#pending = null;
-    const link = pending ?? (await this.#server.next(timeoutMs));
+    const link = pending ?? (this.#gone ? null : await this.#server.next(timeoutMs));
     if (link === null) {
-      fail(
-        `lost: the mod did not dial again within ${timeoutMs} ms, so this case could not run (§5.4: a mod redials after any close)`,
+      this.#gone = true;
+      throw new ModGone(
+        `the mod did not dial again within ${timeoutMs} ms (§5.4: a mod redials after any close)`,
       );
     }
+    this.seenInCase = true;
     this.#track(link);
     return link;
   }
@@ -243,7 +283,45 @@ function modPingsResult(mod: ModCase, ctx: RunContext): CaseResult {
 
 /** A result with its fields in the documented order (`--json`). */
 function caseResult(mod: ModCase, status: CaseResult['status'], message: string, ms: number): CaseResult {
-  return { id: mod.id, op: mod.op, section: mod.section, status, message, ms };
+  return { id: mod.id, op: mod.op, section: mod.section, status, message, ms, needs: [...(mod.needs ?? [])] };
+}
+
+/**
+ * What the run knows before running `mod`: the root failure that keeps it from running (a needed
+ * case failed, or one it needs was not run for that reason), or the skip it inherits.
+ */
+class Outcomes {
+  readonly #results = new Map<string, CaseResult>();
+  /** For a failed case itself, for a not-run case the failure it traces back to. */
+  readonly #rootFailure = new Map<string, string>();
+  /** For a skipped case, the case whose skip it inherited (itself when it skipped on its own). */
+  readonly #rootSkip = new Map<string, string>();
+
+  record(result: CaseResult, root?: string): void {
+    this.#results.set(result.id, result);
+    if (result.status === 'fail') this.#rootFailure.set(result.id, result.id);
+    if (result.status === 'not_run' && root !== undefined) this.#rootFailure.set(result.id, root);
+    if (result.status === 'skip') this.#rootSkip.set(result.id, root ?? result.id);
+  }
+
+  /** A result for `mod` without running it, and the root it traces to; null to run it. */
+  decide(mod: ModCase): { result: CaseResult; root?: string } | null {
+    const needs = mod.needs ?? [];
+    for (const need of needs) {
+      const root = this.#rootFailure.get(need);
+      if (root !== undefined)
+        return { result: caseResult(mod, 'not_run', `not run, because ${root} failed`, 0), root };
+    }
+    for (const need of needs) {
+      const root = this.#rootSkip.get(need);
+      const skipped = root === undefined ? undefined : this.#results.get(root);
+      if (root !== undefined && skipped !== undefined) {
+        const message = `needs ${root}, which was skipped: ${skipped.message}`;
+        return { result: caseResult(mod, 'skip', message, 0), root };
+      }
+    }
+    return null;
+  }
 }
 
 export async function runCases(
@@ -259,15 +337,51 @@ export async function runCases(
     );
   }
   const ctx = new RunContext(server, settings, first);
+  const outcomes = new Outcomes();
   const results: CaseResult[] = [];
+  let lastRun: string | null = null;
+  let goneNote: string | null = null;
   for (const mod of cases) {
-    const result =
-      mod.id === 'heartbeat.mod-pings'
-        ? modPingsResult(mod, ctx)
-        : await runOne(mod, ctx, settings.caseBudgetMs);
+    const decided =
+      goneNote === null ? outcomes.decide(mod) : { result: caseResult(mod, 'not_run', goneNote, 0) };
+    let result = decided?.result;
+    if (result === undefined) {
+      result = await runCase(mod, ctx, settings, lastRun);
+      lastRun = mod.id;
+      if (ctx.gone) goneNote = `not run, because the mod went away (${mod.id} failed)`;
+    }
+    outcomes.record(result, decided?.root);
     results.push(result);
     settings.onResult?.(result);
   }
   await ctx.endCurrent();
   return results;
+}
+
+/**
+ * Runs one case; when it fails and the mod does not come back, its result says so once, for the
+ * whole run (every case after it is not run).
+ */
+async function runCase(
+  mod: ModCase,
+  ctx: RunContext,
+  settings: RunSettings,
+  lastRun: string | null,
+): Promise<CaseResult> {
+  if (mod.id === 'heartbeat.mod-pings') return modPingsResult(mod, ctx);
+  ctx.seenInCase = false;
+  const result = await runOne(mod, ctx, settings.caseBudgetMs);
+  if (result.status !== 'fail') return result;
+  const wait = `did not come back within ${settings.reconnectMs} ms (§5.4: a mod redials after any close), so the run ends here`;
+  if (ctx.gone && !ctx.seenInCase) {
+    // It closed before this case could reach it: the case is not at fault.
+    const after = lastRun === null ? 'its first session' : `case ${lastRun}`;
+    return { ...result, message: `the mod went away after ${after} and ${wait}` };
+  }
+  if (ctx.gone) return { ...result, message: `the mod went away during this case and ${wait}` };
+  if (await ctx.comeBack()) return result;
+  return {
+    ...result,
+    message: `the mod went away during this case and ${wait}; the case saw: ${result.message}`,
+  };
 }

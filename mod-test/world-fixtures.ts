@@ -5,7 +5,7 @@
  * vehicles skips the vehicle reads, it does not fail them.
  */
 import { expectResult, judgeResult } from './answers.ts';
-import { CaseSkip, fail, skip, type CaseContext } from './case.ts';
+import { CaseSkip, fail, ModGone, skip, type CaseContext } from './case.ts';
 
 type Row = Record<string, unknown>;
 
@@ -32,6 +32,7 @@ async function firstRow(ctx: CaseContext, op: string, args: Row, what: string): 
   } catch (error) {
     // A mod without the list op cannot be asked about its records: a skip, like the op's own.
     if (error instanceof CaseSkip) skip(`needs ${what} from ${op}, which the mod does not implement`);
+    if (error instanceof ModGone) throw error;
     return fail(`needs ${what} from ${op}, which failed: ${(error as Error).message}`);
   }
   const row = page.data[0];

@@ -21,8 +21,9 @@ interface JsonReport {
     status: string;
     message: string;
     ms: number;
+    needs: string[];
   }>;
-  summary: { pass: number; fail: number; skip: number };
+  summary: { pass: number; fail: number; skip: number; not_run: number };
 }
 
 /**
@@ -73,7 +74,7 @@ describe('modgate mod test against modgate sim', () => {
     expect(report.cases.filter((c) => c.status === 'fail')).toEqual([]);
     expect(code).toBe(0);
     for (const c of report.cases) {
-      expect(Object.keys(c)).toEqual(['id', 'op', 'section', 'status', 'message', 'ms']);
+      expect(Object.keys(c)).toEqual(['id', 'op', 'section', 'status', 'message', 'ms', 'needs']);
       expect(c.section).toMatch(/^§\d+(\.\d+)?$/);
     }
     const opsCalled = new Set(report.cases.filter((c) => c.id === `op.${c.op}`).map((c) => c.op));
@@ -82,6 +83,7 @@ describe('modgate mod test against modgate sim', () => {
       pass: report.cases.length - report.summary.skip,
       fail: 0,
       skip: report.summary.skip,
+      not_run: 0,
     });
     const xml = await readFile(junit, 'utf8');
     expect(xml).toContain(`<testsuites name="modgate mod test" tests="${report.cases.length}" failures="0"`);

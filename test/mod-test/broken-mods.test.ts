@@ -4,8 +4,11 @@
  * frame accepted, acknowledged events never let go, events sent to a session that did not
  * announce them, a redial at once after every close, a body over 512 KiB, a write actor's optional
  * `source` refused or not recorded), and the case that checks that rule fails
- * with a reason a mod author understands. The harness and the mod run in this process, over a
- * real loopback WebSocket.
+ * with a reason a mod author understands. And it is fair (issue 36): a mod without events skips
+ * §9 at once, a mod that goes away is one failure with the rest not run, one wrong field is one
+ * failure with the cases built on it not run, a selection of no case is said before any wait, and
+ * the protocol code the harness shares with the daemon is checked against the golden vectors
+ * first. The harness and the mod run in this process, over a real loopback WebSocket.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../mod-sim/simulator.ts';
@@ -14,8 +17,10 @@ import type { EventsFrame } from '../../protocol/frames.ts';
 import type { OpHandlers } from '../../protocol/ops/index.ts';
 import { OpError } from '../../protocol/ops/define.ts';
 import { LinkConnection } from '../../protocol/link-connection.ts';
+import { failureBlock } from '../../mod-test/report.ts';
+import { GOLDEN_VECTORS } from '../../mod-test/self-check.ts';
 import { Session } from '../../protocol/session.ts';
-import { runModTest, type ModTestReport } from '../../mod-test/index.ts';
+import { NoCasesError, runModTest, type ModTestOptions, type ModTestReport } from '../../mod-test/index.ts';
 import { aeadKey, openFrame } from '../../protocol/aead.ts';
 import { ModHandshake, type Established } from '../../protocol/handshake.ts';
 import { LinkConnection as Connection } from '../../protocol/link-connection.ts';
@@ -36,6 +41,7 @@ async function runAgainst(
   patch: Patch = {},
   afterStart?: (sim: Simulator) => void,
   trusted?: Uint8Array,
+  extra: Partial<ModTestOptions> = {},
 ): Promise<ModTestReport> {
   const daemon = generateIdentity();
   const mod = generateIdentity();
@@ -58,6 +64,7 @@ async function runAgainst(
       });
       afterStart?.(sim);
     },
+    ...extra,
   });
 }
 
@@ -203,7 +210,9 @@ describe('modgate mod test against broken mods', () => {
     const report = await runAgainst(['link.backoff'], { backoff: { initialMs: 1, maxMs: 1 } });
     const backoff = outcome(report, 'link.backoff');
     expect(backoff.status).toBe('fail');
-    expect(backoff.message).toContain('the mod redials in a tight loop: 5 redials');
+    expect(backoff.message).toMatch(
+      /the mod redials in a tight loop: 8 redials after closes it did not ask for, \d+ ms of waiting in all/,
+    );
     expect(backoff.message).toContain('(§5.4)');
   });
 
@@ -232,6 +241,137 @@ describe('modgate mod test against broken mods', () => {
     expect(limits.message).toContain('(§9.5 rule 2)');
   });
 
+  it('skips the events cases at once, naming why, for a mod that sends no events', async () => {
+    const ready = Object.getOwnPropertyDescriptor(LinkConnection.prototype, 'ready')!;
+    // The bridge reads every ready as one without events, so it never sends any (§9.1).
+    Object.defineProperty(LinkConnection.prototype, 'ready', { get: () => ({ t: 'ready' }) });
+    try {
+      const report = await runAgainst(['events.*']);
+      expect(report.summary.fail).toBe(0);
+      const shape = outcome(report, 'events.shape');
+      expect(shape.status).toBe('skip');
+      expect(shape.message).toContain('the mod sent no events body within 5000 ms of a ban and its lifting');
+      expect(shape.message).toContain('events are optional (§9.1');
+      const after = report.cases.filter((c) => c.needs.includes('events.shape'));
+      expect(after.map((c) => c.id)).toEqual([
+        'events.resend',
+        'events.ack-forgets',
+        'events.refused',
+        'events.ack-for-nothing',
+        'events.body-limits',
+      ]);
+      for (const c of after) {
+        expect(c).toMatchObject({ status: 'skip', ms: 0 });
+        expect(c.message).toMatch(/^needs events\.shape, which was skipped: the mod sent no events body/);
+      }
+    } finally {
+      Object.defineProperty(LinkConnection.prototype, 'ready', ready);
+    }
+  });
+
+  it('ends the run with one failure when the mod goes away, the cases left not run', async () => {
+    const started = Date.now();
+    const report = await runAgainst(['op.server.status', 'op.players.*'], {}, undefined, undefined, {
+      onResult: (result) => {
+        if (result.id === 'op.players.list') void sim?.close(); // the game server stops for good
+      },
+    });
+    expect(Date.now() - started).toBeLessThan(30_000);
+    const failed = report.cases.filter((c) => c.status === 'fail');
+    expect(failed).toHaveLength(1);
+    expect(failed[0]?.message).toMatch(
+      /^the mod went away (after case op\.players\.list|during this case) and did not come back within 15000 ms/,
+    );
+    const index = report.cases.indexOf(failed[0]!);
+    const rest = report.cases.slice(index + 1);
+    expect(rest.length).toBeGreaterThan(10);
+    for (const c of rest) {
+      expect(c.status).toBe('not_run');
+      expect(c.message).toBe(`not run, because the mod went away (${failed[0]?.id} failed)`);
+    }
+    expect(report.summary.not_run).toBe(rest.length);
+  }, 40_000);
+
+  it('reports one wrong field type once, the cases built on it not run', async () => {
+    const report = await runAgainst(['op.players.*', 'game.mute-rounding', 'game.ban-caps', 'source.*'], {
+      patchHandlers: (handlers: Partial<OpHandlers>) => ({
+        ...handlers,
+        'players.list': async (args, ctx) => {
+          const page = await handlers['players.list']!(args, ctx);
+          return {
+            ...page,
+            data: page.data.map((row) => ({ ...row, money: String(row.money) }) as unknown as typeof row),
+          };
+        },
+      }),
+    });
+    const failed = report.cases.filter((c) => c.status === 'fail');
+    expect(failed.map((c) => c.id)).toEqual(['op.players.list']);
+    expect(failed[0]?.message).toContain('data.0.money');
+    const notRun = report.cases.filter((c) => c.status === 'not_run');
+    expect(notRun.map((c) => c.id)).toEqual(
+      expect.arrayContaining(['op.players.get', 'op.players.ban', 'game.mute-rounding', 'source.ledger']),
+    );
+    for (const c of notRun) expect(c.message).toBe('not run, because op.players.list failed');
+    expect(failureBlock(report.cases)).toContain(
+      `    not run because of it: ${notRun.map((c) => c.id).join(', ')}`,
+    );
+  });
+
+  it('says at once that --only matched no case, before any mod dials', async () => {
+    const started = Date.now();
+    await expect(runAgainst(['no.such.case'])).rejects.toThrow(NoCasesError);
+    await expect(runAgainst(['no.such.case'])).rejects.toThrow(
+      "--only 'no.such.case' matches no case, so there is nothing to run: `modgate mod test --list` lists the case ids",
+    );
+    expect(sim).toBeUndefined(); // it never listened, so no mod was started
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
+  it('says which mute checks did not run for a mod without players.unmute', async () => {
+    const report = await runAgainst(['game.mute-rounding'], {
+      patchHandlers: ({ 'players.unmute': _unmute, ...handlers }: Partial<OpHandlers>) => handlers,
+    });
+    expect(outcome(report, 'game.mute-rounding')).toMatchObject({
+      status: 'pass',
+      section: '§6.6',
+      message:
+        '90 → 120 minutes; not run: 1 → 60, 60 → 60, since the mod does not implement players.unmute, which lifts each mute before the next (the 90-minute mute stays until it ends)',
+    });
+  });
+
+  it('gives the close code of a mod that closes on an events_ack for nothing', async () => {
+    const report = await runAgainst(['events.ack-for-nothing'], {}, (broken) => {
+      // The bridge treats an ack for a stream it does not hold as a fault and closes.
+      broken.bridge.events.ack = () => {
+        throw new Error('unknown stream');
+      };
+    });
+    const ack = outcome(report, 'events.ack-for-nothing');
+    expect(ack.status).toBe('fail');
+    expect(ack.message).toMatch(
+      /after an events_ack for a stream it never sent the mod closed the link with 40\d\d/,
+    );
+  });
+
+  it('checks its shared protocol code against the golden vectors before every run, and stops when one disagrees', async () => {
+    let checked = 0;
+    const report = await runAgainst(['session.ready'], {}, undefined, undefined, {
+      onSelfCheck: (vectors) => (checked = vectors),
+    });
+    expect(outcome(report, 'session.ready').status).toBe('pass');
+    expect(checked).toBe(119);
+    // A vector the shared codec answers otherwise, as a bug in it would make daemon and harness do.
+    const broken = structuredClone(GOLDEN_VECTORS);
+    const vector = broken.rejections.codec.find((v) => v.code === 'malformed')!;
+    broken.rejections.codec.push({ ...vector, name: 'a planted disagreement', code: 'duplicate_key' });
+    await expect(
+      runAgainst(['session.ready'], {}, undefined, undefined, { goldenVectors: broken }),
+    ).rejects.toThrow(
+      `disagrees with 1 golden vector(s) of PROTOCOL §8 (protocol/vectors/golden.json), so it cannot judge a mod: codec a planted disagreement: malformed, not duplicate_key`,
+    );
+  });
+
   it('names a mod whose key the data dir does not trust, and closes it with 4031', async () => {
     const report = await runAgainst(['handshake.hello-auth'], {}, undefined, generateIdentity().publicKey);
     const hello = outcome(report, 'handshake.hello-auth');
@@ -250,7 +390,9 @@ describe('modgate mod test against broken mods', () => {
     );
     expect(report.cases.find((c) => c.id === 'op.vehicles.get')).toMatchObject({
       status: 'skip',
-      message: 'needs vehicle from vehicles.list, which the mod does not implement',
+      message:
+        'needs op.vehicles.list, which was skipped: the mod does not implement vehicles.list (it answered unsupported, which §6.1 allows)',
+      needs: ['op.vehicles.list'],
     });
   });
 

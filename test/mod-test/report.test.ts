@@ -9,7 +9,15 @@ import { allCases, selectCases } from '../../mod-test/index.ts';
 import { junitXml, summarize, summaryLine } from '../../mod-test/report.ts';
 
 const cases: CaseResult[] = [
-  { id: 'op.server.status', op: 'server.status', section: '§6.1', status: 'pass', message: '', ms: 12 },
+  {
+    id: 'op.server.status',
+    op: 'server.status',
+    section: '§6.1',
+    status: 'pass',
+    message: '',
+    ms: 12,
+    needs: [],
+  },
   {
     id: 'op.players.get',
     op: 'players.get',
@@ -17,8 +25,17 @@ const cases: CaseResult[] = [
     status: 'fail',
     message: 'said <b>"&\u0001\'</b>',
     ms: 3,
+    needs: ['op.players.list'],
   },
-  { id: 'heartbeat.mod-pings', op: null, section: '§5.1', status: 'skip', message: 'too short', ms: 0 },
+  {
+    id: 'heartbeat.mod-pings',
+    op: null,
+    section: '§5.1',
+    status: 'skip',
+    message: 'too short',
+    ms: 0,
+    needs: [],
+  },
 ];
 
 describe('the mod test report', () => {
@@ -37,6 +54,31 @@ describe('the mod test report', () => {
   it('says the verdict in the summary line', () => {
     expect(summaryLine(summarize(cases))).toBe('1 passed, 1 failed, 1 skipped: the mod fails 1 case(s)');
     expect(summaryLine(summarize(cases.slice(0, 1)))).toBe('1 passed, 0 failed, 0 skipped: the mod passes');
+  });
+
+  it('counts cases not run in the summary line and as skipped in JUnit', () => {
+    const notRun: CaseResult = {
+      ...cases[0]!,
+      id: 'op.players.ips',
+      status: 'not_run',
+      message: 'not run, because op.players.get failed',
+      needs: ['op.players.get'],
+    };
+    const all = [...cases, notRun];
+    expect(summaryLine(summarize(all))).toBe(
+      '1 passed, 1 failed, 1 skipped, 1 not run: the mod fails 1 case(s)',
+    );
+    expect(junitXml({ cases: all, summary: summarize(all) })).toContain('failures="1" skipped="2">');
+  });
+
+  it('declares only needs that name a case run earlier', () => {
+    const order = allCases().map((c) => c.id);
+    for (const [index, c] of allCases().entries()) {
+      for (const need of c.needs ?? []) {
+        expect(order.indexOf(need), `${c.id} needs ${need}`).toBeGreaterThanOrEqual(0);
+        expect(order.indexOf(need), `${c.id} needs ${need}`).toBeLessThan(index);
+      }
+    }
   });
 
   it('selects cases by id or op name, with * for any text', () => {
