@@ -104,7 +104,7 @@ function pagesCase(op: string, extra: (ctx: CaseContext) => Promise<Row>): ModCa
       `${op} changed while it was paged, ${ATTEMPTS} times over, so its paging could not be judged`,
     );
   };
-  return { id: `op.${op}.pages`, op, section: '§6.1', run };
+  return { id: `op.${op}.pages`, op, section: '§6.1', needs: [`op.${op}`], run };
 }
 
 export function pageCases(): ModCase[] {

@@ -5,7 +5,7 @@
  */
 import { check, expectResult } from './answers.ts';
 import { fail, type CaseContext, type ModCase } from './case.ts';
-import { coinArgs, coinsOf, opId } from './cases-ops.ts';
+import { coinArgs, coinsOf, opId, PLAYER_ROWS } from './cases-ops.ts';
 import { player } from './world-fixtures.ts';
 
 /** How long the harness waits for the answers of the requests this case sends itself. */
@@ -57,7 +57,13 @@ async function coinsIdempotentRedial(ctx: CaseContext): Promise<string> {
 /** `game.coins-idempotent-redial` joins the game behaviours; `op.answer-once` judges the run. */
 export function repeatCases(): ModCase[] {
   return [
-    { id: 'game.coins-idempotent-redial', op: 'economy.coins', section: '§6.4', run: coinsIdempotentRedial },
+    {
+      id: 'game.coins-idempotent-redial',
+      op: 'economy.coins',
+      section: '§6.4',
+      needs: [PLAYER_ROWS, 'op.players.get', 'op.economy.coins'],
+      run: coinsIdempotentRedial,
+    },
   ];
 }
 

@@ -44,6 +44,7 @@ describe('modgate mod test', () => {
       cases: [
         { id: 'game.coins-idempotent', op: 'economy.coins', section: '§6.4', needs },
         { id: 'game.coins-overdraw', op: 'economy.coins', section: '§6.3', needs },
+        { id: 'game.coins-idempotent-redial', op: 'economy.coins', section: '§6.4', needs },
       ],
     });
     const table = await run(['mod', 'test', '--list', '--only', 'op.players.get']);
