@@ -1,8 +1,8 @@
 /**
  * Webhooks: every endpoint (the operator's and each key's) with its status, and adding one here
  * under the operator's address rules (docs/admin.md, "Webhooks"). Per endpoint: recent
- * deliveries, send a test event, edit its events and description, enable one the daemon
- * disabled after failures, rotate its signing secret (both secrets sign during the overlap; the
+ * deliveries, send a test event, edit its events and description, disable it (asked first) and
+ * enable one that is disabled, by the operator or by the daemon after failures, rotate its signing secret (both secrets sign during the overlap; the
  * new one is shown once) and delete it. Each endpoint is a card, not a table row, so its buttons
  * wrap on a phone instead of scrolling off-screen; each button is named for its endpoint.
  */
@@ -147,7 +147,15 @@ function WebhookItem(props: ItemProps): View {
             { type: 'button', 'aria-label': `Enable ${of}`, onClick: () => act(() => enable(hook)) },
             'Enable',
           )
-        : null,
+        : h(ConfirmButton, {
+            label: 'Disable',
+            name: `Disable ${of}`,
+            title: `Disable the webhook ${hook.url}?`,
+            consequence:
+              'Deliveries stop until you press Enable; the receiver gets nothing meanwhile. ' +
+              'The endpoint keeps its place: Enable sends every event it missed that the event log still holds.',
+            onConfirm: () => act(() => disable(hook)),
+          }),
       h(ConfirmButton, {
         label: 'Rotate secret',
         name: `Rotate secret of ${of}`,
@@ -196,7 +204,7 @@ function ownerText(owner: Webhook['owner']): string {
 
 const path = (hook: Webhook, action: string) => `/webhooks/${encodeURIComponent(hook.id)}/${action}`;
 
-// Test and Enable take no request body: the routes refuse one, even `{}`.
+// Test, Enable and Disable take no request body: the routes refuse one, even `{}`.
 async function sendTest(hook: Webhook): Promise<string> {
   const result = await api<TestOutcome>('POST', path(hook, 'test'));
   if (result.outcome === 'delivered') {
@@ -209,6 +217,11 @@ async function sendTest(hook: Webhook): Promise<string> {
 async function rotate(hook: Webhook): Promise<ShownSecret> {
   const result = await api<Rotated>('POST', path(hook, 'rotate-secret'), { overlap: ROTATE_OVERLAP_SEC });
   return { url: hook.url, secret: result.secret, previousUntil: result.previous_secret_until };
+}
+
+async function disable(hook: Webhook): Promise<string> {
+  await api('POST', path(hook, 'disable'));
+  return `Disabled ${hook.url}: it receives nothing until Enable.`;
 }
 
 async function enable(hook: Webhook): Promise<string> {
