@@ -152,6 +152,34 @@ describe('game routes on the admin API', () => {
     expect((other.json as { error: { code: string } }).error.code).toBe('idempotency_conflict');
   });
 
+  it("applies a panel session's coin credit once when it is sent again with the same Idempotency-Key", async () => {
+    const signIn = await adminRequest({
+      url: stack.adminUrl,
+      method: 'POST',
+      path: '/admin/v1/session',
+      body: { token: stack.token },
+    });
+    const cookie = (signIn.headers['set-cookie']?.[0] ?? '').split(';')[0] ?? '';
+    const id = players[0] as string;
+    const reason = 'credit retried by the panel';
+    const send = () =>
+      adminRequest({
+        url: stack.adminUrl,
+        method: 'POST',
+        path: `/admin/v1/game/players/${id}/coins`,
+        body: { amount: 7, reason },
+        headers: { cookie, origin: stack.adminUrl, 'idempotency-key': 'panel-0123456789abcdef' },
+      });
+    const first = await send();
+    const again = await send();
+    expect(first.status).toBe(200);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.text).toBe(first.text);
+    const ledger = await admin('GET', `/economy/transactions?platform_id=${id}&asset=coins&limit=20`);
+    const entries = (ledger.json as { data: { reason: string }[] }).data;
+    expect(entries.filter((entry) => entry.reason === reason)).toHaveLength(1);
+  });
+
   it('records a panel coin credit in the ledger with source panel', async () => {
     const id = players[0] as string;
     const credit = await admin('POST', `/players/${id}/coins`, { amount: 5, reason: 'panel test' });
