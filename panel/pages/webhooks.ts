@@ -7,10 +7,19 @@
  * wrap on a phone instead of scrolling off-screen; each button is named for its endpoint.
  */
 import { h } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { components } from '../admin-schema.ts';
 import { api, type Page } from '../api.ts';
-import { ConfirmButton, duration, ErrorLine, Table, useLoad, when, type View } from '../ui.ts';
+import {
+  ConfirmButton,
+  duration,
+  ErrorLine,
+  Table,
+  useAnswerFocus,
+  useLoad,
+  when,
+  type View,
+} from '../ui.ts';
 import { NewSecret, refusalText, WebhookForm, type ShownSecret, type Webhook } from './webhook-forms.ts';
 
 type Delivery = components['schemas']['WebhookDeliveryAttempt'];
@@ -26,13 +35,8 @@ export function WebhooksPage(): View {
   const [secret, setSecret] = useState<ShownSecret | undefined>(undefined);
   const [notice, setNotice] = useState('');
   const [error, setError] = useState<string | undefined>(undefined);
-  const noticeLine = useRef<HTMLParagraphElement>(null);
   // A deleted endpoint's buttons are gone with it: focus goes to what the page says happened.
-  const focusNotice = useRef(false);
-  useEffect(() => {
-    if (focusNotice.current) noticeLine.current?.focus();
-    focusNotice.current = false;
-  }, [notice]);
+  const noticeLine = useAnswerFocus(notice);
   /** Runs a row's action; its outcome is announced, and the list loads again. */
   const act = (action: () => Promise<string | ShownSecret>) =>
     void action()
@@ -49,7 +53,7 @@ export function WebhooksPage(): View {
   return h(
     'div',
     { class: 'webhooks' },
-    h('p', { class: 'notice', role: 'status', ref: noticeLine, tabIndex: -1 }, notice),
+    h('p', { class: 'notice', role: 'status', ref: noticeLine.ref, tabIndex: -1 }, notice),
     h(ErrorLine, { text: error ?? hooks.error }),
     secret ? h(NewSecret, { shown: secret, onDone: () => setSecret(undefined) }) : null,
     adding
@@ -79,7 +83,7 @@ export function WebhooksPage(): View {
           key: hook.id,
           hook,
           act,
-          onDeleted: () => (focusNotice.current = true),
+          onDeleted: noticeLine.focusNext,
           onChanged: hooks.reload,
         }),
       ),
