@@ -1,5 +1,5 @@
 /**
- * `modgate webhooks add|list|edit|remove|enable|rotate-secret|deliveries`: the operator's side of the
+ * `modgate webhooks add|list|edit|remove|enable|disable|rotate-secret|deliveries`: the operator's side of the
  * webhook registry (webhooks.json, see daemon/events/webhooks/). Each is a request to
  * /admin/v1/webhooks, sent to the running daemon (every change acts at once, and the list and
  * deliveries are the daemon's own) or, without one, to the in-process admin over the data dir
@@ -97,6 +97,22 @@ export function registerWebhooksCommands(program: Command, io: CliIo): void {
     .action(async (id: string, flags: { dataDir?: string }) => {
       const enabled = await withAdmin(flags, io, (admin) => enableEndpoint(admin, id));
       printLines(io, enabled ? `Enabled webhook ${id}.` : `Webhook ${id} is already enabled.`);
+    });
+
+  withDataDirOption(
+    webhooks
+      .command('disable')
+      .description("stop an endpoint's deliveries until `webhooks enable`; it keeps its place"),
+  )
+    .argument('<id>', 'the endpoint id shown by webhooks list', parseId)
+    .action(async (id: string, flags: { dataDir?: string }) => {
+      const disabled = await withAdmin(flags, io, (admin) => disableEndpoint(admin, id));
+      printLines(
+        io,
+        disabled
+          ? `Disabled webhook ${id}; it receives nothing until \`modgate webhooks enable ${id}\`.`
+          : `Webhook ${id} is already disabled.`,
+      );
     });
 
   withDataDirOption(
@@ -212,6 +228,13 @@ async function enableEndpoint(admin: AdminClient, id: string): Promise<boolean> 
   const before = webhookViewFromAnswer((await admin.send({ method: 'GET', path: `/webhooks/${id}` })).body);
   await admin.send({ method: 'POST', path: `/webhooks/${id}/enable` });
   return before.status === 'disabled';
+}
+
+/** POST /webhooks/{id}/disable; true when it was enabled before (the answer says it is disabled now). */
+async function disableEndpoint(admin: AdminClient, id: string): Promise<boolean> {
+  const before = webhookViewFromAnswer((await admin.send({ method: 'GET', path: `/webhooks/${id}` })).body);
+  await admin.send({ method: 'POST', path: `/webhooks/${id}/disable` });
+  return before.status !== 'disabled';
 }
 
 function listLines(views: readonly WebhookView[]): string[] {

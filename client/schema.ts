@@ -2129,6 +2129,8 @@ export interface components {
             result: string;
             /** @description Null on entries written by a game server older than 2.0.47 */
             actor: components["schemas"]["CommandActor"] | null;
+            /** @description Where the command came from: api (/v1), panel (the panel console), chat (typed in game) or task (scheduled); null when the game does not record it */
+            source: ("api" | "panel" | "chat" | "task") | null;
         };
         CommandActor: {
             platform_id: string | null;

@@ -204,6 +204,8 @@ interface DaemonParts {
   metrics: DaemonMetrics;
   requests: RecentRequests;
   tokens: AdminTokens;
+  /** The panel's sessions, kept in admin-sessions.json across restarts. */
+  sessions: SessionStore;
   link: ModLinkServer;
   storage: StorageHealth;
   workers: WorkerHealth;
@@ -236,6 +238,14 @@ async function openStores(
   const requests = new RecentRequests();
   const metrics = countingRequests(prometheus ?? noopMetrics, requests);
   const tokens = new AdminTokens({ dataDir, snapshot: () => snapshot.current(), log });
+  const sessions = await SessionStore.open(
+    dataDir.path,
+    {
+      tokenActive: (id) => snapshot.current().adminTokensById.get(id)?.revokedAt === null,
+      onError: (error) => log.warn('cannot keep panel sessions', { error: (error as Error).message }),
+    },
+    options.admin?.sessions,
+  );
   const link = createLink(options, snapshot, metrics);
   const storage = new StorageHealth(log);
   const workers = new WorkerHealth();
@@ -270,6 +280,7 @@ async function openStores(
     metrics,
     requests,
     tokens,
+    sessions,
     link,
     storage,
     workers,
@@ -285,6 +296,7 @@ async function openStores(
     close: async () => {
       for (const unwire of parts.unwire.splice(0)) unwire();
       await tokens.close();
+      await sessions.saved();
       await parts.metricsServer?.close();
       await link.close(); // its mod.disconnected reaches the log before the events are unwired
       unwireEvents();
@@ -325,10 +337,21 @@ async function startAdmin(
   game: Pipeline,
   reload: () => Promise<ReloadOutcome>,
 ): Promise<AdminServer> {
-  const { dataDir, startedAt, snapshot, link, events, webhooks, audit, tokens, requests, keyUsage } = parts;
-  const sessions = new SessionStore(options.admin?.sessions);
+  const {
+    dataDir,
+    startedAt,
+    snapshot,
+    link,
+    events,
+    webhooks,
+    audit,
+    tokens,
+    requests,
+    keyUsage,
+    sessions,
+  } = parts;
   const adminStreams = adminEventStreams(options, parts);
-  parts.unwire.push(wireReactions({ ...parts, sessions, adminStreams }));
+  parts.unwire.push(wireReactions({ ...parts, adminStreams }));
   return startAdminServer({
     dataDir: dataDir.path,
     services: {

@@ -349,6 +349,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/webhooks/{id}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop an endpoint's deliveries until it is enabled (disabled_reason operator); it keeps its place in the event log
+         * @description Stop an endpoint's deliveries until it is enabled (disabled_reason operator); it keeps its place in the event log
+         */
+        post: operations["disableAdminWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/webhooks/{id}/rotate-secret": {
         parameters: {
             query?: never;
@@ -2669,6 +2689,8 @@ export interface components {
             result: string;
             /** @description Null on entries written by a game server older than 2.0.47 */
             actor: components["schemas"]["CommandActor"] | null;
+            /** @description Where the command came from: api (/v1), panel (the panel console), chat (typed in game) or task (scheduled); null when the game does not record it */
+            source: ("api" | "panel" | "chat" | "task") | null;
         };
         CommandActor: {
             platform_id: string | null;
@@ -4114,6 +4136,39 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Re-enable a disabled endpoint; it resumes with the message it stopped on (409 when its key no longer works) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminWebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
+            404: components["responses"]["Error404NotFound"];
+            409: components["responses"]["Error409ConflictOrIdempotencyConflict"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+        };
+    };
+    disableAdminWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first outcome of a retried POST instead of acting twice (docs/idempotency.md). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Stop an endpoint's deliveries until it is enabled (disabled_reason operator); it keeps its place in the event log */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -31,21 +31,26 @@ export interface Page<T> {
 
 export const ADMIN = '/admin/v1';
 
-/** Calls `method path` under /admin/v1; resolves with the parsed body (undefined for 204). */
+/**
+ * Calls `method path` under /admin/v1; resolves with the parsed body (undefined for 204). A POST
+ * carries an `Idempotency-Key` (`writeKey`), so a write the user sends again after it went
+ * unanswered never applies twice.
+ */
 export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
+  const sent = body === undefined ? null : JSON.stringify(body);
+  const write = method === 'POST' && path !== '/session' ? `${path} ${sent ?? ''}` : undefined;
+  if (write !== undefined) headers['idempotency-key'] = writeKey(write);
   let response: Response;
   try {
-    response = await fetch(`${ADMIN}${path}`, {
-      method,
-      headers,
-      credentials: 'same-origin',
-      body: body === undefined ? null : JSON.stringify(body),
-    });
+    response = await fetch(`${ADMIN}${path}`, { method, headers, credentials: 'same-origin', body: sent });
   } catch (error) {
     throw new ApiFailure(0, 'network', `The daemon did not answer (${String(error)}).`);
   }
+  // Answered: the daemon settled it, or (a 5xx, a 429) stored nothing, so the same key may go again.
+  if (write !== undefined && unanswered?.write === write && response.status < 500 && response.status !== 429)
+    unanswered = undefined;
   if (response.status === 204) return undefined as T;
   const text = await response.text();
   const parsed = parseJson(text);
@@ -55,6 +60,26 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
     throw failure;
   }
   return parsed as T;
+}
+
+/**
+ * The write (path and body) last sent whose outcome the panel does not know, and its key: no
+ * answer came (a network error), or one that the daemon does not keep (docs/idempotency.md: a 5xx
+ * or a 429). The same write sent again, the user retrying that submission, reuses the key, so the
+ * daemon replays or completes the first attempt instead of applying it twice; any other write, or
+ * the same one once it was answered, gets a new key: a new submission is a new operation.
+ */
+let unanswered: { write: string; key: string } | undefined;
+
+function writeKey(write: string): string {
+  if (unanswered?.write !== write) {
+    // getRandomValues, not randomUUID: the panel may be served over plain http off loopback, not a
+    // secure context, where randomUUID does not exist.
+    const bytes = crypto.getRandomValues(new Uint8Array(16));
+    const key = `panel-${Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('')}`;
+    unanswered = { write, key };
+  }
+  return unanswered.key;
 }
 
 /**

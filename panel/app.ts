@@ -12,6 +12,8 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiFailure, describe, SessionEnded } from './api.ts';
 import type { components } from './admin-schema.ts';
 import { hashPage } from './hash.ts';
+import { ADMIN_ROLES, roleAllows, type AdminAccess } from 'modgate:roles';
+import { PAGE_ACCESS } from './page-access.ts';
 import { AuditPage } from './pages/audit.ts';
 import { ConsolePage } from './pages/console.ts';
 import { EconomyPage } from './pages/economy.ts';
@@ -32,27 +34,33 @@ import { PageBoundary, type View } from './ui.ts';
 export type Session = components['schemas']['AdminSession'];
 type Role = Session['role'];
 
-const EVERYONE: readonly Role[] = ['owner', 'moderator', 'viewer'];
-const OWNER: readonly Role[] = ['owner'];
-
 /**
- * The navigation, in its order, with the roles that may use each page (the admin API's matrix,
- * docs/admin.md "Roles"); the link texts are part of the automation contract.
+ * The navigation, in its order, with the roles that see each page: those the admin API lets call
+ * the route the page reads (page-access.ts, docs/admin.md "Roles"); the link texts are part of
+ * the automation contract.
  */
-const PAGES = [
-  { path: 'overview', title: 'Overview', view: OverviewPage, roles: EVERYONE },
-  { path: 'players', title: 'Players', view: PlayersPage, roles: EVERYONE },
-  { path: 'world', title: 'World', view: WorldPage, roles: EVERYONE },
-  { path: 'economy', title: 'Economy', view: EconomyPage, roles: OWNER },
-  { path: 'shop', title: 'Shop', view: ShopPage, roles: OWNER },
-  { path: 'console', title: 'Console', view: ConsolePage, roles: OWNER },
-  { path: 'keys', title: 'Keys', view: KeysPage, roles: OWNER },
-  { path: 'plan', title: 'Plan', view: PlanPage, roles: OWNER },
-  { path: 'webhooks', title: 'Webhooks', view: WebhooksPage, roles: OWNER },
-  { path: 'audit', title: 'Audit', view: AuditPage, roles: OWNER },
-  { path: 'events', title: 'Events', view: EventsPage, roles: OWNER },
-  { path: 'tokens', title: 'Tokens', view: TokensPage, roles: OWNER },
-] as const;
+const PAGES = (
+  [
+    { path: 'overview', title: 'Overview', view: OverviewPage },
+    { path: 'players', title: 'Players', view: PlayersPage },
+    { path: 'world', title: 'World', view: WorldPage },
+    { path: 'economy', title: 'Economy', view: EconomyPage },
+    { path: 'shop', title: 'Shop', view: ShopPage },
+    { path: 'console', title: 'Console', view: ConsolePage },
+    { path: 'keys', title: 'Keys', view: KeysPage },
+    { path: 'plan', title: 'Plan', view: PlanPage },
+    { path: 'webhooks', title: 'Webhooks', view: WebhooksPage },
+    { path: 'audit', title: 'Audit', view: AuditPage },
+    { path: 'events', title: 'Events', view: EventsPage },
+    { path: 'tokens', title: 'Tokens', view: TokensPage },
+  ] as const
+).map((entry) => ({
+  ...entry,
+  // Each scope is a real one: test/panel/page-access.test.ts holds every access to its route's.
+  roles: ADMIN_ROLES.filter((role) =>
+    roleAllows(role, PAGE_ACCESS[entry.path].access as AdminAccess),
+  ) as readonly Role[],
+}));
 
 type SessionState = { kind: 'checking' } | { kind: 'out'; error?: string } | { kind: 'in'; session: Session };
 
@@ -81,7 +89,7 @@ export function App(): View {
     });
   }
   const pages = PAGES.filter((entry) => entry.roles.includes(state.session.role));
-  const current = pages.find((entry) => entry.path === page) ?? PAGES[0];
+  const current = pages.find((entry) => entry.path === page) ?? (PAGES[0] as PageEntry);
   return h(Shell, { session: state.session, pages, current, onSignOut: () => void signOut(setState) });
 }
 

@@ -3,7 +3,7 @@
  * a table with its loading and empty states, a confirmed destructive action, and time formatting. Preact's `h` directly (no JSX step), so the panel's sources are
  * plain TypeScript that tsc and eslint check like the rest of the tree.
  */
-import { Component, h, type ComponentChild, type ComponentChildren } from 'preact';
+import { Component, h, type ComponentChild, type ComponentChildren, type RefObject } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { describe } from './api.ts';
 
@@ -102,6 +102,24 @@ export function Table(props: TableProps): View {
       ),
     ),
   );
+}
+
+/**
+ * A line saying what an action did that can take the focus: when the control that acted goes away
+ * with the new state (Unban, Delete), `focusNext()` before the change sends the focus to the line
+ * once `shown` has changed, not back to the top of the page. `ref` goes on the line (tabIndex -1).
+ */
+export function useAnswerFocus(shown: unknown): {
+  ref: RefObject<HTMLParagraphElement>;
+  focusNext: () => void;
+} {
+  const ref = useRef<HTMLParagraphElement>(null);
+  const pending = useRef(false);
+  useEffect(() => {
+    if (pending.current) ref.current?.focus();
+    pending.current = false;
+  }, [shown]);
+  return { ref, focusNext: () => void (pending.current = true) };
 }
 
 export interface ConfirmProps {

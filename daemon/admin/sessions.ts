@@ -1,12 +1,15 @@
 /**
- * Panel sessions and one-time sign-in codes, in memory (docs/admin.md, "The panel").
+ * Panel sessions and one-time sign-in codes (docs/admin.md, "The panel").
  *
  * A session is what a browser holds after signing in, as an HttpOnly cookie
  * (session-cookie.ts): made from an admin token (`POST /admin/v1/session {token}`) or from a
  * one-time code (`{code}`, minted over admin.sock by `modgate admin login-url`). Secrets are
  * 32 random bytes; only their SHA-256 is kept, so a heap dump holds no usable cookie. Sessions
- * expire after `ttlMs`, end with their token (`endForToken`, and the auth stage checks the token
- * on every request), and do not survive a restart (signing in again is the cure). Whatever ends a
+ * expire after `ttlMs` and end with their token (`endForToken`, and the auth stage checks the token
+ * on every request). A store opened on a data dir (`SessionStore.open`) keeps its sessions in
+ * admin-sessions.json too, hashes only, rewritten whenever one starts or ends, so a restart signs
+ * no one out; on open it drops the expired ones and those whose token is revoked or gone. Codes
+ * stay in memory (they live minutes). Whatever ends a
  * session before its expiry (sign-out, its token revoked, the cap) tells `onEnded`'s listeners, so
  * an event stream the session opened ends with it (admin-event-streams.ts).
  *
@@ -14,6 +17,9 @@
  * holder does; a code lives `codeTtlMs` and is spent by its first use, right or wrong session.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { adminSessionsFile, type StoredSession } from '../store/admin-sessions.ts';
+import { readDataFile, writeDataFile } from '../store/data-file.ts';
+import { withDataDirLock } from '../store/lock.ts';
 import type { AdminRole } from './roles.ts';
 
 export interface SessionOptions {
@@ -51,6 +57,14 @@ export interface Session extends SessionOwner {
   expires_at: Date;
 }
 
+/** Where a store keeps its sessions across restarts (`SessionStore.open`). */
+export interface SessionFileOptions {
+  /** Whether an admin token may still be used: a session of one that is not is dropped on open. */
+  tokenActive(id: string): boolean;
+  /** A read or write of the file failed; the sessions in memory stand, and the next change retries. */
+  onError(error: unknown): void;
+}
+
 interface Held<T> {
   value: T;
   expires: number;
@@ -71,10 +85,46 @@ export class SessionStore {
   readonly #endedListeners = new Set<() => void>();
   readonly #codes = new Map<string, Held<SessionOwner>>();
   readonly #now: () => number;
+  #file: { dir: string; onError: (error: unknown) => void } | undefined;
+  /** The writes of the file, in order; `#queued` while one has not started (it takes later changes too). */
+  #saving: Promise<void> = Promise.resolve();
+  #queued = false;
 
   constructor(options: Partial<SessionOptions> = {}, now: () => number = Date.now) {
     this.options = { ...DEFAULT_SESSION_OPTIONS, ...options };
     this.#now = now;
+  }
+
+  /**
+   * A store that keeps its sessions in `dataDir`'s admin-sessions.json: loads the live ones (the
+   * newest `maxSessions`), and rewrites the file when it dropped any.
+   */
+  static async open(
+    dataDir: string,
+    file: SessionFileOptions,
+    options: Partial<SessionOptions> = {},
+    now: () => number = Date.now,
+  ): Promise<SessionStore> {
+    const store = new SessionStore(options, now);
+    const stored = await readDataFile(dataDir, adminSessionsFile).catch((error: unknown) => {
+      file.onError(error);
+      return [] as readonly StoredSession[];
+    });
+    const live = stored
+      .filter((record) => record.expiresAt.getTime() > now())
+      .filter((record) => record.tokenId === null || file.tokenActive(record.tokenId))
+      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
+      .slice(-store.options.maxSessions);
+    for (const record of live) store.#sessions.set(record.hash, heldOf(record));
+    store.#file = { dir: dataDir, onError: file.onError };
+    if (live.length !== stored.length) store.#save();
+    await store.#saving;
+    return store;
+  }
+
+  /** Resolves once every change so far is in the file (a store without one: at once). */
+  saved(): Promise<void> {
+    return this.#saving;
   }
 
   /** Starts a session; returns its secret (the cookie's value) and the session. */
@@ -97,12 +147,17 @@ export class SessionStore {
     );
     // The oldest session was signed out to make room at the cap, or expired ones were dropped.
     if (this.#sessions.size <= before) this.#ended();
+    this.#save();
     return { secret, session };
   }
 
   /** The live session this cookie value names, or undefined (unknown, expired). */
   find(secret: string): Session | undefined {
-    return this.#take(this.#sessions, digest(secret), false);
+    const before = this.#sessions.size;
+    const session = this.#take(this.#sessions, digest(secret), false);
+    // It had expired: it leaves the file too.
+    if (this.#sessions.size < before) this.#save();
+    return session;
   }
 
   /** The expiry of the live session with this short id (`Session.id`), or null: ended or expired. */
@@ -123,7 +178,10 @@ export class SessionStore {
   /** Signs out the session of this cookie value; true if there was one. */
   end(secret: string): boolean {
     const ended = this.#sessions.delete(digest(secret));
-    if (ended) this.#ended();
+    if (ended) {
+      this.#ended();
+      this.#save();
+    }
     return ended;
   }
 
@@ -136,7 +194,10 @@ export class SessionStore {
         ended += 1;
       }
     }
-    if (ended > 0) this.#ended();
+    if (ended > 0) {
+      this.#ended();
+      this.#save();
+    }
     return ended;
   }
 
@@ -171,6 +232,23 @@ export class SessionStore {
     return held.expires <= this.#now() ? undefined : held.value;
   }
 
+  /** Queues a rewrite of the file with the sessions as they are when it runs. */
+  #save(): void {
+    const file = this.#file;
+    if (file === undefined || this.#queued) return;
+    this.#queued = true;
+    this.#saving = this.#saving.then(async () => {
+      this.#queued = false;
+      const records = [...this.#sessions].map(([hash, held]) => storedOf(hash, held.value));
+      try {
+        // Under the data dir lock, as the daemon's other files are written (key-usage.json).
+        await withDataDirLock(file.dir, () => writeDataFile(file.dir, adminSessionsFile, records));
+      } catch (error) {
+        file.onError(error);
+      }
+    });
+  }
+
   #ended(): void {
     for (const listener of this.#endedListeners) listener();
   }
@@ -180,4 +258,27 @@ export class SessionStore {
     const now = this.#now();
     for (const [hash, held] of map) if (held.expires <= now) map.delete(hash);
   }
+}
+
+function storedOf(hash: string, session: Session): StoredSession {
+  return {
+    hash,
+    tokenId: session.token_id,
+    name: session.name,
+    role: session.role,
+    createdAt: session.created_at,
+    expiresAt: session.expires_at,
+  };
+}
+
+function heldOf(record: StoredSession): Held<Session> {
+  const session: Session = {
+    token_id: record.tokenId,
+    name: record.name,
+    role: record.role,
+    id: record.hash.slice(0, 12),
+    created_at: record.createdAt,
+    expires_at: record.expiresAt,
+  };
+  return { value: session, expires: record.expiresAt.getTime() };
 }

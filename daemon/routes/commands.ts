@@ -4,7 +4,12 @@
  * subject's shape, the catalogue's max-age, bounds on verbs and arguments.
  */
 import * as z from 'zod';
-import { CommandCatalog, CommandHistoryEntry, CommandResult } from '../../protocol/ops/commands.ts';
+import {
+  COMMAND_SOURCES,
+  CommandCatalog,
+  CommandHistoryEntry,
+  CommandResult,
+} from '../../protocol/ops/commands.ts';
 import { ASSET_TAG, SQUAD_TAG } from './asset-params.ts';
 import { collection } from './collection.ts';
 import { defineRoute } from '../http/define-route.ts';
@@ -191,6 +196,23 @@ const HistoryQuery = lazySchema(() =>
     .superRefine(dateOrder),
 );
 
+/**
+ * A history entry as /v1 answers it: the link's, with `source` always there, null when the game
+ * did not say (a mod before the field), as `actor` is null on a game server too old for it.
+ */
+const ApiCommandHistoryEntry = lazySchema(() =>
+  CommandHistoryEntry()
+    .extend({
+      source: z
+        .enum(COMMAND_SOURCES)
+        .nullable()
+        .describe(
+          'Where the command came from: api (/v1), panel (the panel console), chat (typed in game) or task (scheduled); null when the game does not record it',
+        ),
+    })
+    .meta({ id: 'CommandHistoryEntry' }),
+);
+
 export const listCommandHistory = defineRoute({
   method: 'GET',
   path: '/v1/commands/history',
@@ -201,12 +223,14 @@ export const listCommandHistory = defineRoute({
   query: HistoryQuery,
   response: {
     status: 200,
-    schema: () => collection(CommandHistoryEntry(), false, 'CommandHistoryPage'),
+    schema: () => collection(ApiCommandHistoryEntry(), false, 'CommandHistoryPage'),
   },
   cache: { kind: 'no-store' },
   errors: ['server_unavailable', 'gateway_timeout'],
-  handler: ({ query: { cursor, limit, ...filters }, page }) =>
-    page('commands.history', filters, { cursor, limit }),
+  handler: async ({ query: { cursor, limit, ...filters }, page }) => {
+    const answer = await page('commands.history', filters, { cursor, limit });
+    return { ...answer, data: answer.data.map((entry) => ({ ...entry, source: entry.source ?? null })) };
+  },
 });
 
 export const COMMAND_ROUTES = [executeCommand, getCommandCatalog, listCommandHistory];

@@ -41,10 +41,15 @@ export const DAEMON_LOCK_FILE = 'daemon.lock';
 
 /**
  * The admin API's files (docs/admin.md): the admin tokens, created by the first `admin tokens
- * create`, and the Unix socket `serve` listens on while it runs (mode 0600; a socket, which the
- * data dir check allows under this name only).
+ * create`, the panel's sessions (hashes only), written by `serve` from the first sign-in, and the
+ * Unix socket `serve` listens on while it runs (mode 0600; a socket, which the data dir check
+ * allows under this name only).
  */
-export const ADMIN_FILES = { tokens: 'admin-tokens.json', socket: 'admin.sock' } as const;
+export const ADMIN_FILES = {
+  tokens: 'admin-tokens.json',
+  sessions: 'admin-sessions.json',
+  socket: 'admin.sock',
+} as const;
 
 /** Every file the data dir check holds to 0600 (anything else in the folder: not writable by others). */
 export const PRIVATE_FILE_NAMES: readonly string[] = [
@@ -53,6 +58,7 @@ export const PRIVATE_FILE_NAMES: readonly string[] = [
   ...Object.values(WEBHOOK_FILES),
   DAEMON_LOCK_FILE,
   ADMIN_FILES.tokens,
+  ADMIN_FILES.sessions,
 ];
 
 /** The exclusive lock the CLI takes for a read-modify-write (see lock.ts). */

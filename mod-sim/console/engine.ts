@@ -98,7 +98,7 @@ export class CommandConsole {
     const outcome = dispatch({ world: this.world, entry, blocked, subject, request, at });
     const verb = entry?.verb ?? request.verb;
     const command = formatCommand(verb, subject, request.args);
-    this.#log(at, command, outcome.result, request.actor);
+    this.#log(at, command, outcome.result, request);
     const effects = outcome.effects ?? [];
     const ledger = recordEffects({ world: this.world, request, command, at }, effects);
     return { ...outcome, verb, subject, command, effects, ledger };
@@ -122,7 +122,7 @@ export class CommandConsole {
       if (!(error instanceof CommandLineError)) throw error;
       const at = this.#nextAt();
       const command = line.trim();
-      this.#log(at, command, error.message, typed.actor);
+      this.#log(at, command, error.message, typed);
       return {
         verb: '',
         success: false,
@@ -177,13 +177,21 @@ export class CommandConsole {
     return Math.max(clock, last);
   }
 
-  #log(at: number, command: string, result: string, actor: ConsoleActor): void {
+  /** Logs a command with who ran it and from where (the `source` a write's actor gave, chat, task). */
+  #log(
+    at: number,
+    command: string,
+    result: string,
+    by: { actor: ConsoleActor; source: CommandSource },
+  ): void {
     const attributed = this.world.features.commandHistoryActor;
+    const { actor, source } = by;
     this.world.commands.history.append({
       at: historyStamp(at),
       command,
       result,
       actor: attributed ? { platform_id: actor.platform_id, social_id: actor.social_id } : null,
+      source,
     });
   }
 }

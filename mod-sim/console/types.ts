@@ -12,10 +12,14 @@ import type {
   World,
 } from '../world/index.ts';
 import type { ParsedArgs } from './args.ts';
+import type { CommandSource as ProtocolCommandSource } from '../../protocol/ops/commands.ts';
 import type { ConsoleState } from './state.ts';
 
-/** Where a command came from. Only `api` arrives over the mod link; the rest the game writes itself. */
-export type CommandSource = 'api' | 'panel' | 'chat' | 'task';
+/**
+ * Where a command came from: `api` and `panel` arrive over the mod link (the write's
+ * actor.source), chat and task the game starts itself. The history entry's `source` (PROTOCOL §6.6).
+ */
+export type CommandSource = ProtocolCommandSource;
 
 /** Who runs a command: the API key's actor, an admin at the panel, a player in chat, or nobody. */
 export interface ConsoleActor {

@@ -1,4 +1,5 @@
 /** The admin command catalogue and command history (spec "Command catalog entry", "…history entry"). */
+import type { CommandSource } from '../../protocol/ops/commands.ts';
 import type { Actor } from './types.ts';
 
 /** 0 regular, 1 admin, 2 super admin, 3 elevated, 4 developer: the executor rank required. */
@@ -48,4 +49,9 @@ export interface CommandHistoryEntry {
   result: string;
   /** Null on entries written by a game server older than the field (mod < 2.0.47). */
   actor: Actor | null;
+  /**
+   * Where it came from (PROTOCOL §6.6): run-time commands say; the generated history, like a game's
+   * entries from before the field, does not.
+   */
+  source?: CommandSource;
 }

@@ -10,6 +10,7 @@ import type { components } from '../admin-schema.ts';
 import { api, describe, query, type Page } from '../api.ts';
 import { hashParams, replaceHashParams } from '../hash.ts';
 import { ErrorLine, Field, Table, when, type View } from '../ui.ts';
+import { NEWER_OLDER, useCursorTrail } from './cursor-pager.ts';
 
 /** An audit line as GET /admin/v1/audit answers it (generated from the admin API's document). */
 type AuditEntry = components['schemas']['AdminAuditLine'];
@@ -60,19 +61,16 @@ function useAuditPage(filters: Filters, cursor: string | null, round: number): S
 
 export function AuditPage(): View {
   const [filters, setFilters] = useState<Filters>(filtersFromHash);
-  /** The cursors of the pages before this one, so "Newer" can go back. */
-  const [trail, setTrail] = useState<(string | null)[]>([null]);
-  const cursor = trail[trail.length - 1] ?? null;
+  const trail = useCursorTrail();
   /** Bumped by every "Filter", so pressing it again with the same filters reads the log again. */
   const [round, setRound] = useState(0);
-  const shown = useAuditPage(filters, cursor, round);
+  const shown = useAuditPage(filters, trail.cursor, round);
   const apply = (next: Filters) => {
     setFilters(next);
     setRound(round + 1);
-    setTrail([null]);
+    trail.restart();
     replaceHashParams(next);
   };
-  const next = shown.page?.has_more ? shown.page.next_cursor : null;
   return h(
     'div',
     null,
@@ -89,20 +87,7 @@ export function AuditPage(): View {
       },
       (shown.page?.data ?? []).map((entry, index) => h(AuditRow, { key: entry.request_id ?? index, entry })),
     ),
-    h(
-      'p',
-      { class: 'pager' },
-      h(
-        'button',
-        { type: 'button', disabled: trail.length === 1, onClick: () => setTrail(trail.slice(0, -1)) },
-        'Newer',
-      ),
-      h(
-        'button',
-        { type: 'button', disabled: next === null, onClick: () => next && setTrail([...trail, next]) },
-        'Older',
-      ),
-    ),
+    trail.pager(shown.page, NEWER_OLDER),
   );
 }
 

@@ -3,7 +3,8 @@
  * help (console-form.ts), see the game's answer, and page the command history with its filters
  * (text in the command, a date range on the game's clock). Every call is a game route of the
  * admin API (`/admin/v1/game/commands…`, docs/admin.md "Game routes"), so a command run here
- * reaches the game with source `panel`, the panel console.
+ * reaches the game with source `panel` and its history entry says "panel console" (the Source
+ * column; `source` null from a game that does not record it).
  */
 import { h } from 'preact';
 import { useState } from 'preact/hooks';
@@ -110,7 +111,7 @@ function History(props: { runs: number }): View {
     h(
       Table,
       {
-        head: ['At (game clock)', 'Command', 'Result', 'Run by'],
+        head: ['At (game clock)', 'Command', 'Result', 'Source', 'Run by'],
         loading: page.value === undefined && page.error === undefined,
         empty: page.error === undefined ? 'No command matches.' : 'Nothing to show.',
       },
@@ -121,6 +122,7 @@ function History(props: { runs: number }): View {
           h('td', null, entry.at),
           h('td', { class: 'mono' }, entry.command),
           h('td', { class: 'command-output' }, entry.result),
+          h('td', null, SOURCE_LABELS[entry.source ?? 'unknown']),
           h('td', null, runBy(entry)),
         ),
       ),
@@ -129,10 +131,19 @@ function History(props: { runs: number }): View {
   );
 }
 
+/** Where a command came from, in words; `unknown` when the game does not record it (source null). */
+const SOURCE_LABELS: Record<NonNullable<HistoryEntry['source']> | 'unknown', string> = {
+  api: 'API',
+  panel: 'panel console',
+  chat: 'chat command',
+  task: 'scheduled task',
+  unknown: 'not recorded',
+};
+
 /**
- * Who ran it, as far as the history says: its entries carry the player ids of whoever ran it and no
- * source, so a command from this panel, a scheduled task or a key without an owner all read
- * "nobody named" (docs/commands.md, "GET /v1/commands/history").
+ * Who ran it, as far as the history says: the player ids of whoever ran it, so a command from
+ * this panel, a scheduled task or a key without an owner read "nobody named" here, and the Source
+ * column tells them apart (docs/commands.md, "GET /v1/commands/history").
  */
 function runBy(entry: HistoryEntry): string {
   if (entry.actor === null) return 'not recorded (game server before 2.0.47)';

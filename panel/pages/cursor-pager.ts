@@ -1,7 +1,8 @@
 /**
  * Paging through a collection envelope's cursors (docs/pipeline.md: `next_cursor` goes back as
- * `cursor`), as every paged list of the panel does (World, the command history, the ledger, the shop): the trail of cursors already passed,
- * so "Previous page" goes back without the API having one, and the two buttons.
+ * `cursor`), as every paged list of the panel does (World, the command history, the ledger, the
+ * shop, the audit log): the trail of cursors already passed, so "Previous page" goes back without
+ * the API having one, and the two buttons.
  */
 import { h } from 'preact';
 import { useState } from 'preact/hooks';

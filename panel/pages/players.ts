@@ -7,10 +7,20 @@
  * game's answer.
  */
 import { h } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { components } from '../admin-schema.ts';
 import { api, query, type Page } from '../api.ts';
-import { attempt, ConfirmButton, ErrorLine, Field, Table, useLoad, when, type View } from '../ui.ts';
+import {
+  attempt,
+  ConfirmButton,
+  ErrorLine,
+  Field,
+  Table,
+  useAnswerFocus,
+  useLoad,
+  when,
+  type View,
+} from '../ui.ts';
 import { PlayerPicker } from './player-picker.ts';
 
 type Profile = components['schemas']['PlayerProfile'];
@@ -46,20 +56,14 @@ async function loadPlayer(platformId: string): Promise<PlayerView> {
 function PlayerCard(props: { platformId: string }): View {
   const player = useLoad(() => loadPlayer(props.platformId), [props.platformId]);
   const [answer, setAnswer] = useState<string | undefined>(undefined);
-  const answerLine = useRef<HTMLParagraphElement>(null);
-  // Unban and Unmute go with the state they lift: the focus goes to what the game answered, not
-  // back to the top of the page.
-  const focusAnswer = useRef(false);
-  useEffect(() => {
-    if (focusAnswer.current) answerLine.current?.focus();
-    focusAnswer.current = false;
-  }, [answer]);
+  // Unban and Unmute go with the state they lift: the focus goes to what the game answered.
+  const answerLine = useAnswerFocus(answer);
   if (player.value === undefined) {
     return h('section', { class: 'card' }, player.error ? h(ErrorLine, { text: player.error }) : 'Loading…');
   }
   const { profile, moderation, violations } = player.value;
   const answered = (text: string, focus = false) => {
-    focusAnswer.current = focus;
+    if (focus) answerLine.focusNext();
     setAnswer(text);
     player.reload();
   };
@@ -80,7 +84,7 @@ function PlayerCard(props: { platformId: string }): View {
     h(Moderate, { profile, moderation, onAnswer: answered }),
     answer === undefined
       ? null
-      : h('p', { role: 'status', ref: answerLine, tabIndex: -1, 'data-testid': 'game-answer' }, answer),
+      : h('p', { role: 'status', ref: answerLine.ref, tabIndex: -1, 'data-testid': 'game-answer' }, answer),
     h(Violations, { violations }),
   );
 }

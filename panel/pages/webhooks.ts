@@ -1,16 +1,25 @@
 /**
  * Webhooks: every endpoint (the operator's and each key's) with its status, and adding one here
  * under the operator's address rules (docs/admin.md, "Webhooks"). Per endpoint: recent
- * deliveries, send a test event, edit its events and description, enable one the daemon
- * disabled after failures, rotate its signing secret (both secrets sign during the overlap; the
+ * deliveries, send a test event, edit its events and description, disable it (asked first) and
+ * enable one that is disabled, by the operator or by the daemon after failures, rotate its signing secret (both secrets sign during the overlap; the
  * new one is shown once) and delete it. Each endpoint is a card, not a table row, so its buttons
  * wrap on a phone instead of scrolling off-screen; each button is named for its endpoint.
  */
 import { h } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { components } from '../admin-schema.ts';
 import { api, type Page } from '../api.ts';
-import { ConfirmButton, duration, ErrorLine, Table, useLoad, when, type View } from '../ui.ts';
+import {
+  ConfirmButton,
+  duration,
+  ErrorLine,
+  Table,
+  useAnswerFocus,
+  useLoad,
+  when,
+  type View,
+} from '../ui.ts';
 import { NewSecret, refusalText, WebhookForm, type ShownSecret, type Webhook } from './webhook-forms.ts';
 
 type Delivery = components['schemas']['WebhookDeliveryAttempt'];
@@ -26,13 +35,8 @@ export function WebhooksPage(): View {
   const [secret, setSecret] = useState<ShownSecret | undefined>(undefined);
   const [notice, setNotice] = useState('');
   const [error, setError] = useState<string | undefined>(undefined);
-  const noticeLine = useRef<HTMLParagraphElement>(null);
   // A deleted endpoint's buttons are gone with it: focus goes to what the page says happened.
-  const focusNotice = useRef(false);
-  useEffect(() => {
-    if (focusNotice.current) noticeLine.current?.focus();
-    focusNotice.current = false;
-  }, [notice]);
+  const noticeLine = useAnswerFocus(notice);
   /** Runs a row's action; its outcome is announced, and the list loads again. */
   const act = (action: () => Promise<string | ShownSecret>) =>
     void action()
@@ -49,7 +53,7 @@ export function WebhooksPage(): View {
   return h(
     'div',
     { class: 'webhooks' },
-    h('p', { class: 'notice', role: 'status', ref: noticeLine, tabIndex: -1 }, notice),
+    h('p', { class: 'notice', role: 'status', ref: noticeLine.ref, tabIndex: -1 }, notice),
     h(ErrorLine, { text: error ?? hooks.error }),
     secret ? h(NewSecret, { shown: secret, onDone: () => setSecret(undefined) }) : null,
     adding
@@ -79,7 +83,7 @@ export function WebhooksPage(): View {
           key: hook.id,
           hook,
           act,
-          onDeleted: () => (focusNotice.current = true),
+          onDeleted: noticeLine.focusNext,
           onChanged: hooks.reload,
         }),
       ),
@@ -147,7 +151,15 @@ function WebhookItem(props: ItemProps): View {
             { type: 'button', 'aria-label': `Enable ${of}`, onClick: () => act(() => enable(hook)) },
             'Enable',
           )
-        : null,
+        : h(ConfirmButton, {
+            label: 'Disable',
+            name: `Disable ${of}`,
+            title: `Disable the webhook ${hook.url}?`,
+            consequence:
+              'Deliveries stop until you press Enable; the receiver gets nothing meanwhile. ' +
+              'The endpoint keeps its place: Enable sends every event it missed that the event log still holds.',
+            onConfirm: () => act(() => disable(hook)),
+          }),
       h(ConfirmButton, {
         label: 'Rotate secret',
         name: `Rotate secret of ${of}`,
@@ -196,7 +208,7 @@ function ownerText(owner: Webhook['owner']): string {
 
 const path = (hook: Webhook, action: string) => `/webhooks/${encodeURIComponent(hook.id)}/${action}`;
 
-// Test and Enable take no request body: the routes refuse one, even `{}`.
+// Test, Enable and Disable take no request body: the routes refuse one, even `{}`.
 async function sendTest(hook: Webhook): Promise<string> {
   const result = await api<TestOutcome>('POST', path(hook, 'test'));
   if (result.outcome === 'delivered') {
@@ -209,6 +221,11 @@ async function sendTest(hook: Webhook): Promise<string> {
 async function rotate(hook: Webhook): Promise<ShownSecret> {
   const result = await api<Rotated>('POST', path(hook, 'rotate-secret'), { overlap: ROTATE_OVERLAP_SEC });
   return { url: hook.url, secret: result.secret, previousUntil: result.previous_secret_until };
+}
+
+async function disable(hook: Webhook): Promise<string> {
+  await api('POST', path(hook, 'disable'));
+  return `Disabled ${hook.url}: it receives nothing until Enable.`;
 }
 
 async function enable(hook: Webhook): Promise<string> {

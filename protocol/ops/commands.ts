@@ -64,6 +64,13 @@ export const CommandActor = lazySchema(() =>
     .meta({ id: 'CommandActor' }),
 );
 
+/**
+ * Where a console command came from, as the spec lists them ("all sources (API, panel console,
+ * chat command, scheduled task)"): a history entry's optional `source` (PROTOCOL §6.6).
+ */
+export const COMMAND_SOURCES = ['api', 'panel', 'chat', 'task'] as const;
+export type CommandSource = (typeof COMMAND_SOURCES)[number];
+
 export const CommandHistoryEntry = lazySchema(() =>
   z
     .object({
@@ -71,6 +78,12 @@ export const CommandHistoryEntry = lazySchema(() =>
       command: z.string(),
       result: z.string(),
       actor: CommandActor().nullable().describe('Null on entries written by a game server older than 2.0.47'),
+      source: z
+        .enum(COMMAND_SOURCES)
+        .optional()
+        .describe(
+          "Where the command came from: the write's actor.source (api, panel), chat or task; absent when the game does not record it",
+        ),
     })
 
     .meta({ id: 'CommandHistoryEntry' }),

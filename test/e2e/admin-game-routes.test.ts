@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminRequest } from '../../harness/admin.ts';
 import { createKey } from '../../harness/data-dir.ts';
 import { startPanelStack, type PanelStack } from '../../harness/panel-stack.ts';
+import { eventually } from '../../harness/stack.ts';
 
 interface Row {
   platform_id: string;
@@ -150,6 +151,59 @@ describe('game routes on the admin API', () => {
     );
     expect(other.status).toBe(409);
     expect((other.json as { error: { code: string } }).error.code).toBe('idempotency_conflict');
+  });
+
+  it("applies a panel session's coin credit once when it is sent again with the same Idempotency-Key", async () => {
+    const signIn = await adminRequest({
+      url: stack.adminUrl,
+      method: 'POST',
+      path: '/admin/v1/session',
+      body: { token: stack.token },
+    });
+    const cookie = (signIn.headers['set-cookie']?.[0] ?? '').split(';')[0] ?? '';
+    const id = players[0] as string;
+    const reason = 'credit retried by the panel';
+    const send = () =>
+      adminRequest({
+        url: stack.adminUrl,
+        method: 'POST',
+        path: `/admin/v1/game/players/${id}/coins`,
+        body: { amount: 7, reason },
+        headers: { cookie, origin: stack.adminUrl, 'idempotency-key': 'panel-0123456789abcdef' },
+      });
+    const first = await send();
+    const again = await send();
+    expect(first.status).toBe(200);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.text).toBe(first.text);
+    const ledger = await admin('GET', `/economy/transactions?platform_id=${id}&asset=coins&limit=20`);
+    const entries = (ledger.json as { data: { reason: string }[] }).data;
+    expect(entries.filter((entry) => entry.reason === reason)).toHaveLength(1);
+  });
+
+  it('lists a command run through the admin API with source panel, and one through /v1 with source api', async () => {
+    const stamp = Date.now().toString(36);
+    // The game builds its command catalogue a moment after it starts; until then commands are 503.
+    await eventually(async () => (await admin('GET', '/commands/catalog')).status === 200);
+    const fromPanel = await admin('POST', '/commands', {
+      verb: 'Announce',
+      args: [`from the panel ${stamp}`],
+    });
+    expect(fromPanel.status).toBe(200);
+    expect((await v1('POST', '/commands', { verb: 'Announce', args: [`from a bot ${stamp}`] })).status).toBe(
+      200,
+    );
+    const history = await v1('GET', `/commands/history?command=${encodeURIComponent(stamp)}&limit=10`);
+    expect(history.status).toBe(200);
+    const entries = (history.json as { data: { command: string; source: string | null }[] }).data;
+    expect(entries.find((entry) => entry.command.includes('from the panel'))?.source).toBe('panel');
+    expect(entries.find((entry) => entry.command.includes('from a bot'))?.source).toBe('api');
+    // The panel reads the same history through its game route.
+    const panelView = await admin('GET', `/commands/history?command=${encodeURIComponent(stamp)}`);
+    expect((panelView.json as { data: { source: string }[] }).data.map((entry) => entry.source)).toEqual([
+      'api',
+      'panel',
+    ]);
   });
 
   it('records a panel coin credit in the ledger with source panel', async () => {

@@ -13,19 +13,20 @@ import { adminRequest, type AdminAnswer } from '../../harness/admin.ts';
 import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
 import { freePort } from '../../harness/ports.ts';
 import { startServe, stop, type Served } from '../../harness/processes.ts';
-import { createAdminToken } from '../../daemon/store/admin-tokens.ts';
+import { createAdminToken, revokeAdminToken } from '../../daemon/store/admin-tokens.ts';
 import { DataDir } from '../../daemon/store/data-dir.ts';
 
 describe('panel sessions on the admin TCP listener', () => {
   let data: TestDataDir;
   let served: Served;
   let url: string;
+  let port: number;
   let token: string;
   const secrets: string[] = [];
 
   beforeAll(async () => {
     data = await makeDataDir();
-    const port = await freePort();
+    port = await freePort();
     token = (await createAdminToken(await DataDir.open(data.dir), 'ops', new Date())).token;
     secrets.push(token);
     served = await startServe(data.dir, { extra: ['--admin-listen', `127.0.0.1:${port}`] });
@@ -209,4 +210,34 @@ describe('panel sessions on the admin TCP listener', () => {
     secrets.push(code);
     expect((await signIn({ code })).answer.status).toBe(201);
   });
+
+  it("keeps a session across a restart, but not a signed-out one or a revoked token's", async () => {
+    const kept = (await signIn({ token })).cookie;
+    const signedOut = (await signIn({ token })).cookie;
+    expect(
+      (await tcp('/admin/v1/session', { method: 'DELETE', headers: { cookie: signedOut } })).status,
+    ).toBe(204);
+    const created = await adminRequest({
+      dataDir: data.dir,
+      method: 'POST',
+      path: '/admin/v1/tokens',
+      body: { name: 'moving on', role: 'viewer' },
+    });
+    const other = created.json as { id: string; token: string };
+    secrets.push(other.token);
+    const revokedCookie = (await signIn({ token: other.token })).cookie;
+    await stop(served.serve);
+    // Revoked while the daemon is down, as `modgate admin tokens revoke` does then.
+    await revokeAdminToken(await DataDir.open(data.dir), other.id, new Date());
+    served = await startServe(data.dir, { extra: ['--admin-listen', `127.0.0.1:${port}`] });
+    expect((await tcp('/admin/v1/session', { headers: { cookie: kept } })).json).toMatchObject({
+      name: 'ops',
+    });
+    expect((await tcp('/admin/v1/status', { headers: { cookie: kept } })).status).toBe(200);
+    expect((await tcp('/admin/v1/status', { headers: { cookie: signedOut } })).status).toBe(401);
+    expect((await tcp('/admin/v1/status', { headers: { cookie: revokedCookie } })).status).toBe(401);
+    const file = await readFile(join(data.dir, 'admin-sessions.json'), 'utf8');
+    for (const secret of secrets) expect(file).not.toContain(secret);
+    expect(file).not.toContain(other.id);
+  }, 60_000);
 });

@@ -1,7 +1,7 @@
 /**
  * The admin API's webhooks (docs/admin.md, "Webhooks") over a real admin.sock of an in-process
  * daemon with the simulator: every endpoint with its owner, the operator's address rule for
- * endpoints created here, enable, rotate-secret (a receiver holding either secret accepts), an
+ * endpoints created here, disable and enable (the route and the CLI), rotate-secret (a receiver holding either secret accepts), an
  * immediate signed test message, deliveries, delete; each change acting before the answer and
  * each write in the audit log with its actor.
  */
@@ -233,6 +233,61 @@ describe('admin webhooks', () => {
     const deliveries = await admin(s, 'GET', `/admin/v1/webhooks/${id}/deliveries?limit=5`);
     expect((deliveries.json['data'] as Json[])[0]).toMatchObject({ outcome: 'delivered', status: 204 });
     expect((await admin(s, 'GET', `/admin/v1/webhooks/${id}`)).json).toMatchObject({ status: 'active' });
+  });
+
+  it("disables an endpoint at the operator's word: nothing is delivered until enable, which then sends what it missed", async () => {
+    const s = await setup();
+    const hook = await receiver();
+    const created = await admin(s, 'POST', '/admin/v1/webhooks', {
+      url: hook.url,
+      events: ['player.banned'],
+    });
+    const id = created.json['id'] as string;
+    hook.secret = created.json['secret'] as string;
+    const disabled = await admin(s, 'POST', `/admin/v1/webhooks/${id}/disable`);
+    expect(disabled.status).toBe(200);
+    expect(disabled.json).toMatchObject({ id, status: 'disabled', disabled_reason: 'operator' });
+    // Disabling again changes nothing, and keeps the reason.
+    expect((await admin(s, 'POST', `/admin/v1/webhooks/${id}/disable`)).json).toMatchObject({
+      disabled_at: disabled.json['disabled_at'],
+      disabled_reason: 'operator',
+    });
+    const missed = await ban(s);
+    const later = await ban(s);
+    // The event log has both bans, and the stopped endpoint delivered neither.
+    await eventually(async () => {
+      const events = await v1(s, 'GET', '/v1/events?types=player.banned');
+      return (events.json['data'] as Json[] | undefined)?.length === 2;
+    });
+    expect(hook.requests.some(banOf(missed))).toBe(false);
+    expect((await admin(s, 'POST', '/admin/v1/webhooks/wh_0000000000000000/disable')).status).toBe(404);
+    const enabled = await admin(s, 'POST', `/admin/v1/webhooks/${id}/enable`);
+    expect(enabled.json).toMatchObject({ disabled_at: null, disabled_reason: null });
+    await eventually(() => hook.processed.some(banOf(missed)) && hook.processed.some(banOf(later)));
+  });
+
+  it('disables and enables an endpoint with `modgate webhooks disable|enable` through the running daemon', async () => {
+    const s = await setup();
+    const hook = await receiver();
+    const created = await admin(s, 'POST', '/admin/v1/webhooks', { url: hook.url, events: ['*'] });
+    const id = created.json['id'] as string;
+    const off = await s.data.cli('webhooks', 'disable', '--data-dir', s.data.dir, id);
+    expect(off).toMatchObject({ code: 0 });
+    expect(off.stdout).toBe(
+      `Disabled webhook ${id}; it receives nothing until \`modgate webhooks enable ${id}\`.\n`,
+    );
+    expect(s.daemon.webhooks.get(id)).toMatchObject({ disabledReason: 'operator' });
+    expect((await s.data.cli('webhooks', 'disable', '--data-dir', s.data.dir, id)).stdout).toBe(
+      `Webhook ${id} is already disabled.\n`,
+    );
+    const list = await s.data.cli('webhooks', 'list', '--data-dir', s.data.dir);
+    expect(list.stdout).toMatch(/DISABLED since .* \(operator\)/);
+    expect((await s.data.cli('webhooks', 'enable', '--data-dir', s.data.dir, id)).stdout).toBe(
+      `Enabled webhook ${id}.\n`,
+    );
+    expect(s.daemon.webhooks.get(id)?.disabledAt).toBeNull();
+    const audit = await admin(s, 'GET', '/admin/v1/audit?route=/admin/v1/webhooks/{id}/disable');
+    expect(audit.json['data']).toHaveLength(2);
   });
 
   it('refuses to enable the endpoint of a revoked key with 409, and removes any endpoint at once', async () => {

@@ -1,6 +1,7 @@
 /**
  * The panel's Economy and Shop pages in Chromium against a real serve and sim (one of each for the
- * file): credit and set a player's balances and read the ledger entry with source panel; the
+ * file): credit and set a player's balances and read the ledger entry with source panel; a
+ * credit whose answer was lost sent again with the same Idempotency-Key, applied once; the
  * game's bulk coin cooldown shown from its answer; deliver a pack, mint a claim code (source
  * panel) and revoke it; the main flows by keyboard alone; then axe-core (every rule) and the
  * page's width at phone and desktop sizes, light and dark.
@@ -134,6 +135,56 @@ describe.runIf(chromium.run)('the Economy and Shop pages in Chromium', () => {
       source: 'panel',
       reason: 'Tournament prize from the panel',
     });
+  });
+
+  it('sends a credit again after its answer was lost with the same Idempotency-Key, so it applies once', async () => {
+    const player = online[2] as Online;
+    const reason = 'Prize whose answer was lost';
+    const panel = await openPanel(browser, stack);
+    const { page } = panel;
+    const keys: (string | undefined)[] = [];
+    const coins = `**/admin/v1/game/players/${player.platform_id}/coins`;
+    let lose = true;
+    // The daemon gets the first credit and applies it, but the browser never sees the answer.
+    await page.route(coins, async (route) => {
+      keys.push(route.request().headers()['idempotency-key']);
+      if (!lose) return route.continue();
+      lose = false;
+      await route.fetch();
+      await route.abort('connectionreset');
+    });
+    const credit = async () => {
+      await page.getByLabel('Player amount').fill('40');
+      await page.getByLabel('Player reason').fill(reason);
+      await page.getByRole('button', { name: `Credit shop coins of ${player.name}` }).click();
+    };
+    try {
+      await openPlayer(panel, player);
+      await credit();
+      await page.getByRole('alert').getByText('The daemon did not answer').waitFor();
+      await credit();
+      await page
+        .getByTestId('economy-answer')
+        .getByText(/shop coins credit 40/)
+        .waitFor();
+      expect(keys).toHaveLength(2);
+      expect(keys[0]).toMatch(/^panel-[0-9a-f]{32}$/);
+      expect(keys[1]).toBe(keys[0]);
+      const applied = await ledger(`platform_id=${player.platform_id}&source=panel&asset=coins`);
+      expect(applied.filter((entry) => entry.reason === reason)).toHaveLength(1);
+      // The same change made again is a new submission: a new key, a second entry.
+      await credit();
+      await expect
+        .poll(async () => {
+          const entries = await ledger(`platform_id=${player.platform_id}&source=panel&asset=coins`);
+          return entries.filter((entry) => entry.reason === reason).length;
+        })
+        .toBe(2);
+      expect(keys).toHaveLength(3);
+      expect(keys[2]).not.toBe(keys[0]);
+    } finally {
+      await panel.close();
+    }
   });
 
   it('sets a connected player’s gold only after the dialog, and says the balance before and after', async () => {

@@ -2,7 +2,8 @@
  * The panel's Webhooks page in a real Chromium against real `serve` and `sim` processes and a
  * webhook receiver on loopback that verifies signatures: adding an endpoint here (the operator's
  * rules: loopback allowed, the daemon's own ports refused, the refusal shown by the URL field),
- * Test and Enable (which failed while the panel sent `{}` to routes that take no body), editing
+ * Test and Enable (which failed while the panel sent `{}` to routes that take no body), Disable
+ * after confirming and Enable after it, editing
  * events, rotating the secret and copying it, deleting after confirming; axe-core and sideways
  * scroll on a phone and a laptop, light and dark.
  *
@@ -122,6 +123,33 @@ describe.runIf(chromium.run)("the panel's Webhooks page in Chromium", () => {
       .getByRole('status')
       .filter({ hasText: `Enabled ${receiver.url}` })
       .waitFor();
+    await row(panel)
+      .locator('dt:text-is("Status") + dd')
+      .filter({ hasText: /^active$/ })
+      .waitFor();
+    expect(await page.getByRole('alert').count()).toBe(0);
+    await panel.close();
+  });
+
+  it('disables a webhook only after confirming that deliveries stop until Enable, and Enable brings it back', async () => {
+    const panel = await webhooksPage();
+    const { page } = panel;
+    const disable = page.getByRole('button', { name: `Disable webhook ${receiver.url}` });
+    await disable.click();
+    const dialog = page.getByRole('dialog', { name: `Disable the webhook ${receiver.url}?` });
+    await dialog.getByText('Deliveries stop until you press Enable').waitFor();
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    expect(await row(panel).locator('dt:text-is("Status") + dd').textContent()).toBe('active');
+    await disable.click();
+    await dialog.getByRole('button', { name: 'Disable' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Disabled ${receiver.url}: it receives nothing until Enable.` })
+      .waitFor();
+    await row(panel).getByText('disabled (operator)').waitFor();
+    const listed = (await adminGet('/webhooks')) as { data: { status: string; disabled_reason: string }[] };
+    expect(listed.data[0]).toMatchObject({ status: 'disabled', disabled_reason: 'operator' });
+    await page.getByRole('button', { name: `Enable webhook ${receiver.url}` }).click();
     await row(panel)
       .locator('dt:text-is("Status") + dd')
       .filter({ hasText: /^active$/ })

@@ -168,6 +168,7 @@ describe.runIf(chromium.run)('the World and Console pages in Chromium', () => {
       const row = page.getByTestId('history-row').filter({ hasText: words });
       await row.waitFor();
       await expect(row.textContent()).resolves.toContain('nobody named');
+      await row.getByRole('cell', { name: 'panel console', exact: true }).waitFor();
       await page.getByLabel('Command contains').fill(words);
       await page.getByRole('button', { name: 'Filter', exact: true }).click();
       await expect.poll(() => page.getByTestId('history-row').count()).toBe(1);

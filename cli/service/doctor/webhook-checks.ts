@@ -1,10 +1,11 @@
 /**
- * Doctor, webhooks: webhooks.json loads, and no endpoint is disabled or stuck retrying. A
- * disabled endpoint is a warning with the command that re-enables it; the daemon has logged it
- * at error level when it happened. An endpoint is named by its id and its URL's origin only: the
+ * Doctor, webhooks: webhooks.json loads, and no endpoint is disabled or stuck retrying. An
+ * endpoint disabled for failing is a warning with the command that re-enables it (the daemon has
+ * logged it at error level when it happened); one the operator disabled is not. An endpoint is named by its id and its URL's origin only: the
  * path may hold a secret (a Discord webhook URL carries its token there), and doctor's output is
  * what operators paste into support threads.
  */
+import { OPERATOR_DISABLED } from '../../../daemon/events/webhooks/endpoint-changes.ts';
 import { readEndpoints } from '../../../daemon/events/webhooks/endpoint-file.ts';
 import { readOutbox } from '../../../daemon/events/webhooks/outbox-journal.ts';
 import { endpointView } from '../../../daemon/events/webhooks/views.ts';
@@ -22,6 +23,8 @@ export async function checkWebhooks(dir: string): Promise<CheckResult[]> {
   if (views.length === 0) return [];
   const results: CheckResult[] = [];
   for (const view of views) {
+    // One the operator disabled is as they want it; only a failure's needs a fix.
+    if (view.status === 'disabled' && view.disabled_reason === OPERATOR_DISABLED) continue;
     if (view.status === 'disabled') {
       results.push(
         warn(

@@ -5,7 +5,8 @@
  * them in memory from a checkout (tsx, tests, `npm start`). The daemon's vocabulary the pages
  * show (scopes, event types and what each means, what each write route does, a key name's
  * limit, the moderation caps) is defined into the bundle here, and the one daemon rule it runs
- * before asking (an allowlist entry's canonical form) is aliased in as `modgate:allow-ip`, so
+ * before asking (an allowlist entry's canonical form) is aliased in as `modgate:allow-ip`, and the
+ * roles' rule (which page a role sees, daemon/admin/roles.ts) as `modgate:roles`, so
  * `panel/` imports no daemon code by path. esbuild is a devDependency: it is loaded only when
  * this runs, never by the binary.
  */
@@ -33,6 +34,9 @@ const PANEL_DIR = fileURLToPath(new URL('../../../panel/', import.meta.url));
 /** The daemon's allowlist rule, so the key form shows what an entry will be saved as. */
 const ALLOW_IP = fileURLToPath(new URL('../../store/allow-ip.ts', import.meta.url));
 
+/** The roles and what each may call, so the navigation shows a page to the roles its route allows. */
+const ROLES = fileURLToPath(new URL('../roles.ts', import.meta.url));
+
 export async function buildPanelBundle(writeRoutes: readonly WriteRouteSummary[]): Promise<PanelBundle> {
   const { build } = await import('esbuild');
   const result = await build({
@@ -56,7 +60,7 @@ export async function buildPanelBundle(writeRoutes: readonly WriteRouteSummary[]
       MODGATE_MODERATION: JSON.stringify(MODERATION_RULES),
       MODGATE_WRITE_ROUTES: JSON.stringify(writeRoutes),
     },
-    alias: { 'modgate:allow-ip': ALLOW_IP },
+    alias: { 'modgate:allow-ip': ALLOW_IP, 'modgate:roles': ROLES },
   });
   const find = (suffix: string) => {
     const file = result.outputFiles.find((output) => output.path.endsWith(suffix));

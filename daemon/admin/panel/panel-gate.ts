@@ -124,6 +124,8 @@ export class PanelGate {
       );
     }
     const { secret, session } = sessions.create(owner);
+    // In admin-sessions.json before the browser holds the cookie, so a restart keeps it.
+    await sessions.saved();
     exchange.actor = sessionActor(session);
     const cookie = sessionCookie(secret, sessions.options.ttlMs, tls);
     return json(201, sessionView(session), { ...exchange.headers, 'set-cookie': cookie });

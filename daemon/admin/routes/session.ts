@@ -102,11 +102,12 @@ export const sessionRoutes = [
     access: { kind: 'staff' },
     response: { status: 204 },
     errors: [],
-    handler: ({ headers, admin, responseHeaders }) => {
+    handler: async ({ headers, admin, responseHeaders }) => {
       const secret = readSessionCookie(headers['cookie'], admin.panel.tls);
       if (secret !== undefined) admin.panel.sessions.end(secret);
       responseHeaders['set-cookie'] = clearedSessionCookie(admin.panel.tls);
-      return Promise.resolve();
+      // Gone from admin-sessions.json too before the answer, so a restart right after cannot bring it back.
+      await admin.panel.sessions.saved();
     },
   }),
   defineAdminRoute({

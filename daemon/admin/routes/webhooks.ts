@@ -190,6 +190,27 @@ export const webhookRoutes = [
   }),
   defineAdminRoute({
     method: 'POST',
+    path: '/admin/v1/webhooks/{id}/disable',
+    operationId: 'disableAdminWebhook',
+    summary:
+      "Stop an endpoint's deliveries until it is enabled (disabled_reason operator); it keeps its place in the event log",
+    tag: TAG,
+    access: { kind: 'owner' },
+    resource: 'webhook',
+    params: idParams,
+    response: { status: 200, schema: AdminWebhookSchema },
+    errors: ['not_found', 'idempotency_conflict'],
+    handler: async ({ params, admin }) => {
+      try {
+        await admin.webhooks.disable(params.id);
+      } catch (error) {
+        throw changeError(error);
+      }
+      return adminView(admin.webhooks, found(admin.webhooks, params.id), admin.snapshot());
+    },
+  }),
+  defineAdminRoute({
+    method: 'POST',
     path: '/admin/v1/webhooks/{id}/rotate-secret',
     operationId: 'rotateAdminWebhookSecret',
     summary: 'A new signing secret, shown once; the old one keeps signing beside it for the overlap',

@@ -96,6 +96,26 @@ export function enableEndpoint(
   });
 }
 
+/** `disabled_reason` of an endpoint the operator disabled (`webhooks disable`), not a failure. */
+export const OPERATOR_DISABLED = 'operator';
+
+/**
+ * Disables an endpoint at the operator's word: deliveries stop until it is enabled, and it keeps
+ * its position, so it then resumes with the message it stopped on, as after a failure. A
+ * disabled one is left as it is, with its reason (the update reports no change).
+ */
+export function disableEndpoint(
+  current: readonly WebhookEndpoint[],
+  id: string,
+  now: Date,
+): readonly WebhookEndpoint[] {
+  return changeOne(current, id, (endpoint) =>
+    endpoint.disabledAt === null
+      ? { ...endpoint, disabledAt: now, disabledReason: OPERATOR_DISABLED }
+      : endpoint,
+  );
+}
+
 /** What an edit may change: the events an endpoint receives and the operator's note about it. */
 export interface EndpointEdit {
   readonly events?: readonly EventSelector[];

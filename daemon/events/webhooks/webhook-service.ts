@@ -26,6 +26,7 @@ import {
 } from './endpoint-file.ts';
 import {
   addEndpoint,
+  disableEndpoint,
   editEndpoint,
   enableEndpoint,
   rotateSecret,
@@ -261,6 +262,18 @@ export class WebhookService {
   async enable(id: string): Promise<boolean> {
     const update = await updateEndpoints(this.#options.dataDir, (current) =>
       enableEndpoint(current, id, this.#deps.now(), (endpoint) => this.#ownerProblem(endpoint)),
+    );
+    await this.reload();
+    return update.changed;
+  }
+
+  /**
+   * Disables an endpoint at the operator's word (endpoint-changes.ts); false when it was disabled
+   * already. Its worker has stopped before this returns; its position stays for `enable`.
+   */
+  async disable(id: string): Promise<boolean> {
+    const update = await updateEndpoints(this.#options.dataDir, (current) =>
+      disableEndpoint(current, id, this.#deps.now()),
     );
     await this.reload();
     return update.changed;

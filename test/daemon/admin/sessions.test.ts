@@ -2,6 +2,9 @@
  * The panel's sessions and one-time codes (daemon/admin/sessions.ts) and its cookie
  * (session-cookie.ts): expiry, single use, the caps, sign-out by token, and the cookie's flags.
  */
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   clearedSessionCookie,
@@ -10,6 +13,7 @@ import {
   sessionCookieName,
 } from '../../../daemon/admin/session-cookie.ts';
 import { SessionStore } from '../../../daemon/admin/sessions.ts';
+import { ADMIN_FILES } from '../../../daemon/store/data-dir-layout.ts';
 
 const owner = { token_id: 'adm_1', name: 'ops', role: 'owner' as const };
 
@@ -107,6 +111,75 @@ describe('SessionStore', () => {
     expect(store.redeemCode(codes[0]!)).toBeUndefined();
     expect(store.redeemCode(codes[2]!)).toEqual(owner);
   });
+});
+
+describe('SessionStore on a data dir', () => {
+  async function withDir(test: (dir: string) => Promise<void>): Promise<void> {
+    const dir = await mkdtemp(join(tmpdir(), 'modgate-sessions-'));
+    try {
+      await test(dir);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+  const keepAll = { tokenActive: () => true, onError: (error: unknown) => expect.fail(String(error)) };
+
+  it('keeps its sessions across a reopen, as hashes in a 0600 file', () =>
+    withDir(async (dir) => {
+      const first = await SessionStore.open(dir, keepAll);
+      const { secret, session } = first.create(owner);
+      await first.saved();
+      const text = await readFile(join(dir, ADMIN_FILES.sessions), 'utf8');
+      expect(text).not.toContain(secret);
+      expect((await stat(join(dir, ADMIN_FILES.sessions))).mode & 0o777).toBe(0o600);
+      const second = await SessionStore.open(dir, keepAll);
+      expect(second.find(secret)).toEqual(session);
+    }));
+
+  it('drops on open the expired sessions and those whose token is no longer active', () =>
+    withDir(async (dir) => {
+      const { time, now } = clock();
+      const first = await SessionStore.open(dir, keepAll, { ttlMs: 60_000 }, now);
+      const old = first.create(owner).secret;
+      time.now += 30_000;
+      const revoked = first.create({ ...owner, token_id: 'adm_2' }).secret;
+      const kept = first.create(owner).secret;
+      await first.saved();
+      time.now += 40_000;
+      const tokenActive = (id: string) => id !== 'adm_2';
+      const second = await SessionStore.open(dir, { ...keepAll, tokenActive }, { ttlMs: 60_000 }, now);
+      expect(second.size).toBe(1);
+      expect(second.find(kept)).toBeDefined();
+      expect([second.find(old), second.find(revoked)]).toEqual([undefined, undefined]);
+      await second.saved();
+      expect(JSON.parse(await readFile(join(dir, ADMIN_FILES.sessions), 'utf8')).sessions).toHaveLength(1);
+    }));
+
+  it("takes a signed-out session and a revoked token's sessions off the file, and holds at most the cap", () =>
+    withDir(async (dir) => {
+      const first = await SessionStore.open(dir, keepAll, { maxSessions: 2 });
+      const [a, b, c] = [1, 2, 3].map((n) => first.create({ ...owner, token_id: `adm_${n}` }).secret);
+      first.end(c!);
+      await first.saved();
+      let second = await SessionStore.open(dir, keepAll, { maxSessions: 2 });
+      expect([second.find(a!), second.find(c!)]).toEqual([undefined, undefined]);
+      expect(second.find(b!)).toBeDefined();
+      second.endForToken('adm_2');
+      await second.saved();
+      second = await SessionStore.open(dir, keepAll, { maxSessions: 2 });
+      expect(second.size).toBe(0);
+    }));
+
+  it('starts empty from a broken file, says so, and replaces it at the next sign-in', () =>
+    withDir(async (dir) => {
+      await writeFile(join(dir, ADMIN_FILES.sessions), '{not json', { mode: 0o600 });
+      const errors: unknown[] = [];
+      const store = await SessionStore.open(dir, { tokenActive: () => true, onError: (e) => errors.push(e) });
+      expect(errors).toHaveLength(1);
+      const { secret } = store.create(owner);
+      await store.saved();
+      expect((await SessionStore.open(dir, keepAll)).find(secret)).toBeDefined();
+    }));
 });
 
 describe('the session cookie', () => {

@@ -21,6 +21,7 @@ export type HistoryPage = {
     command: string;
     result: string;
     actor: { platform_id: string | null; social_id: string | null } | null;
+    source: 'api' | 'panel' | 'chat' | 'task' | null;
   }>;
   has_more: boolean;
   next_cursor: string | null;

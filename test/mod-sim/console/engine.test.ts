@@ -58,7 +58,7 @@ describe('catalogue loading', () => {
 });
 
 describe('command history', () => {
-  it('logs every command with the actor, the command text and the result, on the server clock', () => {
+  it('logs every command with the actor, the command text, the result and the source, on the server clock', () => {
     const t = consoleWorld();
     t.advance(5_000);
     const outcome = t.api('Online');
@@ -67,7 +67,10 @@ describe('command history', () => {
       command: '#Online',
       result: outcome.result,
       actor: { platform_id: API_ACTOR.platform_id, social_id: API_ACTOR.social_id },
+      source: 'api',
     });
+    t.console.execute({ verb: 'Online', args: [], target: null, actor: API_ACTOR, source: 'panel', rank: 4 });
+    expect(newest(t.world).source).toBe('panel');
   });
 
   it('logs refused commands too, with the refusal as the result', () => {
