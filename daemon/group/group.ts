@@ -118,6 +118,7 @@ export class Group {
   #lastStatus: GroupServer[] = [];
   #timer: NodeJS.Timeout | null = null;
   #publishing: Promise<void> | null = null;
+  #publishAgain = false;
   #receiving: Promise<void> | null = null;
   #receiveAgain = false;
   readonly #unwire: (() => void)[] = [];
@@ -233,6 +234,27 @@ export class Group {
       .then((status) => status ?? { database_connected: false, servers: this.#lastStatus });
   }
 
+  /** This server's id in the group (identity.json). */
+  get serverId(): string {
+    return this.#options.serverId;
+  }
+
+  /**
+   * Runs `work` alone on the group's connection (group-sanctions.ts reads the log with it);
+   * null when the database is unreachable now.
+   */
+  query<T>(work: (client: pg.Client) => Promise<T>): Promise<T | null> {
+    return this.#database.use(work);
+  }
+
+  /**
+   * Publishes a sanction made here other than by a moderation op (a lift from the admin API):
+   * through the outbox like any other, so it is durable and recognised when the game reports it.
+   */
+  publish(seen: Seen): Promise<void> {
+    return this.#keep(seen);
+  }
+
   failures(): readonly FailedSanction[] {
     return this.#failures;
   }
@@ -284,8 +306,17 @@ export class Group {
 
   /** Publishes the outbox in order; one run at a time, started again when more came meanwhile. */
   #publish(): void {
-    if (this.#publishing) return;
-    this.#publishing = this.#publishAll().finally(() => {
+    if (this.#publishing) {
+      // A sanction kept while a run is under way is not in that run's list: run again after it.
+      this.#publishAgain = true;
+      return;
+    }
+    this.#publishing = (async () => {
+      do {
+        this.#publishAgain = false;
+        await this.#publishAll();
+      } while (this.#publishAgain && this.#database.connected);
+    })().finally(() => {
       this.#publishing = null;
     });
   }
