@@ -13,6 +13,7 @@ import type { SessionStore } from './sessions.ts';
 import type { AdminEventStreams } from './admin-event-streams.ts';
 import type { AuditReadLimits } from '../log/audit-query.ts';
 import type { Pipeline } from '../http/pipeline.ts';
+import type { Group } from '../group/group.ts';
 
 /** The mod link as GET /admin/v1/status shows it. */
 export interface LinkStatus {
@@ -78,6 +79,8 @@ export interface AdminServices {
   eventStreams: AdminEventStreams;
   /** The /v1 pipeline's handlers, which the game routes run (routes/game.ts, docs/admin.md "Game routes"). */
   game: Pick<Pipeline, 'runGame'>;
+  /** Group mode (docs/group.md): the group's sanctions routes; absent or null when in no group. */
+  group?: Group | null;
   /** GET /admin/v1/audit: a page's time budget and file count (defaults in AUDIT_READ_DEFAULTS). */
   auditRead?: Partial<Omit<AuditReadLimits, 'limit'>>;
   /**
