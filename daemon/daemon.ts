@@ -55,6 +55,7 @@ import { ADMIN_ROUTES } from './admin/routes/index.ts';
 import { SessionStore } from './admin/sessions.ts';
 import { Hook, wireReactions } from './reactions.ts';
 import type { Group, GroupSettings } from './group/group.ts';
+import type { Registry } from 'prom-client';
 
 /** Pipeline limits and policies (rate limits, body cap, stream caps); the defaults are the product's. */
 export type PipelineTuning = Partial<
@@ -275,6 +276,7 @@ async function openStores(
     dataDir,
     link,
     events,
+    registry: prometheus?.registry ?? null,
   });
   const parts: DaemonParts = {
     dataDir,
@@ -491,13 +493,23 @@ function daemonPipeline(options: DaemonOptions, parts: DaemonParts): Pipeline {
  */
 async function startGroup(
   options: DaemonOptions,
-  own: { serverId: string; name: string | null; dataDir: DataDir; link: ModLinkServer; events: FileEventLog },
+  own: {
+    serverId: string;
+    name: string | null;
+    dataDir: DataDir;
+    link: ModLinkServer;
+    events: FileEventLog;
+    registry: Registry | null;
+  },
 ): Promise<Group | null> {
   if (!options.group) return null;
   const { Group: GroupService } = await import('./group/group.ts');
   const { SchemaTooNew } = await import('./group/schema.ts');
+  const { groupObserver } = await import('./group/group-observer.ts');
+  const metrics = own.registry && (await import('./group/group-metrics.ts')).groupMetrics(own.registry);
   try {
-    return await GroupService.start({
+    const group = await GroupService.start({
+      observer: groupObserver(own.events, options.log, metrics),
       ...options.group,
       name: options.group.name ?? own.name ?? own.serverId,
       dataDir: own.dataDir.path,
@@ -506,6 +518,8 @@ async function startGroup(
       events: own.events,
       log: options.log,
     });
+    metrics?.watch(group);
+    return group;
   } catch (error) {
     if (!(error instanceof SchemaTooNew)) throw error;
     const { ConfigError } = await import('./config/config.ts');

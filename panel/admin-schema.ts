@@ -1921,7 +1921,7 @@ export interface components {
             id: string;
             url: string;
             /** @description Subscribed event types; `*` is every type */
-            events: ("*" | "player.joined" | "player.left" | "player.banned" | "player.unbanned" | "player.muted" | "player.unmuted" | "player.linked" | "player.unlinked" | "economy.changed" | "pack.delivered" | "claim_code.redeemed" | "command.executed" | "mod.connected" | "mod.disconnected")[];
+            events: ("*" | "player.joined" | "player.left" | "player.banned" | "player.unbanned" | "player.muted" | "player.unmuted" | "player.linked" | "player.unlinked" | "economy.changed" | "pack.delivered" | "claim_code.redeemed" | "command.executed" | "mod.connected" | "mod.disconnected" | "group.sanction.applied" | "group.sanction.failed")[];
             /** @enum {string} */
             format: "standard" | "discord";
             description: string | null;
@@ -1959,7 +1959,7 @@ export interface components {
             id: string;
             url: string;
             /** @description Subscribed event types; `*` is every type */
-            events: ("*" | "player.joined" | "player.left" | "player.banned" | "player.unbanned" | "player.muted" | "player.unmuted" | "player.linked" | "player.unlinked" | "economy.changed" | "pack.delivered" | "claim_code.redeemed" | "command.executed" | "mod.connected" | "mod.disconnected")[];
+            events: ("*" | "player.joined" | "player.left" | "player.banned" | "player.unbanned" | "player.muted" | "player.unmuted" | "player.linked" | "player.unlinked" | "economy.changed" | "pack.delivered" | "claim_code.redeemed" | "command.executed" | "mod.connected" | "mod.disconnected" | "group.sanction.applied" | "group.sanction.failed")[];
             /** @enum {string} */
             format: "standard" | "discord";
             description: string | null;
@@ -1989,7 +1989,7 @@ export interface components {
             /** @description https (plain http to loopback, or anywhere with allow_http) to a public address, loopback or a network in [webhooks] allow_networks */
             url: string;
             /** @description Event types, or ["*"] for all */
-            events: ("*" | "player.joined" | "player.left" | "player.banned" | "player.unbanned" | "player.muted" | "player.unmuted" | "player.linked" | "player.unlinked" | "economy.changed" | "pack.delivered" | "claim_code.redeemed" | "command.executed" | "mod.connected" | "mod.disconnected")[];
+            events: ("*" | "player.joined" | "player.left" | "player.banned" | "player.unbanned" | "player.muted" | "player.unmuted" | "player.linked" | "player.unlinked" | "economy.changed" | "pack.delivered" | "claim_code.redeemed" | "command.executed" | "mod.connected" | "mod.disconnected" | "group.sanction.applied" | "group.sanction.failed")[];
             /**
              * @description Default: standard
              * @enum {string}
@@ -2001,7 +2001,7 @@ export interface components {
         };
         AdminWebhookEditRequest: {
             /** @description Event types, or ["*"] for all */
-            events?: ("*" | "player.joined" | "player.left" | "player.banned" | "player.unbanned" | "player.muted" | "player.unmuted" | "player.linked" | "player.unlinked" | "economy.changed" | "pack.delivered" | "claim_code.redeemed" | "command.executed" | "mod.connected" | "mod.disconnected")[];
+            events?: ("*" | "player.joined" | "player.left" | "player.banned" | "player.unbanned" | "player.muted" | "player.unmuted" | "player.linked" | "player.unlinked" | "economy.changed" | "pack.delivered" | "claim_code.redeemed" | "command.executed" | "mod.connected" | "mod.disconnected" | "group.sanction.applied" | "group.sanction.failed")[];
             /** @description null or blank clears it */
             description?: string | null;
         };
@@ -2010,7 +2010,7 @@ export interface components {
             id: string;
             url: string;
             /** @description Subscribed event types; `*` is every type */
-            events: ("*" | "player.joined" | "player.left" | "player.banned" | "player.unbanned" | "player.muted" | "player.unmuted" | "player.linked" | "player.unlinked" | "economy.changed" | "pack.delivered" | "claim_code.redeemed" | "command.executed" | "mod.connected" | "mod.disconnected")[];
+            events: ("*" | "player.joined" | "player.left" | "player.banned" | "player.unbanned" | "player.muted" | "player.unmuted" | "player.linked" | "player.unlinked" | "economy.changed" | "pack.delivered" | "claim_code.redeemed" | "command.executed" | "mod.connected" | "mod.disconnected" | "group.sanction.applied" | "group.sanction.failed")[];
             /** @enum {string} */
             format: "standard" | "discord";
             description: string | null;
@@ -4429,7 +4429,7 @@ export interface operations {
             query?: {
                 /** @description Stream the events after this id; default: from now on */
                 after?: string;
-                /** @description Comma-separated event types to return: player.joined, player.left, player.banned, player.unbanned, player.muted, player.unmuted, player.linked, player.unlinked, economy.changed, pack.delivered, claim_code.redeemed, command.executed, mod.connected, mod.disconnected */
+                /** @description Comma-separated event types to return: player.joined, player.left, player.banned, player.unbanned, player.muted, player.unmuted, player.linked, player.unlinked, economy.changed, pack.delivered, claim_code.redeemed, command.executed, mod.connected, mod.disconnected, group.sanction.applied, group.sanction.failed */
                 types?: string;
             };
             header?: never;

@@ -27,6 +27,8 @@ export interface GroupDatabaseOptions {
   onNotify: () => void;
   /** The connection is gone (before the back-off's next try). */
   onLost?: () => void;
+  /** A connection attempt failed or the connection was lost (counted in metrics, group-observer.ts). */
+  onFailure?: (error: Error) => void;
 }
 
 export class GroupDatabase {
@@ -128,6 +130,7 @@ export class GroupDatabase {
 
   #failed(error: Error): void {
     this.#failures++;
+    this.#options.onFailure?.(error);
     if (this.#closed) return;
     const retryInMs = this.#backoff;
     this.#backoff = Math.min(BACKOFF_MS.max, this.#backoff * 2);

@@ -41,6 +41,7 @@ import {
   type Seen,
 } from './sanction.ts';
 import { CHANNEL, PUBLISH_LOCK } from './schema.ts';
+import type { GroupObserver } from './group-observer.ts';
 
 /** `[group]` as the daemon takes it (daemon/config/settings.ts). */
 export interface GroupSettings {
@@ -60,6 +61,8 @@ export interface GroupOptions extends Omit<GroupSettings, 'name'> {
   events: { subscribe(listener: (event: StoredEvent) => void): () => void };
   log: Logger;
   now?: () => number;
+  /** Told of each sanction applied or refused here and of each database failure (events, metrics). */
+  observer?: GroupObserver;
 }
 
 /** One server as `GET /admin/v1/group` and `modgate group status` show it. */
@@ -95,7 +98,7 @@ export const IDLE_MS = 60_000;
 const PAGE = 200;
 const MAX_FAILURES_KEPT = 1_000;
 
-interface SanctionRow {
+export interface SanctionRow {
   id: string;
   action: SanctionAction;
   kind: SanctionKind;
@@ -105,6 +108,8 @@ interface SanctionRow {
   reason: string | null;
   expires_at: Date | null;
   channels: Sanction['channels'];
+  created_at: Date;
+  origin_name: string | null;
 }
 
 export class Group {
@@ -133,6 +138,7 @@ export class Group {
       log: options.log,
       onConnected: (client) => this.#connected(client),
       onNotify: () => this.#receive(),
+      onFailure: () => options.observer?.databaseError(),
     });
   }
 
@@ -232,6 +238,11 @@ export class Group {
       })
       .catch(() => null)
       .then((status) => status ?? { database_connected: false, servers: this.#lastStatus });
+  }
+
+  /** Whether the group's database is connected now. */
+  get connected(): boolean {
+    return this.#database.connected;
   }
 
   /** This server's id in the group (identity.json). */
@@ -349,9 +360,10 @@ export class Group {
     this.#receiving = (async () => {
       do {
         this.#receiveAgain = false;
-        await this.#receivePages().catch((error: unknown) =>
-          this.#options.log.warn('group: reading sanctions failed', { error: (error as Error).message }),
-        );
+        await this.#receivePages().catch((error: unknown) => {
+          this.#options.observer?.databaseError();
+          this.#options.log.warn('group: reading sanctions failed', { error: (error as Error).message });
+        });
       } while (this.#receiveAgain);
     })().finally(() => {
       this.#receiving = null;
@@ -402,6 +414,7 @@ export class Group {
       const result = await link.call(call.op, call.args as never, { opId: `group.${row.id}` });
       const seen = fromOp(call.op, call.args as never, result as never, new Date(this.#now()));
       if (seen) this.#capture.remember(row.action, row.platform_id, seen.signature);
+      this.#options.observer?.applied(row, this.#now());
       return true;
     } catch (error) {
       if (!(error instanceof LinkCallError) || error.kind !== 'remote') return false;
@@ -419,6 +432,7 @@ export class Group {
         event: 'group_sanction_failed',
         ...failed,
       });
+      this.#options.observer?.failed(row, error.message, this.#now());
       return true;
     } finally {
       settled();
@@ -463,8 +477,9 @@ async function publishOne(client: pg.Client, serverId: string, sanction: Sanctio
   }
 }
 
-const ROWS_QUERY = `SELECT id::text, action, kind, platform_id, origin_server, actor, reason, expires_at, channels
-  FROM modgate.sanctions WHERE id > $1 ORDER BY id LIMIT $2`;
+const ROWS_QUERY = `SELECT id::text, action, kind, platform_id, origin_server, actor, reason, expires_at, channels,
+    created_at, (SELECT name FROM modgate.servers s WHERE s.server_id = x.origin_server) AS origin_name
+  FROM modgate.sanctions x WHERE id > $1 ORDER BY id LIMIT $2`;
 
 const STATUS_QUERY = `SELECT s.name, s.server_id,
     (s.daemon_up AND s.last_seen_at > now() - make_interval(secs => $1)) AS daemon_up,

@@ -2,10 +2,12 @@
  * The group's sanctions on the admin API (docs/admin.md, "Group sanctions") against a real
  * PostgreSQL (harness/postgres.ts) and two real daemons with simulators: the list shows a ban
  * made on another server with its origin and every server's standing, filters and pages by
- * cursor, and a lift on one server unbans the player on every server's game. One group for the
- * file.
+ * cursor, and a lift on one server unbans the player on every server's game; the receiving
+ * server's event log has group.sanction.applied, or group.sanction.failed when its game refuses;
+ * and /metrics shows the group's series. One group for the file.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatHostPort } from '../../daemon/host-port.ts';
 import { adminRequest } from '../../harness/admin.ts';
 import { postgresAvailable, startPostgres, type PostgresCluster } from '../../harness/postgres.ts';
 import { eventually, startStack, type Stack } from '../../harness/stack.ts';
@@ -22,6 +24,7 @@ function serverOf(databaseUrl: string, name: string): Promise<Stack> {
     sim: { wallClock: true },
     daemon: {
       group: { databaseUrl, name, share: ['bans', 'mutes'], accept: ['bans', 'mutes'] },
+      metrics: { listen: { host: '127.0.0.1', port: 0 }, allow: [] },
       pipeline: { keyRateLimit: LOOSE, edgeRateLimit: LOOSE },
     },
   });
@@ -155,4 +158,70 @@ describe.runIf(postgres.run)('group sanctions on the admin API', () => {
     expect(answer.status).toBe(404);
     expect(answer.json).toMatchObject({ error: { code: 'not_found', details: { id: '999999' } } });
   });
+
+  it('records group.sanction.applied on the server whose game applies a sanction', async () => {
+    const player = strangerId();
+    await ban(a, player, 'wallhack');
+    const event = await groupEvent(b, 'group.sanction.applied', player);
+    expect(event).toMatchObject({
+      action: 'ban',
+      platform_id: player,
+      reason: 'wallhack',
+      origin: { server_id: a.daemon.group?.serverId, name: 'A', actor: { source: 'api' } },
+    });
+    expect(event['lag_ms']).toBeGreaterThanOrEqual(0);
+    // The origin server applied nothing from the group.
+    expect(await eventsOf(a, 'group.sanction.applied', player)).toEqual([]);
+  });
+
+  it('records group.sanction.failed when the game refuses a sanction from the group', async () => {
+    const player = strangerId();
+    b.sim?.faults.add({
+      op: 'players.ban',
+      kind: 'error',
+      code: 'invalid',
+      message: 'no such realm',
+      times: 1,
+    });
+    await ban(a, player, 'spam');
+    const event = await groupEvent(b, 'group.sanction.failed', player);
+    expect(event).toMatchObject({
+      action: 'ban',
+      platform_id: player,
+      error: expect.stringContaining('no such realm'),
+    });
+    expect(await banned(b, player)).toBe(false);
+  });
+
+  it('shows each server’s pending sanctions, the propagation lag and the database’s state on /metrics', async () => {
+    const player = strangerId();
+    await ban(a, player, 'metrics');
+    await groupEvent(b, 'group.sanction.applied', player);
+    const text = await metricsOf(b);
+    expect(text).toMatch(/^modgate_group_database_connected 1$/m);
+    expect(text).toMatch(/^modgate_group_database_errors_total 0$/m);
+    const id = b.daemon.group?.serverId as string;
+    expect(text).toMatch(new RegExp(`^modgate_group_pending\\{server_id="${id}",server_name="B"\\} 0$`, 'm'));
+    const count = /^modgate_group_propagation_lag_seconds_count (\d+)$/m.exec(text);
+    expect(Number(count?.[1])).toBeGreaterThan(0);
+  });
 });
+
+async function metricsOf(stack: Stack): Promise<string> {
+  const answer = await fetch(`http://${formatHostPort(stack.daemon.metricsAddress!)}/metrics`);
+  expect(answer.status).toBe(200);
+  return answer.text();
+}
+
+async function eventsOf(stack: Stack, type: string, player: string): Promise<Record<string, unknown>[]> {
+  const answer = await stack.call(`/v1/events?after=0&types=${type}&limit=1000`);
+  expect(answer.status).toBe(200);
+  const page = answer.json as { data: { data: Record<string, unknown> }[] };
+  return page.data.map((event) => event.data).filter((data) => data['platform_id'] === player);
+}
+
+async function groupEvent(stack: Stack, type: string, player: string): Promise<Record<string, unknown>> {
+  let found: Record<string, unknown> | undefined;
+  await eventually(async () => (found = (await eventsOf(stack, type, player))[0]) !== undefined);
+  return found as Record<string, unknown>;
+}
