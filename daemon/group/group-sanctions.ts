@@ -1,5 +1,5 @@
 /**
- * The group's sanctions as the admin API shows them (docs/admin.md, "Group"): pages of the log,
+ * The group's sanctions as the admin API shows them (docs/admin.md, "Group sanctions"): pages of the log,
  * newest first, filtered by player, kind and origin server, each with its origin (server name and
  * id, actor, reason) and where every other server stands with it; and a lift, which publishes the
  * opposite sanction (unban, unmute) from this server with the admin as its actor.
