@@ -366,7 +366,7 @@ async function startAdmin(
       reload,
       eventStreams: adminStreams,
       game,
-      group: parts.group,
+      group: () => parts.group,
       ...(options.admin?.auditRead ? { auditRead: options.admin.auditRead } : {}),
     },
     sessions,

@@ -1325,6 +1325,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/group": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The servers of this daemon's group and how far each is behind
+         * @description The servers of this daemon's group and how far each is behind
+         */
+        get: operations["getAdminGroup"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/group/sanctions": {
         parameters: {
             query?: never;
@@ -2999,6 +3019,48 @@ export interface components {
             /** @constant */
             revoked: true;
         };
+        AdminGroup: {
+            /** @description Whether this daemon is connected to the group's database now; false: servers as last read. */
+            database_connected: boolean;
+            servers: {
+                name: string;
+                server_id: string;
+                /** @description Its daemon reported within the last 150 seconds and has not stopped. */
+                daemon_up: boolean;
+                /** @description Its game's mod link was up when its daemon last reported. */
+                link_up: boolean;
+                /** Format: date-time */
+                last_seen_at: string;
+                /** @description Sanctions of the group it has yet to apply (of the kinds it accepts). */
+                pending: number;
+            }[];
+        };
+        /** @description The error envelope of a 503: `daemon_not_running` */
+        Error503DaemonNotRunning: {
+            error: {
+                /**
+                 * @description Branch on this
+                 * @enum {string}
+                 */
+                code: "daemon_not_running";
+                /** @description Human text; never branch on it */
+                message: string;
+                /** @description Also in the X-Request-Id header */
+                request_id: string;
+                /** @description Structured context: errors (validation), resource and id (not_found, conflict) */
+                details?: {
+                    /**
+                     * @description What a not_found or conflict of /keys, /tokens or /webhooks is about
+                     * @enum {string}
+                     */
+                    resource?: "key" | "admin_token" | "webhook";
+                    /** @description That record's id, when the path names one */
+                    id?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
         AdminGroupSanctionPage: {
             data: components["schemas"]["AdminGroupSanction"][];
             has_more: boolean;
@@ -3359,6 +3421,24 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error412PreconditionFailed"];
+            };
+        };
+        /** @description `daemon_not_running`: No modgate daemon serves this data dir, and this needs one (modgate serve). */
+        Error503DaemonNotRunning: {
+            headers: {
+                "API-Version": components["headers"]["API-Version"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error503DaemonNotRunning"];
             };
         };
         /** @description `server_unavailable`: The game server is not available. */
@@ -6161,6 +6241,34 @@ export interface operations {
             500: components["responses"]["Error500Internal"];
             503: components["responses"]["Error503ServerUnavailableOrDaemonNotRunning"];
             504: components["responses"]["Error504GatewayTimeout"];
+        };
+    };
+    getAdminGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The servers of this daemon's group and how far each is behind */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminGroup"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+            503: components["responses"]["Error503DaemonNotRunning"];
         };
     };
     listAdminGroupSanctions: {

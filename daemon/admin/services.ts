@@ -77,10 +77,10 @@ export interface AdminServices {
   reload(): Promise<ReloadOutcome>;
   /** GET /admin/v1/events: its streams, their caps, and their cut when a token is revoked. */
   eventStreams: AdminEventStreams;
+  /** Group mode (GET /admin/v1/group, docs/group.md): null when no `[group]` is configured. */
+  group(): Group | null;
   /** The /v1 pipeline's handlers, which the game routes run (routes/game.ts, docs/admin.md "Game routes"). */
   game: Pick<Pipeline, 'runGame'>;
-  /** Group mode (docs/group.md): the group's sanctions routes; absent or null when in no group. */
-  group?: Group | null;
   /** GET /admin/v1/audit: a page's time budget and file count (defaults in AUDIT_READ_DEFAULTS). */
   auditRead?: Partial<Omit<AuditReadLimits, 'limit'>>;
   /**

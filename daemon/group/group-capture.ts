@@ -10,13 +10,17 @@
  * - `applying` marks a player's bans or mutes as being applied from the group until the game has
  *   answered; an event for them meanwhile is the group's own (its answer then remembers it).
  *
- * The cost: an in-game unban of a player within those minutes of the same unban coming from the
- * group, which changes nothing, is not published either.
+ * The cost: an unban (or unmute) made on this server within EVENT_GRACE_MS of the same player's
+ * unban coming from the group, with a ban between the two, is taken for the group's own and not
+ * published.
  */
 import { kindOf, type SanctionAction } from './sanction.ts';
 
 /** How long a sighting is remembered: far above the gap between an op's answer and its event. */
 export const REMEMBER_MS = 5 * 60_000;
+
+/** How long after a change its mod event may still arrive (the event log's fsync, the mod's batching). */
+export const EVENT_GRACE_MS = 30_000;
 
 const OPPOSITE: Readonly<Record<SanctionAction, SanctionAction>> = {
   ban: 'unban',
@@ -26,7 +30,7 @@ const OPPOSITE: Readonly<Record<SanctionAction, SanctionAction>> = {
 };
 
 export class GroupCapture {
-  readonly #seen = new Map<string, { signature: string; until: number }>();
+  readonly #seen = new Map<string, { signature: string; until: number; at: number }>();
   readonly #applying = new Map<string, number>();
   readonly #now: () => number;
 
@@ -41,9 +45,13 @@ export class GroupCapture {
     const key = `${action} ${platformId}`;
     const known = this.#seen.get(key);
     const isNew = known === undefined || known.signature !== signature || known.until < now;
-    this.#seen.set(key, { signature, until: now + REMEMBER_MS });
-    // A ban ends what an unban's note said, and the other way round: the next unban is news.
-    this.#seen.delete(`${OPPOSITE[action]} ${platformId}`);
+    this.#seen.set(key, { signature, until: now + REMEMBER_MS, at: now });
+    // A new ban ends what an unban's note said (and the other way round): the next unban is
+    // news. Not a note of the last seconds: the mod's event for that change may still be on
+    // its way behind this one, and must still be recognised.
+    const opposite = `${OPPOSITE[action]} ${platformId}`;
+    const before = this.#seen.get(opposite);
+    if (isNew && before !== undefined && before.at < now - EVENT_GRACE_MS) this.#seen.delete(opposite);
     return isNew;
   }
 

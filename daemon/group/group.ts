@@ -108,6 +108,7 @@ export interface SanctionRow {
   reason: string | null;
   expires_at: Date | null;
   channels: Sanction['channels'];
+  superseded: boolean;
   created_at: Date;
   origin_name: string | null;
 }
@@ -123,7 +124,6 @@ export class Group {
   #lastStatus: GroupServer[] = [];
   #timer: NodeJS.Timeout | null = null;
   #publishing: Promise<void> | null = null;
-  #publishAgain = false;
   #receiving: Promise<void> | null = null;
   #receiveAgain = false;
   readonly #unwire: (() => void)[] = [];
@@ -317,38 +317,36 @@ export class Group {
 
   /** Publishes the outbox in order; one run at a time, started again when more came meanwhile. */
   #publish(): void {
-    if (this.#publishing) {
-      // A sanction kept while a run is under way is not in that run's list: run again after it.
-      this.#publishAgain = true;
-      return;
-    }
-    this.#publishing = (async () => {
-      do {
-        this.#publishAgain = false;
-        await this.#publishAll();
-      } while (this.#publishAgain && this.#database.connected);
-    })().finally(() => {
+    if (this.#publishing) return;
+    this.#publishing = this.#publishAll().finally(() => {
       this.#publishing = null;
     });
   }
 
+  /** Until the outbox is empty (what is added meanwhile included) or the connection is gone. */
   async #publishAll(): Promise<void> {
-    for (const sanction of this.#outbox.pending()) {
+    for (let sanction = this.#outbox.first(); sanction; sanction = this.#outbox.first()) {
       const published = await this.#database
         .use((client) => publishOne(client, this.#options.serverId, sanction))
-        .catch((error: unknown) => {
-          // A refusal by the database itself (it has a SQLSTATE) would refuse forever: drop it, loudly.
-          if (typeof (error as { code?: unknown }).code !== 'string') return null;
-          this.#options.log.error('group: the database refused a sanction; it is not shared', {
-            event: 'group_publish_refused',
-            local_id: sanction.local_id,
-            error: (error as Error).message,
-          });
-          return true;
-        });
+        .catch((error: unknown) => this.#refused(sanction, error));
       if (published === null) return; // no connection: the reconnection publishes the rest
       await this.#outbox.done(sanction.local_id).catch(() => undefined); // a repeat is a no-op
     }
+  }
+
+  /**
+   * A publication that failed: the connection's loss (null: stop, the reconnection goes on), or
+   * a refusal by the database itself, which has a SQLSTATE and would refuse forever (true: the
+   * sanction is dropped, loudly, so the ones after it are not held behind it).
+   */
+  #refused(sanction: Sanction, error: unknown): true | null {
+    if (!isRefusal(error)) return null;
+    this.#options.log.error('group: the database refused a sanction; it is not shared', {
+      event: 'group_publish_refused',
+      local_id: sanction.local_id,
+      error: (error as Error).message,
+    });
+    return true;
   }
 
   /** Reads and applies what came after the cursor; one run at a time, again if asked meanwhile. */
@@ -399,7 +397,10 @@ export class Group {
   /** One row: applied, skipped or refused by the game (true: the cursor moves past it); false when the game is unreachable. */
   async #applyRow(row: SanctionRow): Promise<boolean> {
     const { serverId, accept, link, log } = this.#options;
-    if (row.origin_server === serverId || !accept.includes(row.kind)) return true;
+    if (row.origin_server === serverId || !accept.includes(row.kind) || row.superseded) return true;
+    // A change of this player made here and not yet published will come later in the group's
+    // order, so it wins: applying this older row now would undo it here alone.
+    if (this.#outbox.has(row.platform_id, row.kind)) return true;
     const actor = {
       key_id: `group:${row.origin_server}`,
       name: row.actor.name,
@@ -441,6 +442,17 @@ export class Group {
 }
 
 /**
+ * Whether the database itself refused (a DatabaseError, which has a severity and a SQLSTATE),
+ * for a reason other than the connection or the server's state: classes 08 (connection), 53
+ * (resources) and 57 (operator intervention, a shutdown) pass, and a retry may succeed.
+ */
+function isRefusal(error: unknown): boolean {
+  const { severity, code } = error as { severity?: unknown; code?: unknown };
+  if (typeof severity !== 'string' || typeof code !== 'string') return false;
+  return !['08', '53', '57'].includes(code.slice(0, 2));
+}
+
+/**
  * One sanction into the group's log. The insert runs under a transaction-scoped advisory lock,
  * so ids become visible in the order they are taken: with a bigserial alone, two publishers can
  * take ids 7 and 8 and commit 8 first, and a reader whose cursor passed 8 would never see 7.
@@ -477,9 +489,18 @@ async function publishOne(client: pg.Client, serverId: string, sanction: Sanctio
   }
 }
 
-const ROWS_QUERY = `SELECT id::text, action, kind, platform_id, origin_server, actor, reason, expires_at, channels,
-    created_at, (SELECT name FROM modgate.servers s WHERE s.server_id = x.origin_server) AS origin_name
-  FROM modgate.sanctions x WHERE id > $1 ORDER BY id LIMIT $2`;
+/**
+ * The rows after a cursor, each with whether a later row of the same player and kind exists: that
+ * later row decides (docs/group.md, "Conflict rule"), so this one is not applied. Without that, a
+ * server would apply another's earlier unban over its own later ban, and the two would differ.
+ * Each also carries its creation time and origin's name, for the group's events and lag metric.
+ */
+const ROWS_QUERY = `SELECT s.id::text, s.action, s.kind, s.platform_id, s.origin_server, s.actor, s.reason,
+    s.expires_at, s.channels, s.created_at,
+    (SELECT o.name FROM modgate.servers o WHERE o.server_id = s.origin_server) AS origin_name,
+    EXISTS (SELECT 1 FROM modgate.sanctions l
+      WHERE l.platform_id = s.platform_id AND l.kind = s.kind AND l.id > s.id) AS superseded
+  FROM modgate.sanctions s WHERE s.id > $1 ORDER BY s.id LIMIT $2`;
 
 const STATUS_QUERY = `SELECT s.name, s.server_id,
     (s.daemon_up AND s.last_seen_at > now() - make_interval(secs => $1)) AS daemon_up,

@@ -16,7 +16,8 @@ import { writeFileAtomic } from '../store/atomic-file.ts';
 import { openDataFile, readDataText } from '../store/data-dir-fs.ts';
 import { GROUP_FILES } from '../store/data-dir-layout.ts';
 import { errnoCode } from '../store/errors.ts';
-import type { Sanction } from './sanction.ts';
+import type { SanctionKind } from '../config/config.ts';
+import { kindOf, type Sanction } from './sanction.ts';
 
 export const MAX_PENDING = 100_000;
 
@@ -70,9 +71,17 @@ export class GroupOutbox {
     if (typeof record.done === 'string') this.#pending.delete(record.done);
   }
 
-  /** Unpublished sanctions, oldest first. */
-  pending(): Sanction[] {
-    return [...this.#pending.values()];
+  /** The oldest unpublished sanction, or undefined when all are published. */
+  first(): Sanction | undefined {
+    return this.#pending.values().next().value;
+  }
+
+  /** Whether an unpublished sanction of this kind (`bans`, `mutes`) names this player. */
+  has(platformId: string, kind: SanctionKind): boolean {
+    for (const sanction of this.#pending.values()) {
+      if (sanction.platform_id === platformId && kindOf(sanction.action) === kind) return true;
+    }
+    return false;
   }
 
   get size(): number {

@@ -118,12 +118,13 @@ function codecOf(admin: AdminServices): CursorCodec {
 const CURSOR_SCOPE = { keyId: 'admin', route: 'listAdminGroupSanctions' };
 
 function groupOf(admin: AdminServices): Group {
-  if (!admin.group)
+  const group = admin.group();
+  if (!group)
     throw new ApiError(
       'not_found',
       'This daemon is in no group: add [group] to its config file (docs/group.md).',
     );
-  return admin.group;
+  return group;
 }
 
 const unreachable = () =>
