@@ -8,7 +8,6 @@
  */
 import * as z from 'zod';
 import { ApiError } from '../../http/api-error.ts';
-import { CursorCodec } from '../../http/cursor.ts';
 import { collection } from '../../routes/collection.ts';
 import { limitParam } from '../../routes/params.ts';
 import { ROUTES } from '../../routes/index.ts';
@@ -19,6 +18,7 @@ import { liftSanction, sanctionsPage } from '../../group/group-sanctions.ts';
 import { actorId } from '../admin-actor.ts';
 import { defineAdminRoute, type AdminContext } from '../define-admin-route.ts';
 import type { AdminServices } from '../services.ts';
+import { codecOf } from './audit.ts';
 import { panelActor } from './game.ts';
 
 const TAG = 'Group';
@@ -105,15 +105,6 @@ const LiftAnswer = lazySchema(() =>
 );
 
 const idParams = lazySchema(() => z.object({ id: z.string().regex(ID, 'a sanction id') }).strict());
-
-const codecs = new WeakMap<Uint8Array, CursorCodec>();
-
-function codecOf(admin: AdminServices): CursorCodec {
-  const secret = admin.snapshot().identity.daemonSecretKey;
-  let codec = codecs.get(secret);
-  if (!codec) codecs.set(secret, (codec = new CursorCodec(secret)));
-  return codec;
-}
 
 const CURSOR_SCOPE = { keyId: 'admin', route: 'listAdminGroupSanctions' };
 
