@@ -9,8 +9,7 @@ import type { Command } from 'commander';
 import { GroupView } from '../daemon/admin/routes/group.ts';
 import { DataDir } from '../daemon/store/data-dir.ts';
 import { parsed } from './admin-answers.ts';
-import { adminClientFor } from './admin-client.ts';
-import { CliError } from './errors.ts';
+import { runningDaemonAdmin } from './admin-client.ts';
 import { formatDate, formatTable } from './format.ts';
 import { printJson, printLines, type CliIo } from './io.ts';
 import { dataDirOf, withDataDirOption } from './options.ts';
@@ -27,14 +26,10 @@ export function registerGroupCommands(program: Command, io: CliIo): void {
     .option('--json', 'print one JSON object')
     .action(async (flags: { dataDir?: string; json?: boolean }) => {
       const dataDir = await DataDir.openToReachDaemon(dataDirOf(flags, io));
-      const admin = await adminClientFor(dataDir);
-      if (admin === null) {
-        throw new CliError(
-          `no modgate daemon serves ${dataDir.path}: the group's state is the running daemon's (modgate serve)`,
-          1,
-          'daemon_not_running',
-        );
-      }
+      const admin = await runningDaemonAdmin(
+        dataDir,
+        "and the group's state is the running daemon's (modgate serve)",
+      );
       const answer = await admin.send({ method: 'GET', path: '/group' });
       const status = parsed(GroupView(), answer.body, '/group');
       if (flags.json) {

@@ -34,7 +34,7 @@ const sanctionKinds = z
   .refine((kinds) => new Set(kinds).size === kinds.length, 'each kind once')
   .default([...SANCTION_KINDS]);
 
-/** libpq's sslmode values node-postgres knows (docs/group.md, "Setup"); prefer and allow are libpq's only. */
+/** The sslmode values node-postgres knows (docs/configuration.md); prefer, require and verify-ca act as verify-full. */
 const SSL_MODES = ['disable', 'prefer', 'require', 'verify-ca', 'verify-full', 'no-verify'];
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Which sightings of a moderation change are new (docs/group.md, "No echo"). One change on this
+ * Which sightings of a moderation change are new (docs/group.md, "What is shared"). One change on this
  * server is usually seen twice: the op's answer (a /v1 or admin game route) and then the mod's
  * event for it, in either order; and a change this daemon applied because of the group is seen
  * once, as the mod's event, and must not be published back. So:

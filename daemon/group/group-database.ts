@@ -1,5 +1,5 @@
 /**
- * The daemon's one connection to the group's database (docs/group.md, "Cost"): LISTEN and every
+ * The daemon's one connection to the group's database (docs/group.md, "When the database is down"): LISTEN and every
  * query share it, so an idle daemon holds exactly one. It connects, migrates the schema
  * (schema.ts), LISTENs for new sanctions, and tells its owner `onConnected`; when the connection
  * fails it reconnects with back-off (1 s doubling to 30 s), logging each failure and the return.

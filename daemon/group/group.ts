@@ -93,7 +93,7 @@ export interface FailedSanction {
   at: string;
 }
 
-/** The idle heartbeat and catch-up read: at most once a minute (docs/group.md, "Cost"). */
+/** The idle heartbeat and catch-up read: at most once a minute (docs/group.md, "When the database is down"). */
 export const IDLE_MS = 60_000;
 const PAGE = 200;
 const MAX_FAILURES_KEPT = 1_000;
