@@ -117,6 +117,23 @@ export async function withAdmin<T>(
 }
 
 /**
+ * The admin client of the daemon serving `dataDir`, for a command only a running daemon can
+ * answer: exit 1 `daemon_not_running` with `whyNeeded` (what the command would have shown) when
+ * none runs.
+ */
+export async function runningDaemonAdmin(dataDir: DataDir, whyNeeded: string): Promise<SocketAdminClient> {
+  const admin = await adminClientFor(dataDir);
+  if (admin === null) {
+    throw new CliError(
+      `no modgate daemon serves ${dataDir.path}, ${whyNeeded}`,
+      EXIT_OPERATIONAL,
+      'daemon_not_running',
+    );
+  }
+  return admin;
+}
+
+/**
  * The admin client of the daemon serving `dataDir`, or null when none runs. Throws a CliError
  * when one runs that this user cannot reach.
  */

@@ -31,6 +31,7 @@ export const OPERATOR_COMMAND_MODULES: readonly CommandModule[] = [
   { name: 'service', load: async () => (await import('./service-command.ts')).registerServiceCommands },
   { name: 'webhooks', load: async () => (await import('./webhooks-commands.ts')).registerWebhooksCommands },
   { name: 'admin', load: async () => (await import('./admin-commands.ts')).registerAdminCommands },
+  { name: 'group', load: async () => (await import('./group-command.ts')).registerGroupCommands },
   { name: 'reload', load: async () => (await import('./reload-command.ts')).registerReloadCommand },
   { name: 'doctor', load: async () => (await import('./doctor-command.ts')).registerDoctorCommand },
   {

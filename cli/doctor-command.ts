@@ -71,6 +71,10 @@ async function doctor(flags: DoctorFlags, io: CliIo): Promise<void> {
       modListen: resolved.modListen,
       tls: resolved.tls !== undefined,
     })),
+    // The database client loads only for a group, as in serve.
+    ...(config.group
+      ? await (await import('./service/doctor/group-checks.ts')).checkGroup(config.group.database_url)
+      : []),
   );
   if (flags.json) printJson(io, { ok: !hasFailure(results), checks: results });
   else printLines(io, `modgate doctor: ${dataDir}`, ...formatResults(results));

@@ -13,7 +13,7 @@
 import type { Command } from 'commander';
 import { Reloaded } from '../daemon/admin/routes/reload.ts';
 import { parsed } from './admin-answers.ts';
-import { adminClientFor } from './admin-client.ts';
+import { runningDaemonAdmin } from './admin-client.ts';
 import { CliError } from './errors.ts';
 import { printJson, printLines, type CliIo } from './io.ts';
 import { DataDir } from '../daemon/store/data-dir.ts';
@@ -32,14 +32,10 @@ export function registerReloadCommand(program: Command, io: CliIo): void {
       // Not openDataDirOf: a broken, loose or missing data file is for the daemon to refuse, after
       // it has reopened its audit log, so only what reaching it safely needs is checked here.
       const dataDir = await DataDir.openToReachDaemon(dataDirOf(flags, io));
-      const admin = await adminClientFor(dataDir);
-      if (admin === null) {
-        throw new CliError(
-          `no modgate daemon serves ${dataDir.path}, so there is nothing to reload: the next \`modgate serve\` reads the files as they are`,
-          1,
-          'daemon_not_running',
-        );
-      }
+      const admin = await runningDaemonAdmin(
+        dataDir,
+        'so there is nothing to reload: the next `modgate serve` reads the files as they are',
+      );
       const answer = await admin.send({ method: 'POST', path: '/reload' }).catch((error: unknown) => {
         // The daemon refused to reload (a broken file; it serves what it had): the code
         // docs/data-dir.md documents for it, not the admin API's generic conflict.

@@ -2431,7 +2431,7 @@ export interface components {
             /** @description Daemon-assigned, strictly increasing */
             id: number;
             /** @enum {string} */
-            type: "player.joined" | "player.left" | "player.banned" | "player.unbanned" | "player.muted" | "player.unmuted" | "player.linked" | "player.unlinked" | "economy.changed" | "pack.delivered" | "claim_code.redeemed" | "command.executed" | "mod.connected" | "mod.disconnected";
+            type: "player.joined" | "player.left" | "player.banned" | "player.unbanned" | "player.muted" | "player.unmuted" | "player.linked" | "player.unlinked" | "economy.changed" | "pack.delivered" | "claim_code.redeemed" | "command.executed" | "mod.connected" | "mod.disconnected" | "group.sanction.applied" | "group.sanction.failed";
             /** @description When it happened, ISO 8601 UTC (the game clock for game events) */
             at: string;
             /** @description The payload; docs/events.md lists each type */
@@ -2444,7 +2444,7 @@ export interface components {
             id: string;
             url: string;
             /** @description Subscribed event types; `*` is every type */
-            events: ("*" | "player.joined" | "player.left" | "player.banned" | "player.unbanned" | "player.muted" | "player.unmuted" | "player.linked" | "player.unlinked" | "economy.changed" | "pack.delivered" | "claim_code.redeemed" | "command.executed" | "mod.connected" | "mod.disconnected")[];
+            events: ("*" | "player.joined" | "player.left" | "player.banned" | "player.unbanned" | "player.muted" | "player.unmuted" | "player.linked" | "player.unlinked" | "economy.changed" | "pack.delivered" | "claim_code.redeemed" | "command.executed" | "mod.connected" | "mod.disconnected" | "group.sanction.applied" | "group.sanction.failed")[];
             /** @enum {string} */
             format: "standard" | "discord";
             description: string | null;
@@ -2474,7 +2474,7 @@ export interface components {
             /** @description https to a public address; the name must resolve to public addresses only */
             url: string;
             /** @description Event types, or ["*"] for all */
-            events: ("*" | "player.joined" | "player.left" | "player.banned" | "player.unbanned" | "player.muted" | "player.unmuted" | "player.linked" | "player.unlinked" | "economy.changed" | "pack.delivered" | "claim_code.redeemed" | "command.executed" | "mod.connected" | "mod.disconnected")[];
+            events: ("*" | "player.joined" | "player.left" | "player.banned" | "player.unbanned" | "player.muted" | "player.unmuted" | "player.linked" | "player.unlinked" | "economy.changed" | "pack.delivered" | "claim_code.redeemed" | "command.executed" | "mod.connected" | "mod.disconnected" | "group.sanction.applied" | "group.sanction.failed")[];
             /**
              * @description Default: standard
              * @enum {string}
@@ -2493,7 +2493,7 @@ export interface components {
             id: string;
             url: string;
             /** @description Subscribed event types; `*` is every type */
-            events: ("*" | "player.joined" | "player.left" | "player.banned" | "player.unbanned" | "player.muted" | "player.unmuted" | "player.linked" | "player.unlinked" | "economy.changed" | "pack.delivered" | "claim_code.redeemed" | "command.executed" | "mod.connected" | "mod.disconnected")[];
+            events: ("*" | "player.joined" | "player.left" | "player.banned" | "player.unbanned" | "player.muted" | "player.unmuted" | "player.linked" | "player.unlinked" | "economy.changed" | "pack.delivered" | "claim_code.redeemed" | "command.executed" | "mod.connected" | "mod.disconnected" | "group.sanction.applied" | "group.sanction.failed")[];
             /** @enum {string} */
             format: "standard" | "discord";
             description: string | null;
@@ -2544,7 +2544,7 @@ export interface components {
             id: string;
             url: string;
             /** @description Subscribed event types; `*` is every type */
-            events: ("*" | "player.joined" | "player.left" | "player.banned" | "player.unbanned" | "player.muted" | "player.unmuted" | "player.linked" | "player.unlinked" | "economy.changed" | "pack.delivered" | "claim_code.redeemed" | "command.executed" | "mod.connected" | "mod.disconnected")[];
+            events: ("*" | "player.joined" | "player.left" | "player.banned" | "player.unbanned" | "player.muted" | "player.unmuted" | "player.linked" | "player.unlinked" | "economy.changed" | "pack.delivered" | "claim_code.redeemed" | "command.executed" | "mod.connected" | "mod.disconnected" | "group.sanction.applied" | "group.sanction.failed")[];
             /** @enum {string} */
             format: "standard" | "discord";
             description: string | null;
@@ -5389,7 +5389,7 @@ export interface operations {
                 after?: string;
                 /** @description next_cursor from the previous page (the same as after) */
                 cursor?: string;
-                /** @description Comma-separated event types to return: player.joined, player.left, player.banned, player.unbanned, player.muted, player.unmuted, player.linked, player.unlinked, economy.changed, pack.delivered, claim_code.redeemed, command.executed, mod.connected, mod.disconnected */
+                /** @description Comma-separated event types to return: player.joined, player.left, player.banned, player.unbanned, player.muted, player.unmuted, player.linked, player.unlinked, economy.changed, pack.delivered, claim_code.redeemed, command.executed, mod.connected, mod.disconnected, group.sanction.applied, group.sanction.failed */
                 types?: string;
                 /** @description Page size, 1 to 1000; default 100 */
                 limit?: number;

@@ -38,6 +38,7 @@ import { StorageHealth } from './storage-health.ts';
 import { WorkerHealth } from './worker-health.ts';
 import { buildOpenApi } from './openapi/openapi.ts';
 import type { AnyRoute } from './http/define-route.ts';
+import type { OpName } from '../protocol/ops/index.ts';
 import { ROUTES } from './routes/index.ts';
 import { holdDaemonLock, type HeldDaemonLock } from './store/daemon-lock.ts';
 import { DataDir } from './store/data-dir.ts';
@@ -53,6 +54,8 @@ import type { ReloadOutcome } from './admin/services.ts';
 import { ADMIN_ROUTES } from './admin/routes/index.ts';
 import { SessionStore } from './admin/sessions.ts';
 import { Hook, wireReactions } from './reactions.ts';
+import type { Group, GroupSettings } from './group/group.ts';
+import type { Registry } from 'prom-client';
 
 /** Pipeline limits and policies (rate limits, body cap, stream caps); the defaults are the product's. */
 export type PipelineTuning = Partial<
@@ -90,6 +93,9 @@ export interface DaemonOptions {
   keyUsage?: { flushDelayMs?: number };
 
   link?: LinkLimits;
+
+  /** `[group]`: share moderation with the other servers of a group (docs/group.md); absent, none. */
+  group?: GroupSettings;
 
   // Events (docs/events.md): the log, what the mod may send into it, its readers.
   events?: EventRetention;
@@ -135,6 +141,8 @@ export interface Daemon {
   events: FileEventLog;
   /** The webhook registry and its delivery workers, readers of `events`. */
   webhooks: WebhookService;
+  /** Group mode (docs/group.md), or null when no `[group]` is configured. */
+  group: Group | null;
   /** When and from where each API key was last used (key-usage.json). */
   keyUsage: KeyUsageRecorder;
   startedAt: Date;
@@ -215,6 +223,7 @@ interface DaemonParts {
   keyUsage: KeyUsageRecorder;
   events: FileEventLog;
   webhooks: WebhookService;
+  group: Group | null;
   /** The /v1 pipeline's open event streams, re-authorized by a reaction (daemon/reactions.ts). */
   apiStreams: Hook;
   /** The daemon's own listeners, which no webhook may reach: as configured, then as bound (port 0 made real). */
@@ -271,6 +280,14 @@ async function openStores(
     network: { ...options.webhookNetwork, ownListeners: () => ownListeners },
     keys: () => snapshot.current().keysById,
   });
+  const group = await startGroup(options, {
+    serverId: identity.serverId,
+    name: identity.name,
+    dataDir,
+    link,
+    events,
+    registry: prometheus?.registry ?? null,
+  });
   const parts: DaemonParts = {
     dataDir,
     snapshot,
@@ -289,6 +306,7 @@ async function openStores(
     keyUsage,
     events,
     webhooks,
+    group,
     ownListeners,
     idempotency: new Idempotency(journal, identity.daemonSecretKey),
     apiStreams: new Hook(),
@@ -297,6 +315,7 @@ async function openStores(
       for (const unwire of parts.unwire.splice(0)) unwire();
       await tokens.close();
       await sessions.saved();
+      await group?.close();
       await parts.metricsServer?.close();
       await link.close(); // its mod.disconnected reaches the log before the events are unwired
       unwireEvents();
@@ -370,6 +389,7 @@ async function startAdmin(
       reload,
       eventStreams: adminStreams,
       game,
+      group: () => parts.group,
       ...(options.admin?.auditRead ? { auditRead: options.admin.auditRead } : {}),
     },
     sessions,
@@ -416,6 +436,7 @@ function daemonHandle(
     metrics,
     events,
     webhooks,
+    group: parts.group,
     keyUsage,
     startedAt,
     metricsAddress: parts.metricsServer?.address ?? null,
@@ -483,8 +504,55 @@ function daemonPipeline(options: DaemonOptions, parts: DaemonParts): Pipeline {
     onSnapshotChange: parts.apiStreams.subscribe,
     keyUsage,
     addressGroup: addressGrouping(options.http?.ipv6PrefixLength),
+    ...(parts.group ? { afterWrite: groupTap(parts.group) } : {}),
     ...options.pipeline,
   });
+}
+
+/**
+ * Group mode, when `[group]` is configured: loaded here and only then (the database client is no
+ * part of a lone daemon's start-up). A database schema newer than this daemon is a config error
+ * (exit 2); an unreachable database is not (docs/group.md, "When the database is down").
+ */
+async function startGroup(
+  options: DaemonOptions,
+  own: {
+    serverId: string;
+    name: string | null;
+    dataDir: DataDir;
+    link: ModLinkServer;
+    events: FileEventLog;
+    registry: Registry | null;
+  },
+): Promise<Group | null> {
+  if (!options.group) return null;
+  const { Group: GroupService } = await import('./group/group.ts');
+  const { SchemaTooNew } = await import('./group/schema.ts');
+  const { groupObserver } = await import('./group/group-observer.ts');
+  const metrics = own.registry && (await import('./group/group-metrics.ts')).groupMetrics(own.registry);
+  try {
+    const group = await GroupService.start({
+      observer: groupObserver(own.events, options.log, metrics),
+      ...options.group,
+      name: options.group.name ?? own.name ?? own.serverId,
+      dataDir: own.dataDir.path,
+      serverId: own.serverId,
+      link: own.link,
+      events: own.events,
+      log: options.log,
+    });
+    metrics?.watch(group);
+    return group;
+  } catch (error) {
+    if (!(error instanceof SchemaTooNew)) throw error;
+    const { ConfigError } = await import('./config/config.ts');
+    throw new ConfigError('[group] database_url', [error.message]);
+  }
+}
+
+/** The pipeline's afterWrite for group mode: moderation answers go to the group's outbox. */
+function groupTap(group: Group) {
+  return (op: OpName, args: unknown, result: unknown) => group.observeOp(op, args, result);
 }
 
 /** The daemon's metrics, with every answered /v1 request also counted for GET /admin/v1/status. */

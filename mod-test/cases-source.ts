@@ -1,6 +1,7 @@
 /**
  * Where a write comes from (PROTOCOL §6.6, "Where a write comes from"): the write actor's optional
- * `source`, `panel` for the operator's panel and `api` (or absent) for a bot through /v1. A mod
+ * `source`, `panel` for the operator's panel, `group` for a sanction applied from the daemon's
+ * group, and `api` (or absent) for a bot through /v1. A mod
  * accepts a write that carries it and one that does not (an optional field it may not know is
  * ignored, §2.1), and reports the source it was given where the wire shows one: the violation a
  * ban writes and the ledger entry a coin change writes. Nothing else is judged: a command history
@@ -12,10 +13,13 @@ import { banArgs, coinArgs, opId, PLAYER_ROWS, unban } from './cases-ops.ts';
 import { HARNESS_ACTOR, player, ref } from './world-fixtures.ts';
 
 type Row = Record<string, unknown>;
-type Source = 'panel' | undefined;
+type Source = 'panel' | 'group' | undefined;
 
-/** The two writes each case sends: one the panel made, one from before the field (absent: api). */
-const SOURCES: readonly Source[] = ['panel', undefined];
+/**
+ * The bans the violation case sends: one the panel made, one applied from the daemon's group, one
+ * from before the field (absent: api).
+ */
+const SOURCES: readonly Source[] = ['panel', 'group', undefined];
 
 /** How many of the newest rows the read back searches for the harness's own. */
 const READ_BACK = 20;
@@ -86,8 +90,8 @@ async function violationSource(ctx: CaseContext): Promise<string> {
     }
   }
   return unread
-    ? 'both bans accepted; the source recorded is not checked: the mod does not implement players.violations'
-    : 'both bans accepted, their violations say panel and api';
+    ? 'the three bans accepted; the source recorded is not checked: the mod does not implement players.violations'
+    : 'the three bans accepted, their violations say panel, group and api';
 }
 
 /** A coin credit with the source and its debit without, each read back from the ledger. */

@@ -1345,6 +1345,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/group": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The servers of this daemon's group and how far each is behind
+         * @description The servers of this daemon's group and how far each is behind
+         */
+        get: operations["getAdminGroup"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/group/sanctions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The group's sanctions, newest first, filtered by player, kind and origin
+         * @description The group's sanctions, newest first, filtered by player, kind and origin
+         */
+        get: operations["listAdminGroupSanctions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/group/sanctions/{id}/lift": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Lift a ban or mute on every server of the group (publishes its unban or unmute)
+         * @description Lift a ban or mute on every server of the group (publishes its unban or unmute)
+         */
+        post: operations["liftAdminGroupSanction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1901,7 +1961,7 @@ export interface components {
             id: string;
             url: string;
             /** @description Subscribed event types; `*` is every type */
-            events: ("*" | "player.joined" | "player.left" | "player.banned" | "player.unbanned" | "player.muted" | "player.unmuted" | "player.linked" | "player.unlinked" | "economy.changed" | "pack.delivered" | "claim_code.redeemed" | "command.executed" | "mod.connected" | "mod.disconnected")[];
+            events: ("*" | "player.joined" | "player.left" | "player.banned" | "player.unbanned" | "player.muted" | "player.unmuted" | "player.linked" | "player.unlinked" | "economy.changed" | "pack.delivered" | "claim_code.redeemed" | "command.executed" | "mod.connected" | "mod.disconnected" | "group.sanction.applied" | "group.sanction.failed")[];
             /** @enum {string} */
             format: "standard" | "discord";
             description: string | null;
@@ -1939,7 +1999,7 @@ export interface components {
             id: string;
             url: string;
             /** @description Subscribed event types; `*` is every type */
-            events: ("*" | "player.joined" | "player.left" | "player.banned" | "player.unbanned" | "player.muted" | "player.unmuted" | "player.linked" | "player.unlinked" | "economy.changed" | "pack.delivered" | "claim_code.redeemed" | "command.executed" | "mod.connected" | "mod.disconnected")[];
+            events: ("*" | "player.joined" | "player.left" | "player.banned" | "player.unbanned" | "player.muted" | "player.unmuted" | "player.linked" | "player.unlinked" | "economy.changed" | "pack.delivered" | "claim_code.redeemed" | "command.executed" | "mod.connected" | "mod.disconnected" | "group.sanction.applied" | "group.sanction.failed")[];
             /** @enum {string} */
             format: "standard" | "discord";
             description: string | null;
@@ -1969,7 +2029,7 @@ export interface components {
             /** @description https (plain http to loopback, or anywhere with allow_http) to a public address, loopback or a network in [webhooks] allow_networks */
             url: string;
             /** @description Event types, or ["*"] for all */
-            events: ("*" | "player.joined" | "player.left" | "player.banned" | "player.unbanned" | "player.muted" | "player.unmuted" | "player.linked" | "player.unlinked" | "economy.changed" | "pack.delivered" | "claim_code.redeemed" | "command.executed" | "mod.connected" | "mod.disconnected")[];
+            events: ("*" | "player.joined" | "player.left" | "player.banned" | "player.unbanned" | "player.muted" | "player.unmuted" | "player.linked" | "player.unlinked" | "economy.changed" | "pack.delivered" | "claim_code.redeemed" | "command.executed" | "mod.connected" | "mod.disconnected" | "group.sanction.applied" | "group.sanction.failed")[];
             /**
              * @description Default: standard
              * @enum {string}
@@ -1981,7 +2041,7 @@ export interface components {
         };
         AdminWebhookEditRequest: {
             /** @description Event types, or ["*"] for all */
-            events?: ("*" | "player.joined" | "player.left" | "player.banned" | "player.unbanned" | "player.muted" | "player.unmuted" | "player.linked" | "player.unlinked" | "economy.changed" | "pack.delivered" | "claim_code.redeemed" | "command.executed" | "mod.connected" | "mod.disconnected")[];
+            events?: ("*" | "player.joined" | "player.left" | "player.banned" | "player.unbanned" | "player.muted" | "player.unmuted" | "player.linked" | "player.unlinked" | "economy.changed" | "pack.delivered" | "claim_code.redeemed" | "command.executed" | "mod.connected" | "mod.disconnected" | "group.sanction.applied" | "group.sanction.failed")[];
             /** @description null or blank clears it */
             description?: string | null;
         };
@@ -1990,7 +2050,7 @@ export interface components {
             id: string;
             url: string;
             /** @description Subscribed event types; `*` is every type */
-            events: ("*" | "player.joined" | "player.left" | "player.banned" | "player.unbanned" | "player.muted" | "player.unmuted" | "player.linked" | "player.unlinked" | "economy.changed" | "pack.delivered" | "claim_code.redeemed" | "command.executed" | "mod.connected" | "mod.disconnected")[];
+            events: ("*" | "player.joined" | "player.left" | "player.banned" | "player.unbanned" | "player.muted" | "player.unmuted" | "player.linked" | "player.unlinked" | "economy.changed" | "pack.delivered" | "claim_code.redeemed" | "command.executed" | "mod.connected" | "mod.disconnected" | "group.sanction.applied" | "group.sanction.failed")[];
             /** @enum {string} */
             format: "standard" | "discord";
             description: string | null;
@@ -2981,6 +3041,133 @@ export interface components {
             /** @constant */
             revoked: true;
         };
+        AdminGroup: {
+            /** @description Whether this daemon is connected to the group's database now; false: servers as last read. */
+            database_connected: boolean;
+            servers: {
+                name: string;
+                server_id: string;
+                /** @description Its daemon reported within the last 150 seconds and has not stopped. */
+                daemon_up: boolean;
+                /** @description Its game's mod link was up when its daemon last reported. */
+                link_up: boolean;
+                /** Format: date-time */
+                last_seen_at: string;
+                /** @description Sanctions of the group it has yet to apply (of the kinds it accepts). */
+                pending: number;
+            }[];
+        };
+        /** @description The error envelope of a 503: `daemon_not_running` */
+        Error503DaemonNotRunning: {
+            error: {
+                /**
+                 * @description Branch on this
+                 * @enum {string}
+                 */
+                code: "daemon_not_running";
+                /** @description Human text; never branch on it */
+                message: string;
+                /** @description Also in the X-Request-Id header */
+                request_id: string;
+                /** @description Structured context: errors (validation), resource and id (not_found, conflict) */
+                details?: {
+                    /**
+                     * @description What a not_found or conflict of /keys, /tokens or /webhooks is about
+                     * @enum {string}
+                     */
+                    resource?: "key" | "admin_token" | "webhook";
+                    /** @description That record's id, when the path names one */
+                    id?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        AdminGroupSanctionPage: {
+            data: components["schemas"]["AdminGroupSanction"][];
+            has_more: boolean;
+            /** @description Pass back as `cursor`; null on the last page */
+            next_cursor: string | null;
+        };
+        AdminGroupSanction: {
+            /** @description The sanction's place in the group's log */
+            id: string;
+            /** @enum {string} */
+            action: "ban" | "unban" | "mute" | "unmute";
+            /** @enum {string} */
+            kind: "bans" | "mutes";
+            platform_id: string;
+            origin: {
+                server_id: string;
+                /** @description The origin server's name; null when it never registered */
+                name: string | null;
+                actor: components["schemas"]["AdminGroupSanctionActor"];
+                reason: string | null;
+            };
+            /** @description A mute's channels */
+            channels: string[] | null;
+            /** @description When it was made on its origin server */
+            created_at: string;
+            /** @description When it ends; null when permanent, and for unban and unmute */
+            expires_at: string | null;
+            /** @description When it entered the group's log */
+            published_at: string;
+            /** @description Every server of the group and where it stands with this sanction */
+            servers: {
+                server_id: string;
+                name: string;
+                /**
+                 * @description done: applied, or refused by its game (group.sanction.failed on that server)
+                 * @enum {string}
+                 */
+                state: "origin" | "done" | "pending" | "not_accepted";
+            }[];
+        };
+        AdminGroupSanctionActor: {
+            name: string;
+            key_id: string | null;
+            platform_id: string | null;
+            social_id: string | null;
+            /** @description api, panel or game: how it was made on its origin server */
+            source: string;
+        };
+        /** @description The error envelope of a 503: `server_unavailable` */
+        Error503ServerUnavailable: {
+            error: {
+                /**
+                 * @description Branch on this
+                 * @enum {string}
+                 */
+                code: "server_unavailable";
+                /** @description Human text; never branch on it */
+                message: string;
+                /** @description Also in the X-Request-Id header */
+                request_id: string;
+                /** @description Structured context: errors (validation), resource and id (not_found, conflict) */
+                details?: {
+                    /**
+                     * @description What a not_found or conflict of /keys, /tokens or /webhooks is about
+                     * @enum {string}
+                     */
+                    resource?: "key" | "admin_token" | "webhook";
+                    /** @description That record's id, when the path names one */
+                    id?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        AdminGroupLift: {
+            lifted: components["schemas"]["AdminGroupSanction"];
+            published: {
+                /** @enum {string} */
+                action: "unban" | "unmute";
+                platform_id: string;
+                created_at: string;
+            };
+            /** @description Whether this server's game lifted it now (false: its game is offline) */
+            applied_here: boolean;
+        };
     };
     responses: {
         /** @description `validation_error`: The request failed validation. */
@@ -3256,6 +3443,42 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error412PreconditionFailed"];
+            };
+        };
+        /** @description `daemon_not_running`: No modgate daemon serves this data dir, and this needs one (modgate serve). */
+        Error503DaemonNotRunning: {
+            headers: {
+                "API-Version": components["headers"]["API-Version"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error503DaemonNotRunning"];
+            };
+        };
+        /** @description `server_unavailable`: The game server is not available. */
+        Error503ServerUnavailable: {
+            headers: {
+                "API-Version": components["headers"]["API-Version"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error503ServerUnavailable"];
             };
         };
     };
@@ -4341,7 +4564,7 @@ export interface operations {
             query?: {
                 /** @description Stream the events after this id; default: from now on */
                 after?: string;
-                /** @description Comma-separated event types to return: player.joined, player.left, player.banned, player.unbanned, player.muted, player.unmuted, player.linked, player.unlinked, economy.changed, pack.delivered, claim_code.redeemed, command.executed, mod.connected, mod.disconnected */
+                /** @description Comma-separated event types to return: player.joined, player.left, player.banned, player.unbanned, player.muted, player.unmuted, player.linked, player.unlinked, economy.changed, pack.delivered, claim_code.redeemed, command.executed, mod.connected, mod.disconnected, group.sanction.applied, group.sanction.failed */
                 types?: string;
             };
             header?: never;
@@ -6073,6 +6296,107 @@ export interface operations {
             500: components["responses"]["Error500Internal"];
             503: components["responses"]["Error503ServerUnavailableOrDaemonNotRunning"];
             504: components["responses"]["Error504GatewayTimeout"];
+        };
+    };
+    getAdminGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The servers of this daemon's group and how far each is behind */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminGroup"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+            503: components["responses"]["Error503DaemonNotRunning"];
+        };
+    };
+    listAdminGroupSanctions: {
+        parameters: {
+            query?: {
+                /** @description Only this player's sanctions */
+                platform_id?: string;
+                /** @description Only bans (with unbans) or mutes (with unmutes) */
+                kind?: "bans" | "mutes";
+                /** @description Only sanctions made on this server (its server id) */
+                origin?: string;
+                /** @description Page size, 1 to 200; default 50 */
+                limit?: number;
+                /** @description next_cursor from the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The group's sanctions, newest first, filtered by player, kind and origin */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminGroupSanctionPage"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+            503: components["responses"]["Error503ServerUnavailable"];
+        };
+    };
+    liftAdminGroupSanction: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first outcome of a retried POST instead of acting twice (docs/idempotency.md). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Lift a ban or mute on every server of the group (publishes its unban or unmute) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminGroupLift"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequestOrForbidden"];
+            404: components["responses"]["Error404NotFound"];
+            409: components["responses"]["Error409Conflict"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
+            503: components["responses"]["Error503ServerUnavailable"];
         };
     };
 }

@@ -33,7 +33,16 @@ const SUMMARIES: Record<string, (data: Data) => string> = {
   'mod.connected': (d) =>
     `Game mod ${text(d['mod_version'])} connected (protocol ${text(d['protocol_version'])})`,
   'mod.disconnected': (d) => `Game mod disconnected: ${text(d['reason']) || `code ${text(d['code'])}`}`,
+  'group.sanction.applied': (d) =>
+    `Group ${text(d['action'])} of ${text(d['platform_id'])} applied (${origin(d)})`,
+  'group.sanction.failed': (d) =>
+    `Group ${text(d['action'])} of ${text(d['platform_id'])} refused by the game: ${text(d['error'])}`,
 };
+
+function origin(data: Data): string {
+  const from = field(data, 'origin');
+  return `from ${text(from['name'] ?? from['server_id'])}`;
+}
 
 function field(data: Data, name: string): Data {
   const value = data[name];

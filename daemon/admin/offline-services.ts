@@ -134,6 +134,7 @@ const DAEMON_ONLY = [
   'reload',
   'eventStreams',
   'game',
+  'group',
 ] as const satisfies readonly (keyof AdminServices)[];
 
 /** The parts that read a file as they open: each opened, or the StoreError its file gave. */

@@ -13,6 +13,7 @@ import type { SessionStore } from './sessions.ts';
 import type { AdminEventStreams } from './admin-event-streams.ts';
 import type { AuditReadLimits } from '../log/audit-query.ts';
 import type { Pipeline } from '../http/pipeline.ts';
+import type { Group } from '../group/group.ts';
 
 /** The mod link as GET /admin/v1/status shows it. */
 export interface LinkStatus {
@@ -76,6 +77,8 @@ export interface AdminServices {
   reload(): Promise<ReloadOutcome>;
   /** GET /admin/v1/events: its streams, their caps, and their cut when a token is revoked. */
   eventStreams: AdminEventStreams;
+  /** Group mode (GET /admin/v1/group, docs/group.md): null when no `[group]` is configured. */
+  group(): Group | null;
   /** The /v1 pipeline's handlers, which the game routes run (routes/game.ts, docs/admin.md "Game routes"). */
   game: Pick<Pipeline, 'runGame'>;
   /** GET /admin/v1/audit: a page's time budget and file count (defaults in AUDIT_READ_DEFAULTS). */

@@ -25,6 +25,41 @@ const policy = z
   .object({ limit: z.number().int().min(1), window_sec: z.number().int().min(1).max(86_400) })
   .strict();
 
+/** What a group shares: bans (with unbans) and mutes (with unmutes); docs/group.md, "What is shared". */
+export const SANCTION_KINDS = ['bans', 'mutes'] as const;
+export type SanctionKind = (typeof SANCTION_KINDS)[number];
+const sanctionKinds = z
+  .array(z.enum(SANCTION_KINDS))
+  .max(SANCTION_KINDS.length)
+  .refine((kinds) => new Set(kinds).size === kinds.length, 'each kind once')
+  .default([...SANCTION_KINDS]);
+
+/** The sslmode values node-postgres knows (docs/configuration.md); prefer, require and verify-ca act as verify-full. */
+const SSL_MODES = ['disable', 'prefer', 'require', 'verify-ca', 'verify-full', 'no-verify'];
+
+/**
+ * A PostgreSQL URL, checked here without loading the database client (a lone daemon never does):
+ * its scheme, a host, and a known sslmode; the client parses the rest when the group starts.
+ */
+const postgresUrl = z.string().superRefine((text, ctx) => {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'not a URL: postgres://user:password@host:5432/database' });
+    return;
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    ctx.addIssue({ code: 'custom', message: `a postgres:// URL, not ${url.protocol}//` });
+  } else if (url.hostname === '' && !url.searchParams.has('host')) {
+    ctx.addIssue({ code: 'custom', message: 'names no host' });
+  }
+  const mode = url.searchParams.get('sslmode');
+  if (mode !== null && !SSL_MODES.includes(mode)) {
+    ctx.addIssue({ code: 'custom', message: `sslmode must be one of ${SSL_MODES.join(', ')}` });
+  }
+});
+
 export const ConfigSchema = z
   .object({
     api: z
@@ -136,6 +171,18 @@ export const ConfigSchema = z
       })
       .strict()
       .default({ level: 'info' }),
+    /** Group mode (docs/group.md): absent, the daemon stands alone and never loads the database client. */
+    group: z
+      .object({
+        database_url: postgresUrl,
+        /** This server's name in the group; default: the data dir's server name. */
+        name: z.string().min(1).max(100).optional(),
+        /** The sanction kinds this server publishes to the group, and those it applies from it. */
+        share: sanctionKinds,
+        accept: sanctionKinds,
+      })
+      .strict()
+      .optional(),
     /** The metrics listener (docs/metrics.md): off unless `listen` is set. */
     metrics: z
       .object({ listen: hostPort.optional(), allow: z.array(cidr).default([]) })

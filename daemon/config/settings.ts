@@ -95,6 +95,16 @@ export function daemonOptions(
       maxBufferedBytes: config.events.stream_max_buffered_bytes,
     }),
     webhookNetwork: { allowNetworks: webhookAllowNetworks(config) },
+    ...(config.group
+      ? {
+          group: {
+            databaseUrl: config.group.database_url,
+            ...(config.group.name !== undefined ? { name: config.group.name } : {}),
+            share: config.group.share,
+            accept: config.group.accept,
+          },
+        }
+      : {}),
     admin: adminOptions(
       config,
       flags,

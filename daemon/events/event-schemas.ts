@@ -5,7 +5,7 @@
  * shows elsewhere. Like op results (PROTOCOL §2.1), data is open for additions on the wire and
  * fields this daemon does not know are dropped: what is stored is the parsed data.
  *
- * The daemon's own events (`mod.*`) have no schema here: a mod may not send them.
+ * The daemon's own events (`mod.*`, `group.*`) have no schema here: a mod may not send them.
  */
 import * as z from 'zod';
 import { CommandHistoryEntry } from '../../protocol/ops/commands.ts';
@@ -20,9 +20,17 @@ const Ban = () => ModerationState().shape.ban;
 const Mute = () => ModerationState().shape.mute;
 
 /** The event types only the daemon reports (docs/events.md); a mod that sends one is refused. */
-export const DAEMON_EVENT_TYPES: ReadonlySet<EventType> = new Set(['mod.connected', 'mod.disconnected']);
+export const DAEMON_EVENT_TYPES: ReadonlySet<EventType> = new Set([
+  'mod.connected',
+  'mod.disconnected',
+  'group.sanction.applied',
+  'group.sanction.failed',
+]);
 
-export type GameEventType = Exclude<EventType, 'mod.connected' | 'mod.disconnected'>;
+export type GameEventType = Exclude<
+  EventType,
+  'mod.connected' | 'mod.disconnected' | 'group.sanction.applied' | 'group.sanction.failed'
+>;
 
 /** Per game event type, the schema of its `data`, built when the first event of that type arrives. */
 export const EVENT_DATA: Readonly<Record<GameEventType, z.ZodType<Record<string, unknown>>>> = lazyFields<

@@ -21,6 +21,8 @@ export const EVENT_TYPES = [
   'command.executed',
   'mod.connected',
   'mod.disconnected',
+  'group.sanction.applied',
+  'group.sanction.failed',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -44,6 +46,8 @@ export const EVENT_SUMMARIES: Readonly<Record<EventType, string>> = {
   'command.executed': 'a console command runs, from any source',
   'mod.connected': "the game mod's link comes up",
   'mod.disconnected': "the game mod's link goes down",
+  'group.sanction.applied': "a sanction from the group is applied by this server's game",
+  'group.sanction.failed': "this server's game refuses a sanction from the group",
 };
 
 export function isEventType(value: string): value is EventType {

@@ -26,7 +26,7 @@ import type { AnyRoute, RouteServices, WriteActorInput } from './define-route.ts
 import { SCOPES } from '../scopes.ts';
 import type { ApiKeyRecord } from '../store/keys-file.ts';
 import { type Exchange, newExchange } from './exchange.ts';
-import { ModCalls, type ModLink } from './stages/mod-calls.ts';
+import { type AfterWrite, ModCalls, type ModLink } from './stages/mod-calls.ts';
 import { RequestObservers } from './observers.ts';
 import { handleOf } from './plane.ts';
 import type { RateLimitPolicy } from './rate-limiter.ts';
@@ -44,7 +44,7 @@ import { StreamStage, wantsStream } from './stages/stream-stage.ts';
 import type { StreamLimits } from './stream-slots.ts';
 import type { ApiRequest, ApiResponse } from './types.ts';
 
-export type { ModLink } from './stages/mod-calls.ts';
+export type { AfterWrite, ModLink } from './stages/mod-calls.ts';
 
 export interface PipelineOptions {
   routes: readonly AnyRoute[];
@@ -96,6 +96,8 @@ export interface PipelineOptions {
   onSnapshotChange?: (listener: () => void) => void;
   /** Told of every key that authenticates, for last_used_at / last_used_ip (key-usage-recorder.ts). */
   keyUsage?: KeyUsageSink;
+  /** Awaited after each mutating op's successful answer, for both APIs (group mode's outbox, daemon/group). */
+  afterWrite?: AfterWrite;
 }
 
 /** Where the pipeline reports a key's use; must be cheap, it runs on every authenticated request. */
@@ -307,6 +309,7 @@ function pipelineParts(options: PipelineOptions) {
     representations,
     cursors: new CursorCodec(options.snapshot().identity.daemonSecretKey),
     services,
+    ...(options.afterWrite ? { afterWrite: options.afterWrite } : {}),
   });
   const answers = new Answers(representations, options.checkResponses ?? false);
   const observers = new RequestObservers({ log, metrics, audit: options.audit, now: clock });

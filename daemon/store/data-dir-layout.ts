@@ -36,6 +36,12 @@ export const RECORD_FILE_NAMES: readonly string[] = Object.values(RECORD_FILES);
  */
 export const WEBHOOK_FILES = { endpoints: 'webhooks.json', outbox: 'webhook-outbox.jsonl' } as const;
 
+/**
+ * Group mode's file (daemon/group/, docs/group.md): the sanctions made here and not yet published
+ * to the group's database. Absent unless `[group]` is configured.
+ */
+export const GROUP_FILES = { outbox: 'group-outbox.jsonl' } as const;
+
 /** Held by a running daemon from start to stop, naming its process (see daemon-lock.ts). */
 export const DAEMON_LOCK_FILE = 'daemon.lock';
 
@@ -56,6 +62,7 @@ export const PRIVATE_FILE_NAMES: readonly string[] = [
   ...DATA_FILE_NAMES,
   ...RECORD_FILE_NAMES,
   ...Object.values(WEBHOOK_FILES),
+  ...Object.values(GROUP_FILES),
   DAEMON_LOCK_FILE,
   ADMIN_FILES.tokens,
   ADMIN_FILES.sessions,

@@ -3,7 +3,7 @@
  * moderation record, the moderation state view with expiry applied, and the world clock.
  */
 import { OpError } from '../../protocol/ops/index.ts';
-import type { WriteSource } from '../../protocol/ops/players.ts';
+import type { ModerationSource } from '../../protocol/ops/players.ts';
 import type { OpHandlers, OpName } from '../../protocol/ops/index.ts';
 import type { ModerationRecord, ModerationState, Moderator, Player, World } from '../world/index.ts';
 import { CLEAN_BAN, CLEAN_MUTE, MINUTE, SECOND } from '../world/index.ts';
@@ -19,12 +19,12 @@ export interface ActorArg {
   name: string;
   platform_id: string | null;
   social_id: string | null;
-  /** Where the write was made; absent from a daemon that sends none (PROTOCOL §6.6). */
-  source?: WriteSource;
+  /** Where the write was made (`group` for moderation only); absent from a daemon that sends none (PROTOCOL §6.6). */
+  source?: ModerationSource;
 }
 
 /** Where a write was made, as the game records it: the daemon's `source`, `api` when it sent none. */
-export function sourceOf(actor: ActorArg): WriteSource {
+export function sourceOf<S extends ModerationSource>(actor: { source?: S }): S | 'api' {
   return actor.source ?? 'api';
 }
 

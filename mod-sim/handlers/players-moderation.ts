@@ -17,7 +17,7 @@ import type {
   Violation,
   World,
 } from '../world/index.ts';
-import type { WriteSource } from '../../protocol/ops/players.ts';
+import type { ModerationSource } from '../../protocol/ops/players.ts';
 import { CLEAN_BAN, CLEAN_MUTE, MINUTE, isoDateTime } from '../world/index.ts';
 import {
   type ArgsOf,
@@ -40,7 +40,7 @@ interface BanTerms {
   minutes: number | null;
   by: Moderator;
   /** Where the ban was made: the violation's source. */
-  source: WriteSource;
+  source: ModerationSource;
   /** The squad a squad ban named, else null. */
   squadId: number | null;
 }
@@ -145,7 +145,7 @@ export function unbanPlayer(world: World, args: ArgsOf<'players.unban'>): Modera
 function lifted(
   world: World,
   type: 'ban' | 'mute',
-  { by, source }: { by: Moderator; source: WriteSource },
+  { by, source }: { by: Moderator; source: ModerationSource },
   at: number,
   metadata: Record<string, string>,
 ): Violation {

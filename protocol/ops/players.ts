@@ -31,6 +31,13 @@ export const PlayerRef = z.union([z.object({ platform_id: platformId }), z.objec
 export const WRITE_SOURCES = ['api', 'panel'] as const;
 export type WriteSource = (typeof WRITE_SOURCES)[number];
 
+/**
+ * A ban, unban, mute or unmute may also come from another server of the daemon's group, which
+ * this daemon applies (`group`, docs/group.md): only these four ops take it.
+ */
+export const MODERATION_SOURCES = [...WRITE_SOURCES, 'group'] as const;
+export type ModerationSource = (typeof MODERATION_SOURCES)[number];
+
 /** Who a write is attributed to: the API key (or the panel's admin), and the identity it acts for. */
 export const WriteActor = z
   .object({
@@ -42,6 +49,11 @@ export const WriteActor = z
   })
 
   .meta({ id: 'WriteActor' });
+
+/** The actor of a moderation write: a WriteActor whose source may also be `group`. */
+export const ModerationActor = WriteActor.extend({
+  source: z.enum(MODERATION_SOURCES).optional().describe('Absent means api'),
+}).meta({ id: 'ModerationActor' });
 
 export const MUTE_CHANNELS = ['Global', 'Local', 'Squad'] as const;
 
@@ -270,7 +282,7 @@ const duration = lazySchema(() => ({
     .describe(
       'Nil when permanent is true (and then ignored); otherwise required, at most the cap of duration_unit',
     ),
-  actor: WriteActor,
+  actor: ModerationActor,
 }));
 
 /** PROTOCOL §6.6: a duration unless permanent, at most the unit's cap; else the op error `invalid`. */
@@ -327,7 +339,7 @@ export const playersBan = write(
 );
 export const playersUnban = write(
   'players.unban',
-  () => z.object({ ref: PlayerRef, actor: WriteActor }),
+  () => z.object({ ref: PlayerRef, actor: ModerationActor }),
   ModerationState,
 );
 export const playersMute = write(
@@ -350,7 +362,7 @@ export const playersMute = write(
 );
 export const playersUnmute = write(
   'players.unmute',
-  () => z.object({ ref: PlayerRef, actor: WriteActor }),
+  () => z.object({ ref: PlayerRef, actor: ModerationActor }),
   ModerationState,
 );
 export const playersLink = write(

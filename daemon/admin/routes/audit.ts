@@ -84,10 +84,10 @@ const AuditLine = lazySchema(() =>
     .meta({ id: 'AdminAuditLine' }),
 );
 
-/** One codec per daemon secret: the key derivation runs once, not per request. */
+/** One codec per daemon secret: the key derivation runs once, not per request (every paged admin list). */
 const codecs = new WeakMap<Uint8Array, CursorCodec>();
 
-function codecOf(admin: AdminServices): CursorCodec {
+export function codecOf(admin: AdminServices): CursorCodec {
   const secret = admin.snapshot().identity.daemonSecretKey;
   let codec = codecs.get(secret);
   if (!codec) codecs.set(secret, (codec = new CursorCodec(secret)));

@@ -6,6 +6,8 @@ import type { AnyAdminRoute } from '../define-admin-route.ts';
 import { auditRoutes } from './audit.ts';
 import { eventRoutes } from './events.ts';
 import { gameRoutes } from './game.ts';
+import { groupRoutes } from './group.ts';
+import { groupSanctionRoutes } from './group-sanctions.ts';
 import { keyRoutes } from './keys.ts';
 import { reloadRoutes } from './reload.ts';
 import { sessionRoutes } from './session.ts';
@@ -27,4 +29,6 @@ export const ADMIN_ROUTES: readonly AnyAdminRoute[] = [
   ...eventRoutes,
   ...reloadRoutes,
   ...gameRoutes,
+  ...groupRoutes,
+  ...groupSanctionRoutes,
 ];

@@ -65,6 +65,8 @@ const TITLES: Record<EventType, [string, number]> = {
   'command.executed': ['Console command', GREY],
   'mod.connected': ['Game server connected', GREEN],
   'mod.disconnected': ['Game server disconnected', RED],
+  'group.sanction.applied': ['Group sanction applied', BLUE],
+  'group.sanction.failed': ['Group sanction refused by the game', RED],
 };
 
 /** One message for as many of `events` (oldest first) as fit; at least the first. */

@@ -32,6 +32,13 @@ import type { ApiRequest } from '../types.ts';
 
 export type ModLink = Pick<ModLinkServer, 'call' | 'peer'>;
 
+/**
+ * Told of a mutating op's successful answer before the handler gets it, and awaited: group mode
+ * keeps a moderation write in its outbox (a local fsync) before the client hears it was made, so a
+ * crash right after the answer loses nothing (docs/group.md). Must not reject.
+ */
+export type AfterWrite = (op: OpName, args: unknown, result: unknown) => Promise<void>;
+
 type Read = RouteContext<unknown, unknown, unknown>['read'];
 
 export interface ModCallsOptions {
@@ -43,6 +50,7 @@ export interface ModCallsOptions {
   representations: Representations;
   cursors: CursorCodec;
   services: RouteServices;
+  afterWrite?: AfterWrite;
 }
 
 export class ModCalls {
@@ -54,6 +62,7 @@ export class ModCalls {
   readonly #representations: Representations;
   readonly #cursors: CursorCodec;
   readonly #services: RouteServices;
+  readonly #afterWrite: AfterWrite | undefined;
 
   constructor(options: ModCallsOptions) {
     this.opDeadlines = options.opDeadlines;
@@ -63,6 +72,7 @@ export class ModCalls {
     this.#representations = options.representations;
     this.#cursors = options.cursors;
     this.#services = options.services;
+    this.#afterWrite = options.afterWrite;
   }
 
   /**
@@ -127,11 +137,13 @@ export class ModCalls {
     let outcome = 'ok';
     try {
       const deadlineMs = callOptions?.deadlineMs ?? this.opDeadlines[op];
-      return await this.#link.call(
+      const result = await this.#link.call(
         op,
         args,
         deadlineMs === undefined ? callOptions : { ...callOptions, deadlineMs },
       );
+      if (this.#afterWrite && OPS[op].mutates) await this.#afterWrite(op, args, result);
+      return result;
     } catch (error) {
       outcome = opOutcome(error);
       throw toApiError(error);
