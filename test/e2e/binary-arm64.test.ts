@@ -19,6 +19,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildBinary } from '../../scripts/build.ts';
 import { canRun, runCommand } from '../../scripts/emulator.ts';
+import { setUpServer } from '../../harness/binary-server.ts';
 import { eventually } from '../../harness/stack.ts';
 import { freePort } from '../../harness/ports.ts';
 import { launchServe, start, startSim, stop, type StartOptions } from '../../harness/processes.ts';
@@ -78,21 +79,7 @@ describe.runIf(runs)('the linux-arm64 executable under qemu', () => {
 
   it('runs init, api enable, keys, serve and its own sim, and answers GET /v1/server', async () => {
     const dir = join(work, 'data');
-    await modgate('init', '--data-dir', dir, '--name', 'Arm server');
-    await modgate('plan', 'set', '--data-dir', dir, '--premium', 'on');
-    await modgate('api', 'enable', '--data-dir', dir);
-    const created = await modgate(
-      'keys',
-      'create',
-      '--data-dir',
-      dir,
-      '--name',
-      'ci',
-      '--scopes',
-      'server:read',
-      '--json',
-    );
-    const { key } = JSON.parse(created.stdout) as { key: string };
+    const key = await setUpServer(modgate, dir, 'Arm server');
     const { serve, apiPort, modPort } = await launchServe(dir, asBinary());
     const sim = startSim(dir, modPort, ['--players', '5'], asBinary());
     try {
