@@ -50,6 +50,8 @@ export const PACKAGE_BIN = '/usr/bin/modgate';
 /** Where packages put systemd units (/etc/systemd/system is the administrator's). */
 export const PACKAGE_UNIT_DIR = '/usr/lib/systemd/system';
 export const PACKAGE_DOC_DIR = '/usr/share/doc/modgate';
+/** Folders `service install` makes that belong to the system, not to this package. */
+const SYSTEM_DIRS = [LOGROTATE_DIR, PACKAGE_UNIT_DIR];
 /** The units an upgrade restarts and a remove stops: modgate.service and every instance. */
 const UNIT_PATTERNS = `${SINGLE_UNIT} 'modgate@*.service'`;
 
@@ -151,7 +153,7 @@ async function packagePayload(binary: string): Promise<Payload> {
       user = { name: step.name, home: step.home, command: systemUserCommand(step.name, step.home) };
     } else if (step.kind === 'mkdir' && step.owner !== null) {
       dataDir = { path: step.path, mode: step.mode };
-    } else if (step.kind === 'mkdir' && step.path.startsWith('/etc/modgate')) {
+    } else if (step.kind === 'mkdir' && !SYSTEM_DIRS.includes(step.path)) {
       dirs.push(step.path);
     }
   }
