@@ -171,6 +171,29 @@ describe.runIf(tools || required)('the .deb and .rpm packages', () => {
       ]);
     }, 300_000);
 
+    it('calls systemctl where systemd runs: try-restart on upgrade only, stop on remove, failures tolerated', async () => {
+      // The installed maintainer scripts, run where /run/systemd/system exists (a tmpfs on /run in
+      // a mount namespace of their own, so this machine's /run is untouched) with a systemctl
+      // that records its arguments and fails.
+      const shim = join(work, 'systemctl-shim');
+      await mkdir(shim, { recursive: true });
+      await writeFile(join(shim, 'systemctl'), `#!/bin/sh\necho "$*" >> ${shim}/calls\nexit 1\n`, {
+        mode: 0o755,
+      });
+      const script = async (name: string, ...args: string[]) => {
+        await rm(join(shim, 'calls'), { force: true });
+        const path = `/var/lib/dpkg/info/modgate.${name}`;
+        const inner = `mount -t tmpfs tmpfs /run && mkdir -p /run/systemd/system && PATH=${shim}:$PATH sh ${path} "$@"`;
+        await run('unshare', ['-m', 'sh', '-c', inner, 'sh', ...args]);
+        return readFile(join(shim, 'calls'), 'utf8');
+      };
+      expect(await script('postinst', 'configure')).toBe('daemon-reload\n');
+      expect(await script('postinst', 'configure', version)).toBe(
+        'daemon-reload\ntry-restart modgate.service modgate@*.service\n',
+      );
+      expect(await script('prerm', 'remove')).toBe('stop modgate.service modgate@*.service\n');
+    }, 60_000);
+
     it('removes the package but keeps the data, the user and the conffiles', async () => {
       await dpkg('-r', 'modgate');
       expect(existsSync(PACKAGE_BIN)).toBe(false);
