@@ -96,7 +96,8 @@ describe.runIf(runs)('the linux-arm64 executable under qemu', () => {
   }, 240_000);
 
   it('passes its own simulator with mod test, every op and game case', async () => {
-    const dir = join(work, 'data');
+    const dir = join(work, 'mod-test-data');
+    await modgate('init', '--data-dir', dir, '--name', 'Arm mod test');
     const port = await freePort();
     // Every op and game case, with deadlines for an emulated CPU: the link cases time the mod in
     // fractions of a second, which under qemu on a busy machine measures qemu (a missed ping after
