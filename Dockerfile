@@ -4,7 +4,12 @@
 # libraries it links, glibc and libstdc++, and no shell. scripts/check-dockerfile.ts checks this
 # file and runs the runtime stage's files without Docker (test/scripts/check-dockerfile.test.ts).
 
+# Both architectures (docs/docker.md): the build stage runs on the platform it builds for (no
+# --platform=$BUILDPLATFORM), so the Node.js the binary embeds, pinned per architecture in
+# scripts/embedded-node.json, writes the code cache and the blob natively; buildx emulates arm64
+# with QEMU on an x86-64 host. TARGETARCH (amd64, arm64) is Docker's name; build.ts takes Node's.
 FROM node:24-bookworm-slim AS build
+ARG TARGETARCH
 WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -13,7 +18,9 @@ COPY . .
 # scripts/embedded-node.json). `data` is empty: COPY --chown below creates /var/lib/modgate from
 # it owned by the image's user (COPY copies a folder's content, not its mode; `modgate init`
 # tightens the empty folder to 0700), so a new named volume starts out writable by the daemon.
-RUN npm run build && mkdir dist/data
+RUN case "${TARGETARCH:-amd64}" in amd64) arch=x64 ;; arm64) arch=arm64 ;; \
+      *) echo "modgate is built for amd64 and arm64, not $TARGETARCH" >&2; exit 1 ;; esac && \
+    npm run build -- --arch "$arch" && mv "dist/modgate-linux-$arch" dist/modgate && mkdir dist/data
 
 FROM gcr.io/distroless/cc-debian12:nonroot
 COPY --from=build /src/dist/modgate /usr/local/bin/modgate

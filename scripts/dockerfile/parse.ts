@@ -25,6 +25,8 @@ export interface Stage {
   image: string;
   /** `AS name`, or null. */
   name: string | null;
+  /** FROM's own flags: `--platform=…` runs the stage on another platform than the target's. */
+  fromFlags: Record<string, string>;
   instructions: Instruction[];
 }
 
@@ -57,7 +59,12 @@ export function parseDockerfile(text: string): Stage[] {
     if (instruction.keyword === 'FROM') {
       const match = /^(\S+)(?:\s+AS\s+(\S+))?$/i.exec(instruction.text);
       if (!match?.[1]) throw new DockerfileError(`line ${instruction.line}: FROM ${instruction.text}`);
-      stages.push({ image: match[1], name: match[2] ?? null, instructions: [] });
+      stages.push({
+        image: match[1],
+        name: match[2] ?? null,
+        fromFlags: instruction.flags,
+        instructions: [],
+      });
     } else if (stages.length === 0) {
       if (instruction.keyword !== 'ARG') {
         throw new DockerfileError(`line ${instruction.line}: ${instruction.keyword} before any FROM`);

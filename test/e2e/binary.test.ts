@@ -15,6 +15,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildBinary } from '../../scripts/build.ts';
+import { setUpServer } from '../../harness/binary-server.ts';
 import { eventually } from '../../harness/stack.ts';
 import { freePort } from '../../harness/ports.ts';
 import { launchServe, start, startSim, stop, type StartOptions } from '../../harness/processes.ts';
@@ -71,21 +72,7 @@ describe('the single executable', () => {
 
   it('runs init, plan, api, keys, serve and sim, answers GET /v1/server and stops on SIGTERM', async () => {
     const dir = join(work, 'data');
-    await modgate('init', '--data-dir', dir, '--name', 'Binary server');
-    await modgate('plan', 'set', '--data-dir', dir, '--premium', 'on');
-    await modgate('api', 'enable', '--data-dir', dir);
-    const created = await modgate(
-      'keys',
-      'create',
-      '--data-dir',
-      dir,
-      '--name',
-      'ci',
-      '--scopes',
-      'server:read',
-      '--json',
-    );
-    const { key } = JSON.parse(created.stdout) as { key: string };
+    const key = await setUpServer(modgate, dir, 'Binary server');
     const { serve, apiPort, modPort } = await launchServe(dir, asBinary());
     const sim = startSim(dir, modPort, ['--players', '20'], asBinary());
     try {

