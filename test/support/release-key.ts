@@ -19,12 +19,17 @@ export interface TestKey {
   readonly line: string;
 }
 
-/** Whether Debian's minisign is installed (.ci/run installs it; MODGATE_REQUIRE_MINISIGN fails without). */
-export function hasMinisign(): boolean {
+/**
+ * Whether Debian's minisign is installed; with MODGATE_REQUIRE_MINISIGN set (.ci/run installs it)
+ * its absence throws, so the release tests fail instead of skipping.
+ */
+export function minisignInstalled(): boolean {
   try {
     execFileSync('minisign', ['-v'], { stdio: 'ignore' });
     return true;
   } catch {
+    if (process.env.MODGATE_REQUIRE_MINISIGN)
+      throw new Error('minisign is required (MODGATE_REQUIRE_MINISIGN)');
     return false;
   }
 }

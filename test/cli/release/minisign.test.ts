@@ -10,14 +10,11 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePublicKey, SignatureError, verifyMinisign } from '../../../cli/release/minisign.ts';
-import { hasMinisign, makeKey, type TestKey } from '../../support/release-key.ts';
+import { minisignInstalled, makeKey, type TestKey } from '../../support/release-key.ts';
 
 const run = promisify(execFile);
-const available = hasMinisign();
-if (!available && process.env.MODGATE_REQUIRE_MINISIGN)
-  throw new Error('minisign is required (MODGATE_REQUIRE_MINISIGN)');
 
-describe.runIf(available)('verifyMinisign', () => {
+describe.runIf(minisignInstalled())('verifyMinisign', () => {
   let dir: string;
   let key: TestKey;
   let other: TestKey;

@@ -12,13 +12,15 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../../cli/program.ts';
 import { signSums } from '../../../scripts/release.ts';
-import { fakeBinary, fakeRelease, hasMinisign, makeKey, type TestKey } from '../../support/release-key.ts';
+import {
+  fakeBinary,
+  fakeRelease,
+  minisignInstalled,
+  makeKey,
+  type TestKey,
+} from '../../support/release-key.ts';
 
-const available = hasMinisign();
-if (!available && process.env.MODGATE_REQUIRE_MINISIGN)
-  throw new Error('minisign is required (MODGATE_REQUIRE_MINISIGN)');
-
-describe.runIf(available)('modgate self-update', () => {
+describe.runIf(minisignInstalled())('modgate self-update', () => {
   let work: string;
   let key: TestKey;
   let other: TestKey;
