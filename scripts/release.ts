@@ -42,6 +42,8 @@ export interface ReleaseOptions {
   /** Build the .deb and .rpm (scripts/packages.ts); off only where that script is not there yet. */
   packages?: boolean;
   log?: (line: string) => void;
+  /** Where MODGATE_RELEASE_PUBKEY is read (releaseKey); process.env by default. */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 export async function releaseVersion(): Promise<string> {
@@ -52,7 +54,7 @@ export async function release(options: ReleaseOptions): Promise<{ dir: string; f
   const out = resolve(options.outDir ?? join(ROOT, 'dist/release'));
   const log = options.log ?? (() => undefined);
   const version = await releaseVersion();
-  const publicKey = await publicKeyOf(options.keyFile);
+  const publicKey = await publicKeyOf(options.keyFile, options.env ?? process.env);
   await rm(out, { recursive: true, force: true });
   await mkdir(out, { recursive: true });
   const bundled = new Set<string>();
@@ -72,12 +74,15 @@ export async function release(options: ReleaseOptions): Promise<{ dir: string; f
  * The key file's public key, which must be the one the code trusts (releaseKey: the built-in key,
  * or MODGATE_RELEASE_PUBKEY from a checkout): a release the binaries cannot verify is refused here.
  */
-export async function publicKeyOf(keyFile: string): Promise<string> {
+export async function publicKeyOf(
+  keyFile: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<string> {
   const work = await mkdtemp(join(tmpdir(), 'modgate-release-key-'));
   try {
     await run('minisign', ['-R', '-s', keyFile, '-p', join(work, 'key.pub')]);
     const line = (await readFile(join(work, 'key.pub'), 'utf8')).trim().split('\n').at(-1) ?? '';
-    const trusted = releaseKey(process.env);
+    const trusted = releaseKey(env);
     if (parsePublicKey(line).id !== trusted.id) {
       throw new ReleaseError(
         `${keyFile} is key ${parsePublicKey(line).id}, but modgate trusts ${trusted.id} (cli/release/release-source.ts)`,

@@ -7,7 +7,7 @@
  * No timestamp or serial number, so the same source gives the same bytes (the build is reproducible).
  */
 import { readFile } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { join, sep } from 'node:path';
 
 export interface SbomInput {
   /** Repository root: package-lock.json and node_modules/ are here. */
@@ -37,7 +37,11 @@ export async function cyclonedxSbom(input: SbomInput): Promise<Record<string, un
   };
   const dirs = new Set<string>();
   for (const file of input.bundled) {
-    const dir = packageDirOf(relative(input.root, file).split(sep).join('/'));
+    // From the first node_modules/ on, as package-lock.json names it: node_modules may be a link
+    // to another checkout's, and esbuild reports the files where they really are.
+    const path = file.split(sep).join('/');
+    const start = path.indexOf('/node_modules/');
+    const dir = start === -1 ? undefined : packageDirOf(path.slice(start + 1));
     if (dir !== undefined) dirs.add(dir);
   }
   const components = [...dirs].map((dir) => {
