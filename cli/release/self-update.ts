@@ -98,10 +98,10 @@ export async function replaceBinary(target: string, bytes: Buffer, version: stri
     } finally {
       await file.close();
     }
-    const staged_version = await installedVersion(staged, env);
-    if (staged_version !== version) {
+    const stagedVersion = await installedVersion(staged, env);
+    if (stagedVersion !== version) {
       throw new CliError(
-        `the downloaded binary says it is ${staged_version}, the signed release says ${version}`,
+        `the downloaded binary says it is ${stagedVersion}, the signed release says ${version}`,
       );
     }
     await keepPrevious(target);
