@@ -34,6 +34,9 @@ modgate_install() {
     *) fail "no modgate release for the $(uname -m) architecture" ;;
   esac
   method=${MODGATE_INSTALL_METHOD:-$(detect_method)}
+  if [ -n "$prefix" ] && [ "$method" != binary ]; then
+    fail "MODGATE_PREFIX installs the bare binary only: set MODGATE_INSTALL_METHOD=binary too"
+  fi
   if [ -z "$prefix" ] && [ "$(id -u)" != 0 ]; then
     fail "run it as root (sudo sh), or set MODGATE_PREFIX to install into a folder"
   fi

@@ -227,6 +227,12 @@ describe.runIf(minisignInstalled())('npm run release and install.sh', () => {
     expect(missing.files).toEqual([]);
   });
 
+  it('refuses a scratch root for a package install, which would change the machine', async () => {
+    const result = await install(await mirror(), { MODGATE_INSTALL_METHOD: 'deb' });
+    expect(result).toMatchObject({ code: 1, files: [] });
+    expect(result.stderr).toContain('MODGATE_PREFIX installs the bare binary only');
+  });
+
   it('runs nothing when the download of install.sh was cut short', async () => {
     const script = await readFile(join(dir, 'install.sh'), 'utf8');
     const cut = join(work, 'install-cut.sh');
