@@ -49,6 +49,8 @@ const OPENS_OUTSIDE_DATA_DIR = [
   'cli/port-holder.ts', // /proc
   'cli/docs-command.ts', // docs/*.md
   'cli/mod-test-command.ts', // the --junit report
+  'cli/release/release-source.ts', // file:// release directories
+  'cli/release/self-update.ts', // the binary it replaces
 ];
 
 // esbuild keeps a re-exported namespace object whole: zod's `z` brings its 40-odd locales into the

@@ -39,6 +39,10 @@ export const OPERATOR_COMMAND_MODULES: readonly CommandModule[] = [
     load: async () => (await import('./healthcheck-command.ts')).registerHealthcheckCommand,
   },
   { name: 'docs', load: async () => (await import('./docs-command.ts')).registerDocsCommand },
+  {
+    name: 'self-update',
+    load: async () => (await import('./self-update-command.ts')).registerSelfUpdateCommand,
+  },
 ];
 
 /**

