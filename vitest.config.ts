@@ -7,6 +7,15 @@ import { defineConfig } from 'vitest/config';
  * not reach a module that worker loaded already), and those that prove what importing a module
  * does (no schema built until first use), which needs a first import.
  */
+/**
+ * The distribution tests (test/e2e/dist/): they build the arm64 binary under qemu, the .deb and
+ * .rpm of both architectures and a signed release, and install the .deb on the machine with dpkg
+ * as root. Minutes of building, and a change to the machine a newcomer's `npm test` must not
+ * make: `npm run test:dist` runs them (MODGATE_DIST_TESTS=1 adds their project), and .ci/run runs both (docs/architecture.md, "Where tests
+ * live").
+ */
+export const DIST_TESTS = 'test/e2e/dist/**/*.test.ts';
+
 const FRESH_MODULE_FILES = [
   'test/daemon/store/api-keys.test.ts',
   'test/daemon/store/random-text.test.ts',
@@ -32,13 +41,17 @@ export default defineConfig({
         test: {
           name: 'shared',
           include: ['test/**/*.test.ts'],
-          exclude: FRESH_MODULE_FILES,
+          exclude: [...FRESH_MODULE_FILES, DIST_TESTS],
           // A worker keeps the modules it has loaded from file to file: on 2 cores, loading the
           // daemon's module graph again for each of 230 files was most of a run's time.
           isolate: false,
         },
       },
       { extends: true, test: { name: 'isolated', include: FRESH_MODULE_FILES } },
+      // Only for `npm run test:dist`, so that every other vitest run leaves them out.
+      ...(process.env['MODGATE_DIST_TESTS'] === '1'
+        ? [{ extends: true as const, test: { name: 'dist', include: [DIST_TESTS], fileParallelism: false } }]
+        : []),
     ],
     coverage: {
       provider: 'v8',

@@ -26,20 +26,20 @@ import {
   trustedComment,
 } from '../cli/release/release-source.ts';
 import { buildBinary } from './build.ts';
+import { ARCHES, readPin, type Arch } from './embedded-node.ts';
 import { cyclonedxSbom } from './sbom.ts';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-export type Arch = 'x64' | 'arm64';
-export const ARCHES: readonly Arch[] = ['x64', 'arm64'];
+export { ARCHES, type Arch };
 
 export interface ReleaseOptions {
   outDir?: string;
   arches?: readonly Arch[];
   /** The unencrypted minisign secret key file. */
   keyFile: string;
-  /** Build the .deb and .rpm (scripts/packages.ts); off only where that script is not there yet. */
+  /** Build the .deb and .rpm (scripts/packages.ts); `--no-packages` leaves them out (tests). */
   packages?: boolean;
   log?: (line: string) => void;
   /** Where MODGATE_RELEASE_PUBKEY is read (releaseKey); process.env by default. */
@@ -58,12 +58,13 @@ export async function release(options: ReleaseOptions): Promise<{ dir: string; f
   await rm(out, { recursive: true, force: true });
   await mkdir(out, { recursive: true });
   const bundled = new Set<string>();
-  const binaries = await buildBinaries(out, options.arches ?? ARCHES, bundled, log);
+  const arches = options.arches ?? ARCHES;
+  const binaries = await buildBinaries(out, arches, bundled, log);
   if (options.packages !== false) {
     for (const [arch, binary] of binaries) await buildPackages(arch, binary, out, log);
   }
   await writeInstallScript(out, publicKey);
-  await writeSbom(out, version, bundled);
+  await writeSbom(out, version, bundled, arches);
   const files = await writeSums(out);
   await signSums(out, options.keyFile, version);
   log(`release ${version} in ${out}: ${files.join(', ')}, ${SUMS_FILE}, ${SIGNATURE_FILE}`);
@@ -94,10 +95,7 @@ export async function publicKeyOf(
   }
 }
 
-/**
- * `modgate-linux-<arch>` for each arch. Today scripts/build.ts builds x64 only, to DIR/modgate;
- * the arm64 build (`--arch`, branch d37a) plugs in here.
- */
+/** `modgate-linux-<arch>` for each arch, each built in a work folder of its own (scripts/build.ts). */
 export async function buildBinaries(
   out: string,
   arches: readonly Arch[],
@@ -106,9 +104,13 @@ export async function buildBinaries(
 ): Promise<Map<Arch, string>> {
   const binaries = new Map<Arch, string>();
   for (const arch of arches) {
-    if (arch !== 'x64') throw new ReleaseError(`scripts/build.ts cannot build ${arch} yet; pass --arch x64`);
     const work = join(out, `.build-${arch}`);
-    const { binary } = await buildBinary({ outDir: work, bundled, log: (line) => log(`${arch} ${line}`) });
+    const { binary } = await buildBinary({
+      arch,
+      outDir: work,
+      bundled,
+      log: (line) => log(`${arch} ${line}`),
+    });
     const target = join(out, `modgate-linux-${arch}`);
     await copyFile(binary, target);
     await rm(work, { recursive: true, force: true });
@@ -117,7 +119,7 @@ export async function buildBinaries(
   return binaries;
 }
 
-/** The .deb and .rpm of one arch, by scripts/packages.ts (branch d37a's interface). */
+/** The .deb and .rpm of one arch, by scripts/packages.ts. */
 export async function buildPackages(
   arch: Arch,
   binary: string,
@@ -140,13 +142,14 @@ export async function writeInstallScript(out: string, publicKey: string): Promis
   return path;
 }
 
-export async function writeSbom(out: string, version: string, bundled: Iterable<string>): Promise<string> {
-  const node = JSON.parse(await readFile(join(ROOT, 'scripts/embedded-node.json'), 'utf8')) as {
-    package: string;
-    version: string;
-    integrity: string;
-  };
-  const sbom = await cyclonedxSbom({ root: ROOT, version, bundled, node });
+export async function writeSbom(
+  out: string,
+  version: string,
+  bundled: Iterable<string>,
+  arches: readonly Arch[],
+): Promise<string> {
+  const nodes = await Promise.all(arches.map((arch) => readPin(arch)));
+  const sbom = await cyclonedxSbom({ root: ROOT, version, bundled, nodes });
   const path = join(out, 'sbom.cdx.json');
   await writeFile(path, `${JSON.stringify(sbom, null, 2)}\n`);
   return path;

@@ -15,8 +15,8 @@ export interface SbomInput {
   readonly version: string;
   /** Absolute paths of the bundled source files (BuildOptions.bundled). */
   readonly bundled: Iterable<string>;
-  /** The embedded Node.js: scripts/embedded-node.json's package, version and integrity. */
-  readonly node?: { package: string; version: string; integrity: string };
+  /** The embedded Node.js of each architecture released: scripts/embedded-node.json's pins. */
+  readonly nodes?: readonly { package: string; version: string; integrity: string }[];
 }
 
 interface LockEntry {
@@ -49,13 +49,9 @@ export async function cyclonedxSbom(input: SbomInput): Promise<Record<string, un
     if (entry?.version === undefined) throw new Error(`${dir} is bundled but not in package-lock.json`);
     return component(dir.slice(dir.lastIndexOf('node_modules/') + 'node_modules/'.length), entry);
   });
-  if (input.node !== undefined) {
+  for (const node of input.nodes ?? []) {
     components.push(
-      component(input.node.package, {
-        version: input.node.version,
-        integrity: input.node.integrity,
-        license: 'MIT',
-      }),
+      component(node.package, { version: node.version, integrity: node.integrity, license: 'MIT' }),
     );
   }
   const unique = new Map(components.map((c) => [c['bom-ref'], c]));

@@ -17,20 +17,20 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildBinary } from '../../scripts/build.ts';
-import { canRun, runCommand } from '../../scripts/emulator.ts';
-import { setUpServer } from '../../harness/binary-server.ts';
-import { eventually } from '../../harness/stack.ts';
-import { freePort } from '../../harness/ports.ts';
-import { launchServe, start, startSim, stop, type StartOptions } from '../../harness/processes.ts';
+import { buildBinary } from '../../../scripts/build.ts';
+import { canRun, runCommand } from '../../../scripts/emulator.ts';
+import { setUpServer } from '../../../harness/binary-server.ts';
+import { eventually } from '../../../harness/stack.ts';
+import { freePort } from '../../../harness/ports.ts';
+import { launchServe, start, startSim, stop, type StartOptions } from '../../../harness/processes.ts';
 
 const execFileAsync = promisify(execFile);
 const packageVersion = (
-  JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+  JSON.parse(await readFile(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }
 ).version;
 
 const runs = canRun('arm64') || process.env['MODGATE_REQUIRE_QEMU'] === '1';
-if (!runs) console.error('test/e2e/binary-arm64.test.ts: no qemu-aarch64-static, skipped');
+if (!runs) console.error('test/e2e/dist/binary-arm64.test.ts: no qemu-aarch64-static, skipped');
 
 let work: string;
 let bin: string;

@@ -22,16 +22,16 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renderSingleUnit, renderTemplateUnit, DEFAULT_UNIT_OPTIONS } from '../../cli/service/units.ts';
-import { buildBinary } from '../../scripts/build.ts';
-import { canRun } from '../../scripts/emulator.ts';
-import type { Arch } from '../../scripts/embedded-node.ts';
-import { buildPackages, PACKAGE_BIN, type BuiltPackages } from '../../scripts/packages.ts';
-import { eventually } from '../../harness/stack.ts';
+import { renderSingleUnit, renderTemplateUnit, DEFAULT_UNIT_OPTIONS } from '../../../cli/service/units.ts';
+import { buildBinary } from '../../../scripts/build.ts';
+import { canRun } from '../../../scripts/emulator.ts';
+import type { Arch } from '../../../scripts/embedded-node.ts';
+import { buildPackages, PACKAGE_BIN, type BuiltPackages } from '../../../scripts/packages.ts';
+import { eventually } from '../../../harness/stack.ts';
 
 const run = promisify(execFile);
 const version = (
-  JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+  JSON.parse(await readFile(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }
 ).version;
 /** Sorts after `version` for dpkg and rpm alike. */
 const higher = `${version}.1`;
@@ -40,7 +40,7 @@ const EPOCH = 1_700_000_000;
 const tools = existsSync('/usr/bin/dpkg-deb') && existsSync('/usr/bin/rpmbuild') && process.getuid?.() === 0;
 const required = process.env['MODGATE_REQUIRE_PACKAGING'] === '1';
 if (!tools && !required)
-  console.error('test/e2e/packages.test.ts: needs root, dpkg-deb and rpmbuild; skipped');
+  console.error('test/e2e/dist/packages.test.ts: needs root, dpkg-deb and rpmbuild; skipped');
 const arm64 = canRun('arm64') || required;
 
 let work: string;
