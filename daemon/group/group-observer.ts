@@ -7,7 +7,7 @@
  */
 import type { FileEventLog } from '../events/event-log.ts';
 import type { Logger } from '../log/log.ts';
-import type { SanctionRow } from './group.ts';
+import type { SanctionRow } from './sanction.ts';
 
 export interface GroupObserver {
   /** The game applied `row` at `now` (ms). */

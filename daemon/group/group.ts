@@ -38,6 +38,7 @@ import {
   kindOf,
   type Sanction,
   type SanctionAction,
+  type SanctionRow,
   type Seen,
 } from './sanction.ts';
 import { CHANNEL, PUBLISH_LOCK } from './schema.ts';
@@ -97,21 +98,6 @@ export interface FailedSanction {
 export const IDLE_MS = 60_000;
 const PAGE = 200;
 const MAX_FAILURES_KEPT = 1_000;
-
-export interface SanctionRow {
-  id: string;
-  action: SanctionAction;
-  kind: SanctionKind;
-  platform_id: string;
-  origin_server: string;
-  actor: Sanction['actor'];
-  reason: string | null;
-  expires_at: Date | null;
-  channels: Sanction['channels'];
-  superseded: boolean;
-  created_at: Date;
-  origin_name: string | null;
-}
 
 export class Group {
   readonly #options: GroupOptions;

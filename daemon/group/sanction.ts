@@ -227,3 +227,19 @@ export function remainingMinutes(expiresAt: string | null, now: number, cap: num
   if (left <= 0) return 0;
   return Math.min(cap, Math.ceil(left / 60_000));
 }
+
+/** A row of the group's sanctions log as the receiver reads it (group.ts's ROWS_QUERY). */
+export interface SanctionRow {
+  id: string;
+  action: SanctionAction;
+  kind: SharedKind;
+  platform_id: string;
+  origin_server: string;
+  actor: Sanction['actor'];
+  reason: string | null;
+  expires_at: Date | null;
+  channels: Sanction['channels'];
+  superseded: boolean;
+  created_at: Date;
+  origin_name: string | null;
+}

@@ -1,5 +1,5 @@
 #!/bin/sh
-# modgate's installer (docs/operations.md, "install.sh"): picks the package for this machine from
+# modgate's installer (docs/operations.md, "Install with install.sh"): picks the package for this machine from
 # a signed release, checks SHA256SUMS' minisign signature and the file's sha256 before it changes
 # anything, then installs the .deb (apt/dpkg), the .rpm (dnf/yum/rpm) or, where neither fits, the
 # bare binary and its systemd units (`modgate service install`). Running it again with the same
