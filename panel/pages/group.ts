@@ -217,7 +217,7 @@ function SanctionRow(props: { sanction: Sanction; canLift: boolean; onLift: (s: 
   const undo = sanction.action === 'ban' ? 'unban' : 'unmute';
   return h(
     'tr',
-    { 'data-testid': 'group-sanction', 'data-sanction-id': sanction.id },
+    { 'data-testid': 'group-sanction', 'data-sanction-id': sanction.id, 'data-action': sanction.action },
     h('td', null, when(sanction.published_at)),
     h('td', null, sanctionText(sanction)),
     h('td', { class: 'mono' }, sanction.platform_id),
