@@ -12,7 +12,6 @@ import { useEffect, useState } from 'preact/hooks';
 import { roleAllows, type AdminAccess } from 'modgate:roles';
 import type { components } from '../admin-schema.ts';
 import { api, ApiFailure, describe, query, type Page } from '../api.ts';
-import type { Session } from '../app.ts';
 import { hashParams, replaceHashParams } from '../hash.ts';
 import { FilterForm, type FilterSpec } from '../listing.ts';
 import { ACTION_ACCESS } from '../page-access.ts';
@@ -22,6 +21,7 @@ import { NEWER_OLDER, useCursorTrail } from './cursor-pager.ts';
 type Group = components['schemas']['AdminGroup'];
 type Sanction = components['schemas']['AdminGroupSanction'];
 type Lifted = components['schemas']['AdminGroupLift'];
+type Session = components['schemas']['AdminSession'];
 
 /** The group, or why there is none: a daemon without `[group]` answers 404 `not_found`. */
 type GroupState = { kind: 'group'; group: Group } | { kind: 'none'; message: string };

@@ -153,14 +153,22 @@ describe.runIf(chromium.run && postgres.run)("the panel's Group page on a daemon
     );
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     expect(await page.getByTestId('lift-answer').textContent()).toBe('');
-    await lift.click();
-    await dialog.getByRole('button', { name: 'Lift' }).click();
+    // By keyboard alone: Enter opens the dialog, whose focus starts on Cancel; Tab, Enter lifts.
+    await lift.focus();
+    await page.keyboard.press('Enter');
+    await dialog.waitFor();
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
     await page
       .getByTestId('lift-answer')
       .filter({ hasText: `Published an unban of ${player}` })
       .waitFor();
     const unban = page.locator('[data-testid=group-sanction][data-action=unban]').filter({ hasText: player });
     await unban.waitFor();
+    // The answer takes the focus, not the top of the page.
+    await eventually(
+      async () => (await page.evaluate('document.activeElement?.dataset.testid')) === 'lift-answer',
+    );
     const moderation = await adminRequest({
       url: stack.adminUrl,
       token: stack.token,
