@@ -8,12 +8,12 @@
  * no group answers 404 `not_found`: the page says so and where setting one up is explained.
  */
 import { h } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { roleAllows, type AdminAccess } from 'modgate:roles';
 import type { components } from '../admin-schema.ts';
-import { api, ApiFailure, describe, query, type Page } from '../api.ts';
-import { hashParams, replaceHashParams } from '../hash.ts';
-import { FilterForm, type FilterSpec } from '../listing.ts';
+import { api, ApiFailure, describe } from '../api.ts';
+import { replaceHashParams } from '../hash.ts';
+import { FilterForm, filtersFromHash, usePage, type FilterSpec } from '../listing.ts';
 import { ACTION_ACCESS } from '../page-access.ts';
 import { ConfirmButton, ErrorLine, Table, useAnswerFocus, useLoad, when, type View } from '../ui.ts';
 import { NEWER_OLDER, useCursorTrail } from './cursor-pager.ts';
@@ -115,40 +115,12 @@ const SPECS: readonly FilterSpec<FilterName>[] = [
   { name: 'origin', label: 'Origin server (server id)' },
 ];
 
-function filtersFromHash(): Filters {
-  const params = hashParams();
-  return Object.fromEntries(NAMES.map((name) => [name, params.get(name) ?? ''])) as Filters;
-}
-
-interface Shown {
-  page?: Page<Sanction>;
-  error?: string;
-  loading: boolean;
-}
-
-/** One page for these filters and cursor; a new request clears what the last one showed. */
-function useSanctionPage(filters: Filters, cursor: string | null, round: number): Shown {
-  const [shown, setShown] = useState<Shown>({ loading: true });
-  useEffect(() => {
-    let current = true;
-    setShown({ loading: true });
-    api<Page<Sanction>>('GET', `/group/sanctions${query({ ...filters, limit: 50, cursor })}`).then(
-      (page) => current && setShown({ page, loading: false }),
-      (failure: unknown) => current && setShown({ error: describe(failure), loading: false }),
-    );
-    return () => {
-      current = false;
-    };
-  }, [...NAMES.map((name) => filters[name]), cursor, round]);
-  return shown;
-}
-
 function Sanctions(props: { onLifted: () => void }): View {
-  const [filters, setFilters] = useState<Filters>(filtersFromHash);
+  const [filters, setFilters] = useState<Filters>(() => filtersFromHash(NAMES));
   const trail = useCursorTrail();
   /** Bumped by every "Filter" and every lift, so the list is read again. */
   const [round, setRound] = useState(0);
-  const shown = useSanctionPage(filters, trail.cursor, round);
+  const shown = usePage<Sanction>('/group/sanctions', filters, trail.cursor, round);
   const canLift = useCanLift();
   const [answer, setAnswer] = useState<string | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
