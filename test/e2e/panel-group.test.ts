@@ -2,8 +2,8 @@
  * The panel's Group page in a real Chromium against real `serve` and `sim` processes
  * (docs/panel.md, "Group"): a daemon in no group says so and where setting one up is explained;
  * a daemon with `[group]` in its config file, on a real PostgreSQL (harness/postgres.ts), shows
- * its server and a ban made through the admin API, and Lift, after confirming, publishes the
- * unban; axe-core and sideways scroll on a phone and a laptop, light and dark, for both.
+ * its server and a ban made through the admin API, keeps its filters in the address, and Lift,
+ * after confirming (by keyboard alone), publishes the unban; axe-core and sideways scroll on a phone and a laptop, light and dark, for both.
  *
  * Skipped without Chromium unless MODGATE_REQUIRE_CHROMIUM=1, as test/e2e/panel.test.ts; the
  * group part also without PostgreSQL unless MODGATE_REQUIRE_POSTGRES=1.
@@ -120,6 +120,21 @@ describe.runIf(chromium.run && postgres.run)("the panel's Group page on a daemon
     expect(text).toContain('Alpha, by');
     expect(text).toContain('aimbot');
     expect(text).toContain('Alpha: origin');
+    await panel.close();
+  });
+
+  it('keeps its filters in the address across a reload, and says when none match', async () => {
+    const panel = await groupPage();
+    const { page } = panel;
+    await banRow(panel);
+    await page.getByLabel('Kind').selectOption('mutes');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.getByText('No sanctions of the group match these filters.').waitFor();
+    expect(new URL(page.url()).hash).toBe('#/group?kind=mutes');
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Group' }).waitFor();
+    await page.getByText('No sanctions of the group match these filters.').waitFor();
+    expect(await page.getByLabel('Kind').inputValue()).toBe('mutes');
     await panel.close();
   });
 
