@@ -18,6 +18,7 @@ import { AuditPage } from './pages/audit.ts';
 import { ConsolePage } from './pages/console.ts';
 import { EconomyPage } from './pages/economy.ts';
 import { EventsPage } from './pages/events.ts';
+import { GroupPage } from './pages/group.ts';
 import { KeysPage } from './pages/keys.ts';
 import { OverviewPage } from './pages/overview.ts';
 import { PlanPage } from './pages/plan.ts';
@@ -47,6 +48,7 @@ const PAGES = (
     { path: 'economy', title: 'Economy', view: EconomyPage },
     { path: 'shop', title: 'Shop', view: ShopPage },
     { path: 'console', title: 'Console', view: ConsolePage },
+    { path: 'group', title: 'Group', view: GroupPage },
     { path: 'keys', title: 'Keys', view: KeysPage },
     { path: 'plan', title: 'Plan', view: PlanPage },
     { path: 'webhooks', title: 'Webhooks', view: WebhooksPage },

@@ -31,6 +31,7 @@ export const PAGE_ACCESS = {
   economy: { reads: '/admin/v1/game/economy/transactions', access: game('economy:read') },
   shop: { reads: '/admin/v1/game/packs', access: game('packs:read') },
   console: { reads: '/admin/v1/game/commands/catalog', access: game('commands:read') },
+  group: { reads: '/admin/v1/group', access: { kind: 'staff' } },
   keys: { reads: '/admin/v1/keys', access: OWNER },
   plan: { reads: '/admin/v1/plan', access: OWNER },
   webhooks: { reads: '/admin/v1/webhooks', access: OWNER },
@@ -40,3 +41,16 @@ export const PAGE_ACCESS = {
 } as const satisfies Record<string, PageAccess>;
 
 export type PagePath = keyof typeof PAGE_ACCESS;
+
+/**
+ * A write a page offers only to the roles its route allows (the button is not shown to others):
+ * the route, `METHOD /admin/v1/…` as it declares itself, and its `access`, held to it by the test.
+ */
+export interface ActionAccess {
+  route: string;
+  access: AdminAccess;
+}
+
+export const ACTION_ACCESS = {
+  groupLift: { route: 'POST /admin/v1/group/sanctions/{id}/lift', access: game('players:ban') },
+} as const satisfies Record<string, ActionAccess>;

@@ -5,10 +5,10 @@
  * request did in its route's own words and how it ended.
  */
 import { h } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { components } from '../admin-schema.ts';
-import { api, describe, query, type Page } from '../api.ts';
-import { hashParams, replaceHashParams } from '../hash.ts';
+import { replaceHashParams } from '../hash.ts';
+import { filtersFromHash, usePage } from '../listing.ts';
 import { ErrorLine, Field, Table, when, type View } from '../ui.ts';
 import { NEWER_OLDER, useCursorTrail } from './cursor-pager.ts';
 
@@ -31,40 +31,12 @@ const LABELS: Record<keyof Filters, string> = {
 /** The audit log holds writes only (docs/admin.md, "Audit log"). */
 const METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
 
-function filtersFromHash(): Filters {
-  const params = hashParams();
-  return Object.fromEntries(NAMES.map((name) => [name, params.get(name) ?? ''])) as Filters;
-}
-
-interface Shown {
-  page?: Page<AuditEntry>;
-  error?: string;
-  loading: boolean;
-}
-
-/** One page for these filters and cursor; a new request clears what the last one showed. */
-function useAuditPage(filters: Filters, cursor: string | null, round: number): Shown {
-  const [shown, setShown] = useState<Shown>({ loading: true });
-  useEffect(() => {
-    let current = true;
-    setShown({ loading: true });
-    api<Page<AuditEntry>>('GET', `/audit${query({ ...filters, limit: 50, cursor })}`).then(
-      (page) => current && setShown({ page, loading: false }),
-      (failure: unknown) => current && setShown({ error: describe(failure), loading: false }),
-    );
-    return () => {
-      current = false;
-    };
-  }, [...NAMES.map((name) => filters[name]), cursor, round]);
-  return shown;
-}
-
 export function AuditPage(): View {
-  const [filters, setFilters] = useState<Filters>(filtersFromHash);
+  const [filters, setFilters] = useState<Filters>(() => filtersFromHash(NAMES));
   const trail = useCursorTrail();
   /** Bumped by every "Filter", so pressing it again with the same filters reads the log again. */
   const [round, setRound] = useState(0);
-  const shown = useAuditPage(filters, trail.cursor, round);
+  const shown = usePage<AuditEntry>('/audit', filters, trail.cursor, round);
   const apply = (next: Filters) => {
     setFilters(next);
     setRound(round + 1);

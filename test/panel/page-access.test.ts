@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { ADMIN_ROUTES } from '../../daemon/admin/routes/index.ts';
 import { roleAllows, type AdminAccess, type AdminRole } from '../../daemon/admin/roles.ts';
-import { PAGE_ACCESS } from '../../panel/page-access.ts';
+import { ACTION_ACCESS, PAGE_ACCESS } from '../../panel/page-access.ts';
 
 describe("the panel's page roles", () => {
   it.each(Object.entries(PAGE_ACCESS))(
@@ -26,7 +26,14 @@ describe("the panel's page roles", () => {
         .filter(([, entry]) => roleAllows(role, entry.access as AdminAccess))
         .map(([page]) => page);
     expect(shown('owner')).toEqual(Object.keys(PAGE_ACCESS));
-    expect(shown('moderator')).toEqual(['overview', 'players', 'world']);
-    expect(shown('viewer')).toEqual(['overview', 'players', 'world']);
+    expect(shown('moderator')).toEqual(['overview', 'players', 'world', 'group']);
+    expect(shown('viewer')).toEqual(['overview', 'players', 'world', 'group']);
+  });
+
+  it.each(Object.entries(ACTION_ACCESS))('gives the %s button the access of its route', (_action, entry) => {
+    const [method, path] = entry.route.split(' ');
+    const route = ADMIN_ROUTES.find((candidate) => candidate.method === method && candidate.path === path);
+    expect(route, `${entry.route} is an admin route`).toBeDefined();
+    expect(entry.access).toEqual(route?.access);
   });
 });

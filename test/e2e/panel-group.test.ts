@@ -1,0 +1,195 @@
+/**
+ * The panel's Group page in a real Chromium against real `serve` and `sim` processes
+ * (docs/panel.md, "Group"): a daemon in no group says so and where setting one up is explained;
+ * a daemon with `[group]` in its config file, on a real PostgreSQL (harness/postgres.ts), shows
+ * its server and a ban made through the admin API, keeps its filters in the address, and Lift,
+ * after confirming (by keyboard alone), publishes the unban; axe-core and sideways scroll on a phone and a laptop, light and dark, for both.
+ *
+ * Skipped without Chromium unless MODGATE_REQUIRE_CHROMIUM=1, as test/e2e/panel.test.ts; the
+ * group part also without PostgreSQL unless MODGATE_REQUIRE_POSTGRES=1.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminRequest } from '../../harness/admin.ts';
+import { chromiumForTests } from '../../harness/browser.ts';
+import {
+  axeViolations,
+  DESKTOP,
+  openPanel,
+  PHONE,
+  sideScroll,
+  type PanelPage,
+} from '../../harness/panel-browser.ts';
+import { startPanelStack, type PanelStack } from '../../harness/panel-stack.ts';
+import { postgresAvailable, startPostgres, type PostgresCluster } from '../../harness/postgres.ts';
+import { eventually } from '../../harness/stack.ts';
+
+const chromium = chromiumForTests('test/e2e/panel-group.test.ts');
+const postgres = postgresAvailable('test/e2e/panel-group.test.ts');
+
+describe.runIf(chromium.run)("the panel's Group page on a daemon in no group", () => {
+  let stack: PanelStack;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    [stack, browser] = await Promise.all([startPanelStack(), chromium.launch()]);
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.close();
+  });
+
+  for (const viewport of [DESKTOP, PHONE]) {
+    for (const colorScheme of ['light', 'dark'] as const) {
+      it(`says the daemon is in no group, with no axe violation and no sideways scroll at ${viewport.width} px, ${colorScheme}`, async () => {
+        const panel = await openPanel(browser, stack, { viewport, colorScheme });
+        const { page } = panel;
+        await panel.go('group', 'Group');
+        const explanation = page.getByTestId('not-in-group');
+        await explanation.getByRole('heading', { name: 'This daemon is in no group' }).waitFor();
+        expect(await explanation.textContent()).toContain('modgate docs group');
+        expect(await page.getByRole('table').count()).toBe(0);
+        expect(await axeViolations(page)).toEqual([]);
+        expect(await sideScroll(page)).toBe(0);
+        await panel.close();
+      });
+    }
+  }
+});
+
+describe.runIf(chromium.run && postgres.run)("the panel's Group page on a daemon in a group", () => {
+  let cluster: PostgresCluster;
+  let configDir: string;
+  let stack: PanelStack;
+  let browser: Browser;
+  const player = '76561199000035001';
+
+  beforeAll(async () => {
+    [cluster, browser] = await Promise.all([startPostgres(postgres.binDir), chromium.launch()]);
+    const url = await cluster.createDatabase('panel_group');
+    configDir = await mkdtemp(join(tmpdir(), 'modgate-panel-group-'));
+    const config = join(configDir, 'modgate.toml');
+    await writeFile(config, `[group]\ndatabase_url = "${url}"\nname = "Alpha"\n`);
+    stack = await startPanelStack({ serveExtra: ['--config', config] });
+    const banned = await adminRequest({
+      url: stack.adminUrl,
+      token: stack.token,
+      method: 'POST',
+      path: `/admin/v1/game/players/${player}/ban`,
+      body: { duration: 24, duration_unit: 'hours', reason: 'aimbot' },
+    });
+    expect(banned.status, banned.text).toBe(200);
+  }, 90_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.close();
+    await cluster?.cleanup();
+    if (configDir) await rm(configDir, { recursive: true, force: true });
+  });
+
+  async function groupPage(options: Parameters<typeof openPanel>[2] = {}): Promise<PanelPage> {
+    const panel = await openPanel(browser, stack, options);
+    await panel.go('group', 'Group');
+    return panel;
+  }
+
+  /** The ban's row, once the daemon has published it to the group's log. */
+  async function banRow(panel: PanelPage) {
+    const row = panel.page
+      .locator(`[data-testid=group-sanction][data-action=ban]`)
+      .filter({ hasText: player });
+    await eventually(async () => {
+      await panel.page.getByRole('button', { name: 'Filter' }).click();
+      return (await row.count()) === 1;
+    });
+    return row;
+  }
+
+  it('shows its server up with its link, and the ban with its origin and where each server stands', async () => {
+    const panel = await groupPage();
+    const server = panel.page.getByTestId('group-server').filter({ hasText: 'Alpha' });
+    await server.waitFor();
+    expect((await server.locator('td').allTextContents()).slice(1, 3)).toEqual(['Up', 'Up']);
+    const row = await banRow(panel);
+    const text = await row.textContent();
+    expect(text).toContain('Alpha, by');
+    expect(text).toContain('aimbot');
+    expect(text).toContain('Alpha: origin');
+    await panel.close();
+  });
+
+  it('keeps its filters in the address across a reload, and says when none match', async () => {
+    const panel = await groupPage();
+    const { page } = panel;
+    await banRow(panel);
+    await page.getByLabel('Kind').selectOption('mutes');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.getByText('No sanctions of the group match these filters.').waitFor();
+    expect(new URL(page.url()).hash).toBe('#/group?kind=mutes');
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Group' }).waitFor();
+    await page.getByText('No sanctions of the group match these filters.').waitFor();
+    expect(await page.getByLabel('Kind').inputValue()).toBe('mutes');
+    await panel.close();
+  });
+
+  for (const viewport of [DESKTOP, PHONE]) {
+    for (const colorScheme of ['light', 'dark'] as const) {
+      it(`has no axe violation and no sideways scroll at ${viewport.width} px, ${colorScheme}, with rows and the Lift dialog open`, async () => {
+        const panel = await groupPage({ viewport, colorScheme });
+        const { page } = panel;
+        await banRow(panel);
+        expect(await axeViolations(page)).toEqual([]);
+        expect(await sideScroll(page)).toBe(0);
+        await page.getByRole('button', { name: `Lift the ban of ${player}` }).click();
+        await page.getByRole('dialog').waitFor();
+        expect(await axeViolations(page)).toEqual([]);
+        expect(await sideScroll(page)).toBe(0);
+        await page.keyboard.press('Escape');
+        await panel.close();
+      });
+    }
+  }
+
+  it('lifts the ban only after confirming, publishing the unban to every server of the group', async () => {
+    const panel = await groupPage();
+    const { page } = panel;
+    await banRow(panel);
+    const lift = page.getByRole('button', { name: `Lift the ban of ${player}` });
+    await lift.click();
+    const dialog = page.getByRole('dialog');
+    expect(await dialog.textContent()).toContain(
+      'publishes an unban of ' + player + ' to every server of the group',
+    );
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    expect(await page.getByTestId('lift-answer').textContent()).toBe('');
+    // By keyboard alone: Enter opens the dialog, whose focus starts on Cancel; Tab, Enter lifts.
+    await lift.focus();
+    await page.keyboard.press('Enter');
+    await dialog.waitFor();
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await page
+      .getByTestId('lift-answer')
+      .filter({ hasText: `Published an unban of ${player}` })
+      .waitFor();
+    const unban = page.locator('[data-testid=group-sanction][data-action=unban]').filter({ hasText: player });
+    await unban.waitFor();
+    // The answer takes the focus, not the top of the page.
+    await eventually(
+      async () => (await page.evaluate('document.activeElement?.dataset.testid')) === 'lift-answer',
+    );
+    const moderation = await adminRequest({
+      url: stack.adminUrl,
+      token: stack.token,
+      path: `/admin/v1/game/players/${player}/moderation`,
+    });
+    expect(moderation.json).toMatchObject({ ban: { banned: false } });
+    await panel.close();
+  });
+});
