@@ -367,4 +367,23 @@ describe.runIf(postgres.run)('group mode', () => {
       await data.remove();
     }
   });
+
+  it('skips a sanction a later one of the same player and kind decides', async () => {
+    const url = await newGroup();
+    const database = new URL(url).pathname.slice(1);
+    const b = await serverOf(url, 'B');
+    try {
+      await b.sim?.close();
+      const player = strangerId();
+      await insertRow(database, { action: 'ban', platform_id: player, created: -60_000, expires: null });
+      await insertRow(database, { action: 'unban', platform_id: player, created: -30_000, expires: null });
+      await b.startSim({ wallClock: true });
+      await eventually(async () => (await pendingOf(b)).get('B') === 0);
+      // Had the ban been applied before the unban, the game would list both.
+      const violations = await b.call(`/v1/players/${player}/violations`);
+      expect(violations.status).toBe(404); // the game holds nothing for a player it never banned
+    } finally {
+      await b.close();
+    }
+  });
 });
