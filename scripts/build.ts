@@ -27,8 +27,12 @@
  *    so that `npm install` never downloads it.
  * 5. seal: mode 0755, sha256sum-format checksum, and `--version` run once as a smoke test.
  *
- * Run with `tsx scripts/build.ts [--arch x64|arm64] [--out DIR]`; `--out DIR` writes somewhere
- * other than dist/.
+ * Run with `tsx scripts/build.ts [--arch x64|arm64] [--out DIR] [--release-pubkey FILE]
+ * [--version VERSION]`; `--out DIR` writes somewhere other than dist/. `--release-pubkey FILE`
+ * (or MODGATE_BUILD_RELEASE_PUBKEY=FILE) embeds that minisign public key as the one key
+ * `self-update` trusts, in place of the project's (cli/release/release-source.ts); `--version`
+ * builds the binary as that version instead of package.json's. Both are read here, at build time:
+ * the binary has no run-time way to change either (docs/security.md, "Releases and self-update").
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -37,7 +41,8 @@ import { createRequire } from 'node:module';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
+import { parsePublicKey } from '../cli/release/minisign.ts';
 import { readDocsFolder } from '../cli/docs-command.ts';
 import { buildPanelBundle, PANEL_FILES, writeRouteSummaries } from '../daemon/admin/panel/panel-bundle.ts';
 import { ADMIN_ROUTES } from '../daemon/admin/routes/index.ts';
@@ -48,6 +53,7 @@ import { runCommand } from './emulator.ts';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const PACKAGE_JSON = join(ROOT, 'package.json');
 const require = createRequire(import.meta.url);
 
 /** The resource name and fuse Node looks for at start-up (Node's SEA docs, "Injecting"). */
@@ -106,6 +112,20 @@ export interface BuildOptions {
    * the release's SBOM lists the npm packages among them (scripts/release.ts).
    */
   bundled?: Set<string>;
+  /**
+   * The minisign public key `self-update` is to trust (a `.pub` file's text or its base64 line);
+   * unset: the project's key in cli/release/release-source.ts.
+   */
+  releasePublicKey?: string;
+  /** The version the binary is (`--version`, self-update's comparisons); package.json's by default. */
+  version?: string;
+}
+
+/** What a build fixes in the bundle: the version it reports and the release key it trusts. */
+interface Embedded {
+  version: string;
+  /** The key's base64 line, or undefined for the project's key. */
+  releasePublicKey: string | undefined;
 }
 
 export async function buildBinary(options: BuildOptions = {}): Promise<{ binary: string; sha256: string }> {
@@ -113,11 +133,12 @@ export async function buildBinary(options: BuildOptions = {}): Promise<{ binary:
   const name = options.arch === undefined ? 'modgate' : `modgate-linux-${arch}`;
   const paths = pathsIn(resolve(options.outDir ?? join(ROOT, 'dist')), name);
   const log = options.log ?? (() => undefined);
+  const embedded = await embeddedValues(options);
   const step = timed(log);
   await rm(paths.work, { recursive: true, force: true });
   await mkdir(paths.work, { recursive: true });
   const node = await step('node', () => embeddedNode(arch, log));
-  await step('bundle', () => bundle(paths, options.bundled ?? new Set()));
+  await step('bundle', () => bundle(paths, options.bundled ?? new Set(), embedded));
   await step('cache', () =>
     makeCodeCache(node.command, {
       source: paths.wrapped,
@@ -128,9 +149,23 @@ export async function buildBinary(options: BuildOptions = {}): Promise<{ binary:
   );
   await step('blob', () => makeBlob(node.command, paths));
   await step('inject', () => inject(node.path, paths));
-  const sha256 = await step('seal', () => seal(arch, paths));
+  const sha256 = await step('seal', () => seal(arch, paths, embedded.version));
   await rm(paths.work, { recursive: true, force: true });
   return { binary: paths.binary, sha256 };
+}
+
+/** The version and key to embed, checked before anything is built. */
+async function embeddedValues(options: BuildOptions): Promise<Embedded> {
+  const version =
+    options.version ?? (JSON.parse(await readFile(PACKAGE_JSON, 'utf8')) as { version: string }).version;
+  // What compareVersions (cli/release/self-update.ts) orders: major.minor.patch[-pre].
+  if (!/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/.test(version)) {
+    throw new Error(`version ${version}: give major.minor.patch, e.g. 1.2.3 or 1.2.3-rc.1`);
+  }
+  const key = options.releasePublicKey;
+  if (key === undefined) return { version, releasePublicKey: undefined };
+  parsePublicKey(key);
+  return { version, releasePublicKey: key.trim().split('\n').at(-1)?.trim() };
 }
 
 function pathsIn(out: string, name: string): BuildPaths {
@@ -166,13 +201,13 @@ async function embeddedNode(
   return { path, command, version };
 }
 
-async function bundle(paths: BuildPaths, bundled: Set<string>): Promise<void> {
-  await bundleOne(join(ROOT, 'cli/main.ts'), paths.bundle, bundled);
+async function bundle(paths: BuildPaths, bundled: Set<string>, embedded: Embedded): Promise<void> {
+  await bundleOne(join(ROOT, 'cli/main.ts'), paths.bundle, bundled, embedded);
   const source = await readFile(paths.bundle, 'utf8');
   // cli/sea-main.ts reads the asset as latin1, which equals UTF-8 for ASCII only.
   if (/[^\p{ASCII}]/u.test(source)) throw new Error('the CLI bundle is not ASCII (esbuild charset)');
   await writeFile(paths.wrapped, `${CLI_WRAPPER[0]}${source}${CLI_WRAPPER[1]}`);
-  await bundleOne(join(ROOT, 'cli/sea-main.ts'), paths.main, bundled);
+  await bundleOne(join(ROOT, 'cli/sea-main.ts'), paths.main, bundled, embedded);
   await bundlePanel(paths, bundled);
 }
 
@@ -182,7 +217,12 @@ async function bundlePanel(paths: BuildPaths, bundled: Set<string>): Promise<voi
   for (const name of PANEL_FILES) await writeFile(join(paths.work, name.slice(1)), panel[name]);
 }
 
-async function bundleOne(entry: string, outfile: string, bundled: Set<string>): Promise<void> {
+async function bundleOne(
+  entry: string,
+  outfile: string,
+  bundled: Set<string>,
+  embedded: Embedded,
+): Promise<void> {
   const result = await build({
     // Module names in the bundle are relative to this folder, whatever the caller's folder.
     absWorkingDir: ROOT,
@@ -194,6 +234,7 @@ async function bundleOne(entry: string, outfile: string, bundled: Set<string>): 
     format: 'cjs',
     external: [...OPTIONAL_NATIVE, ...CHECKOUT_ONLY],
     alias: { ...BUNDLE_ALIASES },
+    plugins: [packageVersion(embedded.version)],
     // In a single executable __filename is the executable itself (Node's SEA docs).
     banner: { js: "const __modgate_import_meta_url = require('node:url').pathToFileURL(__filename).href;" },
     // `modgate docs`: docs/*.md travel inside the binary (cli/docs-command.ts), as one string
@@ -205,6 +246,10 @@ async function bundleOne(entry: string, outfile: string, bundled: Set<string>): 
       MODGATE_EMBEDDED_DOCS_JSON: JSON.stringify(
         JSON.stringify(readDocsFolder(new URL('../docs/', import.meta.url))),
       ),
+      // Always defined, `undefined` included, so the bundle holds a constant and no global
+      // lookup that code at run time could answer.
+      MODGATE_BUILD_RELEASE_PUBKEY:
+        embedded.releasePublicKey === undefined ? 'undefined' : JSON.stringify(embedded.releasePublicKey),
     },
     minifySyntax: true,
     minifyWhitespace: true,
@@ -216,6 +261,23 @@ async function bundleOne(entry: string, outfile: string, bundled: Set<string>): 
   });
   if (result.errors.length > 0) throw new Error('esbuild failed');
   for (const input of Object.keys(result.metafile.inputs)) bundled.add(resolve(ROOT, input));
+}
+
+/**
+ * package.json as the bundle sees it, with `version` set: every place that reports the version
+ * (`--version`, the admin status, the webhooks' User-Agent, the metrics) imports it from there.
+ */
+function packageVersion(version: string): Plugin {
+  return {
+    name: 'modgate-package-version',
+    setup(plugin) {
+      plugin.onLoad({ filter: /[\\/]package\.json$/ }, async (args) => {
+        if (args.path !== PACKAGE_JSON) return undefined;
+        const json = JSON.parse(await readFile(args.path, 'utf8')) as Record<string, unknown>;
+        return { contents: JSON.stringify({ ...json, version }), loader: 'json' };
+      });
+    },
+  };
 }
 
 async function makeBlob(node: NodeCommand, paths: BuildPaths): Promise<void> {
@@ -260,11 +322,11 @@ async function inject(node: string, paths: BuildPaths): Promise<void> {
   }
 }
 
-async function seal(arch: Arch, paths: BuildPaths): Promise<string> {
+async function seal(arch: Arch, paths: BuildPaths, version: string): Promise<string> {
   const built = join(paths.work, 'modgate');
   const [program, ...prefix] = runCommand(arch, built);
   const { stdout } = await run(program, [...prefix, '--version']);
-  const expected = `modgate ${(require(join(ROOT, 'package.json')) as { version: string }).version}`;
+  const expected = `modgate ${version}`;
   if (!stdout.startsWith(`${expected}\n`)) throw new Error(`the built binary printed:\n${stdout}`);
   // --version never loads the CLI bundle; --help does.
   const help = await run(program, [...prefix, '--help']);
@@ -287,22 +349,39 @@ function timed(log: (line: string) => void) {
   };
 }
 
-/** `--arch x64|arm64 --out DIR`, both optional. */
-function optionsFromArgs(argv: string[]): Pick<BuildOptions, 'arch' | 'outDir'> {
+/**
+ * `--arch x64|arm64 --out DIR --release-pubkey FILE --version VERSION`, all optional;
+ * MODGATE_BUILD_RELEASE_PUBKEY=FILE when `--release-pubkey` is not given.
+ */
+async function optionsFromArgs(
+  argv: string[],
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<Pick<BuildOptions, 'arch' | 'outDir' | 'releasePublicKey' | 'version'>> {
   const { values } = parseArgs({
     args: argv,
-    options: { arch: { type: 'string' }, out: { type: 'string' } },
+    options: {
+      arch: { type: 'string' },
+      out: { type: 'string' },
+      'release-pubkey': { type: 'string' },
+      version: { type: 'string' },
+    },
   });
   if (values.arch !== undefined && !isArch(values.arch)) {
     throw new Error(`--arch ${values.arch}: give x64 or arm64`);
   }
-  return { arch: values.arch, outDir: values.out };
+  const keyFile = values['release-pubkey'] ?? (env.MODGATE_BUILD_RELEASE_PUBKEY || undefined);
+  return {
+    arch: values.arch,
+    outDir: values.out,
+    ...(keyFile === undefined ? {} : { releasePublicKey: await readFile(keyFile, 'utf8') }),
+    ...(values.version === undefined ? {} : { version: values.version }),
+  };
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const started = performance.now();
   const { binary, sha256 } = await buildBinary({
-    ...optionsFromArgs(process.argv.slice(2)),
+    ...(await optionsFromArgs(process.argv.slice(2), process.env)),
     log: (line) => process.stdout.write(`${line}\n`),
   });
   const seconds = ((performance.now() - started) / 1000).toFixed(1);

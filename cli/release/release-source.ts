@@ -13,10 +13,22 @@ import { parsePublicKey, verifyMinisign, type MinisignPublicKey } from './minisi
 
 export const RELEASE_BASE_URL = 'https://releases.modgate.dev';
 /**
- * The project's release key (minisign). A placeholder until the maintainers' first signed release:
- * they put their key's public line here (docs/operations.md, "Verifying a release by hand").
+ * Replaced by scripts/build.ts with the public key line given to `--release-pubkey` (or
+ * MODGATE_BUILD_RELEASE_PUBKEY), a string, and with `undefined` when none is given: a build for
+ * another key (a fork's, or a test's throwaway one) trusts that key alone. It is fixed when the
+ * binary is built, never read at run time (docs/security.md, "Releases and self-update").
  */
-export const RELEASE_PUBLIC_KEY = 'RWRURDfXjgm3ES6OPsJ624QBR+/Mp6uFSCg3b7ZZPHg4DJy19Ts0KLej';
+declare const MODGATE_BUILD_RELEASE_PUBKEY: string | undefined;
+
+/**
+ * The project's release key (minisign), unless the build embedded another. A placeholder until
+ * the maintainers' first signed release: they put their key's public line here
+ * (docs/operations.md, "Verifying a release by hand").
+ */
+export const RELEASE_PUBLIC_KEY =
+  typeof MODGATE_BUILD_RELEASE_PUBKEY === 'string'
+    ? MODGATE_BUILD_RELEASE_PUBKEY
+    : 'RWRURDfXjgm3ES6OPsJ624QBR+/Mp6uFSCg3b7ZZPHg4DJy19Ts0KLej';
 export const SUMS_FILE = 'SHA256SUMS';
 export const SIGNATURE_FILE = 'SHA256SUMS.minisig';
 
