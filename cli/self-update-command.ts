@@ -10,7 +10,7 @@ import { isSea } from 'node:sea';
 import type { Command } from 'commander';
 import { CliError, EXIT_USAGE, UsageError } from './errors.ts';
 import { printJson, printLines, type CliIo } from './io.ts';
-import { readSignedRelease, releaseBase, releaseDir, releaseKey } from './release/release-source.ts';
+import { releaseBase, releaseDir, releaseKey } from './release/release-source.ts';
 import {
   artifactName,
   compareVersions,
@@ -20,6 +20,7 @@ import {
   restartInstances,
   rollBack,
   verifiedArtifact,
+  verifiedRelease,
 } from './release/self-update.ts';
 
 interface SelfUpdateFlags {
@@ -63,7 +64,7 @@ async function selfUpdate(flags: SelfUpdateFlags, io: CliIo): Promise<void> {
     ]);
   }
   const installed = await installedVersion(target, io.env);
-  const release = await readSignedRelease(releaseDir(releaseBase(io.env), flags.to), releaseKey(io.env));
+  const release = await verifiedRelease(releaseDir(releaseBase(io.env), flags.to), releaseKey(io.env));
   const order = compareVersions(release.version, installed);
   if (flags.check) {
     const newer = order > 0;

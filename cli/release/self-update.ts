@@ -9,8 +9,9 @@ import { createHash } from 'node:crypto';
 import { link, open, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { CliError } from '../errors.ts';
-import { fetchBytes, type SignedRelease } from './release-source.ts';
+import { CliError, EXIT_OPERATIONAL } from '../errors.ts';
+import { SignatureError, type MinisignPublicKey } from './minisign.ts';
+import { fetchBytes, readSignedRelease, type SignedRelease } from './release-source.ts';
 
 const run = promisify(execFile);
 type Env = Readonly<Record<string, string | undefined>>;
@@ -66,6 +67,31 @@ export function compareVersions(a: string, b: string): number {
   return x.pre < y.pre ? -1 : 1;
 }
 
+/**
+ * The release in `dir`, its SHA256SUMS verified with `key`. A refused signature is the outcome
+ * this check exists for, not a failure of modgate's: it is said as such (`bad_signature`), as is
+ * a release that cannot be read, and neither touched the binary.
+ */
+export async function verifiedRelease(dir: string, key: MinisignPublicKey): Promise<SignedRelease> {
+  try {
+    return await readSignedRelease(dir, key);
+  } catch (error) {
+    const message = (error as Error).message;
+    if (error instanceof SignatureError) {
+      throw new CliError(
+        `the release in ${dir} fails its signature check: ${message}; nothing was changed`,
+        EXIT_OPERATIONAL,
+        'bad_signature',
+      );
+    }
+    throw new CliError(
+      `could not read the release in ${dir}: ${message}`,
+      EXIT_OPERATIONAL,
+      'release_unreadable',
+    );
+  }
+}
+
 /** The artifact's bytes, refused unless their sha256 is the one the signed SHA256SUMS lists. */
 export async function verifiedArtifact(release: SignedRelease, name: string): Promise<Buffer> {
   const expected = release.sums.get(name);
@@ -76,6 +102,8 @@ export async function verifiedArtifact(release: SignedRelease, name: string): Pr
   if (actual !== expected) {
     throw new CliError(
       `${name} does not match SHA256SUMS (sha256 ${actual}, signed ${expected}); nothing was changed`,
+      EXIT_OPERATIONAL,
+      'checksum_mismatch',
     );
   }
   return bytes;

@@ -124,8 +124,9 @@ describe.runIf(minisignInstalled())('modgate self-update', () => {
       join(releases, 'latest', `modgate-linux-${process.arch}`),
       fakeBinary('0.3.0') + '# tampered\n',
     );
-    const result = await selfUpdate([]);
+    const result = await selfUpdate(['--json']);
     expect(result.code).toBe(1);
+    expect(JSON.parse(result.stderr)).toMatchObject({ error: { code: 'checksum_mismatch' } });
     expect(result.stderr).toContain('does not match SHA256SUMS');
     expect(await readFile(binary, 'utf8')).toBe(fakeBinary('0.2.0'));
     expect(existsSync(`${binary}.previous`)).toBe(false);
@@ -139,15 +140,39 @@ describe.runIf(minisignInstalled())('modgate self-update', () => {
     );
     const result = await selfUpdate([]);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('the signature does not match the file');
+    expect(result.stderr).toBe(
+      `error: the release in ${pathToFileURL(releases).href}/latest/ fails its signature check: ` +
+        'the signature does not match the file; nothing was changed\n',
+    );
     expect(await readFile(binary, 'utf8')).toBe(fakeBinary('0.2.0'));
   });
 
   it('refuses a release signed by another key', async () => {
     await signSums(join(releases, 'latest'), other.secret, '0.3.0');
-    const result = await selfUpdate([]);
+    const result = await selfUpdate(['--json']);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('not the release key');
+    expect(JSON.parse(result.stderr)).toMatchObject({
+      error: {
+        code: 'bad_signature',
+        message: expect.stringMatching(
+          /fails its signature check: signed by key \w+, not the release key/,
+        ) as unknown,
+      },
+    });
+    expect(await readFile(binary, 'utf8')).toBe(fakeBinary('0.2.0'));
+  });
+
+  it('says so when the release cannot be read, leaving the binary as it was', async () => {
+    const result = await selfUpdate(['--to', '9.9.9', '--json']);
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.stderr)).toMatchObject({
+      error: {
+        code: 'release_unreadable',
+        message: expect.stringContaining(
+          `could not read the release in ${pathToFileURL(releases).href}/v9.9.9/`,
+        ) as unknown,
+      },
+    });
     expect(await readFile(binary, 'utf8')).toBe(fakeBinary('0.2.0'));
   });
 
