@@ -5,7 +5,7 @@
  * without building the executable.
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { signSums, writeSums } from '../../scripts/release.ts';
@@ -64,4 +64,49 @@ export async function fakeRelease(
   await signSums(dir, key.secret, version);
   if (options.latest) await cp(dir, join(base, 'latest'), { recursive: true });
   return dir;
+}
+
+/** The ways the release tests tamper with a signed release, each one verification step. */
+export const TAMPERINGS = [
+  'a changed artifact',
+  'a changed SHA256SUMS',
+  'a changed trusted comment',
+  'a signature by another key',
+] as const;
+export type Tampering = (typeof TAMPERINGS)[number];
+
+/**
+ * Tampers with `latest` (a mirror's `latest/`, whose files link to the release `release.dir`):
+ * the artifact (`modgate-linux-x64` unless named) or SHA256SUMS one byte off, the trusted comment
+ * naming another version, or the list signed by `release.other`. A link is replaced by a file,
+ * never written through, so the release itself stays whole for the next test.
+ */
+export async function tamper(
+  kind: Tampering,
+  latest: string,
+  release: { dir: string; version: string; other: TestKey; artifact?: string },
+): Promise<void> {
+  const replace = async (name: string, content: string | Buffer) => {
+    await rm(join(latest, name));
+    await writeFile(join(latest, name), content);
+  };
+  const text = async (name: string) => readFile(join(latest, name), 'utf8');
+  const artifact = release.artifact ?? 'modgate-linux-x64';
+  if (kind === 'a changed artifact') {
+    await replace(artifact, Buffer.concat([await readFile(join(release.dir, artifact)), Buffer.from('x')]));
+  } else if (kind === 'a changed SHA256SUMS') {
+    await replace(
+      'SHA256SUMS',
+      (await text('SHA256SUMS')).replace(/^./, (c) => (c === '0' ? '1' : '0')),
+    );
+  } else if (kind === 'a changed trusted comment') {
+    const signature = await text('SHA256SUMS.minisig');
+    await replace(
+      'SHA256SUMS.minisig',
+      signature.replace(/^trusted comment: modgate \S+/m, 'trusted comment: modgate 99.0.0'),
+    );
+  } else {
+    await rm(join(latest, 'SHA256SUMS.minisig'));
+    await signSums(latest, release.other.secret, release.version);
+  }
 }

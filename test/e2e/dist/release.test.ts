@@ -15,8 +15,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canRun } from '../../../scripts/emulator.ts';
-import { publicKeyOf, release, releaseVersion, signSums } from '../../../scripts/release.ts';
-import { minisignInstalled, makeKey, type TestKey } from '../../support/release-key.ts';
+import { publicKeyOf, release, releaseVersion } from '../../../scripts/release.ts';
+import { minisignInstalled, makeKey, tamper, TAMPERINGS, type TestKey } from '../../support/release-key.ts';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -25,7 +25,10 @@ const BUILD_MS = 1_200_000;
 const whole =
   (canRun('arm64') && existsSync('/usr/bin/dpkg-deb') && existsSync('/usr/bin/rpmbuild')) ||
   (process.env['MODGATE_REQUIRE_QEMU'] === '1' && process.env['MODGATE_REQUIRE_PACKAGING'] === '1');
-if (!whole) console.error('test/e2e/dist/release.test.ts: no qemu, dpkg-deb or rpmbuild: an x64 release without packages');
+if (!whole)
+  console.error(
+    'test/e2e/dist/release.test.ts: no qemu, dpkg-deb or rpmbuild: an x64 release without packages',
+  );
 
 describe.runIf(minisignInstalled())('npm run release and install.sh', () => {
   let work: string;
@@ -64,7 +67,7 @@ describe.runIf(minisignInstalled())('npm run release and install.sh', () => {
 
   /**
    * `<base>/latest/` and `<base>/v<version>/`: links to the release's files (a 120 MB copy per test
-   * is slow); tampering replaces a link with a file (`replace`), never writing through it.
+   * is slow); tampering replaces a link with a file (`tamper`), never writing through it.
    */
   async function mirror(): Promise<string> {
     const base = await mkdtemp(join(work, 'mirror-'));
@@ -72,11 +75,6 @@ describe.runIf(minisignInstalled())('npm run release and install.sh', () => {
     for (const name of await readdir(dir)) await symlink(join(dir, name), join(base, 'latest', name));
     await symlink(dir, join(base, `v${version}`));
     return base;
-  }
-
-  async function replace(path: string, content: string | Buffer): Promise<void> {
-    await rm(path);
-    await writeFile(path, content);
   }
 
   async function install(base: string, env: Record<string, string> = {}, script = join(dir, 'install.sh')) {
@@ -198,38 +196,14 @@ describe.runIf(minisignInstalled())('npm run release and install.sh', () => {
     expect((await stat(installed)).mtimeMs).toBe(before);
   });
 
-  const tampering = {
-    'a changed artifact': async (base: string) =>
-      replace(
-        join(base, 'latest/modgate-linux-x64'),
-        Buffer.concat([await readFile(join(dir, 'modgate-linux-x64')), Buffer.from('x')]),
-      ),
-    'a changed SHA256SUMS': async (base: string) => {
-      const sums = join(base, 'latest/SHA256SUMS');
-      await replace(
-        sums,
-        (await readFile(sums, 'utf8')).replace(/^./, (c) => (c === '0' ? '1' : '0')),
-      );
-    },
-    'a changed trusted comment': async (base: string) => {
-      const sig = join(base, 'latest/SHA256SUMS.minisig');
-      const text = await readFile(sig, 'utf8');
-      await replace(sig, text.replace(/^trusted comment: modgate \S+/m, 'trusted comment: modgate 99.0.0'));
-    },
-    'a signature by another key': async (base: string) => {
-      await rm(join(base, 'latest/SHA256SUMS.minisig'));
-      await signSums(join(base, 'latest'), other.secret, version);
-    },
-  };
-
   it.each(
-    Object.keys(tampering).flatMap((name) => [
+    TAMPERINGS.flatMap((name) => [
       [name, 'minisign'],
       [name, 'OpenSSL'],
     ]),
   )('refuses %s (checked with %s) before writing anything', async (name, verifier) => {
     const base = await mirror();
-    await tampering[name as keyof typeof tampering](base);
+    await tamper(name, join(base, 'latest'), { dir, version, other });
     const result = await install(base, verifier === 'OpenSSL' ? { PATH: noMinisign } : {});
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/does not match SHA256SUMS|bad signature/);

@@ -30,7 +30,14 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildBinary } from '../../../scripts/build.ts';
 import { releaseVersion, signSums, writeSums } from '../../../scripts/release.ts';
-import { makeKey, minisignInstalled, type TestKey } from '../../support/release-key.ts';
+import {
+  makeKey,
+  minisignInstalled,
+  tamper,
+  TAMPERINGS,
+  type Tampering,
+  type TestKey,
+} from '../../support/release-key.ts';
 
 const run = promisify(execFile);
 const BUILD_MS = 1_200_000;
@@ -92,7 +99,7 @@ describe.runIf(minisignInstalled() && process.arch === 'x64')('the built binary 
 
   /**
    * `<base>/latest/` (B's files, as links) and `<base>/v<A>/`, `<base>/v<B>/`; tampering replaces
-   * a link in latest/ with a file (`replace`), never writing through it.
+   * a link in latest/ with a file (`tamper`), never writing through it.
    */
   async function mirror(): Promise<string> {
     const base = await mkdtemp(join(work, 'mirror-'));
@@ -103,11 +110,6 @@ describe.runIf(minisignInstalled() && process.arch === 'x64')('the built binary 
     await symlink(releases.a, join(base, `v${versionA}`));
     await symlink(releases.b, join(base, `v${versionB}`));
     return base;
-  }
-
-  async function replace(path: string, content: string | Buffer): Promise<void> {
-    await rm(path);
-    await writeFile(path, content);
   }
 
   /** A bare-binary install of `which` under a scratch root, where install.sh puts it. */
@@ -244,44 +246,34 @@ describe.runIf(minisignInstalled() && process.arch === 'x64')('the built binary 
     UPDATE_MS,
   );
 
-  const tampering = {
-    'a changed binary': async (base: string) =>
-      replace(
-        join(base, 'latest', ARTIFACT),
-        Buffer.concat([await readFile(join(releases.b, ARTIFACT)), Buffer.from('x')]),
-      ),
-    'a changed SHA256SUMS': async (base: string) => {
-      const sums = join(base, 'latest/SHA256SUMS');
-      await replace(
-        sums,
-        (await readFile(sums, 'utf8')).replace(/^./, (c) => (c === '0' ? '1' : '0')),
-      );
-    },
-    'a changed trusted comment': async (base: string) => {
-      const sig = join(base, 'latest/SHA256SUMS.minisig');
-      const text = await readFile(sig, 'utf8');
-      await replace(sig, text.replace(/^trusted comment: modgate \S+/m, 'trusted comment: modgate 99.0.0'));
-    },
-    'a signature by another key': async (base: string) => {
-      await rm(join(base, 'latest/SHA256SUMS.minisig'));
-      await signSums(join(base, 'latest'), other.secret, versionB);
-    },
-  };
-  const refusal: Record<keyof typeof tampering, string> = {
-    'a changed binary': `${ARTIFACT} does not match SHA256SUMS`,
-    'a changed SHA256SUMS': 'the signature does not match the file',
-    'a changed trusted comment': 'the trusted comment does not match its signature',
-    'a signature by another key': 'not the release key',
+  /** The refusal's `--json` code and what its message says. */
+  const refusal: Record<Tampering, [string, RegExp]> = {
+    'a changed artifact': ['checksum_mismatch', new RegExp(`^${ARTIFACT} does not match SHA256SUMS`)],
+    'a changed SHA256SUMS': [
+      'bad_signature',
+      /fails its signature check: the signature does not match the file/,
+    ],
+    'a changed trusted comment': [
+      'bad_signature',
+      /fails its signature check: the trusted comment does not match its signature/,
+    ],
+    'a signature by another key': [
+      'bad_signature',
+      /fails its signature check: signed by key \w+, not the release key/,
+    ],
   };
 
-  it.each(Object.keys(tampering) as (keyof typeof tampering)[])(
+  it.each(TAMPERINGS)(
     'refuses %s, leaving the old binary in place and runnable',
     async (name) => {
       const [binary, base] = [await install('a'), await mirror()];
-      await tampering[name](base);
-      const result = await modgate(binary, base, ['self-update']);
+      await tamper(name, join(base, 'latest'), { dir: releases.b, version: versionB, other });
+      const result = await modgate(binary, base, ['self-update', '--json']);
       expect(result.code).toBe(1);
-      expect(result.stderr).toContain(refusal[name]);
+      const { error } = JSON.parse(result.stderr) as { error: { code: string; message: string } };
+      expect(error.code).toBe(refusal[name][0]);
+      expect(error.message).toMatch(refusal[name][1]);
+      expect(error.message).toMatch(/; nothing was changed$/);
       await expectUntouched(binary, base);
     },
     UPDATE_MS,
@@ -291,10 +283,16 @@ describe.runIf(minisignInstalled() && process.arch === 'x64')('the built binary 
     'trusts only its built-in key: MODGATE_RELEASE_PUBKEY naming another key changes nothing',
     async () => {
       const [binary, base] = [await install('a'), await mirror()];
-      await tampering['a signature by another key'](base);
+      await tamper('a signature by another key', join(base, 'latest'), {
+        dir: releases.b,
+        version: versionB,
+        other,
+      });
       const result = await modgate(binary, base, ['self-update'], { MODGATE_RELEASE_PUBKEY: other.line });
       expect(result.code).toBe(1);
-      expect(result.stderr).toContain(`not the release key`);
+      expect(result.stderr).toMatch(
+        /^error: the release in \S+ fails its signature check: signed by key \w+, not the release key/,
+      );
       await expectUntouched(binary, base);
     },
     UPDATE_MS,
