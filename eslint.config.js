@@ -136,7 +136,7 @@ const LAYER_CONFIGS = LAYER_RULES.map(({ layer }) => ({
 }));
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'pkg/', 'bin/', 'client/schema.ts', 'panel/admin-schema.ts'] },
+  { ignores: ['node_modules/', 'dist/**', 'pkg/**', 'bin/**', 'client/schema.ts', 'panel/admin-schema.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
