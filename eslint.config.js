@@ -53,6 +53,18 @@ const OPENS_OUTSIDE_DATA_DIR = [
   'cli/release/self-update.ts', // the binary it replaces
 ];
 
+// One write path (docs/architecture.md, "One way into the data dir"): a command changes the data
+// dir through the admin API only (withAdmin in cli/admin-client.ts: the daemon's, or the same
+// pipeline in-process), never by writing a data file itself. (A hash's update is called on the
+// createHash() call, which these selectors leave alone.)
+const CLI_DATA_DIR_WRITES = [
+  "CallExpression[callee.property.name='update'][callee.object.type!='CallExpression']",
+  "CallExpression[callee.name='writeDataFile']",
+].map((selector) => ({
+  selector,
+  message: 'change the data dir through the admin API (withAdmin, cli/admin-client.ts), not by writing it',
+}));
+
 // esbuild keeps a re-exported namespace object whole: zod's `z` brings its 40-odd locales into the
 // binary (550 KB, a tenth of serve's start-up; docs/performance.md).
 const ZOD_NAMESPACE = {
@@ -161,6 +173,10 @@ export default tseslint.config(
   {
     files: ['daemon/**/*.ts', 'cli/**/*.ts', 'panel/**/*.ts', 'mod-test/**/*.ts'],
     rules: { 'max-lines-per-function': ['error', { max: 100, skipBlankLines: true, skipComments: true }] },
+  },
+  {
+    files: ['cli/**/*.ts'],
+    rules: { 'no-restricted-syntax': ['error', ZOD_NAMESPACE, ...TS_PRIVATE, ...CLI_DATA_DIR_WRITES] },
   },
   ...['daemon', 'cli'].map((layer) => ({
     files: [`${layer}/**/*.ts`],

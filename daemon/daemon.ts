@@ -12,6 +12,7 @@
 import packageJson from '../package.json' with { type: 'json' };
 import { ModLinkServer, type LinkLimits } from '../protocol/link-server.ts';
 import { AuditLog } from './log/audit-log.ts';
+import { auditPageReader } from './log/audit-query.ts';
 import { formatHostPort, type HostPort } from './host-port.ts';
 import { addressGrouping } from './http/client-address.ts';
 import { startHttpServer, type HttpLimits, type HttpServerHandle } from './http/node-adapter.ts';
@@ -390,7 +391,7 @@ async function startAdmin(
       eventStreams: adminStreams,
       game,
       group: () => parts.group,
-      ...(options.admin?.auditRead ? { auditRead: options.admin.auditRead } : {}),
+      auditPages: auditPageReader(dataDir.path, options.admin?.auditRead),
     },
     sessions,
     routes: ADMIN_ROUTES,

@@ -29,7 +29,7 @@ export interface AdminListenOptions {
 }
 
 /** Refuses plain HTTP off loopback before anything listens (the CLI turns it into exit 2). */
-export function adminExposureProblem(options: AdminListenOptions): string | null {
+export function adminExposureProblem(options: Pick<AdminListenOptions, 'listen' | 'tls'>): string | null {
   if (!options.listen || options.tls || isLoopbackHost(options.listen.host)) return null;
   return (
     `refusing to serve the admin API in plain HTTP on ${formatHostPort(options.listen)} ` +

@@ -44,7 +44,8 @@ export interface AdminServerInit {
   /** The panel's sessions (made with `options.sessions`). */
   sessions: SessionStore;
   routes: readonly AnyAdminRoute[];
-  options: AdminListenOptions;
+  /** The listeners' own settings (the rest of `[admin]` went to the services they configure). */
+  options: Pick<AdminListenOptions, 'listen' | 'tls' | 'hostnames' | 'backoff'>;
   idempotency: Idempotency;
   /** The API listener's HTTP limits, which the admin listeners share. */
   http: Omit<HttpServerOptions, 'listen' | 'tls' | 'log' | 'bind' | 'trustedProxies'>;
@@ -54,7 +55,7 @@ export interface AdminServerInit {
 export async function startAdminServer(init: AdminServerInit): Promise<AdminServer> {
   const { routes, options, log } = init;
   let tcp: HttpServerHandle | undefined;
-  const panel = panelServices(init, () => tcp);
+  const panel = panelServices(init.sessions, options, () => tcp);
   const services: AdminServices = { ...init.services, panel };
   const openapi = () => adminOpenApi(routes);
   const uid = process.getuid?.() ?? 0;
@@ -91,9 +92,12 @@ export async function startAdminServer(init: AdminServerInit): Promise<AdminServ
 }
 
 /** The panel's sessions, and the TCP listener's URL. */
-function panelServices(init: AdminServerInit, tcp: () => HttpServerHandle | undefined): PanelServices {
-  const sessions = init.sessions;
-  const tls = init.options.listen !== undefined && init.options.tls !== undefined;
+function panelServices(
+  sessions: SessionStore,
+  options: AdminServerInit['options'],
+  tcp: () => HttpServerHandle | undefined,
+): PanelServices {
+  const tls = options.listen !== undefined && options.tls !== undefined;
   return {
     sessions,
     tls,

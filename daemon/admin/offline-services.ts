@@ -22,6 +22,7 @@ import { lastStoredEventId } from '../events/webhooks/log-end.ts';
 import { WebhookService } from '../events/webhooks/webhook-service.ts';
 import { ApiError } from '../http/api-error.ts';
 import { AuditLog } from '../log/audit-log.ts';
+import { auditPageReader } from '../log/audit-query.ts';
 import type { Logger } from '../log/log.ts';
 import { holdDaemonLock } from '../store/daemon-lock.ts';
 import type { DataDir } from '../store/data-dir.ts';
@@ -96,6 +97,7 @@ export async function openOfflineAdmin(
         snapshot: () => snapshot.current(),
         apply: (part) => snapshot.reloadPart(part),
         audit,
+        auditPages: auditPageReader(dataDir.path),
         keyUsage,
         ...(options.now ? { now: options.now } : {}),
       },

@@ -11,7 +11,7 @@ import type { AdminTokens } from './admin-tokens.ts';
 import type { RecentRequests } from './recent-requests.ts';
 import type { SessionStore } from './sessions.ts';
 import type { AdminEventStreams } from './admin-event-streams.ts';
-import type { AuditReadLimits } from '../log/audit-query.ts';
+import type { AuditPages } from '../log/audit-query.ts';
 import type { Pipeline } from '../http/pipeline.ts';
 import type { Group } from '../group/group.ts';
 
@@ -81,8 +81,8 @@ export interface AdminServices {
   group(): Group | null;
   /** The /v1 pipeline's handlers, which the game routes run (routes/game.ts, docs/admin.md "Game routes"). */
   game: Pick<Pipeline, 'runGame'>;
-  /** GET /admin/v1/audit: a page's time budget and file count (defaults in AUDIT_READ_DEFAULTS). */
-  auditRead?: Partial<Omit<AuditReadLimits, 'limit'>>;
+  /** GET /admin/v1/audit's pages, within the `[admin]` limits (log/audit-query.ts auditPageReader). */
+  auditPages: AuditPages;
   /**
    * The clock the key, token, plan and webhook routes read; the system's unless set. The CLI's
    * in-process admin sets the command's own (its tests run it at a given instant).

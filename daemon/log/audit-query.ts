@@ -61,6 +61,26 @@ export interface AuditReadLimits {
 
 export const AUDIT_READ_DEFAULTS = Object.freeze({ budgetMs: 1_000, maxFiles: 64 });
 
+/** GET /admin/v1/audit's reader: a page of `limit` matching lines older than `after`. */
+export type AuditPages = (
+  filter: AuditFilter,
+  after: AuditPosition | null,
+  limit: number,
+) => Promise<AuditPage>;
+
+/**
+ * The reader of one data dir's audit log within the operator's limits (`[admin]
+ * audit_page_budget_ms`; the rest AUDIT_READ_DEFAULTS), built once by whoever reads the settings,
+ * so the limits go straight to the one route that uses them.
+ */
+export function auditPageReader(
+  dataDir: string,
+  limits: Partial<Omit<AuditReadLimits, 'limit'>> = {},
+): AuditPages {
+  return (filter, after, limit) =>
+    readAuditPage(dataDir, filter, after, { ...AUDIT_READ_DEFAULTS, ...limits, limit });
+}
+
 /** The page of matching lines older than `after` (the newest when null). */
 export async function readAuditPage(
   dataDir: string,

@@ -9,7 +9,7 @@
  */
 import * as z from 'zod';
 import { CursorCodec } from '../../http/cursor.ts';
-import { AUDIT_READ_DEFAULTS, readAuditPage, type AuditPosition } from '../../log/audit-query.ts';
+import type { AuditPosition } from '../../log/audit-query.ts';
 import { collection } from '../../routes/collection.ts';
 import { limitParam } from '../../routes/params.ts';
 import { defineAdminRoute } from '../define-admin-route.ts';
@@ -117,8 +117,7 @@ export const auditRoutes = [
       const scope = { ...CURSOR_SCOPE, filters };
       const codec = codecOf(admin);
       const after = cursor === undefined ? null : decodePosition(codec.decode(scope, cursor));
-      const page = await readAuditPage(
-        admin.dataDir.path,
+      const page = await admin.auditPages(
         {
           keyId: filters.key_id,
           actor: filters.actor,
@@ -129,7 +128,7 @@ export const auditRoutes = [
           until: filters.until,
         },
         after,
-        { ...AUDIT_READ_DEFAULTS, ...admin.auditRead, limit },
+        limit,
       );
       const next =
         page.next === null ? null : codec.encode(scope, `${page.next.head}@${page.next.offset ?? ''}`);

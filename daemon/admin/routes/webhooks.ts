@@ -33,7 +33,7 @@ import {
   RotateSecretBody,
 } from '../../routes/webhooks-common.ts';
 import { defineAdminRoute } from '../define-admin-route.ts';
-import { adminNow } from '../services.ts';
+import { adminNow, type AdminServices } from '../services.ts';
 import { lazySchema } from '../../../protocol/lazy-schema.ts';
 
 const TAG = 'Webhooks';
@@ -84,6 +84,16 @@ function found(webhooks: WebhookService, id: string): WebhookEndpoint {
   const endpoint = webhooks.get(id);
   if (!endpoint) throw new ApiError('not_found', `No webhook ${id}.`);
   return endpoint;
+}
+
+/** Enables or disables an endpoint (the two routes differ only in which) and answers with it. */
+async function switched(admin: AdminServices, id: string, change: 'enable' | 'disable') {
+  try {
+    await admin.webhooks[change](id);
+  } catch (error) {
+    throw changeError(error);
+  }
+  return adminView(admin.webhooks, found(admin.webhooks, id), admin.snapshot());
 }
 
 export const webhookRoutes = [
@@ -179,14 +189,7 @@ export const webhookRoutes = [
     params: idParams,
     response: { status: 200, schema: AdminWebhookSchema },
     errors: ['not_found', 'conflict', 'idempotency_conflict'],
-    handler: async ({ params, admin }) => {
-      try {
-        await admin.webhooks.enable(params.id);
-      } catch (error) {
-        throw changeError(error);
-      }
-      return adminView(admin.webhooks, found(admin.webhooks, params.id), admin.snapshot());
-    },
+    handler: ({ params, admin }) => switched(admin, params.id, 'enable'),
   }),
   defineAdminRoute({
     method: 'POST',
@@ -200,14 +203,7 @@ export const webhookRoutes = [
     params: idParams,
     response: { status: 200, schema: AdminWebhookSchema },
     errors: ['not_found', 'idempotency_conflict'],
-    handler: async ({ params, admin }) => {
-      try {
-        await admin.webhooks.disable(params.id);
-      } catch (error) {
-        throw changeError(error);
-      }
-      return adminView(admin.webhooks, found(admin.webhooks, params.id), admin.snapshot());
-    },
+    handler: ({ params, admin }) => switched(admin, params.id, 'disable'),
   }),
   defineAdminRoute({
     method: 'POST',

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
+  auditPageReader,
   readAuditPage,
   type AuditFilter,
   type AuditPosition,
@@ -93,6 +94,15 @@ describe('reading the audit log newest first', () => {
     const third = await readAuditPage(dir, {}, second.next, { ...LIMITS, limit: 10 });
     expect(ids(third.entries)).toEqual(ids(lines(0, 10)).reverse());
     expect(third.next).toBeNull();
+  });
+
+  it('reads within the limits its reader was built with, the defaults filling the rest', async () => {
+    await writeFile(join(dir, 'audit.jsonl.1'), text(lines(0, 5)));
+    await writeFile(join(dir, 'audit.jsonl'), text(lines(5, 5)));
+    const current = await auditPageReader(dir, { maxFiles: 1 })({}, null, 20);
+    expect(ids(current.entries)).toEqual(ids(lines(5, 5)).reverse());
+    const both = await auditPageReader(dir)({}, null, 20);
+    expect(ids(both.entries)).toEqual(ids(lines(0, 10)).reverse());
   });
 
   it('ends with no more pages when the file a position names was deleted by retention', async () => {
