@@ -16,7 +16,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canRun } from '../../../scripts/emulator.ts';
 import { publicKeyOf, release, releaseVersion, signSums } from '../../../scripts/release.ts';
-import { minisignInstalled, makeKey, type TestKey } from '../../support/release-key.ts';
+import { dpkg, makeRpmRoot, type Result, type RpmRoot } from '../../support/packaging.ts';
+import { fakeRelease, minisignInstalled, makeKey, type TestKey } from '../../support/release-key.ts';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -26,6 +27,9 @@ const whole =
   (canRun('arm64') && existsSync('/usr/bin/dpkg-deb') && existsSync('/usr/bin/rpmbuild')) ||
   (process.env['MODGATE_REQUIRE_QEMU'] === '1' && process.env['MODGATE_REQUIRE_PACKAGING'] === '1');
 if (!whole) console.error('test/e2e/dist/release.test.ts: no qemu, dpkg-deb or rpmbuild: an x64 release without packages');
+/** install.sh installs the packages for real: the .deb on this machine, the .rpm into a scratch root. */
+const packagesInstall = whole && process.getuid?.() === 0;
+if (whole && !packagesInstall) console.error('test/e2e/dist/release.test.ts: not root: install.sh installs no package');
 
 describe.runIf(minisignInstalled())('npm run release and install.sh', () => {
   let work: string;
@@ -249,7 +253,7 @@ describe.runIf(minisignInstalled())('npm run release and install.sh', () => {
   it('refuses a scratch root for a package install, which would change the machine', async () => {
     const result = await install(await mirror(), { MODGATE_INSTALL_METHOD: 'deb' });
     expect(result).toMatchObject({ code: 1, files: [] });
-    expect(result.stderr).toContain('MODGATE_PREFIX installs the bare binary only');
+    expect(result.stderr).toContain('MODGATE_PREFIX installs the bare binary or the .rpm only');
   });
 
   it('runs nothing when the download of install.sh was cut short', async () => {
@@ -258,6 +262,141 @@ describe.runIf(minisignInstalled())('npm run release and install.sh', () => {
     await writeFile(cut, script.slice(0, script.lastIndexOf('modgate_install')));
     const result = await install(await mirror(), {}, cut);
     expect(result).toMatchObject({ code: 0, stdout: '', stderr: '', files: [] });
+  });
+
+  /** install.sh from `base` as root, the package method detected or set in `env`; in `root`'s namespace if given. */
+  async function installPackage(base: string, env: Record<string, string> = {}, root?: RpmRoot): Promise<Result> {
+    const settings = { PATH: process.env.PATH ?? '', MODGATE_BASE_URL: pathToFileURL(base).href, ...env };
+    const script = join(dir, 'install.sh');
+    if (root !== undefined) {
+      return root.run('sh', [script], { ...settings, MODGATE_INSTALL_METHOD: 'rpm', MODGATE_PREFIX: root.dir });
+    }
+    return run('sh', [script], { env: settings }).then(
+      ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+      (error: Result) => error,
+    );
+  }
+
+  /** A mirror whose latest/ is a signed release 99.0.0 with no package: only a pin installs. */
+  async function pinnedMirror(): Promise<string> {
+    const base = await mkdtemp(join(work, 'mirror-'));
+    await fakeRelease(base, '99.0.0', key, { latest: true, arch: 'x64' });
+    await symlink(dir, join(base, `v${version}`));
+    return base;
+  }
+
+  async function tamper(base: string, name: string): Promise<void> {
+    await replace(join(base, 'latest', name), Buffer.concat([await readFile(join(dir, name)), Buffer.from('x')]));
+  }
+
+  describe.runIf(packagesInstall)('install.sh with the .deb, on this machine', () => {
+    const deb = `modgate_${version}_amd64.deb`;
+    const dpkgState = () =>
+      run('dpkg-query', ['-W', '-f=${db:Status-Status} ${Version}', 'modgate']).then(
+        ({ stdout }) => stdout,
+        () => 'unknown',
+      );
+    const modgateUser = () =>
+      run('getent', ['passwd', 'modgate']).then(
+        ({ stdout }) => stdout.trim(),
+        () => '',
+      );
+
+    beforeAll(async () => {
+      // Never over someone's real install: afterAll purges what this installs.
+      expect(await dpkgState()).not.toMatch(/^installed|^config-files/);
+      expect(await modgateUser()).toBe('');
+    });
+    afterAll(async () => dpkg('--purge', 'modgate').catch(() => undefined), 300_000);
+
+    it('refuses a tampered .deb before dpkg runs', async () => {
+      const base = await mirror();
+      await tamper(base, deb);
+      const before = await dpkgState();
+      const result = await installPackage(base);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`${deb} does not match SHA256SUMS`);
+      expect(await dpkgState()).toBe(before);
+      expect(await modgateUser()).toBe('');
+      expect(existsSync('/usr/bin/modgate')).toBe(false);
+    }, 120_000);
+
+    it('installs the version MODGATE_VERSION pins, with apt, as this machine is detected', async () => {
+      const base = await pinnedMirror();
+      const newest = await installPackage(base);
+      expect(newest.stderr).toContain('the release 99.0.0 has no modgate_99.0.0_amd64.deb');
+      const pinned = await installPackage(base, { MODGATE_VERSION: version });
+      expect(pinned.code, pinned.stderr).toBe(0);
+      expect(pinned.stdout).toContain(`verified ${deb} (modgate ${version}): signature and sha256`);
+      expect(await dpkgState()).toBe(`installed ${version}`);
+      expect((await run('dpkg', ['-s', 'modgate'])).stdout).toContain(`\nVersion: ${version}\n`);
+      expect((await run('/usr/bin/modgate', ['--version'])).stdout).toMatch(new RegExp(`^modgate ${version}\n`));
+      const [, , uid, , , home, shell] = (await modgateUser()).split(':');
+      expect([home, shell]).toEqual(['/var/lib/modgate', '/usr/sbin/nologin']);
+      expect(Number(uid)).toBeLessThan(1000);
+      const data = await stat('/var/lib/modgate');
+      expect([(data.mode & 0o7777).toString(8), data.uid]).toEqual(['700', Number(uid)]);
+    }, 300_000);
+
+    it('changes nothing when run again', async () => {
+      const before = await stat('/usr/bin/modgate');
+      const again = await installPackage(await mirror());
+      expect(again.stdout).toBe(`modgate install: modgate ${version} is already installed (deb): nothing to do.\n`);
+      // dpkg would unpack a new file: another inode, another change time.
+      const after = await stat('/usr/bin/modgate');
+      expect([after.ino, after.ctimeMs]).toEqual([before.ino, before.ctimeMs]);
+    }, 120_000);
+
+    it('installs again once the package was removed, though its conffiles stay', async () => {
+      await dpkg('-r', 'modgate');
+      expect(await dpkgState()).toBe(`config-files ${version}`);
+      const again = await installPackage(await mirror());
+      expect(again.code, again.stderr).toBe(0);
+      expect(await dpkgState()).toBe(`installed ${version}`);
+    }, 300_000);
+  });
+
+  describe.runIf(packagesInstall)('install.sh with the .rpm, into a scratch root', () => {
+    const rpmFile = `modgate-${version}-1.x86_64.rpm`;
+    let root: RpmRoot;
+    const rpmQuery = async (format: string) =>
+      (await root.run('rpm', ['--root', root.dir, '-q', '--qf', format, 'modgate'])).stdout;
+
+    beforeAll(async () => {
+      root = await makeRpmRoot(await mkdtemp(join(work, 'rpm-root-')), join(dir, rpmFile));
+    }, 120_000);
+
+    it('refuses a tampered .rpm before rpm runs', async () => {
+      const base = await mirror();
+      await tamper(base, rpmFile);
+      const result = await installPackage(base, {}, root);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`${rpmFile} does not match SHA256SUMS`);
+      expect(await rpmQuery('%{VERSION}')).toBe('package modgate is not installed\n');
+      expect((await root.run('test', ['-e', join(root.dir, 'usr/bin/modgate')])).code).toBe(1);
+    }, 120_000);
+
+    it('installs the version MODGATE_VERSION pins, its scriptlets run in the root', async () => {
+      const base = await pinnedMirror();
+      const newest = await installPackage(base, {}, root);
+      expect(newest.stderr).toContain('the release 99.0.0 has no modgate-99.0.0-1.x86_64.rpm');
+      const pinned = await installPackage(base, { MODGATE_VERSION: version }, root);
+      expect(pinned.code, pinned.stderr).toBe(0);
+      expect(pinned.stdout).toContain(`verified ${rpmFile} (modgate ${version}): signature and sha256`);
+      expect(await rpmQuery('%{VERSION}-%{RELEASE}')).toBe(`${version}-1`);
+      expect(await root.chroot('/usr/bin/modgate', '--version')).toMatch(new RegExp(`^modgate ${version}\n`));
+      const [, , uid, , , home, shell] = (await root.chroot('getent', 'passwd', 'modgate')).split(':');
+      expect([home, shell]).toEqual(['/var/lib/modgate', '/usr/sbin/nologin']);
+      expect(Number(uid)).toBeLessThan(1000);
+      expect(await root.chroot('stat', '-c', '%a %U:%G', '/var/lib/modgate')).toBe('700 modgate:modgate');
+    }, 300_000);
+
+    it('changes nothing when run again', async () => {
+      const installedBy = await rpmQuery('%{INSTALLTID}');
+      const again = await installPackage(await mirror(), {}, root);
+      expect(again.stdout).toBe(`modgate install: modgate ${version} is already installed (rpm): nothing to do.\n`);
+      expect(await rpmQuery('%{INSTALLTID}')).toBe(installedBy);
+    }, 120_000);
   });
 
   it.runIf(existsSync('/usr/bin/shellcheck') || process.env.MODGATE_REQUIRE_SHELLCHECK)(
