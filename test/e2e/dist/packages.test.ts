@@ -28,7 +28,7 @@ import { renderSingleUnit, renderTemplateUnit, DEFAULT_UNIT_OPTIONS } from '../.
 import { buildBinary } from '../../../scripts/build.ts';
 import { canRun } from '../../../scripts/emulator.ts';
 import type { Arch } from '../../../scripts/embedded-node.ts';
-import { buildPackages, PACKAGE_BIN, type BuiltPackages } from '../../../scripts/packages.ts';
+import { buildPackages, MAINTAINER, PACKAGE_BIN, type BuiltPackages } from '../../../scripts/packages.ts';
 import { dpkg, makeRpmRoot, type RpmRoot } from '../../support/packaging.ts';
 
 const run = promisify(execFile);
@@ -122,7 +122,11 @@ describe.runIf(tools || required)('the .deb and .rpm packages', () => {
       );
       expect(await readFile('/etc/logrotate.d/modgate', 'utf8')).toContain('su modgate modgate');
       expect(existsSync('/usr/share/doc/modgate/docs/data-dir.md')).toBe(true);
-      expect(existsSync('/usr/share/doc/modgate/copyright')).toBe(true);
+      expect(await sh('dpkg-query', '-W', '-f=${Maintainer}', 'modgate')).toBe(MAINTAINER);
+      const copyright = await readFile('/usr/share/doc/modgate/copyright', 'utf8');
+      expect(copyright).toMatch(/^Format: https:\/\/www\.debian\.org\/doc\/packaging-manuals\/copyright-format\/1\.0\/\n/);
+      expect(copyright).toContain(`\nUpstream-Contact: ${MAINTAINER}\n`);
+      expect(copyright).toMatch(/\nFiles: \*\nCopyright: .+\nLicense: LicenseRef-modgate\n\nLicense: LicenseRef-modgate\n .+/);
       const [, , uid, , , home, shell] = (await sh('getent', 'passwd', 'modgate')).split(':');
       expect([home, shell]).toEqual(['/var/lib/modgate', '/usr/sbin/nologin']);
       expect(Number(uid)).toBeLessThan(1000);
@@ -208,6 +212,7 @@ describe.runIf(tools || required)('the .deb and .rpm packages', () => {
       expect(await sh('rpm', '-qp', '--qf', '%{VERSION}-%{RELEASE} %{ARCH}', rpm)).toBe(
         `${version}-1 x86_64`,
       );
+      expect(await sh('rpm', '-qp', '--qf', '%{PACKAGER}|%{LICENSE}', rpm)).toBe(`${MAINTAINER}|LicenseRef-modgate`);
     });
 
     it('carries scripts that create the user, stop on removal and try-restart on upgrade', async () => {
