@@ -290,7 +290,8 @@ describe.runIf(minisignInstalled())('npm run release and install.sh', () => {
   }
 
   describe.runIf(packagesInstall)('install.sh with the .deb, on this machine', () => {
-    const deb = `modgate_${version}_amd64.deb`;
+    // A function: `version` is read in beforeAll, after this body runs.
+    const debName = () => `modgate_${version}_amd64.deb`;
     const dpkgState = () =>
       run('dpkg-query', ['-W', '-f=${db:Status-Status} ${Version}', 'modgate']).then(
         ({ stdout }) => stdout,
@@ -311,11 +312,11 @@ describe.runIf(minisignInstalled())('npm run release and install.sh', () => {
 
     it('refuses a tampered .deb before dpkg runs', async () => {
       const base = await mirror();
-      await tamper(base, deb);
+      await tamper(base, debName());
       const before = await dpkgState();
       const result = await installPackage(base);
       expect(result.code).toBe(1);
-      expect(result.stderr).toContain(`${deb} does not match SHA256SUMS`);
+      expect(result.stderr).toContain(`${debName()} does not match SHA256SUMS`);
       expect(await dpkgState()).toBe(before);
       expect(await modgateUser()).toBe('');
       expect(existsSync('/usr/bin/modgate')).toBe(false);
@@ -327,7 +328,7 @@ describe.runIf(minisignInstalled())('npm run release and install.sh', () => {
       expect(newest.stderr).toContain('the release 99.0.0 has no modgate_99.0.0_amd64.deb');
       const pinned = await installPackage(base, { MODGATE_VERSION: version });
       expect(pinned.code, pinned.stderr).toBe(0);
-      expect(pinned.stdout).toContain(`verified ${deb} (modgate ${version}): signature and sha256`);
+      expect(pinned.stdout).toContain(`verified ${debName()} (modgate ${version}): signature and sha256`);
       expect(await dpkgState()).toBe(`installed ${version}`);
       expect((await run('dpkg', ['-s', 'modgate'])).stdout).toContain(`\nVersion: ${version}\n`);
       expect((await run('/usr/bin/modgate', ['--version'])).stdout).toMatch(new RegExp(`^modgate ${version}\n`));
@@ -357,21 +358,21 @@ describe.runIf(minisignInstalled())('npm run release and install.sh', () => {
   });
 
   describe.runIf(packagesInstall)('install.sh with the .rpm, into a scratch root', () => {
-    const rpmFile = `modgate-${version}-1.x86_64.rpm`;
+    const rpmName = () => `modgate-${version}-1.x86_64.rpm`;
     let root: RpmRoot;
     const rpmQuery = async (format: string) =>
       (await root.run('rpm', ['--root', root.dir, '-q', '--qf', format, 'modgate'])).stdout;
 
     beforeAll(async () => {
-      root = await makeRpmRoot(await mkdtemp(join(work, 'rpm-root-')), join(dir, rpmFile));
+      root = await makeRpmRoot(await mkdtemp(join(work, 'rpm-root-')), join(dir, rpmName()));
     }, 120_000);
 
     it('refuses a tampered .rpm before rpm runs', async () => {
       const base = await mirror();
-      await tamper(base, rpmFile);
+      await tamper(base, rpmName());
       const result = await installPackage(base, {}, root);
       expect(result.code).toBe(1);
-      expect(result.stderr).toContain(`${rpmFile} does not match SHA256SUMS`);
+      expect(result.stderr).toContain(`${rpmName()} does not match SHA256SUMS`);
       expect(await rpmQuery('%{VERSION}')).toBe('package modgate is not installed\n');
       expect((await root.run('test', ['-e', join(root.dir, 'usr/bin/modgate')])).code).toBe(1);
     }, 120_000);
@@ -382,7 +383,7 @@ describe.runIf(minisignInstalled())('npm run release and install.sh', () => {
       expect(newest.stderr).toContain('the release 99.0.0 has no modgate-99.0.0-1.x86_64.rpm');
       const pinned = await installPackage(base, { MODGATE_VERSION: version }, root);
       expect(pinned.code, pinned.stderr).toBe(0);
-      expect(pinned.stdout).toContain(`verified ${rpmFile} (modgate ${version}): signature and sha256`);
+      expect(pinned.stdout).toContain(`verified ${rpmName()} (modgate ${version}): signature and sha256`);
       expect(await rpmQuery('%{VERSION}-%{RELEASE}')).toBe(`${version}-1`);
       expect(await root.chroot('/usr/bin/modgate', '--version')).toMatch(new RegExp(`^modgate ${version}\n`));
       const [, , uid, , , home, shell] = (await root.chroot('getent', 'passwd', 'modgate')).split(':');
