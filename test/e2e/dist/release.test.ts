@@ -50,6 +50,7 @@ describe.runIf(minisignInstalled())('npm run release and install.sh', () => {
       ...(whole ? {} : { arches: ['x64'] as const, packages: false }),
       keyFile: key.secret,
       env: { MODGATE_RELEASE_PUBKEY: key.line },
+      testRelease: true,
     }));
     noMinisign = await pathWithout('minisign');
   }, BUILD_MS);
@@ -165,9 +166,30 @@ describe.runIf(minisignInstalled())('npm run release and install.sh', () => {
       code: 2,
       stderr: expect.stringContaining('set MODGATE_RELEASE_KEY') as unknown,
     });
-    await expect(publicKeyOf(other.secret, { MODGATE_RELEASE_PUBKEY: key.line })).rejects.toThrow(
-      'but modgate trusts',
+    await expect(publicKeyOf(other.secret, { MODGATE_RELEASE_PUBKEY: key.line }, true)).rejects.toThrow(
+      'but MODGATE_RELEASE_PUBKEY names',
     );
+  });
+
+  it('refuses a key that is not the one built into the binaries unless the release is a test release', async () => {
+    const out = join(work, 'not-released');
+    const refused = await run(
+      join(ROOT, 'node_modules/.bin/tsx'),
+      [join(ROOT, 'scripts/release.ts'), '--out', out],
+      {
+        env: {
+          PATH: process.env.PATH ?? '',
+          MODGATE_RELEASE_KEY: key.secret,
+          MODGATE_RELEASE_PUBKEY: key.line,
+        },
+      },
+    ).catch((error: { code: number; stderr: string }) => error);
+    expect(refused).toMatchObject({ code: 2, stderr: expect.stringContaining('needs --test-release') as unknown });
+    expect(existsSync(out)).toBe(false);
+    await expect(publicKeyOf(key.secret, { MODGATE_RELEASE_PUBKEY: key.line })).rejects.toThrow(
+      'RELEASE_PUBLIC_KEY in cli/release/release-source.ts',
+    );
+    expect(await publicKeyOf(key.secret, { MODGATE_RELEASE_PUBKEY: key.line }, true)).toBe(key.line);
   });
 
   it.each([
