@@ -39,6 +39,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { DATA_ROOT, installPlan, systemUserCommand } from '../cli/service/install.ts';
+import { RELEASE_BASE_URL } from '../cli/release/release-source.ts';
+import { INFO } from '../daemon/openapi/openapi-text.ts';
 import { LOGROTATE_DIR } from '../cli/service/logrotate.ts';
 import { DEFAULT_UNIT_OPTIONS, SINGLE_UNIT } from '../cli/service/units.ts';
 import { type Arch, isArch } from './embedded-node.ts';
@@ -54,6 +56,14 @@ export const PACKAGE_DOC_DIR = '/usr/share/doc/modgate';
 const SYSTEM_DIRS = [LOGROTATE_DIR, PACKAGE_UNIT_DIR];
 /** The units an upgrade restarts and a remove stops: modgate.service and every instance. */
 const UNIT_PATTERNS = `${SINGLE_UNIT} 'modgate@*.service'`;
+
+/**
+ * Who answers for the packages: the maintainers, as the API document names them, at the domain
+ * the releases are served from (RELEASE_BASE_URL): an address the project can own.
+ */
+export const MAINTAINER = `${INFO.contact.name} <maintainers@modgate.dev>`;
+/** package.json's "UNLICENSED", by the identifier docs/openapi.md, "Decisions where the spec is silent" gives it. */
+const LICENSE = INFO.license;
 
 const DEB_ARCH: Readonly<Record<Arch, string>> = { x64: 'amd64', arm64: 'arm64' };
 const RPM_ARCH: Readonly<Record<Arch, string>> = { x64: 'x86_64', arm64: 'aarch64' };
@@ -180,15 +190,25 @@ async function docFiles(): Promise<PackageFile[]> {
   ];
 }
 
+/**
+ * debian/copyright in Debian's machine-readable format (copyright-format 1.0): the project's
+ * licence as a stand-alone License paragraph, since it is no licence Debian names.
+ */
 const COPYRIGHT = `Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
 Upstream-Name: modgate
+Upstream-Contact: ${MAINTAINER}
+Source: ${RELEASE_BASE_URL}
+Comment: The binary /usr/bin/modgate embeds Node.js (MIT) and the npm packages it
+ bundles, each under its own licence: the release's sbom.cdx.json lists them with
+ their licences, and their notices are kept at the end of the bundled JavaScript.
 
 Files: *
 Copyright: the modgate authors
-License: UNLICENSED
- Not licensed for redistribution (package.json "license": "UNLICENSED").
- The binary embeds Node.js (MIT license) and the npm packages it bundles; their
- licence notices are kept at the end of its bundled JavaScript.
+License: ${LICENSE.identifier}
+
+License: ${LICENSE.identifier}
+ ${LICENSE.name}: no licence is granted to copy, modify or redistribute
+ modgate (package.json "license": "UNLICENSED").
 `;
 
 async function packageVersion(): Promise<string> {
@@ -325,7 +345,7 @@ function debControl(version: string, arch: Arch, installedKb: number): string {
     'Package: modgate',
     `Version: ${version}`,
     `Architecture: ${DEB_ARCH[arch]}`,
-    'Maintainer: modgate maintainers <modgate@localhost>',
+    `Maintainer: ${MAINTAINER}`,
     `Installed-Size: ${installedKb}`,
     // useradd runs in preinst.
     'Pre-Depends: passwd',
@@ -353,7 +373,8 @@ function rpmSpec(payload: Payload, options: FormatOptions, staged: string): stri
     `Version: ${options.version.replaceAll('-', '~')}`,
     'Release: 1',
     'Summary: game-server management gateway',
-    'License: UNLICENSED',
+    `License: ${LICENSE.identifier}`,
+    `Packager: ${MAINTAINER}`,
     'Requires(pre): shadow-utils',
     '%description',
     'modgate runs beside a game server: the game mod dials it over an authenticated link, and it',

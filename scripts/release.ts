@@ -6,8 +6,9 @@
  * a function below; the version is package.json's, and the signed trusted comment carries it
  * (`modgate <version> timestamp:… file:SHA256SUMS`) for install.sh and self-update to read.
  *
- * Run with `tsx scripts/release.ts [--out DIR] [--arch x64|arm64 …]`; without MODGATE_RELEASE_KEY
- * it refuses (exit 2) before building anything.
+ * Run with `tsx scripts/release.ts [--out DIR] [--arch x64|arm64 …] [--test-release]`; without
+ * MODGATE_RELEASE_KEY, or with a key that is not the one built into the binaries (outside a test
+ * release), it refuses (exit 2) before building anything.
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -20,6 +21,7 @@ import { promisify } from 'node:util';
 import { parsePublicKey } from '../cli/release/minisign.ts';
 import {
   RELEASE_BASE_URL,
+  RELEASE_PUBLIC_KEY,
   releaseKey,
   SIGNATURE_FILE,
   SUMS_FILE,
@@ -44,6 +46,8 @@ export interface ReleaseOptions {
   log?: (line: string) => void;
   /** Where MODGATE_RELEASE_PUBKEY is read (releaseKey); process.env by default. */
   env?: Readonly<Record<string, string | undefined>>;
+  /** A test release (`--test-release`): signed with the key MODGATE_RELEASE_PUBKEY names. */
+  testRelease?: boolean;
 }
 
 export async function releaseVersion(): Promise<string> {
@@ -54,7 +58,7 @@ export async function release(options: ReleaseOptions): Promise<{ dir: string; f
   const out = resolve(options.outDir ?? join(ROOT, 'dist/release'));
   const log = options.log ?? (() => undefined);
   const version = await releaseVersion();
-  const publicKey = await publicKeyOf(options.keyFile, options.env ?? process.env);
+  const publicKey = await publicKeyOf(options.keyFile, options.env ?? process.env, options.testRelease);
   await rm(out, { recursive: true, force: true });
   await mkdir(out, { recursive: true });
   const bundled = new Set<string>();
@@ -72,21 +76,26 @@ export async function release(options: ReleaseOptions): Promise<{ dir: string; f
 }
 
 /**
- * The key file's public key, which must be the one the code trusts (releaseKey: the built-in key,
- * or MODGATE_RELEASE_PUBKEY from a checkout): a release the binaries cannot verify is refused here.
+ * The key file's public key, which must be the one built into the binaries (RELEASE_PUBLIC_KEY):
+ * a release whose binaries could never verify their own updates is refused here. Only a test
+ * release may be signed with another key, the one MODGATE_RELEASE_PUBKEY names (releaseKey), so
+ * that variable left set in a shell cannot make a real release with a throwaway key.
  */
 export async function publicKeyOf(
   keyFile: string,
   env: Readonly<Record<string, string | undefined>>,
+  testRelease = false,
 ): Promise<string> {
   const work = await mkdtemp(join(tmpdir(), 'modgate-release-key-'));
   try {
     await run('minisign', ['-R', '-s', keyFile, '-p', join(work, 'key.pub')]);
     const line = (await readFile(join(work, 'key.pub'), 'utf8')).trim().split('\n').at(-1) ?? '';
-    const trusted = releaseKey(env);
+    const trusted = testRelease ? releaseKey(env) : parsePublicKey(RELEASE_PUBLIC_KEY);
     if (parsePublicKey(line).id !== trusted.id) {
       throw new ReleaseError(
-        `${keyFile} is key ${parsePublicKey(line).id}, but modgate trusts ${trusted.id} (cli/release/release-source.ts)`,
+        testRelease
+          ? `${keyFile} is key ${parsePublicKey(line).id}, but MODGATE_RELEASE_PUBKEY names ${trusted.id}`
+          : `${keyFile} is key ${parsePublicKey(line).id}, but modgate trusts ${trusted.id} (RELEASE_PUBLIC_KEY in cli/release/release-source.ts); a test release signed with a throwaway key needs --test-release`,
       );
     }
     return line;
@@ -200,13 +209,19 @@ export async function signSums(
 /** A release that cannot be made as asked: exit 2 from the command line. */
 export class ReleaseError extends Error {}
 
-function argsOf(argv: readonly string[]): { outDir?: string; arches?: Arch[]; packages: boolean } {
+function argsOf(argv: readonly string[]): {
+  outDir?: string;
+  arches?: Arch[];
+  packages: boolean;
+  testRelease: boolean;
+} {
   const value = (flag: string) => argv[argv.indexOf(flag) + 1];
   const arches = argv.flatMap((arg, i) => (argv[i - 1] === '--arch' ? [arg as Arch] : []));
   return {
     ...(argv.includes('--out') ? { outDir: value('--out') } : {}),
     ...(arches.length > 0 ? { arches } : {}),
     packages: !argv.includes('--no-packages'),
+    testRelease: argv.includes('--test-release'),
   };
 }
 

@@ -9,8 +9,9 @@
 #
 # Settings (environment): MODGATE_VERSION pins a release (default: the newest, <base>/latest/);
 # MODGATE_BASE_URL the release location (default below; file:// works); MODGATE_INSTALL_METHOD
-# deb|rpm|binary overrides the detection; MODGATE_PREFIX installs the bare binary and its unit
-# files under that folder instead of / (inspection, tests; no user, no systemctl).
+# deb|rpm|binary overrides the detection; MODGATE_PREFIX installs under that folder instead of /:
+# the bare binary and its unit files (inspection, tests; no user, no systemctl), or the .rpm with
+# `rpm --root`, its scripts run chrooted there (a scratch root; tests).
 #
 # Everything is inside one function called on the last line: a download cut short defines at
 # most part of the function and runs nothing.
@@ -34,8 +35,8 @@ modgate_install() {
     *) fail "no modgate release for the $(uname -m) architecture" ;;
   esac
   method=${MODGATE_INSTALL_METHOD:-$(detect_method)}
-  if [ -n "$prefix" ] && [ "$method" != binary ]; then
-    fail "MODGATE_PREFIX installs the bare binary only: set MODGATE_INSTALL_METHOD=binary too"
+  if [ -n "$prefix" ] && [ "$method" = deb ]; then
+    fail "MODGATE_PREFIX installs the bare binary or the .rpm only: set MODGATE_INSTALL_METHOD=binary or rpm too"
   fi
   if [ -z "$prefix" ] && [ "$(id -u)" != 0 ]; then
     fail "run it as root (sudo sh), or set MODGATE_PREFIX to install into a folder"
@@ -48,10 +49,12 @@ modgate_install() {
   verify_signature "$tmp/SHA256SUMS" "$tmp/SHA256SUMS.minisig"
   version=$(sed -n 's/^trusted comment: modgate \([^ ]*\) .*/\1/p' "$tmp/SHA256SUMS.minisig")
   [ -n "$version" ] || fail "the signed comment names no version"
+  # The packages' version: '-' (a pre-release) is '~' for dpkg and rpm (scripts/packages.ts).
+  pkg_version=$(printf '%s' "$version" | tr '-' '~')
 
   case $method in
-    deb) artifact=$(listed "modgate_${version}_${deb_arch}.deb") ;;
-    rpm) artifact=$(listed "modgate-${version}-1.${rpm_arch}.rpm") ;;
+    deb) artifact=$(listed "modgate_${pkg_version}_${deb_arch}.deb") ;;
+    rpm) artifact=$(listed "modgate-${pkg_version}-1.${rpm_arch}.rpm") ;;
     binary) artifact=$(listed "modgate-linux-${arch}") ;;
     *) fail "MODGATE_INSTALL_METHOD must be deb, rpm or binary, not $method" ;;
   esac
@@ -147,8 +150,9 @@ verify_with_openssl() {
 
 already_installed() {
   case $method in
-    deb) [ "$(dpkg-query -W -f '${Version}' modgate 2>/dev/null || true)" = "$version" ] ;;
-    rpm) [ "$(rpm -q --qf '%{VERSION}' modgate 2>/dev/null || true)" = "$version" ] ;;
+    # Installed, not only known: a removed package keeps its version while its conffiles remain.
+    deb) [ "$(dpkg-query -W -f '${db:Status-Status} ${Version}' modgate 2>/dev/null || true)" = "installed $pkg_version" ] ;;
+    rpm) [ "$(rpm ${prefix:+--root "$prefix"} -q --qf '%{VERSION}' modgate 2>/dev/null || true)" = "$pkg_version" ] ;;
     binary)
       [ -f "$prefix/usr/local/bin/modgate" ] &&
         [ "$(sha256_of "$prefix/usr/local/bin/modgate")" = "$(grep " [ *]$artifact\$" "$tmp/SHA256SUMS" | cut -d ' ' -f 1)" ]
@@ -156,12 +160,20 @@ already_installed() {
   esac
 }
 
+# apt-get waits for a lock another apt holds (unattended-upgrades on a fresh host) instead of failing.
 install_deb() {
-  if command -v apt-get >/dev/null 2>&1; then apt-get install -y "$1"; else dpkg -i "$1"; fi
+  if command -v apt-get >/dev/null 2>&1; then
+    apt-get install -y -o DPkg::Lock::Timeout=300 "$1"
+  else
+    dpkg -i "$1"
+  fi
 }
 
+# Into a scratch root (MODGATE_PREFIX) with rpm itself: dnf and yum would want that root's repositories.
 install_rpm() {
-  if command -v dnf >/dev/null 2>&1; then
+  if [ -n "$prefix" ]; then
+    rpm --root "$prefix" -U "$1"
+  elif command -v dnf >/dev/null 2>&1; then
     dnf install -y "$1"
   elif command -v yum >/dev/null 2>&1; then
     yum install -y "$1"

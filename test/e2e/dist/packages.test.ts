@@ -5,9 +5,11 @@
  * data dir's trust rules accept it); then upgraded to a higher version (data and a changed
  * conffile kept), removed (data and user kept) and purged (both gone). systemd does not run
  * here, so the scripts' systemctl calls are skipped as in a container; that they tolerate it is
- * what is tested. The .rpm is read with `rpm -qp` and installed into a scratch root (`--root`,
- * no scripts: the scratch root has no shell). Both arm64 packages: their architecture and the
- * aarch64 binary inside. Two builds give the same bytes.
+ * what is tested. The .rpm is read with `rpm -qp`, then installed, upgraded and erased with
+ * `rpm --root` in a scratch root (test/support/packaging.ts) where its scriptlets really run:
+ * the user, the data dir and its modes, the data kept, and systemctl skipped where systemd does
+ * not run and tolerated where it fails. Both arm64 packages: their architecture and the aarch64
+ * binary inside. Two builds give the same bytes.
  *
  * Which binaries: $MODGATE_BINARY and $MODGATE_BINARY_ARM64 when set (.ci/run builds both);
  * otherwise this file builds them. Without dpkg-deb and rpmbuild, root, or (for arm64) qemu it
@@ -26,8 +28,8 @@ import { renderSingleUnit, renderTemplateUnit, DEFAULT_UNIT_OPTIONS } from '../.
 import { buildBinary } from '../../../scripts/build.ts';
 import { canRun } from '../../../scripts/emulator.ts';
 import type { Arch } from '../../../scripts/embedded-node.ts';
-import { buildPackages, PACKAGE_BIN, type BuiltPackages } from '../../../scripts/packages.ts';
-import { eventually } from '../../../harness/stack.ts';
+import { buildPackages, MAINTAINER, PACKAGE_BIN, type BuiltPackages } from '../../../scripts/packages.ts';
+import { dpkg, makeRpmRoot, type RpmRoot } from '../../support/packaging.ts';
 
 const run = promisify(execFile);
 const version = (
@@ -50,25 +52,6 @@ async function binaryFor(arch: Arch, variable: string): Promise<string> {
   const given = process.env[variable];
   if (given) return resolve(given);
   return (await buildBinary({ arch, outDir: join(work, `bin-${arch}`) })).binary;
-}
-
-/**
- * dpkg, waiting while another dpkg or apt holds its lock (other tests and engineers share this
- * machine) rather than failing on it.
- */
-async function dpkg(...args: string[]): Promise<string> {
-  let output = '';
-  await eventually(async () => {
-    try {
-      output = (await run('dpkg', args)).stdout;
-      return true;
-    } catch (error) {
-      const { stderr = '' } = error as { stderr?: string };
-      if (/lock/.test(stderr)) return false;
-      throw error;
-    }
-  }, 300_000);
-  return output;
 }
 
 const sh = async (command: string, ...args: string[]) => (await run(command, args)).stdout.trim();
@@ -139,7 +122,15 @@ describe.runIf(tools || required)('the .deb and .rpm packages', () => {
       );
       expect(await readFile('/etc/logrotate.d/modgate', 'utf8')).toContain('su modgate modgate');
       expect(existsSync('/usr/share/doc/modgate/docs/data-dir.md')).toBe(true);
-      expect(existsSync('/usr/share/doc/modgate/copyright')).toBe(true);
+      expect(await sh('dpkg-query', '-W', '-f=${Maintainer}', 'modgate')).toBe(MAINTAINER);
+      const copyright = await readFile('/usr/share/doc/modgate/copyright', 'utf8');
+      expect(copyright).toMatch(
+        /^Format: https:\/\/www\.debian\.org\/doc\/packaging-manuals\/copyright-format\/1\.0\/\n/,
+      );
+      expect(copyright).toContain(`\nUpstream-Contact: ${MAINTAINER}\n`);
+      expect(copyright).toMatch(
+        /\nFiles: \*\nCopyright: .+\nLicense: LicenseRef-modgate\n\nLicense: LicenseRef-modgate\n .+/,
+      );
       const [, , uid, , , home, shell] = (await sh('getent', 'passwd', 'modgate')).split(':');
       expect([home, shell]).toEqual(['/var/lib/modgate', '/usr/sbin/nologin']);
       expect(Number(uid)).toBeLessThan(1000);
@@ -225,6 +216,9 @@ describe.runIf(tools || required)('the .deb and .rpm packages', () => {
       expect(await sh('rpm', '-qp', '--qf', '%{VERSION}-%{RELEASE} %{ARCH}', rpm)).toBe(
         `${version}-1 x86_64`,
       );
+      expect(await sh('rpm', '-qp', '--qf', '%{PACKAGER}|%{LICENSE}', rpm)).toBe(
+        `${MAINTAINER}|LicenseRef-modgate`,
+      );
     });
 
     it('carries scripts that create the user, stop on removal and try-restart on upgrade', async () => {
@@ -237,19 +231,78 @@ describe.runIf(tools || required)('the .deb and .rpm packages', () => {
         /postuninstall scriptlet[^]*\$1" -ge 1[^]*systemctl try-restart modgate\.service/,
       );
     });
+  });
 
-    it('installs into a scratch root with the modes of the package', async () => {
-      const root = join(work, 'rpm-root');
-      await mkdir(root);
-      await run('rpm', ['--root', root, '--initdb']);
-      await run('rpm', ['--root', root, '-i', '--nodeps', '--noscripts', built.x64!.rpm]);
-      expect(await mode(join(root, 'usr/bin/modgate'))).toBe('755');
-      expect(await mode(join(root, 'var/lib/modgate'))).toBe('700');
-      expect(await readFile(join(root, 'usr/lib/systemd/system/modgate.service'), 'utf8')).toBe(
+  describe('the .rpm installed, upgraded and erased in a scratch root, its scriptlets run', () => {
+    let root: RpmRoot;
+    const rpm = (...args: string[]) => root.run('rpm', ['--root', root.dir, ...args]);
+    const calls = async () => {
+      const path = join(root.dir, 'systemctl-calls');
+      const text = existsSync(path) ? await readFile(path, 'utf8') : '';
+      await rm(path, { force: true });
+      return text;
+    };
+
+    beforeAll(async () => {
+      root = await makeRpmRoot(await mkdtemp(join(work, 'rpm-root-')), built.x64!.rpm);
+    }, 120_000);
+
+    it('installs the files, the user and the data dir, with systemd absent', async () => {
+      await root.fakeSystemd(false);
+      const installed = await rpm('-U', built.x64!.rpm);
+      expect(installed.code, installed.stderr).toBe(0);
+      expect(await root.chroot('stat', '-c', '%a %U:%G', '/usr/bin/modgate', '/var/lib/modgate')).toBe(
+        '755 root:root\n700 modgate:modgate',
+      );
+      expect(`${await root.chroot('cat', '/usr/lib/systemd/system/modgate.service')}\n`).toBe(
         renderSingleUnit({ ...DEFAULT_UNIT_OPTIONS, bin: PACKAGE_BIN }),
       );
-      expect(await sh('rpm', '--root', root, '-q', 'modgate')).toBe(`modgate-${version}-1.x86_64`);
-    });
+      const [, , uid, , , home, shell] = (await root.chroot('getent', 'passwd', 'modgate')).split(':');
+      expect([home, shell]).toEqual(['/var/lib/modgate', '/usr/sbin/nologin']);
+      expect(Number(uid)).toBeLessThan(1000);
+      expect((await rpm('-q', 'modgate')).stdout.trim()).toBe(`modgate-${version}-1.x86_64`);
+      expect(await root.chroot('/usr/bin/modgate', '--version')).toMatch(new RegExp(`^modgate ${version}\n`));
+      expect(await calls()).toBe('');
+    }, 300_000);
+
+    it('upgrades keeping the data and the user, and try-restarts where systemctl fails', async () => {
+      await root.chroot(
+        'install',
+        '-m',
+        '0600',
+        '-o',
+        'modgate',
+        '-g',
+        'modgate',
+        '/dev/null',
+        '/var/lib/modgate/kept',
+      );
+      const user = await root.chroot('getent', 'passwd', 'modgate');
+      await root.fakeSystemd(true);
+      const upgraded = await rpm('-U', built.x64Higher!.rpm);
+      expect(upgraded.code, upgraded.stderr).toBe(0);
+      expect((await rpm('-q', 'modgate')).stdout.trim()).toBe(`modgate-${higher}-1.x86_64`);
+      // %post of the new package, then %postun of the old one with $1 = 1: an upgrade.
+      expect(await calls()).toBe(
+        'daemon-reload\ndaemon-reload\ntry-restart modgate.service modgate@*.service\n',
+      );
+      expect(await root.chroot('getent', 'passwd', 'modgate')).toBe(user);
+      expect(await root.chroot('stat', '-c', '%a %U:%G', '/var/lib/modgate', '/var/lib/modgate/kept')).toBe(
+        '700 modgate:modgate\n600 modgate:modgate',
+      );
+    }, 300_000);
+
+    it('erases the package, stopping the units and keeping the data and the user', async () => {
+      const erased = await rpm('-e', 'modgate');
+      expect(erased.code, erased.stderr).toBe(0);
+      expect(await calls()).toBe('stop modgate.service modgate@*.service\ndaemon-reload\n');
+      expect((await rpm('-q', 'modgate')).code).not.toBe(0);
+      expect((await root.run('test', ['-e', join(root.dir, 'usr/bin/modgate')])).code).not.toBe(0);
+      expect(await root.chroot('stat', '-c', '%a %U:%G', '/var/lib/modgate/kept')).toBe(
+        '600 modgate:modgate',
+      );
+      expect(await root.chroot('getent', 'passwd', 'modgate')).toMatch(/^modgate:/);
+    }, 300_000);
   });
 
   describe.runIf(arm64)('the arm64 packages', () => {

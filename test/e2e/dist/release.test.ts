@@ -16,7 +16,15 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canRun } from '../../../scripts/emulator.ts';
 import { publicKeyOf, release, releaseVersion } from '../../../scripts/release.ts';
-import { minisignInstalled, makeKey, tamper, TAMPERINGS, type TestKey } from '../../support/release-key.ts';
+import { dpkg, makeRpmRoot, type Result, type RpmRoot } from '../../support/packaging.ts';
+import {
+  fakeRelease,
+  minisignInstalled,
+  makeKey,
+  tamper,
+  TAMPERINGS,
+  type TestKey,
+} from '../../support/release-key.ts';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -29,6 +37,10 @@ if (!whole)
   console.error(
     'test/e2e/dist/release.test.ts: no qemu, dpkg-deb or rpmbuild: an x64 release without packages',
   );
+/** install.sh installs the packages for real: the .deb on this machine, the .rpm into a scratch root. */
+const packagesInstall = whole && process.getuid?.() === 0;
+if (whole && !packagesInstall)
+  console.error('test/e2e/dist/release.test.ts: not root: install.sh installs no package');
 
 describe.runIf(minisignInstalled())('npm run release and install.sh', () => {
   let work: string;
@@ -49,6 +61,7 @@ describe.runIf(minisignInstalled())('npm run release and install.sh', () => {
       ...(whole ? {} : { arches: ['x64'] as const, packages: false }),
       keyFile: key.secret,
       env: { MODGATE_RELEASE_PUBKEY: key.line },
+      testRelease: true,
     }));
     noMinisign = await pathWithout('minisign');
   }, BUILD_MS);
@@ -159,9 +172,33 @@ describe.runIf(minisignInstalled())('npm run release and install.sh', () => {
       code: 2,
       stderr: expect.stringContaining('set MODGATE_RELEASE_KEY') as unknown,
     });
-    await expect(publicKeyOf(other.secret, { MODGATE_RELEASE_PUBKEY: key.line })).rejects.toThrow(
-      'but modgate trusts',
+    await expect(publicKeyOf(other.secret, { MODGATE_RELEASE_PUBKEY: key.line }, true)).rejects.toThrow(
+      'but MODGATE_RELEASE_PUBKEY names',
     );
+  });
+
+  it('refuses a key that is not the one built into the binaries unless the release is a test release', async () => {
+    const out = join(work, 'not-released');
+    const refused = await run(
+      join(ROOT, 'node_modules/.bin/tsx'),
+      [join(ROOT, 'scripts/release.ts'), '--out', out],
+      {
+        env: {
+          PATH: process.env.PATH ?? '',
+          MODGATE_RELEASE_KEY: key.secret,
+          MODGATE_RELEASE_PUBKEY: key.line,
+        },
+      },
+    ).catch((error: { code: number; stderr: string }) => error);
+    expect(refused).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('needs --test-release') as unknown,
+    });
+    expect(existsSync(out)).toBe(false);
+    await expect(publicKeyOf(key.secret, { MODGATE_RELEASE_PUBKEY: key.line })).rejects.toThrow(
+      'RELEASE_PUBLIC_KEY in cli/release/release-source.ts',
+    );
+    expect(await publicKeyOf(key.secret, { MODGATE_RELEASE_PUBKEY: key.line }, true)).toBe(key.line);
   });
 
   it.each([
@@ -223,7 +260,7 @@ describe.runIf(minisignInstalled())('npm run release and install.sh', () => {
   it('refuses a scratch root for a package install, which would change the machine', async () => {
     const result = await install(await mirror(), { MODGATE_INSTALL_METHOD: 'deb' });
     expect(result).toMatchObject({ code: 1, files: [] });
-    expect(result.stderr).toContain('MODGATE_PREFIX installs the bare binary only');
+    expect(result.stderr).toContain('MODGATE_PREFIX installs the bare binary or the .rpm only');
   });
 
   it('runs nothing when the download of install.sh was cut short', async () => {
@@ -232,6 +269,157 @@ describe.runIf(minisignInstalled())('npm run release and install.sh', () => {
     await writeFile(cut, script.slice(0, script.lastIndexOf('modgate_install')));
     const result = await install(await mirror(), {}, cut);
     expect(result).toMatchObject({ code: 0, stdout: '', stderr: '', files: [] });
+  });
+
+  /** install.sh from `base` as root, the package method detected or set in `env`; in `root`'s namespace if given. */
+  async function installPackage(
+    base: string,
+    env: Record<string, string> = {},
+    root?: RpmRoot,
+  ): Promise<Result> {
+    const settings = { PATH: process.env.PATH ?? '', MODGATE_BASE_URL: pathToFileURL(base).href, ...env };
+    const script = join(dir, 'install.sh');
+    if (root !== undefined) {
+      return root.run('sh', [script], {
+        ...settings,
+        MODGATE_INSTALL_METHOD: 'rpm',
+        MODGATE_PREFIX: root.dir,
+      });
+    }
+    return run('sh', [script], { env: settings }).then(
+      ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+      (error: Result) => error,
+    );
+  }
+
+  /** A mirror whose latest/ is a signed release 99.0.0 with no package: only a pin installs. */
+  async function pinnedMirror(): Promise<string> {
+    const base = await mkdtemp(join(work, 'mirror-'));
+    await fakeRelease(base, '99.0.0', key, { latest: true, arch: 'x64' });
+    await symlink(dir, join(base, `v${version}`));
+    return base;
+  }
+
+  /** The package `name` in the mirror's latest/ one byte off. */
+  function tamperPackage(base: string, name: string): Promise<void> {
+    return tamper('a changed artifact', join(base, 'latest'), { dir, version, other, artifact: name });
+  }
+
+  describe.runIf(packagesInstall)('install.sh with the .deb, on this machine', () => {
+    // A function: `version` is read in beforeAll, after this body runs.
+    const debName = () => `modgate_${version}_amd64.deb`;
+    const dpkgState = () =>
+      run('dpkg-query', ['-W', '-f=${db:Status-Status} ${Version}', 'modgate']).then(
+        ({ stdout }) => stdout,
+        () => 'unknown',
+      );
+    const modgateUser = () =>
+      run('getent', ['passwd', 'modgate']).then(
+        ({ stdout }) => stdout.trim(),
+        () => '',
+      );
+
+    beforeAll(async () => {
+      // Never over someone's real install: afterAll purges what this installs.
+      expect(await dpkgState()).not.toMatch(/^installed|^config-files/);
+      expect(await modgateUser()).toBe('');
+    });
+    afterAll(async () => dpkg('--purge', 'modgate').catch(() => undefined), 300_000);
+
+    it('refuses a tampered .deb before dpkg runs', async () => {
+      const base = await mirror();
+      await tamperPackage(base, debName());
+      const before = await dpkgState();
+      const result = await installPackage(base);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`${debName()} does not match SHA256SUMS`);
+      expect(await dpkgState()).toBe(before);
+      expect(await modgateUser()).toBe('');
+      expect(existsSync('/usr/bin/modgate')).toBe(false);
+    }, 120_000);
+
+    it('installs the version MODGATE_VERSION pins, with apt, as this machine is detected', async () => {
+      const base = await pinnedMirror();
+      const newest = await installPackage(base);
+      expect(newest.stderr).toContain('the release 99.0.0 has no modgate_99.0.0_amd64.deb');
+      const pinned = await installPackage(base, { MODGATE_VERSION: version });
+      expect(pinned.code, pinned.stderr).toBe(0);
+      expect(pinned.stdout).toContain(`verified ${debName()} (modgate ${version}): signature and sha256`);
+      expect(await dpkgState()).toBe(`installed ${version}`);
+      expect((await run('dpkg', ['-s', 'modgate'])).stdout).toContain(`\nVersion: ${version}\n`);
+      expect((await run('/usr/bin/modgate', ['--version'])).stdout).toMatch(
+        new RegExp(`^modgate ${version}\n`),
+      );
+      const [, , uid, , , home, shell] = (await modgateUser()).split(':');
+      expect([home, shell]).toEqual(['/var/lib/modgate', '/usr/sbin/nologin']);
+      expect(Number(uid)).toBeLessThan(1000);
+      const data = await stat('/var/lib/modgate');
+      expect([(data.mode & 0o7777).toString(8), data.uid]).toEqual(['700', Number(uid)]);
+    }, 300_000);
+
+    it('changes nothing when run again', async () => {
+      const before = await stat('/usr/bin/modgate');
+      const again = await installPackage(await mirror());
+      expect(again.stdout).toBe(
+        `modgate install: modgate ${version} is already installed (deb): nothing to do.\n`,
+      );
+      // dpkg would unpack a new file: another inode, another change time.
+      const after = await stat('/usr/bin/modgate');
+      expect([after.ino, after.ctimeMs]).toEqual([before.ino, before.ctimeMs]);
+    }, 120_000);
+
+    it('installs again once the package was removed, though its conffiles stay', async () => {
+      await dpkg('-r', 'modgate');
+      expect(await dpkgState()).toBe(`config-files ${version}`);
+      const again = await installPackage(await mirror());
+      expect(again.code, again.stderr).toBe(0);
+      expect(await dpkgState()).toBe(`installed ${version}`);
+    }, 300_000);
+  });
+
+  describe.runIf(packagesInstall)('install.sh with the .rpm, into a scratch root', () => {
+    const rpmName = () => `modgate-${version}-1.x86_64.rpm`;
+    let root: RpmRoot;
+    const rpmQuery = async (format: string) =>
+      (await root.run('rpm', ['--root', root.dir, '-q', '--qf', format, 'modgate'])).stdout;
+
+    beforeAll(async () => {
+      root = await makeRpmRoot(await mkdtemp(join(work, 'rpm-root-')), join(dir, rpmName()));
+    }, 120_000);
+
+    it('refuses a tampered .rpm before rpm runs', async () => {
+      const base = await mirror();
+      await tamperPackage(base, rpmName());
+      const result = await installPackage(base, {}, root);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`${rpmName()} does not match SHA256SUMS`);
+      expect(await rpmQuery('%{VERSION}')).toBe('package modgate is not installed\n');
+      expect((await root.run('test', ['-e', join(root.dir, 'usr/bin/modgate')])).code).toBe(1);
+    }, 120_000);
+
+    it('installs the version MODGATE_VERSION pins, its scriptlets run in the root', async () => {
+      const base = await pinnedMirror();
+      const newest = await installPackage(base, {}, root);
+      expect(newest.stderr).toContain('the release 99.0.0 has no modgate-99.0.0-1.x86_64.rpm');
+      const pinned = await installPackage(base, { MODGATE_VERSION: version }, root);
+      expect(pinned.code, pinned.stderr).toBe(0);
+      expect(pinned.stdout).toContain(`verified ${rpmName()} (modgate ${version}): signature and sha256`);
+      expect(await rpmQuery('%{VERSION}-%{RELEASE}')).toBe(`${version}-1`);
+      expect(await root.chroot('/usr/bin/modgate', '--version')).toMatch(new RegExp(`^modgate ${version}\n`));
+      const [, , uid, , , home, shell] = (await root.chroot('getent', 'passwd', 'modgate')).split(':');
+      expect([home, shell]).toEqual(['/var/lib/modgate', '/usr/sbin/nologin']);
+      expect(Number(uid)).toBeLessThan(1000);
+      expect(await root.chroot('stat', '-c', '%a %U:%G', '/var/lib/modgate')).toBe('700 modgate:modgate');
+    }, 300_000);
+
+    it('changes nothing when run again', async () => {
+      const installedBy = await rpmQuery('%{INSTALLTID}');
+      const again = await installPackage(await mirror(), {}, root);
+      expect(again.stdout).toBe(
+        `modgate install: modgate ${version} is already installed (rpm): nothing to do.\n`,
+      );
+      expect(await rpmQuery('%{INSTALLTID}')).toBe(installedBy);
+    }, 120_000);
   });
 
   it.runIf(existsSync('/usr/bin/shellcheck') || process.env.MODGATE_REQUIRE_SHELLCHECK)(
