@@ -54,8 +54,13 @@ export class GroupFailures {
     return this.#list;
   }
 
-  /** Keeps `failed`; resolves once the file says so (rejects when it cannot be written). */
+  /**
+   * Keeps `failed`; resolves once the file says so (rejects when it cannot be written). A row
+   * refused again (sent again after a kill -9, before the cursor moved past it) keeps its first
+   * refusal.
+   */
   add(failed: FailedSanction): Promise<void> {
+    if (this.#list.some((kept) => kept.id === failed.id)) return Promise.resolve();
     this.#list.push(failed);
     if (this.#list.length > MAX_KEPT) this.#list.shift();
     const snapshot = { failures: [...this.#list] };
