@@ -1,6 +1,6 @@
 /**
- * The sanctions from the group this server's game refused (docs/group.md, "When the database is
- * down"): `group-failures.json` in the data dir (0600), the newest MAX_KEPT, rewritten atomically
+ * The sanctions from the group this server's game refused: `group-failures.json` in the data dir
+ * (docs/group.md, "When the database is down"), 0600, the newest MAX_KEPT, rewritten atomically
  * on each refusal so a restart keeps them. A file of this server's own, not the group's database:
  * a refusal is this server's game's answer, and it must be kept while the database is unreachable
  * too. Refusals are rare (a game that rejects a platform id, a reason too long for it), so one
