@@ -12,15 +12,14 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GroupSettings } from '../../daemon/group/group.ts';
-import { DataDir } from '../../daemon/store/data-dir.ts';
-import { modCredentialsFile } from '../../daemon/store/mod-credentials.ts';
 import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
 import { postgresAvailable, startPostgres, type PostgresCluster } from '../../harness/postgres.ts';
 import { startServe, stop, type Served } from '../../harness/processes.ts';
 import { eventually, startStack, type Stack } from '../../harness/stack.ts';
 import { findModeration } from '../../mod-sim/handlers/players-common.ts';
 import { banPlayer } from '../../mod-sim/handlers/players-moderation.ts';
-import { startSimulator, type Simulator, type SimulatorOptions } from '../../mod-sim/simulator.ts';
+import { dialSimulator } from '../../harness/sim-dial.ts';
+import type { Simulator, SimulatorOptions } from '../../mod-sim/simulator.ts';
 import { OpError } from '../../protocol/ops/index.ts';
 import type { World } from '../../mod-sim/world/index.ts';
 
@@ -77,17 +76,8 @@ async function run(
 ): Promise<Running> {
   const served = await startServe(files.data.dir, { extra: ['--config', files.config], env });
   cleanups.push(() => stop(served.serve));
-  const credentials = await (await DataDir.open(files.data.dir)).read(modCredentialsFile);
-  const game = startSimulator({
-    url: `ws://127.0.0.1:${served.modPort}`,
-    identity: credentials.identity,
-    daemonPublicKey: credentials.daemonPublicKey,
-    backoff: { initialMs: 20, maxMs: 200 },
-    wallClock: true,
-    ...sim,
-  });
+  const game = await dialSimulator(files.data.dir, served.modPort, { wallClock: true, ...sim });
   cleanups.push(() => game.close());
-  await game.connected();
   const call = (path: string, init: RequestInit = {}) =>
     fetch(`http://127.0.0.1:${served.apiPort}${path}`, {
       ...init,
