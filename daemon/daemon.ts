@@ -541,6 +541,8 @@ async function startGroup(
       link: own.link,
       events: own.events,
       log: options.log,
+      // A test hook, read once here (docs/group.md, "Testing"): never set in production.
+      holdCapture: process.env['MODGATE_TEST_HOLD_GROUP_CAPTURE'] === '1',
     });
     metrics?.watch(group);
     return group;

@@ -11,7 +11,7 @@
  * MODGATE_REQUIRE_TMPFS does for harness/tmpfs.ts.
  */
 import { execFile } from 'node:child_process';
-import { appendFile, chown, copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { appendFile, chown, copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { existsSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -67,6 +67,12 @@ export interface PostgresCluster {
   stop(options?: { mode?: 'immediate' | 'fast' }): Promise<void>;
   /** Starts it again: the same port, the same data. */
   start(): Promise<void>;
+  /**
+   * Hangs it without stopping it: SIGSTOP to the server and every process it started, so its
+   * connections stay open and answer nothing (a database hung, not down). `resume` is SIGCONT.
+   */
+  pause(): Promise<void>;
+  resume(): Promise<void>;
   /** Stops it and removes its folder. */
   cleanup(): Promise<void>;
 }
@@ -140,11 +146,26 @@ export async function startPostgres(binDir: string | null): Promise<PostgresClus
       await start();
       running = true;
     },
+    pause: async () => signalServer(data, 'SIGSTOP'),
+    resume: async () => signalServer(data, 'SIGCONT'),
     cleanup: async () => {
+      await signalServer(data, 'SIGCONT').catch(() => undefined);
       await stop({ mode: 'immediate' }).catch(() => undefined);
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Sends `signal` to the postmaster (its pid is postmaster.pid's first line) and its children. */
+async function signalServer(data: string, signal: 'SIGSTOP' | 'SIGCONT'): Promise<void> {
+  const postmaster = Number((await readFile(join(data, 'postmaster.pid'), 'utf8')).split('\n')[0]);
+  const children = await run('pgrep', ['-P', String(postmaster)]).then(
+    ({ stdout }) => stdout.split('\n').filter(Boolean).map(Number),
+    () => [],
+  );
+  // Children first when stopping, so none notices its parent gone quiet; the parent first when continuing.
+  const order = signal === 'SIGSTOP' ? [...children, postmaster] : [postmaster, ...children];
+  for (const pid of order) process.kill(pid, signal);
 }
 
 async function postgresOwner(): Promise<[number, number]> {

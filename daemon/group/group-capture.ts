@@ -7,6 +7,8 @@
  * - `remember` notes a change by its signature (action, player, when the game set it) for a few
  *   minutes; a second sighting with the same signature is not new. An unban or unmute has no time
  *   of its own: its note lasts until the player's next ban or mute, or the same few minutes.
+ * - `restore` brings back the notes of the last few minutes before a restart (the outbox keeps
+ *   them), so an op answered before a kill -9 and its event read after it are still one change.
  * - `applying` marks a player's bans or mutes as being applied from the group until the game has
  *   answered; an event for them meanwhile is the group's own (its answer then remembers it).
  *
@@ -53,6 +55,14 @@ export class GroupCapture {
     const before = this.#seen.get(opposite);
     if (isNew && before !== undefined && before.at < now - EVENT_GRACE_MS) this.#seen.delete(opposite);
     return isNew;
+  }
+
+  /** Notes from before a restart (outbox.ts): each lasts REMEMBER_MS from when it was made. */
+  restore(
+    notes: readonly { action: SanctionAction; platform_id: string; signature: string; at: number }[],
+  ): void {
+    for (const { action, platform_id: platformId, signature, at } of notes)
+      this.#seen.set(`${action} ${platformId}`, { signature, until: at + REMEMBER_MS, at });
   }
 
   /** True while the group's application of this player's bans (or mutes) waits for the game. */

@@ -26,18 +26,18 @@ import type { ModLinkServer } from '../../protocol/link-server.ts';
 import { LinkCallError } from '../../protocol/link-calls.ts';
 import type { OpName } from '../../protocol/ops/index.ts';
 import type { SanctionKind } from '../config/config.ts';
-import type { StoredEvent } from '../events/types.ts';
+import type { EventLog, StoredEvent } from '../events/types.ts';
 import type { Logger } from '../log/log.ts';
 import { GroupCapture } from './group-capture.ts';
 import { GroupDatabase } from './group-database.ts';
-import { GroupOutbox, OutboxFull } from './outbox.ts';
+import { GroupFailures, type FailedSanction } from './group-failures.ts';
+import { GroupOutbox, OutboxFull, type ApplyingKey, type SeenNote } from './outbox.ts';
 import {
   applyArgs,
   fromEvent,
   fromOp,
   kindOf,
   type Sanction,
-  type SanctionAction,
   type SanctionRow,
   type Seen,
 } from './sanction.ts';
@@ -58,12 +58,20 @@ export interface GroupOptions extends Omit<GroupSettings, 'name'> {
   dataDir: string;
   serverId: string;
   link: ModLinkServer;
-  /** The event log, for the mod's moderation events (made in game, or a squad ban's members). */
-  events: { subscribe(listener: (event: StoredEvent) => void): () => void };
+  /**
+   * The event log, for the mod's moderation events (made in game, or a squad ban's members):
+   * read again at start from where the outbox says the capture was, then followed live.
+   */
+  events: Pick<EventLog, 'subscribe' | 'readAfter' | 'lastId'>;
   log: Logger;
   now?: () => number;
   /** Told of each sanction applied or refused here and of each database failure (events, metrics). */
   observer?: GroupObserver;
+  /**
+   * Tests only (MODGATE_TEST_HOLD_GROUP_CAPTURE, docs/group.md, "Testing"): live mod events are
+   * left unread, as by a daemon killed right after their fsync; the next start reads them.
+   */
+  holdCapture?: boolean;
 }
 
 /** One server as `GET /admin/v1/group` and `modgate group status` show it. */
@@ -84,20 +92,13 @@ export interface GroupStatus {
   servers: GroupServer[];
 }
 
-/** A sanction this server's game refused: kept for the `group.sanction.failed` event. */
-export interface FailedSanction {
-  id: string;
-  action: SanctionAction;
-  platform_id: string;
-  origin_server: string;
-  error: string;
-  at: string;
-}
+export type { FailedSanction } from './group-failures.ts';
 
 /** The idle heartbeat and catch-up read: at most once a minute (docs/group.md, "When the database is down"). */
 export const IDLE_MS = 60_000;
 const PAGE = 200;
-const MAX_FAILURES_KEPT = 1_000;
+/** Events read per page when the capture catches up with the event log at start. */
+const EVENTS_PAGE = 1_000;
 
 export class Group {
   readonly #options: GroupOptions;
@@ -105,8 +106,12 @@ export class Group {
   readonly #capture: GroupCapture;
   readonly #database: GroupDatabase;
   readonly #now: () => number;
-  readonly #failures: FailedSanction[] = [];
+  readonly #failures: GroupFailures;
   #cursor = 0n;
+  /** The last event the capture has dealt with (all before it too): the outbox's `read`. */
+  #eventsRead = 0;
+  /** The capture's work, one event after the other, so `#eventsRead` only ever moves past what is done. */
+  #capturing: Promise<void> = Promise.resolve();
   #lastStatus: GroupServer[] = [];
   #timer: NodeJS.Timeout | null = null;
   #publishing: Promise<void> | null = null;
@@ -114,11 +119,13 @@ export class Group {
   #receiveAgain = false;
   readonly #unwire: (() => void)[] = [];
 
-  private constructor(options: GroupOptions, outbox: GroupOutbox) {
+  private constructor(options: GroupOptions, outbox: GroupOutbox, failures: GroupFailures) {
     this.#options = options;
     this.#outbox = outbox;
+    this.#failures = failures;
     this.#now = options.now ?? Date.now;
     this.#capture = new GroupCapture(this.#now);
+    this.#capture.restore(outbox.seen);
     this.#database = new GroupDatabase({
       databaseUrl: options.databaseUrl,
       log: options.log,
@@ -129,8 +136,10 @@ export class Group {
   }
 
   static async start(options: GroupOptions): Promise<Group> {
-    const outbox = await GroupOutbox.open(options.dataDir);
-    const group = new Group(options, outbox);
+    const outbox = await GroupOutbox.open(options.dataDir, options.now);
+    const failures = await GroupFailures.open(options.dataDir);
+    const group = new Group(options, outbox, failures);
+    group.#follow();
     try {
       await group.#database.start();
     } catch (error) {
@@ -141,8 +150,58 @@ export class Group {
     return group;
   }
 
+  /**
+   * Reads the mod's moderation events the capture had not dealt with before the last stop (a
+   * kill -9 between an event's fsync and its outbox line), then follows the log live. A first
+   * start begins at the log's end: what the game did before joining the group is not published.
+   */
+  #follow(): void {
+    const { events } = this.#options;
+    this.#eventsRead = this.#outbox.readPosition ?? events.lastId();
+    const replay = this.#replayEvents(this.#eventsRead);
+    // Subscribed in the same turn as the read above, so no event falls between the two; one
+    // delivered again live is skipped by its id.
+    this.#unwire.push(events.subscribe((event) => this.#queueEvent(event, false)));
+    this.#capturing = replay;
+  }
+
+  async #replayEvents(after: number): Promise<void> {
+    const { events, log } = this.#options;
+    const unread: StoredEvent[] = [];
+    for (let from = after; ;) {
+      const page = events.readAfter(from, EVENTS_PAGE);
+      if (!Array.isArray(page)) {
+        log.warn('group: events before the capture caught up were dropped by retention', {
+          event: 'group_events_gone',
+          read: from,
+          oldest: page.oldestId,
+        });
+        from = page.oldestId - 1;
+        continue;
+      }
+      if (page.length === 0) break;
+      unread.push(...page);
+      from = page.at(-1)?.id ?? from;
+    }
+    for (const event of unread) await this.#handleEvent(event, true);
+    await this.#outbox.settle().catch(() => undefined);
+    await this.#outbox.read(this.#eventsRead).catch(() => undefined);
+  }
+
+  #queueEvent(event: StoredEvent, replayed: boolean): void {
+    if (this.#options.holdCapture) return;
+    this.#capturing = this.#capturing.then(() => this.#handleEvent(event, replayed));
+  }
+
+  async #handleEvent(event: StoredEvent, replayed: boolean): Promise<void> {
+    if (event.id <= this.#eventsRead) return;
+    const kept = await this.#observeEvent(event, replayed).catch(() => false);
+    this.#eventsRead = event.id;
+    if (kept) await this.#outbox.read(event.id).catch(() => undefined);
+  }
+
   #wire(): void {
-    const { link, events } = this.#options;
+    const { link } = this.#options;
     const onConnect = () => {
       void this.#heartbeat();
       this.#receive();
@@ -154,8 +213,8 @@ export class Group {
       link.off('connect', onConnect);
       link.off('disconnect', onDisconnect);
     });
-    this.#unwire.push(events.subscribe((event) => void this.#observeEvent(event)));
     this.#timer = setInterval(() => {
+      void this.#outbox.read(this.#eventsRead).catch(() => undefined);
       void this.#heartbeat();
       this.#receive();
       this.#publish();
@@ -176,15 +235,22 @@ export class Group {
     if (seen) await this.#keep(seen);
   }
 
-  async #observeEvent(event: StoredEvent): Promise<void> {
+  /**
+   * A mod event: true when it was a moderation change (kept, or recognised). One read again at
+   * start for a player whose application from the group was under way at the stop is the
+   * group's own, as it would have been live.
+   */
+  async #observeEvent(event: StoredEvent, replayed: boolean): Promise<boolean> {
     const seen = fromEvent(event.type, event.data, new Date(this.#now()));
-    if (seen === null) return;
+    if (seen === null) return false;
     const { action, platform_id: platformId } = seen.sanction;
-    if (this.#capture.isApplying(action, platformId)) {
+    const key: ApplyingKey = `${kindOf(action)} ${platformId}`;
+    if (this.#capture.isApplying(action, platformId) || (replayed && this.#outbox.unsettled.has(key))) {
       this.#capture.remember(action, platformId, seen.signature);
-      return;
+      return true;
     }
     await this.#keep(seen);
+    return true;
   }
 
   /** A sighting: new and shared → into the outbox (fsync'd), then published in the background. */
@@ -192,13 +258,13 @@ export class Group {
     if (!this.#capture.remember(sanction.action, sanction.platform_id, signature)) return;
     if (!this.#options.share.includes(kindOf(sanction.action))) return;
     try {
-      await this.#outbox.add(sanction);
+      await this.#outbox.add({ ...sanction, signature });
     } catch (error) {
       const full = error instanceof OutboxFull;
       this.#options.log.error(
         full
           ? 'group outbox full: a sanction is not shared'
-          : 'group outbox write failed: a sanction is kept in memory only',
+          : 'group outbox write failed: a sanction is kept in memory and written again until it fits',
         {
           event: 'group_outbox_failed',
           action: sanction.action,
@@ -252,8 +318,9 @@ export class Group {
     return this.#keep(seen);
   }
 
+  /** The sanctions from the group this server's game refused, oldest first (kept across restarts). */
   failures(): readonly FailedSanction[] {
-    return this.#failures;
+    return this.#failures.list;
   }
 
   /** Sanctions waiting in the outbox to be published. */
@@ -264,8 +331,11 @@ export class Group {
   async close(): Promise<void> {
     if (this.#timer) clearInterval(this.#timer);
     for (const unwire of this.#unwire.splice(0)) unwire();
+    await this.#capturing;
     await this.#publishing;
     await this.#receiving;
+    await this.#failures.close().catch(() => undefined);
+    await this.#outbox.read(this.#eventsRead).catch(() => undefined);
     await this.#database.close(async (client) => {
       await client.query(
         'UPDATE modgate.servers SET daemon_up = false, link_up = false, last_seen_at = now() WHERE server_id = $1',
@@ -382,7 +452,7 @@ export class Group {
 
   /** One row: applied, skipped or refused by the game (true: the cursor moves past it); false when the game is unreachable. */
   async #applyRow(row: SanctionRow): Promise<boolean> {
-    const { serverId, accept, link, log } = this.#options;
+    const { serverId, accept, link } = this.#options;
     if (row.origin_server === serverId || !accept.includes(row.kind) || row.superseded) return true;
     // A change of this player made here and not yet published will come later in the group's
     // order, so it wins: applying this older row now would undo it here alone.
@@ -396,34 +466,59 @@ export class Group {
     const sanction = { ...row, expires_at: row.expires_at?.toISOString() ?? null };
     const call = applyArgs(sanction, actor, this.#now());
     if (call === null) return true; // run out already: nothing to apply
+    // Noted before the game is told, so an event of it read again after a kill -9 is known as
+    // the group's own (outbox.ts); a failed note only weakens that, never the application.
+    const key: ApplyingKey = `${row.kind} ${row.platform_id}`;
+    await this.#outbox.applying(key).catch(() => undefined);
     const settled = this.#capture.applying(row.action, row.platform_id);
+    let note: SeenNote | null = null;
     try {
+      // The op id is the row's, so a repeat after a kill -9 (before the cursor moved) is applied
+      // once by the game (PROTOCOL §6.4) and answers the first result.
       const result = await link.call(call.op, call.args as never, { opId: `group.${row.id}` });
       const seen = fromOp(call.op, call.args as never, result as never, new Date(this.#now()));
-      if (seen) this.#capture.remember(row.action, row.platform_id, seen.signature);
+      if (seen) {
+        this.#capture.remember(row.action, row.platform_id, seen.signature);
+        note = {
+          action: row.action,
+          platform_id: row.platform_id,
+          signature: seen.signature,
+          at: this.#now(),
+        };
+      }
       this.#options.observer?.applied(row, this.#now());
       return true;
     } catch (error) {
       if (!(error instanceof LinkCallError) || error.kind !== 'remote') return false;
-      const failed = {
-        id: row.id,
-        action: row.action,
-        platform_id: row.platform_id,
-        origin_server: row.origin_server,
-        error: error.message,
-        at: new Date(this.#now()).toISOString(),
-      };
-      this.#failures.push(failed);
-      if (this.#failures.length > MAX_FAILURES_KEPT) this.#failures.shift();
-      log.warn('group: the game refused a sanction from the group', {
-        event: 'group_sanction_failed',
-        ...failed,
-      });
-      this.#options.observer?.failed(row, error.message, this.#now());
+      await this.#refusedByGame(row, error.message);
       return true;
     } finally {
       settled();
+      await this.#outbox.applied(key, note).catch(() => undefined);
     }
+  }
+
+  /** The game refused a row: kept (group-failures.ts), logged, and told to the observer. */
+  async #refusedByGame(row: SanctionRow, error: string): Promise<void> {
+    const failed: FailedSanction = {
+      id: row.id,
+      action: row.action,
+      platform_id: row.platform_id,
+      origin_server: row.origin_server,
+      error,
+      at: new Date(this.#now()).toISOString(),
+    };
+    this.#options.log.warn('group: the game refused a sanction from the group', {
+      event: 'group_sanction_failed',
+      ...failed,
+    });
+    await this.#failures.add(failed).catch((reason: unknown) =>
+      this.#options.log.error('group: a refused sanction could not be kept on disk', {
+        event: 'group_failures_write_failed',
+        error: (reason as Error).message,
+      }),
+    );
+    this.#options.observer?.failed(row, error, this.#now());
   }
 }
 

@@ -1,14 +1,24 @@
 /**
- * The group outbox: `group-outbox.jsonl` in the data dir (0600), where a sanction made on this
- * server is written, and fsync'd, before it is published to the group (docs/group.md, "When the
- * database is down"). One JSON line per sanction (`{"add": …}`) and per publication
- * (`{"done": local_id}`); what has an `add` and no `done` is published again, in order, after a
- * restart or when the database is back. A publication repeated after a crash is harmless: the
- * group's log takes each (origin server, local id) once.
+ * The group outbox: `group-outbox.jsonl` in the data dir (0600), the journal of what this server
+ * owes the group (docs/group.md, "When the database is down"). One JSON line per record:
+ *
+ * - `{"add": sanction}`: a sanction made on this server, fsync'd before it is published (and
+ *   before the /v1 answer leaves). It carries its signature (sanction.ts), so the second sighting
+ *   of the same change is recognised after a restart too.
+ * - `{"done": local_id}`: it is in the group's log; what has an `add` and no `done` is published
+ *   again, in order, after a restart or when the database is back. A repeat is harmless: the
+ *   group's log takes each (origin server, local id) once.
+ * - `{"read": event id}`: how far through the event log the capture has dealt with the mod's
+ *   moderation events; at start, the ones after it are read again (a kill -9 between an event's
+ *   fsync and its `add` loses nothing).
+ * - `{"applying": key}` before this server's game is told to apply a sanction from the group,
+ *   and `{"seen": note}` once it has answered (`{"settled": key}` when it never did): a moderation event read again at start for a
+ *   player still being applied, or with a noted signature, is the group's own and not published.
  *
  * Bounded: past MAX_PENDING unpublished sanctions a new one is refused (logged by the caller),
  * so a group database gone for weeks cannot fill the disk. Opening the outbox rewrites it
- * (atomically) to what is still pending when it holds published lines.
+ * (atomically) to what still matters when it holds more. A line that cannot be written (a full
+ * disk) is kept in memory and written again every RETRY_MS until it is (`unwritten`).
  */
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -17,9 +27,39 @@ import { openDataFile, readDataText } from '../store/data-dir-fs.ts';
 import { GROUP_FILES } from '../store/data-dir-layout.ts';
 import { errnoCode } from '../store/errors.ts';
 import type { SanctionKind } from '../config/config.ts';
-import { kindOf, type Sanction } from './sanction.ts';
+import { kindOf, type Sanction, type SanctionAction } from './sanction.ts';
 
 export const MAX_PENDING = 100_000;
+
+/** How long a signature is worth keeping across a restart (group-capture.ts's REMEMBER_MS). */
+export const SEEN_KEPT_MS = 5 * 60_000;
+
+/** How often lines a full disk refused are written again. */
+export const RETRY_MS = 2_000;
+
+/** A sanction as the outbox keeps it: with the signature of the change it records. */
+export type KeptSanction = Sanction & { signature?: string };
+
+/** A sighting remembered across a restart (GroupCapture.restore). */
+export interface SeenNote {
+  action: SanctionAction;
+  platform_id: string;
+  signature: string;
+  /** When it was seen (ms since the epoch). */
+  at: number;
+}
+
+/** A player whose bans or mutes this server's game is applying from the group. */
+export type ApplyingKey = `${SanctionKind} ${string}`;
+
+interface OutboxRecord {
+  add?: KeptSanction;
+  done?: string;
+  read?: number;
+  applying?: ApplyingKey;
+  settled?: ApplyingKey;
+  seen?: SeenNote;
+}
 
 export class OutboxFull extends Error {
   constructor() {
@@ -29,16 +69,27 @@ export class OutboxFull extends Error {
 }
 
 export class GroupOutbox {
-  readonly #pending = new Map<string, Sanction>();
+  readonly #pending = new Map<string, KeptSanction>();
+  readonly #seen: SeenNote[] = [];
+  readonly #applying = new Set<ApplyingKey>();
+  #read: number | null = null;
   #handle: FileHandle | null = null;
   /** Appends in order, each after the one before (a line is never interleaved). */
   #tail: Promise<void> = Promise.resolve();
+  /** Lines a failed write left out, written again before any other. */
+  #unwritten: string[] = [];
+  /** A failed write may have left a torn line: the next write starts on a fresh one. */
+  #torn = false;
+  #retry: NodeJS.Timeout | null = null;
 
-  private constructor(readonly path: string) {}
+  private constructor(
+    readonly path: string,
+    readonly now: () => number,
+  ) {}
 
-  /** Reads what is left to publish and opens the file for appending. */
-  static async open(dataDir: string): Promise<GroupOutbox> {
-    const outbox = new GroupOutbox(join(dataDir, GROUP_FILES.outbox));
+  /** Reads what is left to publish and remember, and opens the file for appending. */
+  static async open(dataDir: string, now: () => number = Date.now): Promise<GroupOutbox> {
+    const outbox = new GroupOutbox(join(dataDir, GROUP_FILES.outbox), now);
     let text = '';
     try {
       text = await readDataText(outbox.path);
@@ -49,30 +100,52 @@ export class GroupOutbox {
     for (const line of text.split('\n')) {
       if (line.trim() === '') continue;
       lines++;
-      outbox.#apply(line);
+      outbox.#apply(line, now() - SEEN_KEPT_MS);
     }
-    if (lines > outbox.#pending.size) {
-      const kept = [...outbox.#pending.values()].map((add) => `${JSON.stringify({ add })}\n`);
-      await writeFileAtomic(outbox.path, kept.join(''));
-    }
+    const kept = outbox.#compacted();
+    if (lines > kept.length) await writeFileAtomic(outbox.path, kept.join(''));
     outbox.#handle = await openDataFile(outbox.path, 'append');
     return outbox;
   }
 
-  /** A torn last line (a crash mid-write) is skipped: its sanction was never acknowledged as kept. */
-  #apply(line: string): void {
-    let record: { add?: Sanction; done?: string };
+  /** A torn line (a crash or a full disk mid-write) is skipped: it was never acknowledged as kept. */
+  #apply(line: string, since: number): void {
+    let record: OutboxRecord;
     try {
-      record = JSON.parse(line) as typeof record;
+      record = JSON.parse(line) as OutboxRecord;
     } catch {
       return;
     }
-    if (record.add) this.#pending.set(record.add.local_id, record.add);
-    if (typeof record.done === 'string') this.#pending.delete(record.done);
+    const { add, done, read, applying, settled, seen } = record;
+    if (add) {
+      this.#pending.set(add.local_id, add);
+      const at = Date.parse(add.created_at);
+      if (add.signature !== undefined && at >= since)
+        this.#seen.push({ action: add.action, platform_id: add.platform_id, signature: add.signature, at });
+    }
+    if (typeof done === 'string') this.#pending.delete(done);
+    if (typeof read === 'number') this.#read = Math.max(this.#read ?? 0, read);
+    if (typeof applying === 'string') this.#applying.add(applying);
+    if (typeof settled === 'string') this.#applying.delete(settled);
+    if (seen) {
+      this.#applying.delete(`${kindOf(seen.action)} ${seen.platform_id}`);
+      if (seen.at >= since) this.#seen.push(seen);
+    }
+  }
+
+  /** What a rewrite keeps: the pending sanctions, the recent notes, the position, the open applications. */
+  #compacted(): string[] {
+    const lines = [...this.#pending.values()].map((add) => line({ add }));
+    // A pending sanction's note comes back from its `add` line; the others need their own.
+    const pending = new Set([...this.#pending.values()].map((add) => add.signature));
+    for (const seen of this.#seen) if (!pending.has(seen.signature)) lines.push(line({ seen }));
+    for (const applying of this.#applying) lines.push(line({ applying }));
+    if (this.#read !== null) lines.push(line({ read: this.#read }));
+    return lines;
   }
 
   /** The oldest unpublished sanction, or undefined when all are published. */
-  first(): Sanction | undefined {
+  first(): KeptSanction | undefined {
     return this.#pending.values().next().value;
   }
 
@@ -88,37 +161,112 @@ export class GroupOutbox {
     return this.#pending.size;
   }
 
+  /** The event log position recorded last; null when this outbox has never recorded one. */
+  get readPosition(): number | null {
+    return this.#read;
+  }
+
+  /** The sightings of the last few minutes, as recorded before the last stop. */
+  get seen(): readonly SeenNote[] {
+    return this.#seen;
+  }
+
+  /** The players whose application from the group had begun and not been answered at the last stop. */
+  get unsettled(): ReadonlySet<ApplyingKey> {
+    return this.#applying;
+  }
+
   /**
    * Keeps `sanction` until it is published; resolves once its line is fsync'd. Even when the
    * write fails (a full disk) it stays pending in memory, so a running daemon still publishes
-   * it; the rejection says it would not survive a restart.
+   * it, and its line is written again until there is room; the rejection says it would not yet
+   * survive a restart.
    */
-  add(sanction: Sanction): Promise<void> {
+  add(sanction: KeptSanction): Promise<void> {
     if (this.#pending.size >= MAX_PENDING) return Promise.reject(new OutboxFull());
     this.#pending.set(sanction.local_id, sanction);
-    return this.#write(`${JSON.stringify({ add: sanction })}\n`, true);
+    return this.#write(line({ add: sanction }), true);
   }
 
   /** The sanction is in the group's log: not published again (not fsync'd: a repeat is harmless). */
   done(localId: string): Promise<void> {
     if (!this.#pending.delete(localId)) return Promise.resolve();
-    return this.#write(`${JSON.stringify({ done: localId })}\n`, false);
+    return this.#write(line({ done: localId }), false);
+  }
+
+  /** The capture has dealt with every event up to `eventId` (not fsync'd: reading again is harmless). */
+  read(eventId: number): Promise<void> {
+    if (this.#read !== null && eventId <= this.#read) return Promise.resolve();
+    this.#read = eventId;
+    return this.#write(line({ read: eventId }), false);
+  }
+
+  /** This server's game is about to apply a sanction from the group to this player (fsync'd). */
+  applying(key: ApplyingKey): Promise<void> {
+    return this.#write(line({ applying: key }), true);
+  }
+
+  /** The game answered an application from the group with the change `note` signs (null: it made none, or failed). */
+  applied(key: ApplyingKey, note: SeenNote | null): Promise<void> {
+    return this.#write(line(note === null ? { settled: key } : { seen: note }), false);
+  }
+
+  /** The applications open at the last stop are dealt with (their events were read again). */
+  settle(): Promise<void> {
+    const open = [...this.#applying];
+    this.#applying.clear();
+    if (open.length === 0) return Promise.resolve();
+    return this.#write(open.map((settled) => line({ settled })).join(''), false);
   }
 
   async close(): Promise<void> {
+    if (this.#retry) clearTimeout(this.#retry);
     await this.#tail.catch(() => undefined);
     await this.#handle?.close();
     this.#handle = null;
   }
 
-  #write(line: string, sync: boolean): Promise<void> {
+  /** Whether lines a full disk refused are still waiting to be written. */
+  get behind(): boolean {
+    return this.#unwritten.length > 0;
+  }
+
+  #write(text: string, sync: boolean): Promise<void> {
     const written = this.#tail.then(async () => {
       const handle = this.#handle;
       if (!handle) throw new Error('the group outbox is closed');
-      await handle.appendFile(line);
-      if (sync) await handle.sync();
+      // Lines refused before go first, so the file keeps the order things happened in.
+      const lines = [...this.#unwritten, text];
+      const body = `${this.#torn ? '\n' : ''}${lines.join('')}`;
+      try {
+        await handle.appendFile(body);
+        if (sync || this.#unwritten.length > 0) await handle.sync();
+      } catch (error) {
+        this.#torn = true;
+        this.#unwritten = lines;
+        this.#retryLater();
+        throw error;
+      }
+      this.#torn = false;
+      this.#unwritten = [];
     });
     this.#tail = written.catch(() => undefined);
     return written;
   }
+
+  /** Writes what a full disk refused again, until it fits (the timer does not hold the process). */
+  #retryLater(): void {
+    if (this.#retry) return;
+    this.#retry = setTimeout(() => {
+      this.#retry = null;
+      if (this.#unwritten.length === 0 || this.#handle === null) return;
+      const last = this.#unwritten.pop() as string;
+      this.#write(last, true).catch(() => undefined);
+    }, RETRY_MS);
+    this.#retry.unref();
+  }
+}
+
+function line(record: OutboxRecord): string {
+  return `${JSON.stringify(record)}\n`;
 }

@@ -9,7 +9,7 @@
  * same change; or only the event, for a ban made in game, or a squad member's): `signature` names
  * the change itself, so the second sighting is recognised (group-capture.ts).
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { BAN_CAPS, MUTE_CAPS, MUTE_CHANNELS } from '../../protocol/ops/players.ts';
 import type { SanctionKind as SharedKind } from '../config/config.ts';
 
@@ -30,7 +30,10 @@ export interface SanctionActor {
 
 /** A sanction as the outbox keeps it and publish() writes it. */
 export interface Sanction {
-  /** Unique per origin server: a re-publish after a crash is the same row (UNIQUE in the group). */
+  /**
+   * Unique per origin server: a re-publish after a crash is the same row (UNIQUE in the group).
+   * For a ban or mute, a hash of its signature (`localIdOf`); random for an unban or unmute.
+   */
   local_id: string;
   action: SanctionAction;
   platform_id: string;
@@ -73,6 +76,16 @@ interface Moderator {
 /** What a change is, whichever way it was seen: the op's answer or the mod's event. */
 export function signature(action: SanctionAction, platformId: string, at: string | null): string {
   return `${action} ${platformId} ${at ?? ''}`;
+}
+
+/**
+ * The local id of the change a signature names: the same change seen twice, before or after a
+ * restart, is one row of the group's log. Only for a change with a time of its own (a ban or
+ * mute): every unban of a player signs alike, so an unban's id is random, and its second
+ * sighting is recognised by the note the outbox keeps for a few minutes (docs/group.md).
+ */
+export function localIdOf(signature: string): string {
+  return `sig-${createHash('sha256').update(signature).digest('hex').slice(0, 32)}`;
 }
 
 /** A sanction and the signature of the change it records. */
@@ -163,8 +176,15 @@ function fromState(
   if (action === 'ban') {
     const ban = state.ban;
     if (!ban?.banned) return null;
-    const sanction = { ...base, reason: ban.reason, expires_at: ban.expires_at, channels: null };
-    return { sanction, signature: signature(action, platformId, ban.banned_at) };
+    const signed = signature(action, platformId, ban.banned_at);
+    const sanction = {
+      ...base,
+      ...(ban.banned_at === null ? {} : { local_id: localIdOf(signed) }),
+      reason: ban.reason,
+      expires_at: ban.expires_at,
+      channels: null,
+    };
+    return { sanction, signature: signed };
   }
   if (action === 'mute') {
     const mute = state.mute;
@@ -173,13 +193,15 @@ function fromState(
       mute.duration_minutes === null || mute.muted_at === null
         ? null
         : new Date(Date.parse(mute.muted_at) + mute.duration_minutes * 60_000).toISOString();
+    const signed = signature(action, platformId, mute.muted_at);
     const sanction = {
       ...base,
+      ...(mute.muted_at === null ? {} : { local_id: localIdOf(signed) }),
       reason: state.reason ?? null,
       expires_at: expires,
       channels: [...mute.channels],
     };
-    return { sanction, signature: signature(action, platformId, mute.muted_at) };
+    return { sanction, signature: signed };
   }
   return {
     sanction: { ...base, reason: null, expires_at: null, channels: null },

@@ -37,10 +37,11 @@ export const RECORD_FILE_NAMES: readonly string[] = Object.values(RECORD_FILES);
 export const WEBHOOK_FILES = { endpoints: 'webhooks.json', outbox: 'webhook-outbox.jsonl' } as const;
 
 /**
- * Group mode's file (daemon/group/, docs/group.md): the sanctions made here and not yet published
- * to the group's database. Absent unless `[group]` is configured.
+ * Group mode's files (daemon/group/, docs/group.md): the outbox (the sanctions made here and not
+ * yet published to the group's database, and how far the mod's events have been read) and the
+ * sanctions from the group this server's game refused. Absent unless `[group]` is configured.
  */
-export const GROUP_FILES = { outbox: 'group-outbox.jsonl' } as const;
+export const GROUP_FILES = { outbox: 'group-outbox.jsonl', failures: 'group-failures.json' } as const;
 
 /** Held by a running daemon from start to stop, naming its process (see daemon-lock.ts). */
 export const DAEMON_LOCK_FILE = 'daemon.lock';
