@@ -39,16 +39,24 @@ import { modKeysFile } from '../../daemon/store/mod-keys.ts';
 import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
 import { nextEvent } from '../protocol/support.ts';
 
+/** The in-process clients still connected: afterEach disconnects them, as a client going away does. */
+const connected = new Set<() => void>();
+
 /** An in-process sink: what the stream wrote, and whether it was ended. */
 function collect(stream: ResponseStream) {
   const sink = { text: '', ended: false };
   const onClose: (() => void)[] = [];
+  const disconnect = () => {
+    connected.delete(disconnect);
+    for (const listener of onClose) listener();
+  };
+  connected.add(disconnect);
   const target: StreamSink = {
     write: (text) => void (sink.text += text),
     bufferedBytes: () => 0,
     end: () => {
       sink.ended = true;
-      for (const listener of onClose) listener();
+      disconnect();
     },
     onClose: (listener) => void onClose.push(listener),
     onDrain: () => undefined,
@@ -93,6 +101,8 @@ describe('the reactions to a change', () => {
 
   afterEach(async () => {
     warnings.length = 0;
+    // A stream still open keeps its heartbeat interval armed after the file (test/support/left-running.ts).
+    for (const disconnect of [...connected]) disconnect();
     await parts.link.close();
     await parts.webhooks.close();
     await parts.tokens.close();

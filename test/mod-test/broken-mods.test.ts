@@ -270,27 +270,29 @@ describe('modgate mod test against broken mods', () => {
   });
 
   it('ends the run with one failure when the mod goes away, the cases left not run', async () => {
-    const started = Date.now();
     const report = await runAgainst(['op.server.status', 'op.players.*'], {}, undefined, undefined, {
       onResult: (result) => {
         if (result.id === 'op.players.list') void sim?.close(); // the game server stops for good
       },
+      // The mod never comes back, so how long the harness waits for it changes nothing here but
+      // the time (15 s by default).
+      reconnectMs: 1_000,
     });
-    expect(Date.now() - started).toBeLessThan(30_000);
     const failed = report.cases.filter((c) => c.status === 'fail');
     expect(failed).toHaveLength(1);
     expect(failed[0]?.message).toMatch(
-      /^the mod went away (after case op\.players\.list|during this case) and did not come back within 15000 ms/,
+      /^the mod went away (after case op\.players\.list|during this case) and did not come back within 1000 ms/,
     );
     const index = report.cases.indexOf(failed[0]!);
     const rest = report.cases.slice(index + 1);
     expect(rest.length).toBeGreaterThan(10);
+    // Not run is not waited for: each case after it took no time instead of a wait of its own.
     for (const c of rest) {
-      expect(c.status).toBe('not_run');
+      expect(c).toMatchObject({ status: 'not_run', ms: 0 });
       expect(c.message).toBe(`not run, because the mod went away (${failed[0]?.id} failed)`);
     }
     expect(report.summary.not_run).toBe(rest.length);
-  }, 40_000);
+  });
 
   it('reports one wrong field type once, the cases built on it not run', async () => {
     const report = await runAgainst(['op.players.*', 'game.mute-rounding', 'game.ban-caps', 'source.*'], {
@@ -319,13 +321,13 @@ describe('modgate mod test against broken mods', () => {
   });
 
   it('says at once that --only matched no case, before any mod dials', async () => {
-    const started = Date.now();
+    // At once, and no wall clock needed to see it: a run that waited for a mod would end in
+    // "no mod dialled" after waitMs, not in NoCasesError.
     await expect(runAgainst(['no.such.case'])).rejects.toThrow(NoCasesError);
     await expect(runAgainst(['no.such.case'])).rejects.toThrow(
       "--only 'no.such.case' matches no case, so there is nothing to run: `modgate mod test --list` lists the case ids",
     );
     expect(sim).toBeUndefined(); // it never listened, so no mod was started
-    expect(Date.now() - started).toBeLessThan(2_000);
   });
 
   it('says which mute checks did not run for a mod without players.unmute', async () => {

@@ -24,10 +24,18 @@ describe('AdminTokens', () => {
     snapshot = await dataDir.snapshot();
   });
 
-  afterEach(() => data.remove());
+  /** Closed after each test, as the daemon closes its own: a pending write's timer must not outlive the file. */
+  const opened: AdminTokens[] = [];
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((tokens) => tokens.close()));
+    await data.remove();
+  });
 
-  const tokensOf = (options: { flushDelayMs?: number } = {}) =>
-    new AdminTokens({ dataDir, snapshot: () => snapshot, log: silentLogger, ...options });
+  const tokensOf = (options: { flushDelayMs?: number } = {}) => {
+    const tokens = new AdminTokens({ dataDir, snapshot: () => snapshot, log: silentLogger, ...options });
+    opened.push(tokens);
+    return tokens;
+  };
 
   it('verifies the token text and nothing else', () => {
     const tokens = tokensOf();
