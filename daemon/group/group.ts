@@ -357,18 +357,44 @@ export class Group {
   async #receivePages(): Promise<void> {
     for (;;) {
       if (this.#options.link.peer === null) return; // the game is offline: resume from the cursor later
-      const rows = await this.#database.use(
-        async (client) => (await client.query<SanctionRow>(ROWS_QUERY, [this.#cursor.toString(), PAGE])).rows,
-      );
+      const started = this.#now();
+      let queried = started;
+      const rows = await this.#database.use(async (client) => {
+        queried = this.#now();
+        return (await client.query<SanctionRow>(ROWS_QUERY, [this.#cursor.toString(), PAGE])).rows;
+      });
       if (rows === null || rows.length === 0) return;
+      const read = this.#now();
       const before = this.#cursor;
       for (const row of rows) {
         if (!(await this.#applyRow(row))) break;
         this.#cursor = BigInt(row.id);
       }
+      const applied = this.#now();
       if (this.#cursor !== before) await this.#saveCursor();
+      this.#logPage(rows, { started, queried, read, applied, saved: this.#now() });
       if (this.#cursor === before || rows.length < PAGE) return;
     }
+  }
+
+  /**
+   * Where one page's time went, at debug level (bench/group.ts reads it, docs/performance.md,
+   * "Group mode"): waiting for the connection, the query, the game's answers, saving the cursor.
+   */
+  #logPage(
+    rows: readonly SanctionRow[],
+    at: Record<'started' | 'queried' | 'read' | 'applied' | 'saved', number>,
+  ): void {
+    this.#options.log.debug('group: page applied', {
+      event: 'group_receive_page',
+      rows: rows.length,
+      first_id: rows[0]?.id,
+      started_at: at.started,
+      wait_ms: at.queried - at.started,
+      query_ms: at.read - at.queried,
+      apply_ms: at.applied - at.read,
+      save_ms: at.saved - at.applied,
+    });
   }
 
   async #saveCursor(): Promise<void> {
