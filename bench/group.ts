@@ -221,7 +221,7 @@ async function main(): Promise<void> {
   try {
     await cluster.createDatabase(DATABASE);
     console.log(`starting ${SERVERS} servers; load average ${load()}`);
-    servers.push(...(await startGroup(cluster, SERVERS, values.stages ? 'debug' : 'info')));
+    await startGroup(cluster, servers, SERVERS, values.stages ? 'debug' : 'info');
     console.log(`group of ${SERVERS} up; load average ${load()}`);
     const lines: string[] = [];
     const run = async (scenario: string, work: () => Promise<string[]>) => {

@@ -102,22 +102,27 @@ export async function startServer(
   return { name, api: `http://127.0.0.1:${processes.apiPort}`, key, data, processes };
 }
 
-/** `count` servers S1…, a few at a time (two cores), then until the group lists each with its game up. */
+/**
+ * `count` servers S1… into `servers` (so a failure part way still stops those started), two at a
+ * time (two cores, shared), then until the group lists each with its game up.
+ */
 export async function startGroup(
   cluster: PostgresCluster,
+  servers: Server[],
   count: number,
   logLevel?: string,
-): Promise<Server[]> {
-  const servers: Server[] = [];
-  for (let first = 0; first < count; first += 4) {
-    const batch = Array.from({ length: Math.min(4, count - first) }, (_, i) => `S${first + i + 1}`);
-    servers.push(...(await Promise.all(batch.map((name) => startServer(cluster, name, { logLevel })))));
+): Promise<void> {
+  for (let first = 0; first < count; first += 2) {
+    const batch = Array.from({ length: Math.min(2, count - first) }, (_, i) => `S${first + i + 1}`);
+    const started = await Promise.allSettled(batch.map((name) => startServer(cluster, name, { logLevel })));
+    for (const each of started) if (each.status === 'fulfilled') servers.push(each.value);
+    const failed = started.find((each) => each.status === 'rejected');
+    if (failed) throw failed.reason;
   }
   await eventually(async () => {
     const rows = await cluster.query(DATABASE, 'SELECT 1 FROM modgate.servers WHERE link_up');
     return rows.length >= count;
   }, 120_000);
-  return servers;
 }
 
 export async function stopServers(servers: readonly Server[]): Promise<void> {
