@@ -16,7 +16,8 @@
  * - `close()`: marks this server's daemon down and disconnects.
  *
  * Publishing: each sanction goes to the outbox first (outbox.ts), then into the group's log in
- * outbox order, one transaction each (publish-and-notify, below). Receiving: on a NOTIFY, on
+ * outbox order, one transaction each (publish-and-notify, below). Receiving: on a NOTIFY (whose
+ * payload carries the row, applied as it is when it follows the cursor: notice.ts), on
  * (re)connecting, when the game link comes up, and once a minute while idle, the rows after this
  * server's cursor are applied in id order through the mod link with what time they have left,
  * and the cursor moves past each once the game has answered.
