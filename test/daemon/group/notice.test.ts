@@ -45,9 +45,9 @@ describe('NOTIFY payloads', () => {
 
   it('gives a mute its kind and channels, and an unban no expiry', () => {
     const mute = fromNotice(
-      toNotice({ id: '2', previous: '1' }, SERVER, sanction({ action: 'mute', channels: ['chat'] })),
+      toNotice({ id: '2', previous: '1' }, SERVER, sanction({ action: 'mute', channels: ['Global'] })),
     );
-    expect(mute).toMatchObject({ kind: 'mutes', channels: ['chat'] });
+    expect(mute).toMatchObject({ kind: 'mutes', channels: ['Global'] });
     const unban = fromNotice(
       toNotice(
         { id: '3', previous: '2' },
@@ -76,7 +76,7 @@ describe('NOTIFY payloads', () => {
   it('marks a row superseded by a later one of the same player and kind only', () => {
     const announced = [
       toNotice({ id: '1', previous: '0' }, SERVER, sanction()),
-      toNotice({ id: '2', previous: '1' }, SERVER, sanction({ action: 'mute', channels: ['chat'] })),
+      toNotice({ id: '2', previous: '1' }, SERVER, sanction({ action: 'mute', channels: ['Global'] })),
       toNotice(
         { id: '3', previous: '2' },
         SERVER,
