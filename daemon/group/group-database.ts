@@ -23,8 +23,8 @@ export interface GroupDatabaseOptions {
   log: Logger;
   /** Connected (again) and migrated: register, publish what waits, read what was missed. */
   onConnected: (client: pg.Client) => Promise<void>;
-  /** A NOTIFY on the sanctions channel: another server published. */
-  onNotify: () => void;
+  /** A NOTIFY on the sanctions channel: a server published; its payload ('' when none). */
+  onNotify: (payload: string) => void;
   /** The connection is gone (before the back-off's next try). */
   onLost?: () => void;
   /** A connection attempt failed or the connection was lost (counted in metrics, group-observer.ts). */
@@ -102,7 +102,7 @@ export class GroupDatabase {
       this.#failed(error as Error);
       return error as Error;
     }
-    client.on('notification', () => this.#options.onNotify());
+    client.on('notification', (message) => this.#options.onNotify(message.payload ?? ''));
     this.#client = client;
     if (this.#failures > 0)
       this.#options.log.info('group database connected again', {

@@ -16,7 +16,8 @@
  * - `close()`: marks this server's daemon down and disconnects.
  *
  * Publishing: each sanction goes to the outbox first (outbox.ts), then into the group's log in
- * outbox order, one transaction each (publish-and-notify, below). Receiving: on a NOTIFY, on
+ * outbox order, one transaction each (publish-and-notify, below). Receiving: on a NOTIFY (whose
+ * payload carries the row, applied as it is when it follows the cursor: notice.ts), on
  * (re)connecting, when the game link comes up, and once a minute while idle, the rows after this
  * server's cursor are applied in id order through the mod link with what time they have left,
  * and the cursor moves past each once the game has answered.
@@ -41,6 +42,7 @@ import {
   type SanctionRow,
   type Seen,
 } from './sanction.ts';
+import { fromNotice, markSuperseded, toNotice, type Announced } from './notice.ts';
 import { CHANNEL, PUBLISH_LOCK } from './schema.ts';
 import type { GroupObserver } from './group-observer.ts';
 
@@ -117,6 +119,8 @@ export class Group {
   #publishing: Promise<void> | null = null;
   #receiving: Promise<void> | null = null;
   #receiveAgain = false;
+  /** Rows announced in NOTIFY payloads and not yet applied, oldest first (notice.ts). */
+  #announcements: Announced[] = [];
   readonly #unwire: (() => void)[] = [];
 
   private constructor(options: GroupOptions, outbox: GroupOutbox, failures: GroupFailures) {
@@ -130,7 +134,7 @@ export class Group {
       databaseUrl: options.databaseUrl,
       log: options.log,
       onConnected: (client) => this.#connected(client),
-      onNotify: () => this.#receive(),
+      onNotify: (payload) => this.#announced(payload),
       onFailure: () => options.observer?.databaseError(),
     });
   }
@@ -356,6 +360,7 @@ export class Group {
       [serverId, name, link.peer !== null, [...accept]],
     );
     this.#cursor = BigInt(rows[0]?.applied_cursor ?? '0');
+    this.#announcements = []; // what was announced before the loss may have gaps: read the log
     this.#publish();
     this.#receive();
   }
@@ -383,7 +388,9 @@ export class Group {
   async #publishAll(): Promise<void> {
     for (let sanction = this.#outbox.first(); sanction; sanction = this.#outbox.first()) {
       const published = await this.#database
-        .use((client) => publishOne(client, this.#options.serverId, sanction))
+        .use((client) =>
+          publishOne(client, { id: this.#options.serverId, name: this.#options.name }, sanction),
+        )
         .catch((error: unknown) => this.#refused(sanction, error));
       if (published === null) return; // no connection: the reconnection publishes the rest
       await this.#outbox.done(sanction.local_id).catch(() => undefined); // a repeat is a no-op
@@ -427,18 +434,77 @@ export class Group {
   async #receivePages(): Promise<void> {
     for (;;) {
       if (this.#options.link.peer === null) return; // the game is offline: resume from the cursor later
-      const rows = await this.#database.use(
-        async (client) => (await client.query<SanctionRow>(ROWS_QUERY, [this.#cursor.toString(), PAGE])).rows,
-      );
+      const started = this.#now();
+      let queried = started;
+      const rows =
+        this.#followingAnnounced() ??
+        (await this.#database.use(async (client) => {
+          queried = this.#now();
+          return (await client.query<SanctionRow>(ROWS_QUERY, [this.#cursor.toString(), PAGE])).rows;
+        }));
       if (rows === null || rows.length === 0) return;
+      const read = this.#now();
       const before = this.#cursor;
       for (const row of rows) {
         if (!(await this.#applyRow(row))) break;
         this.#cursor = BigInt(row.id);
       }
+      const applied = this.#now();
       if (this.#cursor !== before) await this.#saveCursor();
+      this.#logPage(rows, { started, queried, read, applied, saved: this.#now() });
       if (this.#cursor === before || rows.length < PAGE) return;
     }
+  }
+
+  /**
+   * Where one page's time went, at debug level (bench/group.ts reads it, docs/performance.md,
+   * "Group mode"): waiting for the connection, the query, the game's answers, saving the cursor.
+   */
+  #logPage(
+    rows: readonly SanctionRow[],
+    at: Record<'started' | 'queried' | 'read' | 'applied' | 'saved', number>,
+  ): void {
+    this.#options.log.debug('group: page applied', {
+      event: 'group_receive_page',
+      rows: rows.length,
+      first_id: rows[0]?.id,
+      started_at: at.started,
+      wait_ms: at.queried - at.started,
+      query_ms: at.read - at.queried,
+      apply_ms: at.applied - at.read,
+      save_ms: at.saved - at.applied,
+    });
+  }
+
+  /** A NOTIFY: its row (when it carries one) is kept for the receive run, which is started. */
+  #announced(payload: string): void {
+    const row = fromNotice(payload);
+    if (row !== null) {
+      this.#announcements.push(row);
+      if (this.#announcements.length > PAGE) this.#announcements.shift(); // the log has them all
+    }
+    this.#receive();
+  }
+
+  /**
+   * The announced rows that follow the cursor without a gap (each names the row before it), or
+   * null when the first does not (a row announced before a reconnection, one too big for a
+   * payload, none at all): the log is read then. Saves every server a query per sanction.
+   */
+  #followingAnnounced(): SanctionRow[] | null {
+    this.#announcements = this.#announcements.filter((row) => BigInt(row.id) > this.#cursor);
+    const rows: SanctionRow[] = [];
+    let last = this.#cursor;
+    for (const { previous, ...row } of this.#announcements) {
+      if (BigInt(previous) !== last) break;
+      rows.push(row);
+      last = BigInt(row.id);
+    }
+    if (rows.length === 0) {
+      this.#announcements = [];
+      return null;
+    }
+    return markSuperseded(rows);
   }
 
   async #saveCursor(): Promise<void> {
@@ -539,20 +605,27 @@ function isRefusal(error: unknown): boolean {
  * take ids 7 and 8 and commit 8 first, and a reader whose cursor passed 8 would never see 7.
  * A repeat (same origin server and local id, after a crash) inserts nothing and notifies nobody.
  */
-async function publishOne(client: pg.Client, serverId: string, sanction: Sanction): Promise<boolean> {
+async function publishOne(
+  client: pg.Client,
+  server: { id: string; name: string },
+  sanction: Sanction,
+): Promise<boolean> {
   await client.query('BEGIN');
   try {
     await client.query('SELECT pg_advisory_xact_lock($1)', [PUBLISH_LOCK.toString()]);
-    const inserted = await client.query(
-      `INSERT INTO modgate.sanctions
+    // Under the lock the newest row is the one before this one in every reader's order.
+    const inserted = await client.query<{ id: string; previous: string }>(
+      `WITH previous AS (SELECT coalesce(max(id), 0) AS id FROM modgate.sanctions)
+       INSERT INTO modgate.sanctions
          (action, kind, platform_id, origin_server, origin_local_id, actor, reason, expires_at, channels, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-       ON CONFLICT (origin_server, origin_local_id) DO NOTHING`,
+       ON CONFLICT (origin_server, origin_local_id) DO NOTHING
+       RETURNING id::text, (SELECT id FROM previous)::text AS previous`,
       [
         sanction.action,
         kindOf(sanction.action),
         sanction.platform_id,
-        serverId,
+        server.id,
         sanction.local_id,
         JSON.stringify(sanction.actor),
         sanction.reason,
@@ -561,7 +634,8 @@ async function publishOne(client: pg.Client, serverId: string, sanction: Sanctio
         sanction.created_at,
       ],
     );
-    if (inserted.rowCount === 1) await client.query(`NOTIFY ${CHANNEL}`);
+    const row = inserted.rows[0];
+    if (row) await client.query('SELECT pg_notify($1, $2)', [CHANNEL, toNotice(row, server, sanction)]);
     await client.query('COMMIT');
     return true;
   } catch (error) {
