@@ -2,7 +2,8 @@
  * The daemon's one connection to the group's database (docs/group.md, "When the database is down"): LISTEN and every
  * query share it, so an idle daemon holds exactly one. It connects, migrates the schema
  * (schema.ts), LISTENs for new sanctions, and tells its owner `onConnected`; when the connection
- * fails it reconnects with back-off (1 s doubling to 30 s), logging each failure and the return.
+ * fails it reconnects with back-off (1 s doubling to 5 s), logging the failures while the wait
+ * grows, then one a minute, and the return.
  *
  * Queries run one at a time through `use()`: a publication's transaction holds the connection
  * from BEGIN to COMMIT, so no other query lands inside it. Nothing here is awaited by a /v1
@@ -12,7 +13,29 @@ import pg from 'pg';
 import type { Logger } from '../log/log.ts';
 import { CHANNEL, migrate, SchemaTooNew } from './schema.ts';
 
-export const BACKOFF_MS = { first: 1_000, max: 30_000 };
+/**
+ * The reconnection back-off. Capped at 5 s, not longer: sanctions made during an outage are
+ * published by the first attempt after the database returns, and the group's promise is all of
+ * them everywhere within 10 s of it (docs/group.md, "When the database is down"). An attempt at a
+ * dead address is one refused or timed-out connect, cheap for the database and the daemon alike.
+ */
+export const BACKOFF_MS = { first: 1_000, max: 5_000 };
+
+/** While the back-off sits at its cap, one failure a minute is logged (metrics count them all). */
+export const QUIET_LOG_MS = 60_000;
+
+/** The wait after a failed attempt that waited `retryInMs`. */
+export function nextBackoff(retryInMs: number): number {
+  return Math.min(BACKOFF_MS.max, retryInMs * 2);
+}
+
+/**
+ * Whether a failure is logged: every one while the wait still grows, then one per QUIET_LOG_MS,
+ * so a database gone for a day writes about a thousand lines, not seventeen thousand.
+ */
+export function logsFailure(retryInMs: number, sinceLoggedMs: number): boolean {
+  return retryInMs < BACKOFF_MS.max || sinceLoggedMs >= QUIET_LOG_MS;
+}
 
 /** How long connecting, and any one query, may take before the connection counts as failed. */
 const CONNECT_TIMEOUT_MS = 5_000;
@@ -38,6 +61,8 @@ export class GroupDatabase {
   #retry: NodeJS.Timeout | null = null;
   #backoff = BACKOFF_MS.first;
   #failures = 0;
+  /** When a failure was last logged (0: none since the last connection). */
+  #loggedAt = 0;
   /** The queue of `use()` calls: each runs after the one before has settled. */
   #turn: Promise<unknown> = Promise.resolve();
 
@@ -110,6 +135,7 @@ export class GroupDatabase {
         failures: this.#failures,
       });
     this.#failures = 0;
+    this.#loggedAt = 0;
     this.#backoff = BACKOFF_MS.first;
     await this.#options.onConnected(client).catch((error: unknown) =>
       this.#options.log.warn('group: catching up after connecting failed', {
@@ -133,14 +159,21 @@ export class GroupDatabase {
     this.#options.onFailure?.(error);
     if (this.#closed) return;
     const retryInMs = this.#backoff;
-    this.#backoff = Math.min(BACKOFF_MS.max, this.#backoff * 2);
-    const level = error instanceof SchemaTooNew ? 'error' : 'warn';
-    this.#options.log[level]('group database unreachable; sanctions made here wait in the outbox', {
-      event: 'group_database_unreachable',
-      error: error.message,
-      retry_in_ms: retryInMs,
-      failures: this.#failures,
-    });
+    this.#backoff = nextBackoff(retryInMs);
+    const now = Date.now();
+    const tooNew = error instanceof SchemaTooNew;
+    if (tooNew || logsFailure(retryInMs, now - this.#loggedAt)) {
+      this.#loggedAt = now;
+      this.#options.log[tooNew ? 'error' : 'warn'](
+        'group database unreachable; sanctions made here wait in the outbox',
+        {
+          event: 'group_database_unreachable',
+          error: error.message,
+          retry_in_ms: retryInMs,
+          failures: this.#failures,
+        },
+      );
+    }
     this.#retry = setTimeout(() => {
       this.#retry = null;
       void this.#connect();
