@@ -145,3 +145,9 @@ export function mainOverflow(page: Page): Promise<number> {
     '(() => { const main = document.querySelector("main"); return main.scrollWidth - main.clientWidth; })()',
   ) as Promise<number>;
 }
+
+/** `mainOverflow` as a check of every look: a line when `main` overflows sideways. */
+export const mainOverflowing: LookCheck = async (page) => {
+  const overflow = await mainOverflow(page);
+  return overflow > 0 ? [`main overflows by ${overflow} px`] : [];
+};
