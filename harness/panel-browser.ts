@@ -64,9 +64,9 @@ export async function axeViolations(page: Page): Promise<string[]> {
   // page is checked under its real policy. Once per document: a page checked in four looks
   // would otherwise parse axe's half a megabyte four times.
   if ((await page.evaluate('typeof axe')) === 'undefined') await page.evaluate(axeSource);
-  // Every rule still runs: resultTypes only spares axe the selectors of each passing and
-  // inapplicable node, most of a run's time, which nothing here reads (axe-core's API.md,
-  // "resultTypes").
+  // Every rule still runs: resultTypes only spares axe building a selector for every passing
+  // and inapplicable node, which nothing here reads (the resultTypes option of axe.run in
+  // axe-core's API documentation).
   // A string, not a function: this tree is typed for Node, without the DOM's names.
   const violations = (await page.evaluate(
     "axe.run(document, { resultTypes: ['violations'] }).then((result) => result.violations)",
