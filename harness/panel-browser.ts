@@ -61,10 +61,16 @@ const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/
  */
 export async function axeViolations(page: Page): Promise<string[]> {
   // Evaluated through the driver, which the panel's CSP (script-src 'self') does not stop: the
-  // page is checked under its real policy.
-  await page.evaluate(axeSource);
+  // page is checked under its real policy. Once per document: a page checked in four looks
+  // would otherwise parse axe's half a megabyte four times.
+  if ((await page.evaluate('typeof axe')) === 'undefined') await page.evaluate(axeSource);
+  // Every rule still runs: resultTypes only spares axe building a selector for every passing
+  // and inapplicable node, which nothing here reads (the resultTypes option of axe.run in
+  // axe-core's API documentation).
   // A string, not a function: this tree is typed for Node, without the DOM's names.
-  const violations = (await page.evaluate('axe.run(document).then((result) => result.violations)')) as {
+  const violations = (await page.evaluate(
+    "axe.run(document, { resultTypes: ['violations'] }).then((result) => result.violations)",
+  )) as {
     id: string;
     help: string;
     nodes: { target: string[] }[];
@@ -73,6 +79,57 @@ export async function axeViolations(page: Page): Promise<string[]> {
     (violation) =>
       `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`,
   );
+}
+
+/** A size and colour scheme the panel is held to: each size in each scheme. */
+export interface Look {
+  name: string;
+  viewport: { width: number; height: number };
+  colorScheme: 'light' | 'dark';
+}
+
+export const LOOKS: readonly Look[] = [
+  { name: '1280 px, light', viewport: DESKTOP, colorScheme: 'light' },
+  { name: '1280 px, dark', viewport: DESKTOP, colorScheme: 'dark' },
+  { name: '390 px, light', viewport: PHONE, colorScheme: 'light' },
+  { name: '390 px, dark', viewport: PHONE, colorScheme: 'dark' },
+];
+
+/** A check of its own a file adds to every look: what it finds wrong, as lines (none when all pass). */
+export type LookCheck = (page: Page, look: Look) => Promise<string[]>;
+
+/**
+ * What is wrong with the page as it shows now, in every look: axe-core's violations (every
+ * rule), the sideways scroll, and what `more` finds, as `what, look: problem` lines (none when
+ * all pass). The same page is resized and its scheme switched rather than a fresh one opened per
+ * look: the panel's layout and colours are CSS media queries alone (no script reads the width or
+ * the scheme), so the page shows in each look what a page opened in it shows, and a state built
+ * once (rows loaded, a form filled, a dialog open) is checked four times without being built
+ * four times. The page is left in the look it had.
+ */
+export async function problemsInEveryLook(page: Page, what: string, more?: LookCheck): Promise<string[]> {
+  const viewport = page.viewportSize();
+  const scheme = (await page.evaluate('matchMedia("(prefers-color-scheme: dark)").matches'))
+    ? 'dark'
+    : 'light';
+  const problems: string[] = [];
+  try {
+    for (const look of LOOKS) {
+      await page.setViewportSize(look.viewport);
+      await page.emulateMedia({ colorScheme: look.colorScheme });
+      // The next frame is laid out in the new look before anything is measured.
+      await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => resolve()))');
+      const found = await axeViolations(page);
+      const scroll = await sideScroll(page);
+      if (scroll > 0) found.push(`scrolls sideways by ${scroll} px`);
+      if (more) found.push(...(await more(page, look)));
+      problems.push(...found.map((problem) => `${what}, ${look.name}: ${problem}`));
+    }
+  } finally {
+    if (viewport) await page.setViewportSize(viewport);
+    await page.emulateMedia({ colorScheme: scheme });
+  }
+  return problems;
 }
 
 /** How many pixels the page scrolls sideways (0 when it fits). */
@@ -88,3 +145,9 @@ export function mainOverflow(page: Page): Promise<number> {
     '(() => { const main = document.querySelector("main"); return main.scrollWidth - main.clientWidth; })()',
   ) as Promise<number>;
 }
+
+/** `mainOverflow` as a check of every look: a line when `main` overflows sideways. */
+export const mainOverflowing: LookCheck = async (page) => {
+  const overflow = await mainOverflow(page);
+  return overflow > 0 ? [`main overflows by ${overflow} px`] : [];
+};

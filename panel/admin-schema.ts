@@ -3122,6 +3122,12 @@ export interface components {
                  */
                 state: "origin" | "done" | "pending" | "not_accepted";
             }[];
+            /** @description The next sanction of the same player and kind, which lifted or replaced this one; null while this is the last */
+            superseded_by: {
+                id: string;
+                /** @enum {string} */
+                action: "ban" | "unban" | "mute" | "unmute";
+            } | null;
         };
         AdminGroupSanctionActor: {
             name: string;

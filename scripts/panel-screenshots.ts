@@ -3,10 +3,14 @@
  * docs/panel/*.png (linked from docs/admin.md), taken in headless Chromium against a real
  * `serve` and `sim` (harness/panel-stack.ts), with a few keys, a webhook to a receiver on
  * loopback, some /v1 traffic and a stream of game events, so the pages show something. Needs a
- * Chromium (harness/browser.ts: CHROMIUM_PATH or /usr/bin/chromium).
+ * Chromium (harness/browser.ts: CHROMIUM_PATH or /usr/bin/chromium). The Group page is shot on a
+ * second stack in a group of its own, on a throwaway PostgreSQL (harness/postgres.ts); without
+ * PostgreSQL's server binaries that one shot is skipped, saying so, and the rest are taken.
  */
 import { once } from 'node:events';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +18,7 @@ import type { Browser, Page } from 'playwright-core';
 import { adminRequest } from '../harness/admin.ts';
 import { findChromium, launchChromium } from '../harness/browser.ts';
 import { startPanelStack, type PanelStack } from '../harness/panel-stack.ts';
+import { postgresAvailable, startPostgres } from '../harness/postgres.ts';
 import { eventually } from '../harness/stack.ts';
 
 const OUT = fileURLToPath(new URL('../docs/panel/', import.meta.url));
@@ -58,6 +63,7 @@ async function main(): Promise<void> {
       await shoot(page, name.toLowerCase());
     }
     await phone(browser, stack);
+    await group(browser);
   } finally {
     receiver.close();
     await browser.close();
@@ -122,6 +128,54 @@ async function phone(browser: Browser, stack: PanelStack): Promise<void> {
   await settle(page, 'Players');
   await shoot(page, 'players-phone-dark');
   await context.close();
+}
+
+/**
+ * The Group page of a daemon in a group "Alpha" with a ban and a mute made through the admin API
+ * the daemon publishes to the group, so its tables show a server and two sanctions.
+ */
+async function group(browser: Browser): Promise<void> {
+  const postgres = postgresAvailable('scripts/panel-screenshots.ts (docs/panel/group.png)');
+  if (postgres.binDir === null) return;
+  const cluster = await startPostgres(postgres.binDir);
+  const configDir = await mkdtemp(join(tmpdir(), 'modgate-screenshots-group-'));
+  let stack: PanelStack | undefined;
+  try {
+    const config = join(configDir, 'modgate.toml');
+    const url = await cluster.createDatabase('screenshots');
+    await writeFile(config, `[group]\ndatabase_url = "${url}"\nname = "Alpha"\n`);
+    stack = await startPanelStack({ eventsRate: 0, serveExtra: ['--config', config] });
+    const admin = { url: stack.adminUrl, token: stack.token, method: 'POST' };
+    const game = '/admin/v1/game/players';
+    await adminRequest({
+      ...admin,
+      path: `${game}/76561199000035001/ban`,
+      body: { duration: 24, duration_unit: 'hours', reason: 'aimbot' },
+    });
+    await adminRequest({
+      ...admin,
+      path: `${game}/76561199000035002/mute`,
+      body: { duration: 2, duration_unit: 'hours', reason: 'spam' },
+    });
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(`${stack.adminUrl}/`);
+    await page.getByLabel('Admin token').fill(stack.token);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('link', { name: 'Group', exact: true }).click();
+    // The daemon publishes its sanctions to the group's log as it can: read again until both are in.
+    const rows = page.getByTestId('group-sanction');
+    await eventually(async () => {
+      await page.getByRole('button', { name: 'Filter' }).click();
+      return (await rows.count()) === 2;
+    });
+    await page.getByTestId('group-server').first().waitFor();
+    await shoot(page, 'group');
+    await page.close();
+  } finally {
+    await stack?.close();
+    await cluster.cleanup();
+    await rm(configDir, { recursive: true, force: true });
+  }
 }
 
 async function shoot(page: Page, name: string): Promise<void> {

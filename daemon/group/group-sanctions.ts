@@ -34,6 +34,8 @@ export interface GroupSanction {
   expires_at: string | null;
   published_at: string;
   servers: { server_id: string; name: string; state: ServerStanding }[];
+  /** The next sanction of the same player and kind, which lifted or replaced this one; null while it is the last. */
+  superseded_by: { id: string; action: SanctionAction } | null;
 }
 
 interface Row {
@@ -49,6 +51,8 @@ interface Row {
   created_at: Date;
   expires_at: Date | null;
   published_at: Date;
+  later_id: string | null;
+  later_action: SanctionAction | null;
 }
 
 interface ServerRow {
@@ -58,9 +62,14 @@ interface ServerRow {
   applied_cursor: string;
 }
 
+// Each row with the next sanction of its player and kind (sanctions_player serves it): what
+// lifted or replaced it, so a reader sees a ban is no longer in force without paging to find out.
 const SELECT = `SELECT x.id::text, x.action, x.kind, x.platform_id, x.origin_server, s.name AS origin_name,
-    x.actor, x.reason, x.channels, x.created_at, x.expires_at, x.published_at
-  FROM modgate.sanctions x LEFT JOIN modgate.servers s ON s.server_id = x.origin_server`;
+    x.actor, x.reason, x.channels, x.created_at, x.expires_at, x.published_at,
+    l.id::text AS later_id, l.action AS later_action
+  FROM modgate.sanctions x LEFT JOIN modgate.servers s ON s.server_id = x.origin_server
+  LEFT JOIN LATERAL (SELECT y.id, y.action FROM modgate.sanctions y
+    WHERE y.platform_id = x.platform_id AND y.kind = x.kind AND y.id > x.id ORDER BY y.id LIMIT 1) l ON true`;
 
 /**
  * One page, newest first, after the id `before` (the previous page's last; null: the newest).
@@ -116,6 +125,10 @@ function view(row: Row, servers: readonly ServerRow[]): GroupSanction {
       name: server.name,
       state: standing(row, server),
     })),
+    superseded_by:
+      row.later_id === null || row.later_action === null
+        ? null
+        : { id: row.later_id, action: row.later_action },
   };
 }
 
@@ -134,7 +147,6 @@ export type LiftRefusal =
 
 interface Found {
   row: Row;
-  later: string | null;
   servers: ServerRow[];
 }
 
@@ -153,16 +165,12 @@ export async function liftSanction(
     const { rows } = await client.query<Row>(`${SELECT} WHERE x.id = $1`, [id.toString()]);
     const row = rows[0];
     if (row === undefined) return { reason: 'not_found' };
-    const later = await client.query<{ id: string }>(
-      `SELECT id::text FROM modgate.sanctions WHERE platform_id = $1 AND kind = $2 AND id > $3 ORDER BY id LIMIT 1`,
-      [row.platform_id, row.kind, row.id],
-    );
-    return { row, later: later.rows[0]?.id ?? null, servers: await serversOf(client) };
+    return { row, servers: await serversOf(client) };
   });
   if (found === null || 'reason' in found) return found;
-  const { row, later, servers } = found;
+  const { row, servers } = found;
   if (row.action === 'unban' || row.action === 'unmute') return { reason: 'is_lift' };
-  if (later !== null) return { reason: 'superseded', by: later };
+  if (row.later_id !== null) return { reason: 'superseded', by: row.later_id };
   if (row.expires_at !== null && row.expires_at.getTime() <= now.getTime()) return { reason: 'ended' };
   const seen = opposite(row, actor, now);
   await group.publish(seen);

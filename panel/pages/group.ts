@@ -185,8 +185,8 @@ function liftedText(lifted: Lifted): string {
 
 function SanctionRow(props: { sanction: Sanction; canLift: boolean; onLift: (s: Sanction) => void }): View {
   const { sanction } = props;
-  const liftable = sanction.action === 'ban' || sanction.action === 'mute';
   const undo = sanction.action === 'ban' ? 'unban' : 'unmute';
+  const ended = notInForce(sanction);
   return h(
     'tr',
     { 'data-testid': 'group-sanction', 'data-sanction-id': sanction.id, 'data-action': sanction.action },
@@ -198,19 +198,38 @@ function SanctionRow(props: { sanction: Sanction; canLift: boolean; onLift: (s: 
     h(
       'td',
       null,
-      liftable && props.canLift
-        ? h(ConfirmButton, {
-            label: 'Lift',
-            name: `Lift the ${sanction.action} of ${sanction.platform_id}`,
-            title: `Lift the ${sanction.action} of ${sanction.platform_id}?`,
-            consequence:
-              `This publishes an ${undo} of ${sanction.platform_id} to every server of the group: ` +
-              `each one's game lifts the ${sanction.action} as soon as it can.`,
-            onConfirm: () => props.onLift(sanction),
-          })
-        : null,
+      // A sanction no longer in force says why instead of offering a Lift the daemon would refuse
+      // (409 conflict), as a revoked key's row offers no Revoke.
+      ended
+        ? h('span', { class: 'hint', 'data-testid': 'not-in-force' }, ended)
+        : ended === null && props.canLift
+          ? h(ConfirmButton, {
+              label: 'Lift',
+              name: `Lift the ${sanction.action} of ${sanction.platform_id}`,
+              title: `Lift the ${sanction.action} of ${sanction.platform_id}?`,
+              consequence:
+                `This publishes an ${undo} of ${sanction.platform_id} to every server of the group: ` +
+                `each one's game lifts the ${sanction.action} as soon as it can.`,
+              onConfirm: () => props.onLift(sanction),
+            })
+          : null,
     ),
   );
+}
+
+/**
+ * Why a ban or mute is no longer in force, or null while it is (what the lift route checks,
+ * docs/admin.md, "Group sanctions"); an unban or unmute is a lift itself, never lifted: ''.
+ */
+function notInForce(sanction: Sanction): string | null {
+  if (sanction.action !== 'ban' && sanction.action !== 'mute') return '';
+  const later = sanction.superseded_by;
+  if (later !== null)
+    return later.action === 'unban' || later.action === 'unmute'
+      ? `Lifted (sanction ${later.id})`
+      : `Replaced by sanction ${later.id}`;
+  if (sanction.expires_at !== null && Date.parse(sanction.expires_at) <= Date.now()) return 'Ended';
+  return null;
 }
 
 /** `ban until 2026-12-01 10:00:00`, `mute (global, local), permanent`, `unban`. */

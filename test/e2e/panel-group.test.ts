@@ -1,12 +1,14 @@
 /**
  * The panel's Group page in a real Chromium against real `serve` and `sim` processes
- * (docs/panel.md, "Group"): a daemon in no group says so and where setting one up is explained;
- * a daemon with `[group]` in its config file, on a real PostgreSQL (harness/postgres.ts), shows
- * its server and a ban made through the admin API, keeps its filters in the address, and Lift,
- * after confirming (by keyboard alone), publishes the unban; axe-core and sideways scroll on a phone and a laptop, light and dark, for both.
+ * (docs/panel.md, "Group"): a daemon with `[group]` in its config file, on a real PostgreSQL
+ * (harness/postgres.ts), shows its server and a ban made through the admin API, keeps its
+ * filters in the address, and Lift, after confirming (by keyboard alone), publishes the unban,
+ * after which the lifted ban offers no Lift but says what lifted it; axe-core and sideways scroll
+ * on a phone and a laptop, light and dark, with rows and with the dialog open. A daemon in no
+ * group is test/e2e/panel-shell.test.ts's: its walk checks that state of the page in every look.
  *
- * Skipped without Chromium unless MODGATE_REQUIRE_CHROMIUM=1, as test/e2e/panel.test.ts; the
- * group part also without PostgreSQL unless MODGATE_REQUIRE_POSTGRES=1.
+ * Skipped without Chromium unless MODGATE_REQUIRE_CHROMIUM=1, as test/e2e/panel.test.ts, and
+ * without PostgreSQL unless MODGATE_REQUIRE_POSTGRES=1.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -15,51 +17,13 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminRequest } from '../../harness/admin.ts';
 import { chromiumForTests } from '../../harness/browser.ts';
-import {
-  axeViolations,
-  DESKTOP,
-  openPanel,
-  PHONE,
-  sideScroll,
-  type PanelPage,
-} from '../../harness/panel-browser.ts';
+import { openPanel, problemsInEveryLook, type PanelPage } from '../../harness/panel-browser.ts';
 import { startPanelStack, type PanelStack } from '../../harness/panel-stack.ts';
 import { postgresAvailable, startPostgres, type PostgresCluster } from '../../harness/postgres.ts';
 import { eventually } from '../../harness/stack.ts';
 
 const chromium = chromiumForTests('test/e2e/panel-group.test.ts');
 const postgres = postgresAvailable('test/e2e/panel-group.test.ts');
-
-describe.runIf(chromium.run)("the panel's Group page on a daemon in no group", () => {
-  let stack: PanelStack;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    [stack, browser] = await Promise.all([startPanelStack(), chromium.launch()]);
-  }, 60_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await stack?.close();
-  });
-
-  for (const viewport of [DESKTOP, PHONE]) {
-    for (const colorScheme of ['light', 'dark'] as const) {
-      it(`says the daemon is in no group, with no axe violation and no sideways scroll at ${viewport.width} px, ${colorScheme}`, async () => {
-        const panel = await openPanel(browser, stack, { viewport, colorScheme });
-        const { page } = panel;
-        await panel.go('group', 'Group');
-        const explanation = page.getByTestId('not-in-group');
-        await explanation.getByRole('heading', { name: 'This daemon is in no group' }).waitFor();
-        expect(await explanation.textContent()).toContain('modgate docs group');
-        expect(await page.getByRole('table').count()).toBe(0);
-        expect(await axeViolations(page)).toEqual([]);
-        expect(await sideScroll(page)).toBe(0);
-        await panel.close();
-      });
-    }
-  }
-});
 
 describe.runIf(chromium.run && postgres.run)("the panel's Group page on a daemon in a group", () => {
   let cluster: PostgresCluster;
@@ -74,7 +38,9 @@ describe.runIf(chromium.run && postgres.run)("the panel's Group page on a daemon
     configDir = await mkdtemp(join(tmpdir(), 'modgate-panel-group-'));
     const config = join(configDir, 'modgate.toml');
     await writeFile(config, `[group]\ndatabase_url = "${url}"\nname = "Alpha"\n`);
-    stack = await startPanelStack({ serveExtra: ['--config', config] });
+    // No game events: the simulator's own bans and unbans, 600 a minute, push this file's ban off
+    // the list's first page within a minute on a loaded machine.
+    stack = await startPanelStack({ eventsRate: 0, serveExtra: ['--config', config] });
     const banned = await adminRequest({
       url: stack.adminUrl,
       token: stack.token,
@@ -138,23 +104,21 @@ describe.runIf(chromium.run && postgres.run)("the panel's Group page on a daemon
     await panel.close();
   });
 
-  for (const viewport of [DESKTOP, PHONE]) {
-    for (const colorScheme of ['light', 'dark'] as const) {
-      it(`has no axe violation and no sideways scroll at ${viewport.width} px, ${colorScheme}, with rows and the Lift dialog open`, async () => {
-        const panel = await groupPage({ viewport, colorScheme });
-        const { page } = panel;
-        await banRow(panel);
-        expect(await axeViolations(page)).toEqual([]);
-        expect(await sideScroll(page)).toBe(0);
-        await page.getByRole('button', { name: `Lift the ban of ${player}` }).click();
-        await page.getByRole('dialog').waitFor();
-        expect(await axeViolations(page)).toEqual([]);
-        expect(await sideScroll(page)).toBe(0);
-        await page.keyboard.press('Escape');
-        await panel.close();
-      });
+  it('has no axe violation and no sideways scroll in any look, with rows and with the Lift dialog open', async () => {
+    const panel = await groupPage();
+    const { page } = panel;
+    try {
+      await banRow(panel);
+      const problems = await problemsInEveryLook(page, 'the sanctions');
+      await page.getByRole('button', { name: `Lift the ban of ${player}` }).click();
+      await page.getByRole('dialog').waitFor();
+      problems.push(...(await problemsInEveryLook(page, 'the Lift dialog')));
+      await page.keyboard.press('Escape');
+      expect(problems).toEqual([]);
+    } finally {
+      await panel.close();
     }
-  }
+  });
 
   it('lifts the ban only after confirming, publishing the unban to every server of the group', async () => {
     const panel = await groupPage();
@@ -180,6 +144,14 @@ describe.runIf(chromium.run && postgres.run)("the panel's Group page on a daemon
       .waitFor();
     const unban = page.locator('[data-testid=group-sanction][data-action=unban]').filter({ hasText: player });
     await unban.waitFor();
+    // The lifted ban offers no second Lift (the daemon would refuse it, 409): it says what lifted it.
+    const unbanId = await unban.getAttribute('data-sanction-id');
+    const ban = page.locator('[data-testid=group-sanction][data-action=ban]').filter({ hasText: player });
+    await ban
+      .getByTestId('not-in-force')
+      .filter({ hasText: `Lifted (sanction ${unbanId})` })
+      .waitFor();
+    expect(await ban.getByRole('button').count()).toBe(0);
     // The answer takes the focus, not the top of the page.
     await eventually(
       async () => (await page.evaluate('document.activeElement?.dataset.testid')) === 'lift-answer',

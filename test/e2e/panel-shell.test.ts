@@ -2,26 +2,39 @@
  * The panel's shell in a real Chromium against real `serve` and `sim` processes: every page at a
  * laptop's and a phone's size in the light and the dark scheme with axe-core's every rule and no
  * sideways scroll, keyboard-only navigation (skip link, nav, Sign out), the Audit page's filters,
- * the Events page's readable tail, the sign-in hint and the favicon, and a session ended
- * elsewhere sending the open page back to sign-in and then back to the same page.
+ * the Events page's readable tail, the sign-in hint and the favicon, the Group page on a daemon in
+ * no group, and a session ended elsewhere sending the open page back to sign-in and then back to
+ * the same page.
  *
  * Skipped without a Chromium, as test/e2e/panel.test.ts explains (MODGATE_REQUIRE_CHROMIUM=1
  * makes a missing Chromium fail).
  */
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumForTests } from '../../harness/browser.ts';
 import { runOk } from '../../harness/cli.ts';
-import { axeViolations, DESKTOP, openPanel, PHONE, sideScroll } from '../../harness/panel-browser.ts';
+import { openPanel, PHONE, problemsInEveryLook } from '../../harness/panel-browser.ts';
 import { startPanelStack, type PanelStack } from '../../harness/panel-stack.ts';
 import { eventually } from '../../harness/stack.ts';
 
 const chromium = chromiumForTests('test/e2e/panel-shell.test.ts');
 
 /** Pages the walk must find in the navigation; it walks every page the navigation links, these and any added later. */
-const KNOWN_PAGES = ['Overview', 'Players', 'Keys', 'Plan', 'Webhooks', 'Audit', 'Events'];
-
-const SIZES = { desktop: DESKTOP, phone: PHONE } as const;
+const KNOWN_PAGES = [
+  'Overview',
+  'Players',
+  'World',
+  'Economy',
+  'Shop',
+  'Console',
+  'Group',
+  'Keys',
+  'Plan',
+  'Webhooks',
+  'Audit',
+  'Events',
+  'Tokens',
+];
 
 describe.runIf(chromium.run)('the panel shell in Chromium', () => {
   let stack: PanelStack;
@@ -36,21 +49,23 @@ describe.runIf(chromium.run)('the panel shell in Chromium', () => {
     await stack?.close();
   });
 
-  /** Each page's axe violations and sideways scroll, as `page: problem` lines (none when all pass). */
-  async function walk(size: keyof typeof SIZES, colorScheme: 'light' | 'dark'): Promise<string[]> {
-    const problems: string[] = [];
-    const check = async (name: string, page: Page) => {
-      for (const violation of await axeViolations(page)) problems.push(`${name}: ${violation}`);
-      const scroll = await sideScroll(page);
-      if (scroll > 0) problems.push(`${name}: scrolls sideways by ${scroll} px`);
-    };
-    const context = await browser.newContext({ viewport: SIZES[size], colorScheme });
-    const signIn = await context.newPage();
-    await signIn.goto(`${stack.adminUrl}/`);
-    await signIn.getByLabel('Admin token').waitFor();
-    await check('Sign-in', signIn);
-    await context.close();
-    const panel = await openPanel(browser, stack, { viewport: SIZES[size], colorScheme });
+  it('shows the sign-in page in every look with no axe violation and no sideways scroll', async () => {
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(`${stack.adminUrl}/`);
+      await page.getByLabel('Admin token').waitFor();
+      expect(await problemsInEveryLook(page, 'Sign-in')).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  // One signed-in page walks them all, each checked in the four looks where it stands: the state
+  // each page loads to on a daemon in no group with a live simulator (the page files check the
+  // states this walk cannot reach: rows of their own, forms, dialogs).
+  it('shows every page the navigation links in every look with no axe violation and no sideways scroll', async () => {
+    const panel = await openPanel(browser, stack);
     try {
       const pages: [string, string][] = [];
       for (const link of await panel.page.locator('nav a').all()) {
@@ -58,26 +73,32 @@ describe.runIf(chromium.run)('the panel shell in Chromium', () => {
         pages.push([href.replace(/^#\//, ''), (await link.textContent()) ?? '']);
       }
       expect(pages.map(([, title]) => title)).toEqual(expect.arrayContaining(KNOWN_PAGES));
+      const problems: string[] = [];
       for (const [path, title] of pages) {
         await panel.go(path, title);
         // What each page loads, then checked as the user sees it.
         await panel.page.getByText('Loading…').first().waitFor({ state: 'detached', timeout: 10_000 });
         if (path === 'events') await panel.page.getByTestId('event-row').first().waitFor();
-        await check(title, panel.page);
+        problems.push(...(await problemsInEveryLook(panel.page, title)));
       }
+      expect(problems).toEqual([]);
     } finally {
       await panel.close();
     }
-    return problems;
-  }
+  }, 240_000);
 
-  for (const size of ['desktop', 'phone'] as const) {
-    for (const scheme of ['light', 'dark'] as const) {
-      it(`shows every page at ${size} size in the ${scheme} scheme with no axe violation and no sideways scroll`, async () => {
-        expect(await walk(size, scheme)).toEqual([]);
-      }, 120_000);
+  it('says on the Group page that the daemon is in no group and where setting one up is explained', async () => {
+    const panel = await openPanel(browser, stack);
+    try {
+      await panel.go('group', 'Group');
+      const explanation = panel.page.getByTestId('not-in-group');
+      await explanation.getByRole('heading', { name: 'This daemon is in no group' }).waitFor();
+      expect(await explanation.textContent()).toContain('modgate docs group');
+      expect(await panel.page.getByRole('table').count()).toBe(0);
+    } finally {
+      await panel.close();
     }
-  }
+  });
 
   it('is usable by keyboard alone on a phone: skip link first, then the nav and Sign out', async () => {
     const panel = await openPanel(browser, stack, { viewport: PHONE });

@@ -84,6 +84,12 @@ const GroupSanction = lazySchema(() =>
           }),
         )
         .describe('Every server of the group and where it stands with this sanction'),
+      superseded_by: z
+        .object({ id: z.string(), action: z.enum(['ban', 'unban', 'mute', 'unmute']) })
+        .nullable()
+        .describe(
+          'The next sanction of the same player and kind, which lifted or replaced this one; null while this is the last',
+        ),
     })
     .meta({ id: 'AdminGroupSanction' }),
 );
