@@ -18,7 +18,6 @@
 import { createHook } from 'node:async_hooks';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { eventually } from '../../harness/stack.ts';
 
 /** A timer or handle the hook saw created, with the file that was running then. */
 interface Opened {
@@ -42,6 +41,16 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const PRODUCT_FRAME = new RegExp(
   `\\(?${ROOT.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(daemon|protocol|mod-sim|mod-test)/`,
 );
+
+/**
+ * Polls `done` until it holds or `limitMs` passes. Not harness/stack.ts's `eventually`: this file
+ * runs before every test file, and importing the harness would load the daemon's modules ahead of
+ * a file's own `vi.mock`s (the `isolated` project), which then mock nothing.
+ */
+async function drained(done: () => boolean, limitMs: number): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  while (!done() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+}
 
 function alive({ type, resource }: Opened): boolean {
   if (type === 'Timeout') return resource._destroyed !== true;
@@ -113,7 +122,7 @@ afterAll(async () => {
   const file = state.file;
   // A pending one-shot timer may be a close's grace period: it is waited for (a safety net, not a
   // measurement); a chain that arms the next one as it fires never ends and is reported.
-  await eventually(() => leftOpen(file).every((o) => !drains(o)), 20_000).catch(() => {});
+  await drained(() => leftOpen(file).every((o) => !drains(o)), 20_000);
   const left = leftOpen(file);
   if (left.length === 0) return;
   const where = left.slice(0, 5).map((o) => {
