@@ -31,6 +31,9 @@ export default defineConfig({
     // machine, so load makes a run slower, never red (docs/architecture.md, "Where tests live").
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // expect.poll waits for the event like harness `eventually()` does, with its limit (30 s), not
+    // vitest's default second, which a loaded machine's browser page can take to render a table.
+    expect: { poll: { timeout: 30_000 } },
     // One worker per core (vitest's default leaves one core free): most of the suite's time is
     // spent waiting on the processes the e2e files start, so two workers on 2 cores took a quiet
     // run from 431 s to 295 s (docs/architecture.md, "Where tests live").
