@@ -13,6 +13,12 @@ export type View = ComponentChild;
 export interface Loaded<T> {
   value: T | undefined;
   error: string | undefined;
+  /**
+   * The value only once it answers the current load (undefined while a reload runs): what an
+   * action that belongs to the query must read, such as a page's next cursor, since `value` may
+   * still be the answer to the filters or page before.
+   */
+  current: T | undefined;
   reload: () => void;
 }
 
@@ -20,19 +26,21 @@ export interface Loaded<T> {
 export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[] = []): Loaded<T> {
   const [value, setValue] = useState<T | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
+  const [settled, setSettled] = useState(false);
   const [round, setRound] = useState(0);
   useEffect(() => {
     let current = true;
+    setSettled(false);
     load().then(
-      (result) => current && (setValue(result), setError(undefined)),
-      (failure: unknown) => current && setError(describe(failure)),
+      (result) => current && (setValue(result), setError(undefined), setSettled(true)),
+      (failure: unknown) => current && (setError(describe(failure)), setSettled(true)),
     );
     return () => {
       current = false;
     };
   }, [round, ...deps]);
   const reload = useCallback(() => setRound((n) => n + 1), []);
-  return { value, error, reload };
+  return { value, error, current: settled && error === undefined ? value : undefined, reload };
 }
 
 /** Runs `action`, reporting a failure as text; returns whether it succeeded. */

@@ -127,7 +127,7 @@ function History(props: { runs: number }): View {
         ),
       ),
     ),
-    trail.pager(page.error === undefined ? page.value : undefined, { ...NEWER_OLDER, numbered: true }),
+    trail.pager(page.current, { ...NEWER_OLDER, numbered: true }),
   );
 }
 

@@ -395,7 +395,7 @@ function Ledger(props: { changes: number }): View {
         h(LedgerRow, { key: entry.id, entry }),
       ),
     ),
-    trail.pager(page.value, NEWER_OLDER),
+    trail.pager(page.current, NEWER_OLDER),
   );
 }
 

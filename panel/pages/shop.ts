@@ -99,7 +99,7 @@ function Catalogue(props: { onChoose: (pack: Pack) => void }): View {
         ),
       ),
     ),
-    trail.pager(page.value, NEWER_OLDER),
+    trail.pager(page.current, NEWER_OLDER),
   );
 }
 
@@ -303,7 +303,7 @@ function Deliveries(props: { changes: number }): View {
         ),
       ),
     ),
-    trail.pager(page.value, NEWER_OLDER),
+    trail.pager(page.current, NEWER_OLDER),
   );
 }
 
@@ -350,7 +350,7 @@ function ClaimCodes(props: { changes: number; onChanged: () => void }): View {
         h(CodeRow, { key: code.code, code, onChanged: props.onChanged }),
       ),
     ),
-    trail.pager(page.value, NEWER_OLDER),
+    trail.pager(page.current, NEWER_OLDER),
   );
 }
 

@@ -82,7 +82,7 @@ function EntityBrowser(props: { kind: WorldKind }): View {
       },
       rows.flatMap((row) => entityRows(kind, row, open, setOpen)),
     ),
-    trail.pager(page.error === undefined ? page.value : undefined),
+    trail.pager(page.current),
   );
 }
 

@@ -112,6 +112,41 @@ describe.runIf(chromium.run)('the World and Console pages in Chromium', () => {
     }
   });
 
+  it('offers no next page while a new filter loads, so Next never pairs the old answer’s cursor with it', async () => {
+    const panel = await openPanel(browser, stack);
+    const { page } = panel;
+    try {
+      await panel.go('world', 'World');
+      await page.getByRole('button', { name: 'Squads', exact: true }).click();
+      const next = page.getByRole('button', { name: 'Next page' });
+      await expect.poll(() => next.isEnabled()).toBe(true);
+      // The filtered page is held until the check below has run: the unfiltered page, with its
+      // next cursor, is still what the table shows.
+      let release = () => {};
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let asked = () => {};
+      const requested = new Promise<void>((resolve) => (asked = resolve));
+      await page.route(/\/admin\/v1\/game\/squads\?.*min_members=2/, async (route) => {
+        asked();
+        await held;
+        await route.continue();
+      });
+      await page.getByLabel('Members at least', { exact: true }).fill('2');
+      await page.getByRole('button', { name: 'Filter', exact: true }).click();
+      await requested;
+      expect(await next.isDisabled()).toBe(true);
+      release();
+      const [, second = []] = await twoPages('squads?min_members=2');
+      await expect.poll(() => next.isEnabled()).toBe(true);
+      await next.click();
+      await page.getByText('Page 2').waitFor();
+      await expect.poll(() => page.getByTestId('world-row').count()).toBe(second.length);
+      await page.unrouteAll();
+    } finally {
+      await panel.close();
+    }
+  });
+
   it('shows the API refusal of a filter in place of rows', async () => {
     const panel = await openPanel(browser, stack);
     const { page } = panel;
