@@ -26,7 +26,7 @@ const FRESH_MODULE_FILES = [
 
 export default defineConfig({
   test: {
-    setupFiles: ['test/support/cleanup.ts', 'test/support/left-running.ts'],
+    setupFiles: ['test/support/cleanup.ts'],
     // Safety nets, not measurements: far above what the slowest test takes on a loaded 2-core
     // machine, so load makes a run slower, never red (docs/architecture.md, "Where tests live").
     testTimeout: 60_000,

@@ -101,7 +101,7 @@ describe('the reactions to a change', () => {
 
   afterEach(async () => {
     warnings.length = 0;
-    // A stream still open keeps its heartbeat interval armed after the file (test/support/left-running.ts).
+    // A stream still open keeps its heartbeat interval armed after the file.
     for (const disconnect of [...connected]) disconnect();
     await parts.link.close();
     await parts.webhooks.close();

@@ -23,7 +23,7 @@ describe('last use of an API key', () => {
     await stack.daemon.close();
     expect((await dataDir.read(keyUsageFile)).get(id)).toMatchObject({ ip: '203.0.113.7' });
     // The rest of what stack.close() does, the daemon closed already: the simulator would go on
-    // redialling it after the file (test/support/left-running.ts).
+    // redialling it after the file.
     await stack.sim?.close();
     await stack.data.remove();
     stack = undefined;
