@@ -22,6 +22,7 @@ import { dialSimulator } from '../../harness/sim-dial.ts';
 import type { Simulator, SimulatorOptions } from '../../mod-sim/simulator.ts';
 import { OpError } from '../../protocol/ops/index.ts';
 import type { World } from '../../mod-sim/world/index.ts';
+import { strangerIds } from '../support/strangers.ts';
 
 const postgres = postgresAvailable('test/e2e/group-durability.test.ts');
 const LOOSE = { limit: 1_000_000, windowSec: 60 };
@@ -134,11 +135,7 @@ async function allApplied(database: string): Promise<boolean> {
   return row?.['behind'] === 0;
 }
 
-let players = 0;
-function strangerId(): string {
-  players += 1;
-  return `7656119900010${String(1000 + players)}`;
-}
+const strangerId = strangerIds('7656119900010');
 
 describe.runIf(postgres.run)('group mode across a kill -9', () => {
   it('publishes, once, what the daemon logged but had not captured when it was killed', async () => {

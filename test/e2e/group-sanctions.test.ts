@@ -11,6 +11,7 @@ import { formatHostPort } from '../../daemon/host-port.ts';
 import { adminRequest } from '../../harness/admin.ts';
 import { postgresAvailable, startPostgres, type PostgresCluster } from '../../harness/postgres.ts';
 import { eventually, startStack, type Stack } from '../../harness/stack.ts';
+import { strangerIds } from '../support/strangers.ts';
 
 const LOOSE = { limit: 1_000_000, windowSec: 60 };
 const postgres = postgresAvailable('test/e2e/group-sanctions.test.ts');
@@ -82,11 +83,7 @@ async function ban(stack: Stack, platformId: string, reason: string): Promise<vo
   expect(answer.status, JSON.stringify(answer.json)).toBe(200);
 }
 
-let players = 0;
-function strangerId(): string {
-  players += 1;
-  return `7656119900001${String(1000 + players)}`;
-}
+const strangerId = strangerIds('7656119900001');
 
 describe.runIf(postgres.run)('group sanctions on the admin API', () => {
   it('lists a ban made on another server with its origin and where each server stands', async () => {

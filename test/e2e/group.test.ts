@@ -16,6 +16,7 @@ import type { World } from '../../mod-sim/world/index.ts';
 import { banPlayer } from '../../mod-sim/handlers/players-moderation.ts';
 import { postgresAvailable, startPostgres, type PostgresCluster } from '../../harness/postgres.ts';
 import { eventually, startStack, type Stack } from '../../harness/stack.ts';
+import { strangerIds } from '../support/strangers.ts';
 
 const LOOSE = { limit: 1_000_000, windowSec: 60 };
 const postgres = postgresAvailable('test/e2e/group.test.ts');
@@ -116,12 +117,7 @@ async function insertRow(
   );
 }
 
-/** A platform id no simulator has a player with. */
-let players = 0;
-function strangerId(): string {
-  players += 1;
-  return `7656119900000${String(1000 + players)}`;
-}
+const strangerId = strangerIds('7656119900000');
 
 describe.runIf(postgres.run)('group mode', () => {
   it('brings a ban made on one server to another server’s game, once, without echo', async () => {
