@@ -25,6 +25,8 @@ export interface PanelStackOptions {
   eventsRate?: number;
   /** More `serve` flags. */
   serveExtra?: readonly string[];
+  /** More `sim` flags (`--fault …`, mod-sim/faults.ts). */
+  simExtra?: readonly string[];
 }
 
 export async function startPanelStack(options: PanelStackOptions = {}): Promise<PanelStack> {
@@ -35,7 +37,7 @@ export async function startPanelStack(options: PanelStackOptions = {}): Promise<
   const adminPort = await freePort();
   const stack = await startServeAndSim(data.dir, {
     extra: ['--admin-listen', `127.0.0.1:${adminPort}`, ...(options.serveExtra ?? [])],
-    simExtra: ['--events-rate', String(options.eventsRate ?? 600)],
+    simExtra: ['--events-rate', String(options.eventsRate ?? 600), ...(options.simExtra ?? [])],
   });
   return {
     ...stack,

@@ -1405,6 +1405,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/group/failures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The sanctions from the group this server's game refused, newest first
+         * @description The sanctions from the group this server's game refused, newest first
+         */
+        get: operations["listAdminGroupFailures"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3173,6 +3193,30 @@ export interface components {
             };
             /** @description Whether this server's game lifted it now (false: its game is offline) */
             applied_here: boolean;
+        };
+        AdminGroupFailurePage: {
+            data: components["schemas"]["AdminGroupFailure"][];
+            has_more: boolean;
+            /** @description Pass back as `cursor`; null on the last page */
+            next_cursor: string | null;
+            /** @description Matches across all pages */
+            total: number;
+        };
+        AdminGroupFailure: {
+            /** @description The sanction's place in the group's log (GET /admin/v1/group/sanctions) */
+            id: string;
+            /** @enum {string} */
+            action: "ban" | "unban" | "mute" | "unmute";
+            platform_id: string;
+            /** @description The server id of the server it was made on */
+            origin_server: string;
+            /** @description What this server's game answered */
+            error: string;
+            /**
+             * Format: date-time
+             * @description When this server's game refused it
+             */
+            at: string;
         };
     };
     responses: {
@@ -6403,6 +6447,38 @@ export interface operations {
             429: components["responses"]["Error429RateLimited"];
             500: components["responses"]["Error500Internal"];
             503: components["responses"]["Error503ServerUnavailable"];
+        };
+    };
+    listAdminGroupFailures: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200; default 50 */
+                limit?: number;
+                /** @description next_cursor from the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sanctions from the group this server's game refused, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminGroupFailurePage"];
+                };
+            };
+            400: components["responses"]["Error400ValidationError"];
+            401: components["responses"]["Error401Unauthorized"];
+            403: components["responses"]["Error403CrossOriginRequest"];
+            404: components["responses"]["Error404NotFound"];
+            421: components["responses"]["Error421MisdirectedRequest"];
+            429: components["responses"]["Error429RateLimited"];
+            500: components["responses"]["Error500Internal"];
         };
     };
 }

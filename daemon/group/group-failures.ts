@@ -74,3 +74,22 @@ export class GroupFailures {
     await this.#tail;
   }
 }
+
+/**
+ * One page of `list` (oldest first, as `GroupFailures.list`), newest first, after the refusal of
+ * sanction `after` (the previous page's last; null: the newest). The position is a sanction id
+ * rather than an index, so a refusal added meanwhile shifts nothing; one no longer kept (the
+ * oldest go first, and every older one with it) ends the listing.
+ */
+export function failuresPage(
+  list: readonly FailedSanction[],
+  after: string | null,
+  limit: number,
+): { data: FailedSanction[]; next: string | null } {
+  const newestFirst = list.toReversed();
+  const start = after === null ? 0 : newestFirst.findIndex((kept) => kept.id === after) + 1;
+  if (start === 0 && after !== null) return { data: [], next: null };
+  const data = newestFirst.slice(start, start + limit);
+  const next = start + limit < newestFirst.length ? (data.at(-1)?.id ?? null) : null;
+  return { data, next };
+}

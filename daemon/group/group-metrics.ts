@@ -2,8 +2,9 @@
  * Group mode's series (docs/metrics.md, "Group mode"), in the daemon's prom-client registry and
  * loaded only when both group mode and metrics are on: how far behind each server of the group is
  * (`modgate_group_pending`, read from the database at scrape time, or as last read while it is
- * unreachable), whether the database is connected, its failures, and the propagation lag from a
- * sanction's creation on its origin server to its application here.
+ * unreachable), whether the database is connected, its failures, the propagation lag from a
+ * sanction's creation on its origin server to its application here, and how many rows of the log
+ * came in NOTIFY payloads and how many by query (docs/group.md, "Cost").
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Group } from './group.ts';
@@ -31,6 +32,13 @@ export function groupMetrics(registry: Registry): GroupMetrics {
     registers,
   });
   errors.inc(0);
+  const received = new Counter({
+    name: 'modgate_group_rows_received_total',
+    help: "Rows of the group's log taken to apply, by where they came from: a NOTIFY payload or a query.",
+    labelNames: ['via'],
+    registers,
+  });
+  for (const via of ['notice', 'query'] as const) received.inc({ via }, 0);
   let group: Group | null = null;
   new Gauge({
     name: 'modgate_group_database_connected',
@@ -56,6 +64,7 @@ export function groupMetrics(registry: Registry): GroupMetrics {
   return {
     lagSeconds: (seconds) => lag.observe(seconds),
     databaseError: () => errors.inc(),
+    received: (via, rows) => received.inc({ via }, rows),
     watch(watched) {
       group = watched;
     },

@@ -3,7 +3,7 @@
  * group"): each sanction from the group its game applied or refused becomes a
  * `group.sanction.applied` or `group.sanction.failed` event in the event log, and so reaches the
  * event streams and webhooks (docs/events.md); and, when metrics are on, the propagation lag
- * and the database's failures are recorded (group-metrics.ts, docs/metrics.md, "Group mode").
+ * the database's failures and where the rows of the log came from are recorded (group-metrics.ts, docs/metrics.md, "Group mode").
  */
 import type { FileEventLog } from '../events/event-log.ts';
 import type { Logger } from '../log/log.ts';
@@ -16,12 +16,21 @@ export interface GroupObserver {
   failed(row: SanctionRow, error: string, now: number): void;
   /** A connection attempt or a query on the group's database failed. */
   databaseError(): void;
+  /**
+   * `rows` rows of the log taken to apply: from NOTIFY payloads (notice.ts), or read by a query
+   * (a reconnection, a gap, the idle read). An operator sees whether the payloads do their work.
+   */
+  received(via: ReceivedVia, rows: number): void;
 }
+
+/** Where rows of the group's log came from: a NOTIFY payload, or a query of the log. */
+export type ReceivedVia = 'notice' | 'query';
 
 /** The metrics part (group-metrics.ts): absent when the daemon has no metrics listener. */
 export interface GroupObserverMetrics {
   lagSeconds(seconds: number): void;
   databaseError(): void;
+  received(via: ReceivedVia, rows: number): void;
 }
 
 export function groupObserver(
@@ -44,6 +53,9 @@ export function groupObserver(
     },
     databaseError() {
       metrics?.databaseError();
+    },
+    received(via, rows) {
+      metrics?.received(via, rows);
     },
   };
 }

@@ -440,7 +440,9 @@ export class Group {
         this.#followingAnnounced() ??
         (await this.#database.use(async (client) => {
           queried = this.#now();
-          return (await client.query<SanctionRow>(ROWS_QUERY, [this.#cursor.toString(), PAGE])).rows;
+          return this.#queried(
+            (await client.query<SanctionRow>(ROWS_QUERY, [this.#cursor.toString(), PAGE])).rows,
+          );
         }));
       if (rows === null || rows.length === 0) return;
       const read = this.#now();
@@ -504,7 +506,14 @@ export class Group {
       this.#announcements = [];
       return null;
     }
+    this.#options.observer?.received('notice', rows.length);
     return markSuperseded(rows);
+  }
+
+  /** Rows read by a query of the log, counted as such (docs/metrics.md, "Group mode"). */
+  #queried(rows: SanctionRow[]): SanctionRow[] {
+    this.#options.observer?.received('query', rows.length);
+    return rows;
   }
 
   async #saveCursor(): Promise<void> {

@@ -1,7 +1,9 @@
 /**
  * Group: the servers of this daemon's group (docs/group.md, "Seeing the group"), whether each
  * one's daemon and game link are up, when it was last seen and how many sanctions it has yet to
- * apply (GET /admin/v1/group); then the group's sanctions, newest first, filtered by player, kind
+ * apply (GET /admin/v1/group); the sanctions from the group this server's game refused, newest
+ * first ("Refused here", GET /admin/v1/group/failures: kept in the data dir, so they show while
+ * the database is unreachable too); then the group's sanctions, newest first, filtered by player, kind
  * and origin server, the filters kept in the location's hash as the Audit page's, paged by the
  * collection envelope's cursor (GET /admin/v1/group/sanctions). A ban or mute can be lifted on
  * every server at once (POST …/lift) by the roles the route allows, after confirming. A daemon in
@@ -20,6 +22,7 @@ import { NEWER_OLDER, useCursorTrail } from './cursor-pager.ts';
 
 type Group = components['schemas']['AdminGroup'];
 type Sanction = components['schemas']['AdminGroupSanction'];
+type Failure = components['schemas']['AdminGroupFailure'];
 type Lifted = components['schemas']['AdminGroupLift'];
 type Session = components['schemas']['AdminSession'];
 
@@ -52,6 +55,7 @@ export function GroupPage(): View {
         )
       : null,
     h(Servers, { group: state?.kind === 'group' ? state.group : undefined, loading: state === undefined }),
+    h(RefusedHere, { servers: state?.kind === 'group' ? state.group.servers : [] }),
     h(Sanctions, { onLifted: group.reload }),
   );
 }
@@ -101,6 +105,50 @@ function Servers(props: { group: Group | undefined; loading: boolean }): View {
         ),
       ),
     ),
+  );
+}
+
+/**
+ * The sanctions from the group this server's game refused (docs/group.md, "Seeing the group"):
+ * the group has moved past each, so this is where a moderator learns that a ban made elsewhere
+ * does not hold here. Each origin shows by name when the group knows the server.
+ */
+function RefusedHere(props: { servers: Group['servers'] }): View {
+  const trail = useCursorTrail();
+  const shown = usePage<Failure>('/group/failures', {}, trail.cursor, 0);
+  const names = new Map(props.servers.map((server) => [server.server_id, server.name]));
+  return h(
+    'section',
+    { 'aria-labelledby': 'group-refused' },
+    h('h2', { id: 'group-refused' }, 'Refused here'),
+    h(
+      'p',
+      { class: 'hint' },
+      "Sanctions from the group this server's game refused: the group has moved past them. " +
+        'To apply one after all, fix what the game refused and make the change again here. ' +
+        'The newest 1,000 are kept.',
+    ),
+    h(ErrorLine, { text: shown.error }),
+    h(
+      Table,
+      {
+        head: ['Refused', 'Sanction', 'Player', 'Origin', "The game's answer"],
+        loading: shown.loading,
+        empty: "This server's game has refused no sanction from the group.",
+      },
+      (shown.page?.data ?? []).map((failure) =>
+        h(
+          'tr',
+          { key: failure.id, 'data-testid': 'group-refused', 'data-sanction-id': failure.id },
+          h('td', null, when(failure.at)),
+          h('td', null, `${failure.action} (sanction ${failure.id})`),
+          h('td', { class: 'mono' }, failure.platform_id),
+          h('td', null, names.get(failure.origin_server) ?? failure.origin_server),
+          h('td', null, failure.error),
+        ),
+      ),
+    ),
+    trail.pager(shown.page, NEWER_OLDER),
   );
 }
 

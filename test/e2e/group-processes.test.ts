@@ -2,13 +2,14 @@
  * Group mode as an operator runs it: `modgate serve` processes with `[group]` in their config
  * file, a real PostgreSQL reached over TLS with `sslmode=verify-full` (harness/postgres.ts), and
  * `modgate group status`. A ban answered just before a kill -9, with the database down so it
- * cannot have been published, is published once after the restart; a database schema newer
+ * cannot have been published, is published once after the restart; a sanction from the group its
+ * game refuses is counted by `group status`; a database schema newer
  * than the daemon knows stops serve with exit 2 naming both versions (docs/group.md).
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SCHEMA_VERSION } from '../../daemon/group/schema.ts';
+import { CHANNEL, SCHEMA_VERSION } from '../../daemon/group/schema.ts';
 import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
 import { run } from '../../harness/cli.ts';
 import { postgresAvailable, startPostgres, type PostgresCluster } from '../../harness/postgres.ts';
@@ -39,9 +40,10 @@ describe.runIf(postgres.run)('group mode across processes', () => {
     await cluster?.cleanup();
   });
 
-  async function serveInGroup(): Promise<ServeAndSim> {
+  async function serveInGroup(simExtra: readonly string[] = []): Promise<ServeAndSim> {
     const served = await startServeAndSim(data.dir, {
       extra: ['--config', config],
+      simExtra,
     });
     running.push(served);
     return served;
@@ -75,11 +77,39 @@ describe.runIf(postgres.run)('group mode across processes', () => {
 
     const status = await run(['group', 'status', '--data-dir', data.dir, '--json']);
     expect(status.code, status.stderr).toBe(0);
-    const { servers } = JSON.parse(status.stdout) as { servers: Record<string, unknown>[] };
+    const { servers, refused_here } = JSON.parse(status.stdout) as {
+      servers: Record<string, unknown>[];
+      refused_here: number;
+    };
     expect(servers).toEqual([
       expect.objectContaining({ name: 'Alpha', daemon_up: true, link_up: true, pending: 0 }),
     ]);
+    expect(refused_here).toBe(0);
     await Promise.all([stop(second.sim), stop(second.serve)]);
+  });
+
+  it('counts in group status the sanctions from the group its game refused', async () => {
+    const served = await serveInGroup(['--fault', 'players.ban=error:invalid:no such realm,times:1']);
+    // A ban another server of the group published (one not running here), announced as any is.
+    await cluster.query(
+      'group',
+      `WITH row AS (INSERT INTO modgate.sanctions (action, kind, platform_id, origin_server, origin_local_id, actor, reason, created_at)
+         VALUES ('ban', 'bans', '76561199000009002', 'srv_elsewhere', gen_random_uuid()::text,
+           '{"name":"elsewhere","key_id":null,"platform_id":null,"social_id":null,"source":"api"}', 'made elsewhere', now())
+         RETURNING id)
+       SELECT pg_notify($1, '') FROM row`,
+      [CHANNEL],
+    );
+    const refused = async () => {
+      const status = await run(['group', 'status', '--data-dir', data.dir, '--json']);
+      expect(status.code, status.stderr).toBe(0);
+      return (JSON.parse(status.stdout) as { refused_here: number }).refused_here;
+    };
+    await eventually(async () => (await refused()) === 1);
+    const status = await run(['group', 'status', '--data-dir', data.dir]);
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toContain("This server's game refused 1 sanction from the group");
+    await Promise.all([stop(served.sim), stop(served.serve)]);
   });
 
   it('refuses to serve against a schema newer than it knows, with exit 2 naming both versions', async () => {

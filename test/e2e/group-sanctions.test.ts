@@ -7,6 +7,7 @@
  * and /metrics shows the group's series. One group for the file.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHANNEL } from '../../daemon/group/schema.ts';
 import { formatHostPort } from '../../daemon/host-port.ts';
 import { adminRequest } from '../../harness/admin.ts';
 import { postgresAvailable, startPostgres, type PostgresCluster } from '../../harness/postgres.ts';
@@ -190,6 +191,68 @@ describe.runIf(postgres.run)('group sanctions on the admin API', () => {
     expect(await banned(b, player)).toBe(false);
   });
 
+  it('lists the sanctions its game refused on GET /admin/v1/group/failures, newest first, page by page', async () => {
+    const before = (await failures(b, 'limit=1')).total;
+    const [first, second] = [strangerId(), strangerId()];
+    b.sim?.faults.add({
+      op: 'players.ban',
+      kind: 'error',
+      code: 'invalid',
+      message: 'banned elsewhere',
+      times: 2,
+    });
+    await ban(a, first, 'first');
+    await groupEvent(b, 'group.sanction.failed', first);
+    await ban(a, second, 'second');
+    await groupEvent(b, 'group.sanction.failed', second);
+    const page1 = await failures(b, 'limit=1');
+    expect(page1.total).toBe(before + 2);
+    expect(page1.data).toEqual([
+      {
+        id: expect.any(String),
+        action: 'ban',
+        platform_id: second,
+        origin_server: a.daemon.group?.serverId,
+        error: expect.stringContaining('banned elsewhere'),
+        at: expect.any(String),
+      },
+    ]);
+    expect(page1.has_more).toBe(true);
+    const page2 = await failures(b, `limit=1&cursor=${page1.next_cursor}`);
+    expect(page2.data.map((row) => row.platform_id)).toEqual([first]);
+    // The origin's game refused nothing, and its list says so.
+    expect((await failures(a, 'limit=200')).data.map((row) => row.platform_id)).not.toContain(first);
+    const forged = await admin(b, '/admin/v1/group/failures?cursor=not-a-cursor');
+    expect(forged.status).toBe(400);
+  });
+
+  it('counts the rows a NOTIFY payload carried as received by notice, on the server that applies them', async () => {
+    const player = strangerId();
+    const before = await receivedOf(b);
+    await ban(a, player, 'notice');
+    await groupEvent(b, 'group.sanction.applied', player);
+    const after = await receivedOf(b);
+    expect(after.notice).toBeGreaterThan(before.notice);
+  });
+
+  it('counts rows read at a gap (a NOTIFY without a payload, as an older modgate sends) as received by query', async () => {
+    const player = strangerId();
+    const before = await receivedOf(b);
+    await cluster.query(
+      'group_sanctions',
+      `WITH row AS (INSERT INTO modgate.sanctions (action, kind, platform_id, origin_server, origin_local_id, actor, reason, expires_at, created_at)
+         VALUES ('ban', 'bans', $1, 'srv_older', gen_random_uuid()::text,
+           '{"name":"older","key_id":null,"platform_id":null,"social_id":null,"source":"api"}', 'made by an older modgate', NULL, now())
+         RETURNING id)
+       SELECT pg_notify($2, '') FROM row`,
+      [player, CHANNEL],
+    );
+    await groupEvent(b, 'group.sanction.applied', player);
+    const after = await receivedOf(b);
+    expect(after.query).toBeGreaterThan(before.query);
+    expect(after.notice).toBe(before.notice);
+  });
+
   it('shows each server’s pending sanctions, the propagation lag and the database’s state on /metrics', async () => {
     const player = strangerId();
     await ban(a, player, 'metrics');
@@ -197,12 +260,42 @@ describe.runIf(postgres.run)('group sanctions on the admin API', () => {
     const text = await metricsOf(b);
     expect(text).toMatch(/^modgate_group_database_connected 1$/m);
     expect(text).toMatch(/^modgate_group_database_errors_total 0$/m);
+    expect(text).toMatch(/^modgate_group_rows_received_total\{via="notice"\} \d+$/m);
+    expect(text).toMatch(/^modgate_group_rows_received_total\{via="query"\} \d+$/m);
     const id = b.daemon.group?.serverId as string;
     expect(text).toMatch(new RegExp(`^modgate_group_pending\\{server_id="${id}",server_name="B"\\} 0$`, 'm'));
     const count = /^modgate_group_propagation_lag_seconds_count (\d+)$/m.exec(text);
     expect(Number(count?.[1])).toBeGreaterThan(0);
   });
 });
+
+/** `modgate_group_rows_received_total` by `via`, as /metrics shows it now. */
+async function receivedOf(stack: Stack): Promise<{ notice: number; query: number }> {
+  const text = await metricsOf(stack);
+  const of = (via: string) =>
+    Number(new RegExp(`^modgate_group_rows_received_total\\{via="${via}"\\} (\\d+)$`, 'm').exec(text)?.[1]);
+  return { notice: of('notice'), query: of('query') };
+}
+
+interface Failures {
+  data: {
+    id: string;
+    action: string;
+    platform_id: string;
+    origin_server: string;
+    error: string;
+    at: string;
+  }[];
+  has_more: boolean;
+  next_cursor: string | null;
+  total: number;
+}
+
+async function failures(stack: Stack, query: string): Promise<Failures> {
+  const answer = await admin(stack, `/admin/v1/group/failures?${query}`);
+  expect(answer.status, answer.text).toBe(200);
+  return answer.json as Failures;
+}
 
 async function metricsOf(stack: Stack): Promise<string> {
   const answer = await fetch(`http://${formatHostPort(stack.daemon.metricsAddress!)}/metrics`);

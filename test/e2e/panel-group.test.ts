@@ -4,7 +4,9 @@
  * (harness/postgres.ts), shows its server and a ban made through the admin API, keeps its
  * filters in the address, and Lift, after confirming (by keyboard alone), publishes the unban,
  * after which the lifted ban offers no Lift but says what lifted it; axe-core and sideways scroll
- * on a phone and a laptop, light and dark, with rows and with the dialog open. A daemon in no
+ * on a phone and a laptop, light and dark, with rows and with the dialog open; "Refused here"
+ * says its game refused nothing, then shows a mute from the group its game refused, in every
+ * look. A daemon in no
  * group is test/e2e/panel-shell.test.ts's: its walk checks that state of the page in every look.
  *
  * Skipped without Chromium unless MODGATE_REQUIRE_CHROMIUM=1, as test/e2e/panel.test.ts, and
@@ -21,6 +23,7 @@ import { openPanel, problemsInEveryLook, type PanelPage } from '../../harness/pa
 import { startPanelStack, type PanelStack } from '../../harness/panel-stack.ts';
 import { postgresAvailable, startPostgres, type PostgresCluster } from '../../harness/postgres.ts';
 import { eventually } from '../../harness/stack.ts';
+import { CHANNEL } from '../../daemon/group/schema.ts';
 
 const chromium = chromiumForTests('test/e2e/panel-group.test.ts');
 const postgres = postgresAvailable('test/e2e/panel-group.test.ts');
@@ -40,7 +43,13 @@ describe.runIf(chromium.run && postgres.run)("the panel's Group page on a daemon
     await writeFile(config, `[group]\ndatabase_url = "${url}"\nname = "Alpha"\n`);
     // No game events: the simulator's own bans and unbans, 600 a minute, push this file's ban off
     // the list's first page within a minute on a loaded machine.
-    stack = await startPanelStack({ eventsRate: 0, serveExtra: ['--config', config] });
+    // The game refuses the first mute it is sent: the one the last test publishes "from another
+    // server" (no test before it mutes anyone).
+    stack = await startPanelStack({
+      eventsRate: 0,
+      serveExtra: ['--config', config],
+      simExtra: ['--fault', 'players.mute=error:invalid:this game mutes no one,times:1'],
+    });
     const banned = await adminRequest({
       url: stack.adminUrl,
       token: stack.token,
@@ -163,5 +172,47 @@ describe.runIf(chromium.run && postgres.run)("the panel's Group page on a daemon
     });
     expect(moderation.json).toMatchObject({ ban: { banned: false } });
     await panel.close();
+  });
+
+  // Last: its mute would be listed by the filters test's "kind=mutes" if it ran earlier.
+  it('says under Refused here that its game refused nothing, then shows a mute from the group it refused, in every look', async () => {
+    const panel = await groupPage();
+    const { page } = panel;
+    try {
+      const refused = page.getByRole('region', { name: 'Refused here' });
+      await refused.getByText("This server's game has refused no sanction from the group.").waitFor();
+      const muted = '76561199000035002';
+      // A mute published by a server of the group not running here, announced as any is.
+      await cluster.query(
+        'panel_group',
+        `WITH row AS (INSERT INTO modgate.sanctions (action, kind, platform_id, origin_server, origin_local_id, actor, reason, created_at)
+           VALUES ('mute', 'mutes', $1, 'srv_elsewhere', gen_random_uuid()::text,
+             '{"name":"elsewhere","key_id":null,"platform_id":null,"social_id":null,"source":"api"}', 'spam', now())
+           RETURNING id)
+         SELECT pg_notify($2, '') FROM row`,
+        [muted, CHANNEL],
+      );
+      await eventually(async () => {
+        const answer = await adminRequest({
+          url: stack.adminUrl,
+          token: stack.token,
+          path: '/admin/v1/group/failures',
+        });
+        return (answer.json as { total?: number }).total === 1;
+      });
+      await page.reload();
+      const row = refused.getByTestId('group-refused');
+      await row.waitFor();
+      expect(await row.locator('td').allTextContents()).toEqual([
+        expect.any(String),
+        expect.stringMatching(/^mute \(sanction \d+\)$/),
+        muted,
+        'srv_elsewhere',
+        expect.stringContaining('this game mutes no one'),
+      ]);
+      expect(await problemsInEveryLook(page, 'Refused here')).toEqual([]);
+    } finally {
+      await panel.close();
+    }
   });
 });

@@ -114,7 +114,7 @@ const idParams = lazySchema(() => z.object({ id: z.string().regex(ID, 'a sanctio
 
 const CURSOR_SCOPE = { keyId: 'admin', route: 'listAdminGroupSanctions' };
 
-function groupOf(admin: AdminServices): Group {
+export function groupOf(admin: AdminServices): Group {
   const group = admin.group();
   if (!group)
     throw new ApiError(

@@ -8,6 +8,7 @@ import { eventRoutes } from './events.ts';
 import { gameRoutes } from './game.ts';
 import { groupRoutes } from './group.ts';
 import { groupSanctionRoutes } from './group-sanctions.ts';
+import { groupFailureRoutes } from './group-failures.ts';
 import { keyRoutes } from './keys.ts';
 import { reloadRoutes } from './reload.ts';
 import { sessionRoutes } from './session.ts';
@@ -31,4 +32,5 @@ export const ADMIN_ROUTES: readonly AnyAdminRoute[] = [
   ...gameRoutes,
   ...groupRoutes,
   ...groupSanctionRoutes,
+  ...groupFailureRoutes,
 ];
