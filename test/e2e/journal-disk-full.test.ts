@@ -35,7 +35,11 @@ describe('a keyed write when the journal cannot be written', () => {
 
   const serveOn = async (wrap: string[] = []) => {
     const child = start(['serve', '--data-dir', data.dir, '--listen', api, '--mod-listen', mod], { wrap });
-    await eventually(() => child.output().includes('"msg":"mod connected"'), 30_000);
+    // Both: the simulator may dial the mod listener before the API's is bound and logged.
+    await eventually(
+      () => ['"msg":"listening"', '"msg":"mod connected"'].every((line) => child.output().includes(line)),
+      30_000,
+    );
     return child;
   };
   const credit = async (i: number | null): Promise<Answer> => {
