@@ -26,7 +26,7 @@ const FRESH_MODULE_FILES = [
 
 export default defineConfig({
   test: {
-    setupFiles: ['test/support/cleanup.ts'],
+    setupFiles: ['test/support/cleanup.ts', 'test/support/modgate-program.ts'],
     // Safety nets, not measurements: far above what the slowest test takes on a loaded 2-core
     // machine, so load makes a run slower, never red (docs/architecture.md, "Where tests live").
     testTimeout: 60_000,
@@ -48,6 +48,9 @@ export default defineConfig({
           // A worker keeps the modules it has loaded from file to file: on 2 cores, loading the
           // daemon's module graph again for each of 230 files was most of a run's time.
           isolate: false,
+          // The modgate processes the e2e files start run one bundle of the CLI, built once, not
+          // bin/modgate.js through tsx (docs/architecture.md, "Where tests live").
+          globalSetup: ['test/support/cli-bundle-setup.ts'],
         },
       },
       { extends: true, test: { name: 'isolated', include: FRESH_MODULE_FILES } },

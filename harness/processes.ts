@@ -1,15 +1,33 @@
 /**
  * `modgate` as separate processes, the one way tests and benchmarks start them: through
  * bin/modgate.js as `npx modgate` runs it, or a built single executable. Start one, read what it
- * printed so far, stop it with a signal and get its exit code.
+ * printed so far, stop it with a signal and get its exit code. The test suite makes a bundle of
+ * the CLI its default program (`useProgram`, test/support/cli-bundle-setup.ts): each start through
+ * bin/modgate.js runs tsx's loader over the daemon's whole module graph again.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { openSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { freePort } from './ports.ts';
 import { eventually } from './stack.ts';
 
 export const BIN = new URL('../bin/modgate.js', import.meta.url).pathname;
+
+/** `modgate` from source, as `npx modgate` runs it. */
+export const FROM_SOURCE: readonly string[] = [process.execPath, BIN];
+
+let defaultProgram: readonly string[] = FROM_SOURCE;
+
+/** What `start` runs when not told (`FROM_SOURCE` until `useProgram`). */
+export function currentProgram(): readonly string[] {
+  return defaultProgram;
+}
+
+/** Makes `program` what `start` runs when not told, for the rest of this process. */
+export function useProgram(program: readonly string[]): void {
+  defaultProgram = program;
+}
 
 export interface ModgateProcess extends ChildProcess {
   /** Everything written to stdout and stderr so far, interleaved as it arrived. */
@@ -33,9 +51,8 @@ export interface StartOptions {
    */
   readonly wrap?: readonly string[];
   /**
-   * How modgate itself is run: `[process.execPath, BIN]` (the source, as `npx modgate` runs it)
-   * unless given, e.g. a built single executable `[path]` or node with flags of its own
-   * (`--cpu-prof`).
+   * How modgate itself is run: `currentProgram()` unless given, e.g. `FROM_SOURCE`, a built
+   * single executable `[path]` or node with flags of its own (`--cpu-prof`).
    */
   readonly program?: readonly string[];
   readonly cwd?: string;
@@ -48,9 +65,21 @@ export interface StartOptions {
 
 /** Starts `modgate <args>`, keeping stdout and stderr. */
 export function start(args: readonly string[], options: StartOptions = {}): ModgateProcess {
-  const program = options.program ?? [process.execPath, BIN];
+  const program = options.program ?? defaultProgram;
   const [command, ...rest] = [...(options.wrap ?? []), ...program, ...args] as [string, ...string[]];
   return startProgram(command, rest, options);
+}
+
+/**
+ * `modgate <args>` run to its end, as a shell runs a command: its stdout and stderr, rejected on a
+ * non-zero exit. `program` as for `start`.
+ */
+export function runModgate(
+  args: readonly string[],
+  program: readonly string[] = defaultProgram,
+): Promise<{ stdout: string; stderr: string }> {
+  const [command, ...rest] = program as [string, ...string[]];
+  return promisify(execFile)(command, [...rest, ...args]);
 }
 
 /** Any program (nginx, Caddy, a shell), its output kept as for `start`. */
@@ -181,7 +210,7 @@ export async function startServeAndSim(
   options: ServeOptions & { readonly simExtra?: readonly string[] } = {},
 ): Promise<ServeAndSim> {
   const served = await startServe(dataDir, options);
-  const sim = startSim(dataDir, served.modPort, options.simExtra);
+  const sim = startSim(dataDir, served.modPort, options.simExtra, { program: options.program });
   try {
     await eventually(() => served.serve.output().includes('"msg":"mod connected"'), 30_000);
   } catch (error) {

@@ -47,6 +47,7 @@ import { readDocsFolder } from '../cli/docs-command.ts';
 import { buildPanelBundle, PANEL_FILES, writeRouteSummaries } from '../daemon/admin/panel/panel-bundle.ts';
 import { ADMIN_ROUTES } from '../daemon/admin/routes/index.ts';
 import { ROUTES } from '../daemon/routes/index.ts';
+import { BUNDLE_ALIASES, CHECKOUT_ONLY, OPTIONAL_NATIVE } from './bundle-options.ts';
 import { makeCodeCache, type NodeCommand } from './code-cache.ts';
 import { type Arch, embeddedNodePath, isArch } from './embedded-node.ts';
 import { runCommand } from './emulator.ts';
@@ -60,19 +61,6 @@ const require = createRequire(import.meta.url);
 const SEA_RESOURCE = 'NODE_SEA_BLOB';
 const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 const EMBEDDED_NODE_MAJOR = 24;
-/** Loaded by their packages inside try/catch; the JavaScript fallbacks are what the binary runs. */
-const OPTIONAL_NATIVE = ['msgpackr-extract', 'utf-8-validate'];
-/**
- * Modules the bundles take in place of a package's: ws loads the optional native `bufferutil` for
- * its masking, and the executable, which cannot load an addon, gets the same API in JavaScript
- * a word at a time (protocol/ws-masking.ts) instead of ws's byte-by-byte fallback.
- */
-export const BUNDLE_ALIASES: Readonly<Record<string, string>> = { bufferutil: './protocol/ws-masking.ts' };
-/**
- * Loaded only from a checkout, to build the panel in memory (daemon/admin/panel/panel-assets.ts);
- * the executable serves the panel from its assets instead.
- */
-const CHECKOUT_ONLY = ['esbuild'];
 
 /** The CLI bundle's asset name, and its V8 code cache's; cli/sea-main.ts loads them by these names. */
 const CLI_ASSET = 'modgate.cjs';

@@ -7,8 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { bundleCli } from '../support/cli-bundle.ts';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
 import { freePort } from '../../harness/ports.ts';
 import { start } from '../../harness/processes.ts';
@@ -130,10 +129,10 @@ describe('modgate serve refusing to start', () => {
     'names the owner of files another user cannot read, with the sudo -u line',
     async () => {
       await chmod(data.dir, 0o700);
-      // The checkout may sit where nobody cannot enter: the child runs a bundle in /tmp instead.
-      const cli = await bundleCli();
-      onTestFinished(() => cli.remove());
-      const child = spawn(process.execPath, [cli.file, 'keys', 'list', '--data-dir', data.dir], {
+      // The checkout may sit where nobody cannot enter: the child runs the suite's bundle, which
+      // is in /tmp (test/support/cli-bundle.ts).
+      const [node, ...program] = inject('modgateProgram');
+      const child = spawn(node as string, [...program, 'keys', 'list', '--data-dir', data.dir], {
         uid: 65534,
         gid: 65534,
         stdio: ['ignore', 'pipe', 'pipe'],

@@ -4,21 +4,17 @@
  * its TOML, and TLS requests through the proxy from chosen loopback addresses (127.0.0.2, …), so
  * the daemon sees the proxy at 127.0.0.1 and must find the client through `trusted_proxies`.
  */
-import { execFile } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request } from 'node:https';
 import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
-import { promisify } from 'node:util';
 import { generate } from 'selfsigned';
 import { fence as fenceIn, swap as swapIn } from './doc-text.ts';
 import { freePort } from '../../harness/ports.ts';
-import { BIN, start, stop, type ModgateProcess } from '../../harness/processes.ts';
+import { runModgate, start, stop, type ModgateProcess } from '../../harness/processes.ts';
 import { eventually } from '../../harness/stack.ts';
-
-const run = promisify(execFile);
 
 export const readProxyDoc = () => readFile(new URL('../../docs/reverse-proxy.md', import.meta.url), 'utf8');
 
@@ -107,7 +103,7 @@ export async function proxiedModgate(dir: string, doc: string): Promise<ProxiedM
     `${toml}\n[rate_limit]\nper_address = { limit = 5, window_sec = 600 }\n`,
   );
   const data = join(dir, 'data');
-  const modgate = (...args: string[]) => run(process.execPath, [BIN, ...args, '--data-dir', data]);
+  const modgate = (...args: string[]) => runModgate([...args, '--data-dir', data]);
   await modgate('init');
   await modgate('plan', 'set', '--premium', 'on');
   await modgate('api', 'enable');
