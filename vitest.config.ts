@@ -24,9 +24,15 @@ const FRESH_MODULE_FILES = [
   'test/protocol/ops/laziness.test.ts',
 ];
 
+/**
+ * Around every file of every project: what a file left running fails it, and its leftover data
+ * dirs are removed. Each project names it (a root `setupFiles` would be added to a project's own,
+ * running it twice).
+ */
+const CLEANUP = 'test/support/cleanup.ts';
+
 export default defineConfig({
   test: {
-    setupFiles: ['test/support/cleanup.ts', 'test/support/modgate-program.ts'],
     // Safety nets, not measurements: far above what the slowest test takes on a loaded 2-core
     // machine, so load makes a run slower, never red (docs/architecture.md, "Where tests live").
     testTimeout: 60_000,
@@ -51,12 +57,20 @@ export default defineConfig({
           // The modgate processes the e2e files start run one bundle of the CLI, built once, not
           // bin/modgate.js through tsx (docs/architecture.md, "Where tests live").
           globalSetup: ['test/support/cli-bundle-setup.ts'],
+          // Here alone: it loads harness/processes.ts and through it the daemon's modules, which
+          // the isolated files' vi.mock(node:crypto) must reach before anything loads them.
+          setupFiles: [CLEANUP, 'test/support/modgate-program.ts'],
         },
       },
-      { extends: true, test: { name: 'isolated', include: FRESH_MODULE_FILES } },
+      { extends: true, test: { name: 'isolated', include: FRESH_MODULE_FILES, setupFiles: [CLEANUP] } },
       // Only for `npm run test:dist`, so that every other vitest run leaves them out.
       ...(process.env['MODGATE_DIST_TESTS'] === '1'
-        ? [{ extends: true as const, test: { name: 'dist', include: [DIST_TESTS], fileParallelism: false } }]
+        ? [
+            {
+              extends: true as const,
+              test: { name: 'dist', include: [DIST_TESTS], fileParallelism: false, setupFiles: [CLEANUP] },
+            },
+          ]
         : []),
     ],
     coverage: {
