@@ -5,7 +5,7 @@
  * (harness/postgres.ts). Every sanction reaches the other server's game exactly once: one made in
  * game whose event the daemon logged but never captured, one seen as the op's answer before the
  * kill and as the mod's event after it, and a batch the receiving daemon was applying when killed;
- * and with the database hung (SIGSTOP), /v1 still answers and the ban is published once it
+ * a joiner's catch-up with several rows in a slow game at once (docs/group.md, "Catching up"); and with the database hung (SIGSTOP), /v1 still answers and the ban is published once it
  * continues.
  */
 import { readFile, stat, writeFile } from 'node:fs/promises';
@@ -276,6 +276,52 @@ describe.runIf(postgres.run)('group mode across a kill -9', () => {
     ]);
     expect((await stat(failuresFile)).mode & 0o777).toBe(0o600);
     await kill(again);
+  }, 180_000);
+
+  it('applies a joiner’s rows of different players several at once, each once', async () => {
+    const { url, database } = await newGroup();
+    const files = await serverFiles(url, 'J');
+    // A slow game (each ban answers 150 ms after it is asked): how many are in it at once.
+    let [inGame, most] = [0, 0];
+    const told: string[] = [];
+    const slowly =
+      <A extends { ref: unknown }, C, R>(handler: (args: A, ctx: C) => R) =>
+      async (args: A, ctx: C): Promise<Awaited<R>> => {
+        told.push((args.ref as { platform_id: string }).platform_id);
+        most = Math.max(most, ++inGame);
+        try {
+          await new Promise((resolve) => setTimeout(resolve, 150));
+          return await handler(args, ctx);
+        } finally {
+          inGame--;
+        }
+      };
+    const patchHandlers: SimulatorOptions['patchHandlers'] = (handlers) => ({
+      ...handlers,
+      'players.ban': slowly(handlers['players.ban'] as NonNullable<(typeof handlers)['players.ban']>),
+    });
+    const j = await run(files, { patchHandlers });
+    await eventually(
+      async () => (await cluster.query(database, 'SELECT 1 FROM modgate.servers')).length === 1,
+    );
+    // On record before the joiner reads them: one page of 80.
+    const targets = Array.from({ length: 80 }, () => strangerId());
+    const expires = new Date(Date.now() + 2 * HOUR).toISOString();
+    for (const platformId of targets)
+      await cluster.query(
+        database,
+        `INSERT INTO modgate.sanctions (action, kind, platform_id, origin_server, origin_local_id, actor, reason, expires_at, created_at)
+         VALUES ('ban', 'bans', $1, 'srv_elsewhere', gen_random_uuid()::text, '{"name":"elsewhere","key_id":null,"platform_id":null,"social_id":null,"source":"api"}', 'made elsewhere', $2, now())`,
+        [platformId, expires],
+      );
+    await cluster.query(database, 'NOTIFY modgate_sanctions');
+    await eventually(() => allApplied(database), 120_000);
+    expect(most).toBeGreaterThan(1);
+    expect(most).toBeLessThanOrEqual(32);
+    for (const platformId of targets)
+      expect(applications(j.sim.world, platformId, 'tempban'), platformId).toBe(1);
+    expect(told.sort()).toEqual([...targets].sort());
+    await kill(j);
   }, 180_000);
 
   it('answers /v1 with the database hung, and publishes the ban once it continues', async () => {
