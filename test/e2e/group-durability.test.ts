@@ -5,7 +5,8 @@
  * (harness/postgres.ts). Every sanction reaches the other server's game exactly once: one made in
  * game whose event the daemon logged but never captured, one seen as the op's answer before the
  * kill and as the mod's event after it, and a batch the receiving daemon was applying when killed;
- * a joiner's catch-up with several rows in a slow game at once (docs/group.md, "Catching up"); and with the database hung (SIGSTOP), /v1 still answers and the ban is published once it
+ * a joiner's catch-up with several rows in a slow game at once (docs/group.md, "Catching up");
+ * and with the database hung (SIGSTOP), /v1 still answers and the ban is published once it
  * continues.
  */
 import { readFile, stat, writeFile } from 'node:fs/promises';
