@@ -5,7 +5,8 @@
  * (harness/postgres.ts). Every sanction reaches the other server's game exactly once: one made in
  * game whose event the daemon logged but never captured, one seen as the op's answer before the
  * kill and as the mod's event after it, and a batch the receiving daemon was applying when killed;
- * a joiner's catch-up with several rows in a slow game at once (docs/group.md, "Catching up");
+ * a joiner's catch-up with several rows in a slow game at once (docs/group.md, "Catching up"),
+ * and one whose game goes away mid-window;
  * and with the database hung (SIGSTOP), /v1 still answers and the ban is published once it
  * continues.
  */
@@ -323,6 +324,49 @@ describe.runIf(postgres.run)('group mode across a kill -9', () => {
       expect(applications(j.sim.world, platformId, 'tempban'), platformId).toBe(1);
     expect(told.sort()).toEqual([...targets].sort());
     await kill(j);
+  }, 180_000);
+
+  it('stops a catch-up whose game goes away mid-window, and resumes it from the cursor, each row once', async () => {
+    const { url, database } = await newGroup();
+    const files = await serverFiles(url, 'J');
+    // The game drops its link when told the 40th ban, with other bans of the window in it.
+    const told: string[] = [];
+    let game: Running | null = null;
+    const patchHandlers: SimulatorOptions['patchHandlers'] = (handlers) => ({
+      ...handlers,
+      'players.ban': async (args, ctx) => {
+        const nth = told.push((args.ref as { platform_id: string }).platform_id);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        if (nth === 40) game?.sim.bridge.dropLink();
+        return await (handlers['players.ban'] as NonNullable<(typeof handlers)['players.ban']>)(args, ctx);
+      },
+    });
+    game = await run(files, { patchHandlers });
+    let redialled = 0;
+    game.sim.bridge.on('connect', () => redialled++);
+    await eventually(
+      async () => (await cluster.query(database, 'SELECT 1 FROM modgate.servers')).length === 1,
+    );
+    const targets = Array.from({ length: 120 }, () => strangerId());
+    const expires = new Date(Date.now() + 2 * HOUR).toISOString();
+    for (const platformId of targets)
+      await cluster.query(
+        database,
+        `INSERT INTO modgate.sanctions (action, kind, platform_id, origin_server, origin_local_id, actor, reason, expires_at, created_at)
+         VALUES ('ban', 'bans', $1, 'srv_elsewhere', gen_random_uuid()::text, '{"name":"elsewhere","key_id":null,"platform_id":null,"social_id":null,"source":"api"}', 'made elsewhere', $2, now())`,
+        [platformId, expires],
+      );
+    await cluster.query(database, 'NOTIFY modgate_sanctions');
+    await eventually(() => allApplied(database), 120_000);
+    for (const platformId of targets)
+      expect(applications(game.sim.world, platformId, 'tempban'), platformId).toBe(1);
+    // Sent again on the new link: only the bans the drop cut off (at most a window's), which
+    // the game applied once all the same (their op ids, PROTOCOL §6.4).
+    expect(redialled).toBeGreaterThanOrEqual(1);
+    expect(new Set(told)).toEqual(new Set(targets));
+    expect(told.length).toBeGreaterThan(targets.length);
+    expect(told.length).toBeLessThanOrEqual(targets.length + 32);
+    await kill(game);
   }, 180_000);
 
   it('answers /v1 with the database hung, and publishes the ban once it continues', async () => {
