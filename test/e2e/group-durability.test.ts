@@ -137,6 +137,23 @@ async function allApplied(database: string): Promise<boolean> {
   return row?.['behind'] === 0;
 }
 
+/**
+ * Once the one server of `database` has joined, bans of `targets` from a server that is not
+ * running, 2 hours long, all put on record before a NOTIFY tells the server to read them.
+ */
+async function bansOnRecord(database: string, targets: readonly string[]): Promise<void> {
+  await eventually(async () => (await cluster.query(database, 'SELECT 1 FROM modgate.servers')).length === 1);
+  const expires = new Date(Date.now() + 2 * HOUR).toISOString();
+  for (const platformId of targets)
+    await cluster.query(
+      database,
+      `INSERT INTO modgate.sanctions (action, kind, platform_id, origin_server, origin_local_id, actor, reason, expires_at, created_at)
+       VALUES ('ban', 'bans', $1, 'srv_elsewhere', gen_random_uuid()::text, '{"name":"elsewhere","key_id":null,"platform_id":null,"social_id":null,"source":"api"}', 'made elsewhere', $2, now())`,
+      [platformId, expires],
+    );
+  await cluster.query(database, 'NOTIFY modgate_sanctions');
+}
+
 const strangerId = strangerIds('7656119900010');
 
 describe.runIf(postgres.run)('group mode across a kill -9', () => {
@@ -230,18 +247,7 @@ describe.runIf(postgres.run)('group mode across a kill -9', () => {
       },
     });
     const b = await run(files, { patchHandlers });
-    await eventually(
-      async () => (await cluster.query(database, 'SELECT 1 FROM modgate.servers')).length === 1,
-    );
-    const expires = new Date(Date.now() + 2 * HOUR).toISOString();
-    for (const platformId of targets)
-      await cluster.query(
-        database,
-        `INSERT INTO modgate.sanctions (action, kind, platform_id, origin_server, origin_local_id, actor, reason, expires_at, created_at)
-         VALUES ('ban', 'bans', $1, 'srv_elsewhere', gen_random_uuid()::text, '{"name":"elsewhere","key_id":null,"platform_id":null,"social_id":null,"source":"api"}', 'made elsewhere', $2, now())`,
-        [platformId, expires],
-      );
-    await cluster.query(database, 'NOTIFY modgate_sanctions');
+    await bansOnRecord(database, targets);
     await eventually(() => banned(b.sim.world, hangsOn));
     const failuresFile = join(files.data.dir, 'group-failures.json');
     const refusals = async () =>
@@ -303,20 +309,9 @@ describe.runIf(postgres.run)('group mode across a kill -9', () => {
       'players.ban': slowly(handlers['players.ban'] as NonNullable<(typeof handlers)['players.ban']>),
     });
     const j = await run(files, { patchHandlers });
-    await eventually(
-      async () => (await cluster.query(database, 'SELECT 1 FROM modgate.servers')).length === 1,
-    );
     // On record before the joiner reads them: one page of 80.
     const targets = Array.from({ length: 80 }, () => strangerId());
-    const expires = new Date(Date.now() + 2 * HOUR).toISOString();
-    for (const platformId of targets)
-      await cluster.query(
-        database,
-        `INSERT INTO modgate.sanctions (action, kind, platform_id, origin_server, origin_local_id, actor, reason, expires_at, created_at)
-         VALUES ('ban', 'bans', $1, 'srv_elsewhere', gen_random_uuid()::text, '{"name":"elsewhere","key_id":null,"platform_id":null,"social_id":null,"source":"api"}', 'made elsewhere', $2, now())`,
-        [platformId, expires],
-      );
-    await cluster.query(database, 'NOTIFY modgate_sanctions');
+    await bansOnRecord(database, targets);
     await eventually(() => allApplied(database), 120_000);
     expect(most).toBeGreaterThan(1);
     expect(most).toBeLessThanOrEqual(32);
@@ -344,19 +339,8 @@ describe.runIf(postgres.run)('group mode across a kill -9', () => {
     game = await run(files, { patchHandlers });
     let redialled = 0;
     game.sim.bridge.on('connect', () => redialled++);
-    await eventually(
-      async () => (await cluster.query(database, 'SELECT 1 FROM modgate.servers')).length === 1,
-    );
     const targets = Array.from({ length: 120 }, () => strangerId());
-    const expires = new Date(Date.now() + 2 * HOUR).toISOString();
-    for (const platformId of targets)
-      await cluster.query(
-        database,
-        `INSERT INTO modgate.sanctions (action, kind, platform_id, origin_server, origin_local_id, actor, reason, expires_at, created_at)
-         VALUES ('ban', 'bans', $1, 'srv_elsewhere', gen_random_uuid()::text, '{"name":"elsewhere","key_id":null,"platform_id":null,"social_id":null,"source":"api"}', 'made elsewhere', $2, now())`,
-        [platformId, expires],
-      );
-    await cluster.query(database, 'NOTIFY modgate_sanctions');
+    await bansOnRecord(database, targets);
     await eventually(() => allApplied(database), 120_000);
     for (const platformId of targets)
       expect(applications(game.sim.world, platformId, 'tempban'), platformId).toBe(1);
