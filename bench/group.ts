@@ -17,7 +17,8 @@
  *     With `--stages`, the servers log at debug level and (a) also says where the time went:
  *     each receiver's group_receive_page lines (daemon/group/group.ts) against each row's
  *     published_at; and always the CPU per ban of all serve, all sim and all PostgreSQL processes.
- * (c) catch-up: a server joins a group with `--record` sanctions on record (bench/group/catch-up.ts).
+ * (c) catch-up: a server joins a group with `--record` sanctions on record (bench/group/catch-up.ts);
+ *     with `--stages`, where its time went (its group_receive_page lines).
  * (d) outage: the database down `--outage` s while bans are made on every server at
  *     `--outage-rate` a minute (bench/group/outage.ts).
  * (e) ban wait: a /v1 ban's time in the group against a lone daemon's, with the database up and
@@ -231,7 +232,7 @@ async function main(): Promise<void> {
     };
     await run('a', () => scenarioA(cluster, servers));
     await run('b', () => scenarioB(cluster, servers));
-    await run('c', () => catchUp(cluster, servers, Number(values.record)));
+    await run('c', () => catchUp(cluster, servers, Number(values.record), values.stages));
     await run('d', () => outage(cluster, servers, Number(values.outage), Number(values['outage-rate'])));
     await run('e', () => banWait(cluster, servers, Number(values['wait-bans'])));
     console.log(`\n${'scenario (times in ms)'.padEnd(44)} samples     p50     p99     max`);

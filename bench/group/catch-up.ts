@@ -25,6 +25,7 @@ import {
   percentile,
   startServer,
   stopServers,
+  receivePages,
   strangerId,
   summary,
   type Server,
@@ -75,14 +76,37 @@ function ratio(busy: number[], idle: number[], p: number): string {
   return (percentile(sorted(busy), p) / percentile(sorted(idle), p)).toFixed(2);
 }
 
+/**
+ * Where the catch-up's time went (`--stages`: the joiner logs at debug level), from its
+ * group_receive_page lines: the pages, their rows, and each stage's total over all of them.
+ */
+function catchUpStages(joiner: Server, since: number): string[] {
+  const pages = receivePages(joiner, since);
+  const total = (name: string) => pages.reduce((sum, page) => sum + (page[name] ?? 0), 0);
+  const rows = total('rows');
+  return [
+    `(c) stages: ${pages.length} pages, ${rows} rows; wait ${total('wait_ms')}, query ${total('query_ms')}, ` +
+      `apply ${total('apply_ms')}, save ${total('save_ms')} ms in all` +
+      (rows > 0 ? ` (apply ${(total('apply_ms') / rows).toFixed(2)} ms a row)` : ''),
+    summary(
+      '(c) stage: game applies a page',
+      pages.map((page) => page['apply_ms'] ?? NaN),
+    ),
+  ];
+}
+
 export async function catchUp(
   cluster: PostgresCluster,
   _group: readonly Server[],
   record: number,
+  stages = false,
 ): Promise<string[]> {
   await writeRecord(cluster, record);
   const spawned = Date.now();
-  const joiner = await startServer(cluster, 'J1', { database: DATABASE });
+  const joiner = await startServer(cluster, 'J1', {
+    database: DATABASE,
+    logLevel: stages ? 'debug' : 'info',
+  });
   try {
     const linked = Date.now();
     let caughtUp = false;
@@ -111,6 +135,7 @@ export async function catchUp(
       summary('(c) /v1 once idle, as many', idle),
       `(c) /v1 during / idle: p50 ${ratio(busy, idle, 50)}×, p99 ${ratio(busy, idle, 99)}×`,
       `(c) events: ${lost} lost, ${repeated} repeated; game: ${missing} of ${record} not banned`,
+      ...(stages ? catchUpStages(joiner, spawned) : []),
     ];
   } finally {
     await stopServers([joiner]);

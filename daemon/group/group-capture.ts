@@ -21,6 +21,9 @@ import { kindOf, type SanctionAction } from './sanction.ts';
 /** How long a sighting is remembered: far above the gap between an op's answer and its event. */
 export const REMEMBER_MS = 5 * 60_000;
 
+/** How often run-out notes are dropped once there are many. */
+const PRUNE_MS = 10_000;
+
 /** How long after a change its mod event may still arrive (the event log's fsync, the mod's batching). */
 export const EVENT_GRACE_MS = 30_000;
 
@@ -35,6 +38,7 @@ export class GroupCapture {
   readonly #seen = new Map<string, { signature: string; until: number; at: number }>();
   readonly #applying = new Map<string, number>();
   readonly #now: () => number;
+  #prunedAt = -Infinity;
 
   constructor(now: () => number = Date.now) {
     this.#now = now;
@@ -81,8 +85,13 @@ export class GroupCapture {
     };
   }
 
+  /**
+   * Drops run-out notes (remember() reads `until`, so one kept longer changes nothing): at most
+   * every PRUNE_MS, as a catch-up remembers thousands of notes a minute and each pass reads all.
+   */
   #prune(now: number): void {
-    if (this.#seen.size < 1_000) return;
+    if (this.#seen.size < 1_000 || now - this.#prunedAt < PRUNE_MS) return;
+    this.#prunedAt = now;
     for (const [key, { until }] of this.#seen) if (until < now) this.#seen.delete(key);
   }
 }

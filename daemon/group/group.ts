@@ -19,8 +19,9 @@
  * outbox order, one transaction each (publish-and-notify, below). Receiving: on a NOTIFY (whose
  * payload carries the row, applied as it is when it follows the cursor: notice.ts), on
  * (re)connecting, when the game link comes up, and once a minute while idle, the rows after this
- * server's cursor are applied in id order through the mod link with what time they have left,
- * and the cursor moves past each once the game has answered.
+ * server's cursor are applied through the mod link with what time they have left, up to WINDOW
+ * at once, one player's in id order (apply-window.ts), and the cursor moves past a row once the
+ * game has answered it and every row before it.
  */
 import type pg from 'pg';
 import type { ModLinkServer } from '../../protocol/link-server.ts';
@@ -29,6 +30,7 @@ import type { OpName } from '../../protocol/ops/index.ts';
 import type { SanctionKind } from '../config/config.ts';
 import type { EventLog, StoredEvent } from '../events/types.ts';
 import type { Logger } from '../log/log.ts';
+import { applyWindow, type WindowItem } from './apply-window.ts';
 import { GroupCapture } from './group-capture.ts';
 import { GroupDatabase } from './group-database.ts';
 import { GroupFailures, type FailedSanction } from './group-failures.ts';
@@ -99,6 +101,11 @@ export type { FailedSanction } from './group-failures.ts';
 /** The idle heartbeat and catch-up read: at most once a minute (docs/group.md, "When the database is down"). */
 export const IDLE_MS = 60_000;
 const PAGE = 200;
+/**
+ * Rows of different players in the game at once while receiving (apply-window.ts): enough to
+ * hide the game's round trip and the outbox's fsync, few enough that a game is not flooded.
+ */
+export const WINDOW = 32;
 /** Events read per page when the capture catches up with the event log at start. */
 const EVENTS_PAGE = 1_000;
 
@@ -121,6 +128,8 @@ export class Group {
   #receiveAgain = false;
   /** Rows announced in NOTIFY payloads and not yet applied, oldest first (notice.ts). */
   #announcements: Announced[] = [];
+  /** Rows after the cursor already done (a window stopped by a gap before them): not sent again. */
+  readonly #doneAhead = new Set<string>();
   readonly #unwire: (() => void)[] = [];
 
   private constructor(options: GroupOptions, outbox: GroupOutbox, failures: GroupFailures) {
@@ -162,16 +171,19 @@ export class Group {
   #follow(): void {
     const { events } = this.#options;
     this.#eventsRead = this.#outbox.readPosition ?? events.lastId();
-    const replay = this.#replayEvents(this.#eventsRead);
+    const replay = this.#replayEvents(this.#eventsRead, events.lastId());
     // Subscribed in the same turn as the read above, so no event falls between the two; one
     // delivered again live is skipped by its id.
     this.#unwire.push(events.subscribe((event) => this.#queueEvent(event, false)));
     this.#capturing = replay;
   }
 
-  async #replayEvents(after: number): Promise<void> {
+  /**
+   * The events after `after` up to `end` (the log's last at the subscription: those after it come
+   * live), a page at a time, each dealt with before the next is read: there may be many.
+   */
+  async #replayEvents(after: number, end: number): Promise<void> {
     const { events, log } = this.#options;
-    const unread: StoredEvent[] = [];
     for (let from = after; ;) {
       const page = events.readAfter(from, EVENTS_PAGE);
       if (!Array.isArray(page)) {
@@ -183,11 +195,11 @@ export class Group {
         from = page.oldestId - 1;
         continue;
       }
-      if (page.length === 0) break;
-      unread.push(...page);
+      const unread = page.filter((event) => event.id <= end);
+      for (const event of unread) await this.#handleEvent(event, true);
+      if (unread.length < page.length || page.length === 0) break;
       from = page.at(-1)?.id ?? from;
     }
-    for (const event of unread) await this.#handleEvent(event, true);
     await this.#outbox.settle().catch(() => undefined);
     await this.#outbox.read(this.#eventsRead).catch(() => undefined);
   }
@@ -447,29 +459,57 @@ export class Group {
       if (rows === null || rows.length === 0) return;
       const read = this.#now();
       const before = this.#cursor;
-      for (const row of rows) {
-        if (!(await this.#applyRow(row))) break;
-        this.#cursor = BigInt(row.id);
-      }
+      const peak = await this.#applyPage(rows);
       const applied = this.#now();
       if (this.#cursor !== before) await this.#saveCursor();
-      this.#logPage(rows, { started, queried, read, applied, saved: this.#now() });
+      this.#logPage(rows, peak, { started, queried, read, applied, saved: this.#now() });
       if (this.#cursor === before || rows.length < PAGE) return;
     }
   }
 
   /**
+   * One page through the window (apply-window.ts): the cursor moves past the rows done without a
+   * gap; rows done after a gap (the game went away meanwhile) are remembered, so they are not sent
+   * again while this daemon runs. Returns the most rows that were in the game at once.
+   */
+  async #applyPage(rows: readonly SanctionRow[]): Promise<number> {
+    const items = rows.map((row) => this.#application(row));
+    const { prefix, done, peak } = await applyWindow(items, WINDOW, (keys) =>
+      // Noted before the game is told, so an event of it read again after a kill -9 is known as
+      // the group's own (outbox.ts); a failed note only weakens that, never the application.
+      this.#outbox.applying(...(keys as ApplyingKey[])).catch(() => undefined),
+    );
+    if (prefix > 0) this.#cursor = BigInt((rows[prefix - 1] as SanctionRow).id);
+    for (const id of this.#doneAhead) if (BigInt(id) <= this.#cursor) this.#doneAhead.delete(id);
+    rows.forEach((row, index) => {
+      if (index >= prefix && done[index]) this.#doneAhead.add(row.id);
+    });
+    return peak;
+  }
+
+  /** A row's application, or null when it needs none (see #applyRow for what is skipped). */
+  #application(row: SanctionRow): WindowItem | null {
+    const { serverId, accept } = this.#options;
+    if (row.origin_server === serverId || !accept.includes(row.kind) || row.superseded) return null;
+    if (this.#doneAhead.has(row.id)) return null;
+    return { key: `${row.kind} ${row.platform_id}`, start: () => this.#applyRow(row) };
+  }
+
+  /**
    * Where one page's time went, at debug level (bench/group.ts reads it, docs/performance.md,
-   * "Group mode"): waiting for the connection, the query, the game's answers, saving the cursor.
+   * "Group mode"): waiting for the connection, the query, the game's answers, saving the cursor;
+   * and the most rows the window had in the game at once.
    */
   #logPage(
     rows: readonly SanctionRow[],
+    peak: number,
     at: Record<'started' | 'queried' | 'read' | 'applied' | 'saved', number>,
   ): void {
     this.#options.log.debug('group: page applied', {
       event: 'group_receive_page',
       rows: rows.length,
       first_id: rows[0]?.id,
+      in_flight_peak: peak,
       started_at: at.started,
       wait_ms: at.queried - at.started,
       query_ms: at.read - at.queried,
@@ -525,32 +565,30 @@ export class Group {
     );
   }
 
-  /** One row: applied, skipped or refused by the game (true: the cursor moves past it); false when the game is unreachable. */
+  /**
+   * One row, its `applying` note already on disk (#applyPage): applied, skipped or refused by the
+   * game (true: done); false when the game is unreachable.
+   */
   async #applyRow(row: SanctionRow): Promise<boolean> {
-    const { serverId, accept, link } = this.#options;
-    if (row.origin_server === serverId || !accept.includes(row.kind) || row.superseded) return true;
-    // A change of this player made here and not yet published will come later in the group's
-    // order, so it wins: applying this older row now would undo it here alone.
-    if (this.#outbox.has(row.platform_id, row.kind)) return true;
-    const actor = {
-      key_id: `group:${row.origin_server}`,
-      name: row.actor.name,
-      platform_id: row.actor.platform_id,
-      social_id: row.actor.social_id,
-    };
-    const sanction = { ...row, expires_at: row.expires_at?.toISOString() ?? null };
-    const call = applyArgs(sanction, actor, this.#now());
-    if (call === null) return true; // run out already: nothing to apply
-    // Noted before the game is told, so an event of it read again after a kill -9 is known as
-    // the group's own (outbox.ts); a failed note only weakens that, never the application.
     const key: ApplyingKey = `${row.kind} ${row.platform_id}`;
-    await this.#outbox.applying(key).catch(() => undefined);
     const settled = this.#capture.applying(row.action, row.platform_id);
     let note: SeenNote | null = null;
     try {
+      // A change of this player made here and not yet published will come later in the group's
+      // order, so it wins: applying this older row now would undo it here alone.
+      if (this.#outbox.has(row.platform_id, row.kind)) return true;
+      const actor = {
+        key_id: `group:${row.origin_server}`,
+        name: row.actor.name,
+        platform_id: row.actor.platform_id,
+        social_id: row.actor.social_id,
+      };
+      const sanction = { ...row, expires_at: row.expires_at?.toISOString() ?? null };
+      const call = applyArgs(sanction, actor, this.#now());
+      if (call === null) return true; // run out already: nothing to apply
       // The op id is the row's, so a repeat after a kill -9 (before the cursor moved) is applied
       // once by the game (PROTOCOL §6.4) and answers the first result.
-      const result = await link.call(call.op, call.args as never, { opId: `group.${row.id}` });
+      const result = await this.#options.link.call(call.op, call.args as never, { opId: `group.${row.id}` });
       const seen = fromOp(call.op, call.args as never, result as never, new Date(this.#now()));
       if (seen) {
         this.#capture.remember(row.action, row.platform_id, seen.signature);

@@ -16,14 +16,16 @@
  *   player still being applied, or with a noted signature, is the group's own and not published.
  *
  * Bounded: past MAX_PENDING unpublished sanctions a new one is refused (logged by the caller),
- * so a group database gone for weeks cannot fill the disk. Opening the outbox rewrites it
- * (atomically) to what still matters when it holds more. A line that cannot be written (a full
- * disk) is kept in memory and written again every RETRY_MS until it is (`unwritten`).
+ * so a group database gone for weeks cannot fill the disk. The file is rewritten (atomically) to
+ * what still matters when it is opened, and while it runs once its lines pass COMPACT_BYTES and
+ * twice what the last rewrite left: a server that applies a thousand sanctions a minute appends
+ * three lines for each. A line that cannot be written (a full disk) is kept in memory and written
+ * again every RETRY_MS until it is (`unwritten`).
  */
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../store/atomic-file.ts';
-import { openDataFile, readDataText } from '../store/data-dir-fs.ts';
+import { openDataFile } from '../store/data-dir-fs.ts';
 import { GROUP_FILES } from '../store/data-dir-layout.ts';
 import { errnoCode } from '../store/errors.ts';
 import type { SanctionKind } from '../config/config.ts';
@@ -36,6 +38,9 @@ export const SEEN_KEPT_MS = 5 * 60_000;
 
 /** How often lines a full disk refused are written again. */
 export const RETRY_MS = 2_000;
+
+/** The least the file grows to before it is rewritten while running (see the module comment). */
+export const COMPACT_BYTES = 1024 * 1024;
 
 /** A sanction as the outbox keeps it: with the signature of the change it records. */
 export type KeptSanction = Sanction & { signature?: string };
@@ -70,8 +75,14 @@ export class OutboxFull extends Error {
 
 export class GroupOutbox {
   readonly #pending = new Map<string, KeptSanction>();
-  readonly #seen: SeenNote[] = [];
+  #seen: SeenNote[] = [];
+  /** Applications open at the last stop, until settle(). */
   readonly #applying = new Set<ApplyingKey>();
+  /** Applications this run has begun and the game not yet answered (a rewrite keeps them open). */
+  readonly #open = new Map<ApplyingKey, number>();
+  /** The file's length, and what it was after the last rewrite: when to rewrite it again. */
+  #bytes = 0;
+  #compactedBytes = 0;
   #read: number | null = null;
   #handle: FileHandle | null = null;
   /** Appends in order, each after the one before (a line is never interleaved). */
@@ -81,30 +92,42 @@ export class GroupOutbox {
   /** A failed write may have left a torn line: the next write starts on a fresh one. */
   #torn = false;
   #retry: NodeJS.Timeout | null = null;
+  #compacting = false;
+  /** A rewrite replaced the file and the handle to the new one is not open yet. */
+  #stale = false;
 
   private constructor(
     readonly path: string,
     readonly now: () => number,
   ) {}
 
-  /** Reads what is left to publish and remember, and opens the file for appending. */
+  /**
+   * Reads what is left to publish and remember, a line at a time (the file may hold up to
+   * MAX_PENDING sanctions), and opens the file for appending.
+   */
   static async open(dataDir: string, now: () => number = Date.now): Promise<GroupOutbox> {
     const outbox = new GroupOutbox(join(dataDir, GROUP_FILES.outbox), now);
-    let text = '';
+    let lines = 0;
+    let handle: FileHandle | null = null;
     try {
-      text = await readDataText(outbox.path);
+      handle = await openDataFile(outbox.path, 'read');
     } catch (error) {
       if (errnoCode(error) !== 'ENOENT') throw error;
     }
-    let lines = 0;
-    for (const line of text.split('\n')) {
-      if (line.trim() === '') continue;
-      lines++;
-      outbox.#apply(line, now() - SEEN_KEPT_MS);
+    try {
+      for await (const line of handle?.readLines() ?? []) {
+        if (line.trim() === '') continue;
+        lines++;
+        outbox.#apply(line, now() - SEEN_KEPT_MS);
+      }
+    } finally {
+      await handle?.close();
     }
-    const kept = outbox.#compacted();
-    if (lines > kept.length) await writeFileAtomic(outbox.path, kept.join(''));
+    const keptLines = outbox.#compacted();
+    const kept = keptLines.join('');
+    if (lines > keptLines.length) await writeFileAtomic(outbox.path, kept);
     outbox.#handle = await openDataFile(outbox.path, 'append');
+    outbox.#bytes = outbox.#compactedBytes = Buffer.byteLength(kept);
     return outbox;
   }
 
@@ -138,8 +161,10 @@ export class GroupOutbox {
     const lines = [...this.#pending.values()].map((add) => line({ add }));
     // A pending sanction's note comes back from its `add` line; the others need their own.
     const pending = new Set([...this.#pending.values()].map((add) => add.signature));
+    const since = this.now() - SEEN_KEPT_MS;
+    this.#seen = this.#seen.filter((seen) => seen.at >= since);
     for (const seen of this.#seen) if (!pending.has(seen.signature)) lines.push(line({ seen }));
-    for (const applying of this.#applying) lines.push(line({ applying }));
+    for (const applying of new Set([...this.#applying, ...this.#open.keys()])) lines.push(line({ applying }));
     if (this.#read !== null) lines.push(line({ read: this.#read }));
     return lines;
   }
@@ -185,6 +210,9 @@ export class GroupOutbox {
   add(sanction: KeptSanction): Promise<void> {
     if (this.#pending.size >= MAX_PENDING) return Promise.reject(new OutboxFull());
     this.#pending.set(sanction.local_id, sanction);
+    // Kept for a rewrite, which drops the `add` line once the sanction is published.
+    const { action, platform_id, signature, created_at: at } = sanction;
+    if (signature !== undefined) this.#note({ action, platform_id, signature, at: Date.parse(at) });
     return this.#write(line({ add: sanction }), true);
   }
 
@@ -201,14 +229,29 @@ export class GroupOutbox {
     return this.#write(line({ read: eventId }), false);
   }
 
-  /** This server's game is about to apply a sanction from the group to this player (fsync'd). */
-  applying(key: ApplyingKey): Promise<void> {
-    return this.#write(line({ applying: key }), true);
+  /** This server's game is about to apply sanctions from the group to these players (one fsync). */
+  applying(...keys: ApplyingKey[]): Promise<void> {
+    for (const key of keys) this.#open.set(key, (this.#open.get(key) ?? 0) + 1);
+    return this.#write(keys.map((applying) => line({ applying })).join(''), true);
   }
 
   /** The game answered an application from the group with the change `note` signs (null: it made none, or failed). */
   applied(key: ApplyingKey, note: SeenNote | null): Promise<void> {
+    const left = (this.#open.get(key) ?? 1) - 1;
+    if (left > 0) this.#open.set(key, left);
+    else this.#open.delete(key);
+    if (note !== null) this.#note(note);
     return this.#write(line(note === null ? { settled: key } : { seen: note }), false);
+  }
+
+  /** A sighting a rewrite keeps while it is recent; older ones are dropped as they pile up. */
+  #note(note: SeenNote): void {
+    this.#seen.push(note);
+    const oldest = this.#seen[0] as SeenNote;
+    if (this.#seen.length > 1_000 && oldest.at < this.now() - SEEN_KEPT_MS) {
+      const since = this.now() - SEEN_KEPT_MS;
+      this.#seen = this.#seen.filter((seen) => seen.at >= since);
+    }
   }
 
   /** The applications open at the last stop are dealt with (their events were read again). */
@@ -223,7 +266,7 @@ export class GroupOutbox {
     if (this.#retry) clearTimeout(this.#retry);
     await this.#tail.catch(() => undefined);
     await this.#handle?.close();
-    this.#handle = null;
+    [this.#handle, this.#stale] = [null, false];
   }
 
   /** Whether lines a full disk refused are still waiting to be written. */
@@ -233,12 +276,14 @@ export class GroupOutbox {
 
   #write(text: string, sync: boolean): Promise<void> {
     const written = this.#tail.then(async () => {
-      const handle = this.#handle;
-      if (!handle) throw new Error('the group outbox is closed');
+      if (!this.#handle && !this.#stale) throw new Error('the group outbox is closed');
       // Lines refused before go first, so the file keeps the order things happened in.
       const lines = [...this.#unwritten, text];
       const body = `${this.#torn ? '\n' : ''}${lines.join('')}`;
       try {
+        // A rewrite that could not open the new file again leaves that to the next write.
+        if (this.#stale) [this.#handle, this.#stale] = [await openDataFile(this.path, 'append'), false];
+        const handle = this.#handle as FileHandle;
         await handle.appendFile(body);
         if (sync || this.#unwritten.length > 0) await handle.sync();
       } catch (error) {
@@ -247,11 +292,40 @@ export class GroupOutbox {
         this.#retryLater();
         throw error;
       }
+      this.#bytes += Buffer.byteLength(body);
       this.#torn = false;
       this.#unwritten = [];
     });
     this.#tail = written.catch(() => undefined);
+    if (this.#bytes > Math.max(COMPACT_BYTES, 2 * this.#compactedBytes) && !this.#compacting) {
+      this.#compacting = true;
+      this.#tail = this.#tail.then(() => this.#compact()).finally(() => (this.#compacting = false));
+    }
     return written;
+  }
+
+  /**
+   * Rewrites the file to what still matters (#compacted), between two appends: atomically (a
+   * temp file, fsync, rename, fsync of the folder), so a kill -9 at any point leaves either the
+   * old file or the new one, each whole. A failure (a full disk) keeps the old file and waits
+   * until it has doubled again.
+   */
+  async #compact(): Promise<void> {
+    if (this.#unwritten.length > 0 || this.#handle === null) return;
+    const kept = this.#compacted().join('');
+    try {
+      await writeFileAtomic(this.path, kept);
+    } catch {
+      this.#compactedBytes = this.#bytes;
+      return;
+    }
+    // The handle still names the old file, now unlinked: appends go to the new one from here.
+    const old = this.#handle;
+    [this.#handle, this.#stale] = [null, true];
+    this.#bytes = this.#compactedBytes = Buffer.byteLength(kept);
+    await old.close().catch(() => undefined);
+    this.#handle = await openDataFile(this.path, 'append').catch(() => null);
+    this.#stale = this.#handle === null;
   }
 
   /** Writes what a full disk refused again, until it fits (the timer does not hold the process). */
@@ -259,7 +333,7 @@ export class GroupOutbox {
     if (this.#retry) return;
     this.#retry = setTimeout(() => {
       this.#retry = null;
-      if (this.#unwritten.length === 0 || this.#handle === null) return;
+      if (this.#unwritten.length === 0 || (this.#handle === null && !this.#stale)) return;
       const last = this.#unwritten.pop() as string;
       this.#write(last, true).catch(() => undefined);
     }, RETRY_MS);

@@ -5,6 +5,8 @@
  * (harness/postgres.ts). Every sanction reaches the other server's game exactly once: one made in
  * game whose event the daemon logged but never captured, one seen as the op's answer before the
  * kill and as the mod's event after it, and a batch the receiving daemon was applying when killed;
+ * a joiner's catch-up with several rows in a slow game at once (docs/group.md, "Catching up"),
+ * and one whose game goes away mid-window;
  * and with the database hung (SIGSTOP), /v1 still answers and the ban is published once it
  * continues.
  */
@@ -135,6 +137,23 @@ async function allApplied(database: string): Promise<boolean> {
   return row?.['behind'] === 0;
 }
 
+/**
+ * Once the one server of `database` has joined, bans of `targets` from a server that is not
+ * running, 2 hours long, all put on record before a NOTIFY tells the server to read them.
+ */
+async function bansOnRecord(database: string, targets: readonly string[]): Promise<void> {
+  await eventually(async () => (await cluster.query(database, 'SELECT 1 FROM modgate.servers')).length === 1);
+  const expires = new Date(Date.now() + 2 * HOUR).toISOString();
+  for (const platformId of targets)
+    await cluster.query(
+      database,
+      `INSERT INTO modgate.sanctions (action, kind, platform_id, origin_server, origin_local_id, actor, reason, expires_at, created_at)
+       VALUES ('ban', 'bans', $1, 'srv_elsewhere', gen_random_uuid()::text, '{"name":"elsewhere","key_id":null,"platform_id":null,"social_id":null,"source":"api"}', 'made elsewhere', $2, now())`,
+      [platformId, expires],
+    );
+  await cluster.query(database, 'NOTIFY modgate_sanctions');
+}
+
 const strangerId = strangerIds('7656119900010');
 
 describe.runIf(postgres.run)('group mode across a kill -9', () => {
@@ -208,7 +227,8 @@ describe.runIf(postgres.run)('group mode across a kill -9', () => {
       string,
     ];
     // The game refuses two players, and never answers the ban of a third: the daemon is then
-    // killed with rows 0 to 30 applied by the game and its cursor not moved past any of them.
+    // killed with rows 0 to 30 applied by the game (and rows after it, as many as the receiver's
+    // window had in the game: docs/group.md, "Catching up") and its cursor not moved past any.
     let hang = true;
     const delivered = new Map<string, number>();
     const patchHandlers: SimulatorOptions['patchHandlers'] = (handlers) => ({
@@ -227,24 +247,19 @@ describe.runIf(postgres.run)('group mode across a kill -9', () => {
       },
     });
     const b = await run(files, { patchHandlers });
-    await eventually(
-      async () => (await cluster.query(database, 'SELECT 1 FROM modgate.servers')).length === 1,
-    );
-    const expires = new Date(Date.now() + 2 * HOUR).toISOString();
-    for (const platformId of targets)
-      await cluster.query(
-        database,
-        `INSERT INTO modgate.sanctions (action, kind, platform_id, origin_server, origin_local_id, actor, reason, expires_at, created_at)
-         VALUES ('ban', 'bans', $1, 'srv_elsewhere', gen_random_uuid()::text, '{"name":"elsewhere","key_id":null,"platform_id":null,"social_id":null,"source":"api"}', 'made elsewhere', $2, now())`,
-        [platformId, expires],
-      );
-    await cluster.query(database, 'NOTIFY modgate_sanctions');
+    await bansOnRecord(database, targets);
     await eventually(() => banned(b.sim.world, hangsOn));
     const failuresFile = join(files.data.dir, 'group-failures.json');
-    const before = JSON.parse(await readFile(failuresFile, 'utf8')) as {
-      failures: { platform_id: string; at: string }[];
-    };
-    expect(before.failures.map((failure) => failure.platform_id)).toEqual([refusedBefore]);
+    const refusals = async () =>
+      JSON.parse(await readFile(failuresFile, 'utf8').catch(() => '{"failures":[]}')) as {
+        failures: { platform_id: string; at: string }[];
+      };
+    // Rows of other players are in the game at once: the refusal of row 10 may be kept after
+    // row 30 is applied, and row 50's refused already.
+    let before = await refusals();
+    await eventually(async () => (before = await refusals()).failures.length > 0);
+    expect(before.failures[0]?.platform_id).toBe(refusedBefore);
+    expect(before.failures.map((failure) => failure.platform_id)).not.toContain(hangsOn);
     await kill(b);
 
     hang = false;
@@ -269,6 +284,73 @@ describe.runIf(postgres.run)('group mode across a kill -9', () => {
     ]);
     expect((await stat(failuresFile)).mode & 0o777).toBe(0o600);
     await kill(again);
+  }, 180_000);
+
+  it('applies a joiner’s rows of different players several at once, each once', async () => {
+    const { url, database } = await newGroup();
+    const files = await serverFiles(url, 'J');
+    // A slow game (each ban answers 150 ms after it is asked): how many are in it at once.
+    let [inGame, most] = [0, 0];
+    const told: string[] = [];
+    const slowly =
+      <A extends { ref: unknown }, C, R>(handler: (args: A, ctx: C) => R) =>
+      async (args: A, ctx: C): Promise<Awaited<R>> => {
+        told.push((args.ref as { platform_id: string }).platform_id);
+        most = Math.max(most, ++inGame);
+        try {
+          await new Promise((resolve) => setTimeout(resolve, 150));
+          return await handler(args, ctx);
+        } finally {
+          inGame--;
+        }
+      };
+    const patchHandlers: SimulatorOptions['patchHandlers'] = (handlers) => ({
+      ...handlers,
+      'players.ban': slowly(handlers['players.ban'] as NonNullable<(typeof handlers)['players.ban']>),
+    });
+    const j = await run(files, { patchHandlers });
+    // On record before the joiner reads them: one page of 80.
+    const targets = Array.from({ length: 80 }, () => strangerId());
+    await bansOnRecord(database, targets);
+    await eventually(() => allApplied(database), 120_000);
+    expect(most).toBeGreaterThan(1);
+    expect(most).toBeLessThanOrEqual(32);
+    for (const platformId of targets)
+      expect(applications(j.sim.world, platformId, 'tempban'), platformId).toBe(1);
+    expect(told.sort()).toEqual([...targets].sort());
+    await kill(j);
+  }, 180_000);
+
+  it('stops a catch-up whose game goes away mid-window, and resumes it from the cursor, each row once', async () => {
+    const { url, database } = await newGroup();
+    const files = await serverFiles(url, 'J');
+    // The game drops its link when told the 40th ban, with other bans of the window in it.
+    const told: string[] = [];
+    let game: Running | null = null;
+    const patchHandlers: SimulatorOptions['patchHandlers'] = (handlers) => ({
+      ...handlers,
+      'players.ban': async (args, ctx) => {
+        const nth = told.push((args.ref as { platform_id: string }).platform_id);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        if (nth === 40) game?.sim.bridge.dropLink();
+        return await (handlers['players.ban'] as NonNullable<(typeof handlers)['players.ban']>)(args, ctx);
+      },
+    });
+    game = await run(files, { patchHandlers });
+    let redialled = 0;
+    game.sim.bridge.on('connect', () => redialled++);
+    const targets = Array.from({ length: 120 }, () => strangerId());
+    await bansOnRecord(database, targets);
+    await eventually(() => allApplied(database), 120_000);
+    for (const platformId of targets)
+      expect(applications(game.sim.world, platformId, 'tempban'), platformId).toBe(1);
+    // Sent again on the new link: only the bans the drop cut off (at most a window's), which
+    // the game applied once all the same (their op ids, PROTOCOL §6.4).
+    expect(redialled).toBeGreaterThanOrEqual(1);
+    expect(new Set(told)).toEqual(new Set(targets));
+    expect(told.length).toBeGreaterThan(targets.length);
+    expect(told.length).toBeLessThanOrEqual(targets.length + 32);
+    await kill(game);
   }, 180_000);
 
   it('answers /v1 with the database hung, and publishes the ban once it continues', async () => {
