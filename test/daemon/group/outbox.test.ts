@@ -55,12 +55,15 @@ describe('the group outbox', () => {
     const outbox = await GroupOutbox.open(dir);
     expect(outbox.readPosition).toBeNull();
     const seen = fromEvent('player.banned', banState(new Date().toISOString()), new Date());
+    // Banned a minute before the other (within SEEN_KEPT_MS): another ban, so another signature.
+    // One millisecond apart, the clock could tick between the two lines and make them one change.
     const published = fromEvent(
       'player.banned',
-      banState(new Date(Date.now() - 1).toISOString()),
+      banState(new Date(Date.now() - 60_000).toISOString()),
       new Date(),
     );
     if (seen === null || published === null) throw new Error('a ban event is a sanction');
+    expect(published.signature).not.toBe(seen.signature);
     await outbox.add({ ...published.sanction, signature: published.signature });
     await outbox.done(published.sanction.local_id);
     await outbox.add({ ...seen.sanction, signature: seen.signature });
