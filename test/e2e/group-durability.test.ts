@@ -14,6 +14,7 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GroupSettings } from '../../daemon/group/group.ts';
+import { CHANNEL } from '../../daemon/group/schema.ts';
 import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
 import { postgresAvailable, startPostgres, type PostgresCluster } from '../../harness/postgres.ts';
 import { startServe, stop, type Served } from '../../harness/processes.ts';
@@ -25,6 +26,7 @@ import type { Simulator, SimulatorOptions } from '../../mod-sim/simulator.ts';
 import { OpError } from '../../protocol/ops/index.ts';
 import type { World } from '../../mod-sim/world/index.ts';
 import { strangerIds } from '../support/strangers.ts';
+import { publishElsewhere } from '../support/group-rows.ts';
 
 const postgres = postgresAvailable('test/e2e/group-durability.test.ts');
 const LOOSE = { limit: 1_000_000, windowSec: 60 };
@@ -145,13 +147,13 @@ async function bansOnRecord(database: string, targets: readonly string[]): Promi
   await eventually(async () => (await cluster.query(database, 'SELECT 1 FROM modgate.servers')).length === 1);
   const expires = new Date(Date.now() + 2 * HOUR).toISOString();
   for (const platformId of targets)
-    await cluster.query(
+    await publishElsewhere(
+      cluster,
       database,
-      `INSERT INTO modgate.sanctions (action, kind, platform_id, origin_server, origin_local_id, actor, reason, expires_at, created_at)
-       VALUES ('ban', 'bans', $1, 'srv_elsewhere', gen_random_uuid()::text, '{"name":"elsewhere","key_id":null,"platform_id":null,"social_id":null,"source":"api"}', 'made elsewhere', $2, now())`,
-      [platformId, expires],
+      { action: 'ban', platform_id: platformId, expires_at: expires },
+      { announce: false },
     );
-  await cluster.query(database, 'NOTIFY modgate_sanctions');
+  await cluster.query(database, `NOTIFY ${CHANNEL}`);
 }
 
 const strangerId = strangerIds('7656119900010');

@@ -9,12 +9,13 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHANNEL, SCHEMA_VERSION } from '../../daemon/group/schema.ts';
+import { SCHEMA_VERSION } from '../../daemon/group/schema.ts';
 import { makeDataDir, type TestDataDir } from '../../harness/data-dir.ts';
 import { run } from '../../harness/cli.ts';
 import { postgresAvailable, startPostgres, type PostgresCluster } from '../../harness/postgres.ts';
 import { start, startServeAndSim, stop, type ServeAndSim } from '../../harness/processes.ts';
 import { eventually } from '../../harness/stack.ts';
+import { publishElsewhere } from '../support/group-rows.ts';
 
 const postgres = postgresAvailable('test/e2e/group-processes.test.ts');
 
@@ -91,15 +92,7 @@ describe.runIf(postgres.run)('group mode across processes', () => {
   it('counts in group status the sanctions from the group its game refused', async () => {
     const served = await serveInGroup(['--fault', 'players.ban=error:invalid:no such realm,times:1']);
     // A ban another server of the group published (one not running here), announced as any is.
-    await cluster.query(
-      'group',
-      `WITH row AS (INSERT INTO modgate.sanctions (action, kind, platform_id, origin_server, origin_local_id, actor, reason, created_at)
-         VALUES ('ban', 'bans', '76561199000009002', 'srv_elsewhere', gen_random_uuid()::text,
-           '{"name":"elsewhere","key_id":null,"platform_id":null,"social_id":null,"source":"api"}', 'made elsewhere', now())
-         RETURNING id)
-       SELECT pg_notify($1, '') FROM row`,
-      [CHANNEL],
-    );
+    await publishElsewhere(cluster, 'group', { action: 'ban', platform_id: '76561199000009002' });
     const refused = async () => {
       const status = await run(['group', 'status', '--data-dir', data.dir, '--json']);
       expect(status.code, status.stderr).toBe(0);

@@ -7,12 +7,12 @@
  * and /metrics shows the group's series. One group for the file.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHANNEL } from '../../daemon/group/schema.ts';
 import { formatHostPort } from '../../daemon/host-port.ts';
 import { adminRequest } from '../../harness/admin.ts';
 import { postgresAvailable, startPostgres, type PostgresCluster } from '../../harness/postgres.ts';
 import { eventually, startStack, type Stack } from '../../harness/stack.ts';
 import { strangerIds } from '../support/strangers.ts';
+import { publishElsewhere } from '../support/group-rows.ts';
 
 const LOOSE = { limit: 1_000_000, windowSec: 60 };
 const postgres = postgresAvailable('test/e2e/group-sanctions.test.ts');
@@ -238,15 +238,13 @@ describe.runIf(postgres.run)('group sanctions on the admin API', () => {
   it('counts rows read at a gap (a NOTIFY without a payload, as an older modgate sends) as received by query', async () => {
     const player = strangerId();
     const before = await receivedOf(b);
-    await cluster.query(
-      'group_sanctions',
-      `WITH row AS (INSERT INTO modgate.sanctions (action, kind, platform_id, origin_server, origin_local_id, actor, reason, expires_at, created_at)
-         VALUES ('ban', 'bans', $1, 'srv_older', gen_random_uuid()::text,
-           '{"name":"older","key_id":null,"platform_id":null,"social_id":null,"source":"api"}', 'made by an older modgate', NULL, now())
-         RETURNING id)
-       SELECT pg_notify($2, '') FROM row`,
-      [player, CHANNEL],
-    );
+    await publishElsewhere(cluster, 'group_sanctions', {
+      action: 'ban',
+      platform_id: player,
+      origin: 'srv_older',
+      actor: 'older',
+      reason: 'made by an older modgate',
+    });
     await groupEvent(b, 'group.sanction.applied', player);
     const after = await receivedOf(b);
     expect(after.query).toBeGreaterThan(before.query);

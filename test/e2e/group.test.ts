@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GroupSettings } from '../../daemon/group/group.ts';
+import type { SanctionAction } from '../../daemon/group/sanction.ts';
 import pg from 'pg';
 import { ConfigError } from '../../daemon/config/config.ts';
 import { startDaemon } from '../../daemon/daemon.ts';
@@ -17,6 +18,7 @@ import { banPlayer } from '../../mod-sim/handlers/players-moderation.ts';
 import { postgresAvailable, startPostgres, type PostgresCluster } from '../../harness/postgres.ts';
 import { eventually, startStack, type Stack } from '../../harness/stack.ts';
 import { strangerIds } from '../support/strangers.ts';
+import { publishElsewhere } from '../support/group-rows.ts';
 
 const LOOSE = { limit: 1_000_000, windowSec: 60 };
 const postgres = postgresAvailable('test/e2e/group.test.ts');
@@ -106,14 +108,19 @@ async function pendingOf(stack: Stack): Promise<Map<string, number>> {
 /** A row as a server of the group not running in this test made it (times relative to now). */
 async function insertRow(
   database: string,
-  row: { action: string; platform_id: string; created: number; expires: number | null },
+  row: { action: SanctionAction; platform_id: string; created: number; expires: number | null },
 ): Promise<void> {
   const at = (offset: number) => new Date(Date.now() + offset).toISOString();
-  await cluster.query(
+  await publishElsewhere(
+    cluster,
     database,
-    `INSERT INTO modgate.sanctions (action, kind, platform_id, origin_server, origin_local_id, actor, reason, expires_at, created_at)
-     VALUES ($1, 'bans', $2, 'srv_elsewhere', gen_random_uuid()::text, '{"name":"elsewhere","key_id":null,"platform_id":null,"social_id":null,"source":"api"}', 'made elsewhere', $3, $4)`,
-    [row.action, row.platform_id, row.expires === null ? null : at(row.expires), at(row.created)],
+    {
+      action: row.action,
+      platform_id: row.platform_id,
+      expires_at: row.expires === null ? null : at(row.expires),
+      created_at: at(row.created),
+    },
+    { announce: false },
   );
 }
 

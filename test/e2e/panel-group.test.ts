@@ -23,7 +23,7 @@ import { openPanel, problemsInEveryLook, type PanelPage } from '../../harness/pa
 import { startPanelStack, type PanelStack } from '../../harness/panel-stack.ts';
 import { postgresAvailable, startPostgres, type PostgresCluster } from '../../harness/postgres.ts';
 import { eventually } from '../../harness/stack.ts';
-import { CHANNEL } from '../../daemon/group/schema.ts';
+import { publishElsewhere } from '../support/group-rows.ts';
 
 const chromium = chromiumForTests('test/e2e/panel-group.test.ts');
 const postgres = postgresAvailable('test/e2e/panel-group.test.ts');
@@ -183,15 +183,7 @@ describe.runIf(chromium.run && postgres.run)("the panel's Group page on a daemon
       await refused.getByText("This server's game has refused no sanction from the group.").waitFor();
       const muted = '76561199000035002';
       // A mute published by a server of the group not running here, announced as any is.
-      await cluster.query(
-        'panel_group',
-        `WITH row AS (INSERT INTO modgate.sanctions (action, kind, platform_id, origin_server, origin_local_id, actor, reason, created_at)
-           VALUES ('mute', 'mutes', $1, 'srv_elsewhere', gen_random_uuid()::text,
-             '{"name":"elsewhere","key_id":null,"platform_id":null,"social_id":null,"source":"api"}', 'spam', now())
-           RETURNING id)
-         SELECT pg_notify($2, '') FROM row`,
-        [muted, CHANNEL],
-      );
+      await publishElsewhere(cluster, 'panel_group', { action: 'mute', platform_id: muted, reason: 'spam' });
       await eventually(async () => {
         const answer = await adminRequest({
           url: stack.adminUrl,
