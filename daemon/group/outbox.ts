@@ -161,8 +161,7 @@ export class GroupOutbox {
     const lines = [...this.#pending.values()].map((add) => line({ add }));
     // A pending sanction's note comes back from its `add` line; the others need their own.
     const pending = new Set([...this.#pending.values()].map((add) => add.signature));
-    const since = this.now() - SEEN_KEPT_MS;
-    this.#seen = this.#seen.filter((seen) => seen.at >= since);
+    this.#forgetOldNotes();
     for (const seen of this.#seen) if (!pending.has(seen.signature)) lines.push(line({ seen }));
     for (const applying of new Set([...this.#applying, ...this.#open.keys()])) lines.push(line({ applying }));
     if (this.#read !== null) lines.push(line({ read: this.#read }));
@@ -248,10 +247,13 @@ export class GroupOutbox {
   #note(note: SeenNote): void {
     this.#seen.push(note);
     const oldest = this.#seen[0] as SeenNote;
-    if (this.#seen.length > 1_000 && oldest.at < this.now() - SEEN_KEPT_MS) {
-      const since = this.now() - SEEN_KEPT_MS;
-      this.#seen = this.#seen.filter((seen) => seen.at >= since);
-    }
+    if (this.#seen.length > 1_000 && oldest.at < this.now() - SEEN_KEPT_MS) this.#forgetOldNotes();
+  }
+
+  /** Drops the sightings older than SEEN_KEPT_MS. */
+  #forgetOldNotes(): void {
+    const since = this.now() - SEEN_KEPT_MS;
+    this.#seen = this.#seen.filter((seen) => seen.at >= since);
   }
 
   /** The applications open at the last stop are dealt with (their events were read again). */
