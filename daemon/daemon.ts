@@ -25,6 +25,7 @@ import {
 } from './http/pipeline.ts';
 import type { EventLimits } from './events/event-limits.ts';
 import { recordLinkEvents } from './events/ingest.ts';
+import { OpenedSoFar } from './opened-so-far.ts';
 import { FileEventLog, type EventRetention } from './events/event-log.ts';
 import type { StreamSettings } from './events/sse-stream.ts';
 import type { RetryPolicy } from './events/webhooks/retry-policy.ts';
@@ -235,11 +236,37 @@ interface DaemonParts {
   close(): Promise<void>;
 }
 
-/** Step 1: the snapshot, the stores, the link server (not listening yet) and the webhooks. */
+/**
+ * Step 1: the snapshot, the stores, the link server (not listening yet) and the webhooks. A step
+ * that fails closes what the steps before it opened (daemon/opened-so-far.ts).
+ */
 async function openStores(
   options: DaemonOptions,
   dataDir: DataDir,
   daemonLock: HeldDaemonLock,
+): Promise<DaemonParts> {
+  const opened = new OpenedSoFar();
+  try {
+    return await openStoresKept(options, dataDir, daemonLock, opened);
+  } catch (error) {
+    await opened.closeAll(options.log);
+    throw error;
+  }
+}
+
+/** The daemon's own listeners as configured (port 0 made real once they are bound). */
+function configuredListeners(options: DaemonOptions): HostPort[] {
+  return [options.listen, options.modListen, options.metrics?.listen, options.admin?.listen].filter(
+    (listen): listen is HostPort => listen !== undefined,
+  );
+}
+
+/** openStores' steps, each store kept in `opened` as it opens. */
+async function openStoresKept(
+  options: DaemonOptions,
+  dataDir: DataDir,
+  daemonLock: HeldDaemonLock,
+  opened: OpenedSoFar,
 ): Promise<DaemonParts> {
   const log = options.log;
   const snapshot = await dataDir.load();
@@ -247,30 +274,48 @@ async function openStores(
   const prometheus = await prometheusFor(options);
   const requests = new RecentRequests();
   const metrics = countingRequests(prometheus ?? noopMetrics, requests);
-  const tokens = new AdminTokens({ dataDir, snapshot: () => snapshot.current(), log });
-  const sessions = await SessionStore.open(
-    dataDir.path,
-    {
-      tokenActive: (id) => snapshot.current().adminTokensById.get(id)?.revokedAt === null,
-      onError: (error) => log.warn('cannot keep panel sessions', { error: (error as Error).message }),
-    },
-    options.admin?.sessions,
+  const tokens = opened.keep(
+    'admin tokens',
+    new AdminTokens({ dataDir, snapshot: () => snapshot.current(), log }),
   );
-  const link = createLink(options, snapshot, metrics);
+  const sessions = opened.keep(
+    'panel sessions',
+    await SessionStore.open(
+      dataDir.path,
+      {
+        tokenActive: (id) => snapshot.current().adminTokensById.get(id)?.revokedAt === null,
+        onError: (error) => log.warn('cannot keep panel sessions', { error: (error as Error).message }),
+      },
+      options.admin?.sessions,
+    ),
+    (kept) => kept.saved(),
+  );
+  const link = opened.keep('mod link', createLink(options, snapshot, metrics));
   const storage = new StorageHealth(log);
   const workers = new WorkerHealth();
-  const journal = await IdempotencyJournal.open(dataDir.path, { log, health: storage });
-  const audit = await AuditLog.open(dataDir.path, storage);
-  const keyUsage = await KeyUsageRecorder.open(dataDir, {
-    ...options.keyUsage,
-    onError: (error) => log.warn('cannot record key use', { error: (error as Error).message }),
-  });
-  const events = await FileEventLog.open(dataDir.path, { ...options.events, log, metrics, health: storage });
-  const unwireEvents = recordLinkEvents(link, events, log, { limits: options.eventLimits, metrics });
-  const ownListeners = [options.listen, options.modListen];
-  if (options.metrics) ownListeners.push(options.metrics.listen);
-  if (options.admin?.listen) ownListeners.push(options.admin.listen);
-  const webhooks = await WebhookService.start({
+  const journal = opened.keep(
+    'journal',
+    await IdempotencyJournal.open(dataDir.path, { log, health: storage }),
+  );
+  const audit = opened.keep('audit log', await AuditLog.open(dataDir.path, storage));
+  const keyUsage = opened.keep(
+    'key usage',
+    await KeyUsageRecorder.open(dataDir, {
+      ...options.keyUsage,
+      onError: (error) => log.warn('cannot record key use', { error: (error as Error).message }),
+    }),
+  );
+  const events = opened.keep(
+    'event log',
+    await FileEventLog.open(dataDir.path, { ...options.events, log, metrics, health: storage }),
+  );
+  const unwireEvents = opened.keep(
+    'event wiring',
+    recordLinkEvents(link, events, log, { limits: options.eventLimits, metrics }),
+    (unwire) => unwire(),
+  );
+  const ownListeners = configuredListeners(options);
+  const webhooksStarted = WebhookService.start({
     dataDir: dataDir.path,
     eventLog: events,
     serverId: identity.serverId,
@@ -281,6 +326,7 @@ async function openStores(
     network: { ...options.webhookNetwork, ownListeners: () => ownListeners },
     keys: () => snapshot.current().keysById,
   });
+  const webhooks = opened.keep('webhooks', await webhooksStarted);
   const group = await startGroup(options, {
     serverId: identity.serverId,
     name: identity.name,
@@ -311,24 +357,31 @@ async function openStores(
     ownListeners,
     idempotency: new Idempotency(journal, identity.daemonSecretKey),
     apiStreams: new Hook(),
-    unwire: [unwireEvents],
-    close: async () => {
-      for (const unwire of parts.unwire.splice(0)) unwire();
-      await tokens.close();
-      await sessions.saved();
-      await group?.close();
-      await parts.metricsServer?.close();
-      await link.close(); // its mod.disconnected reaches the log before the events are unwired
-      unwireEvents();
-      await webhooks.close();
-      await events.close();
-      await journal.close();
-      await audit.close();
-      await keyUsage.close();
-      await daemonLock.release();
-    },
+    unwire: [],
+    close: () => closeParts(parts, unwireEvents, daemonLock),
   };
   return parts;
+}
+
+/**
+ * What DaemonParts.close does: the reactions unwired, then each part closed, the daemon lock
+ * released last. The link closes while the event log still listens to it, so the link going down
+ * is recorded (`mod.disconnected`, docs/events.md) before the log closes.
+ */
+async function closeParts(parts: DaemonParts, unwireEvents: () => void, daemonLock: HeldDaemonLock) {
+  for (const unwire of parts.unwire.splice(0)) unwire();
+  await parts.tokens.close();
+  await parts.sessions.saved();
+  await parts.group?.close();
+  await parts.metricsServer?.close();
+  await parts.link.close();
+  unwireEvents();
+  await parts.webhooks.close();
+  await parts.events.close();
+  await parts.journal.close();
+  await parts.audit.close();
+  await parts.keyUsage.close();
+  await daemonLock.release();
 }
 
 /** Step 2: the mod link listens, then the metrics listener. */

@@ -180,13 +180,18 @@ export class FileEventLog implements EventLog {
     eventLog.#nextId = loaded.nextId;
     eventLog.#durableId = loaded.nextId - 1;
     eventLog.#streams = loaded.streams;
-    const active = eventLog.#active();
-    if (active && segmentLastId(active) === eventLog.#durableId) {
-      eventLog.#handle = await openDataFile(join(eventLog.folder, active.name), 'append');
-    } else {
-      await eventLog.#startSegment();
+    try {
+      const active = eventLog.#active();
+      if (active && segmentLastId(active) === eventLog.#durableId) {
+        eventLog.#handle = await openDataFile(join(eventLog.folder, active.name), 'append');
+      } else {
+        await eventLog.#startSegment();
+      }
+      await eventLog.#applyRetention();
+    } catch (error) {
+      await eventLog.close(); // a start that fails leaves no file open (daemon/opened-so-far.ts)
+      throw error;
     }
-    await eventLog.#applyRetention();
     eventLog.#scheduleRetention();
     return eventLog;
   }

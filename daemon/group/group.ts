@@ -150,7 +150,10 @@ export class Group {
 
   static async start(options: GroupOptions): Promise<Group> {
     const outbox = await GroupOutbox.open(options.dataDir, options.now);
-    const failures = await GroupFailures.open(options.dataDir);
+    const failures = await GroupFailures.open(options.dataDir).catch(async (error: unknown) => {
+      await outbox.close(); // a start that fails leaves no file open (daemon/opened-so-far.ts)
+      throw error;
+    });
     const group = new Group(options, outbox, failures);
     group.#follow();
     try {

@@ -19,6 +19,7 @@ import { postgresAvailable, startPostgres, type PostgresCluster } from '../../ha
 import { eventually, startStack, type Stack } from '../../harness/stack.ts';
 import { strangerIds } from '../support/strangers.ts';
 import { publishElsewhere } from '../support/group-rows.ts';
+import { openFilesUnder } from '../support/open-files.ts';
 
 const LOOSE = { limit: 1_000_000, windowSec: 60 };
 const postgres = postgresAvailable('test/e2e/group.test.ts');
@@ -366,6 +367,8 @@ describe.runIf(postgres.run)('group mode', () => {
       await expect(starting).rejects.toThrow(
         `schema version ${SCHEMA_VERSION + 1}, newer than this modgate knows (${SCHEMA_VERSION})`,
       );
+      // What the steps before the group's opened, the failed start closed.
+      expect(await openFilesUnder(data.dir)).toEqual([]);
     } finally {
       await data.remove();
     }
