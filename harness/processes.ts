@@ -152,12 +152,19 @@ export async function launchServe(dataDir: string, options: ServeOptions = {}): 
  * `launchServe`, returned once it answers `GET /healthz`. A port found free can be taken before
  * serve binds it (another test's outgoing connections draw from the same range), so a serve that
  * exits saying its address is in use is started again on new ports, twice at most; one that exits
- * for any other reason fails at once with what it printed, not after the wait.
+ * for any other reason fails at once with what it printed, not after the wait. `alongside` starts
+ * with each serve launched, and is stopped if that serve does not come up.
  */
-export async function startServe(dataDir: string, options: ServeOptions = {}): Promise<Served> {
+export async function startServe<Alongside extends ModgateProcess | undefined = undefined>(
+  dataDir: string,
+  options: ServeOptions = {},
+  alongside?: (served: Served) => Alongside,
+): Promise<Served & { alongside: Alongside }> {
   for (let attempt = 1; ; attempt += 1) {
     const served = await launchServe(dataDir, options);
-    if (await answersBeforeExit(served, options)) return served;
+    const other = alongside?.(served) as Alongside;
+    if (await answersBeforeExit(served, options)) return { ...served, alongside: other };
+    if (other) await stop(other);
     const output = served.serve.output();
     if (attempt < 3 && output.includes('is already in use')) continue;
     throw new Error(`modgate serve exited before it answered /healthz:\n${output}`);
@@ -202,15 +209,19 @@ export interface ServeAndSim extends Served {
 }
 
 /**
- * `startServe`, then `modgate sim` dialling it (with `simExtra` flags), returned once serve logs
- * that the mod connected. If it never does, both are stopped before the error is thrown.
+ * `startServe` with `modgate sim` dialling it (with `simExtra` flags), returned once serve logs
+ * that the mod connected. The simulator starts beside serve, not after it: each takes most of a
+ * second to load (seconds on a busy machine), and a simulator that dials before serve listens
+ * dials again on its back-off, as it would against a game server's daemon restarting. If the mod
+ * never connects, both are stopped before the error is thrown.
  */
 export async function startServeAndSim(
   dataDir: string,
   options: ServeOptions & { readonly simExtra?: readonly string[] } = {},
 ): Promise<ServeAndSim> {
-  const served = await startServe(dataDir, options);
-  const sim = startSim(dataDir, served.modPort, options.simExtra, { program: options.program });
+  const { alongside: sim, ...served } = await startServe(dataDir, options, ({ modPort }) =>
+    startSim(dataDir, modPort, options.simExtra, { program: options.program }),
+  );
   try {
     await eventually(() => served.serve.output().includes('"msg":"mod connected"'), 30_000);
   } catch (error) {
