@@ -55,8 +55,9 @@ export default defineConfig({
           // daemon's module graph again for each of 230 files was most of a run's time.
           isolate: false,
           // The modgate processes the e2e files start run one bundle of the CLI, built once, not
-          // bin/modgate.js through tsx (docs/architecture.md, "Where tests live").
-          globalSetup: ['test/support/cli-bundle-setup.ts'],
+          // bin/modgate.js through tsx; the files that run the single executable share one build
+          // in the run's binary folder (docs/architecture.md, "Where tests live").
+          globalSetup: ['test/support/cli-bundle-setup.ts', 'test/support/binary-folder-setup.ts'],
           // Here alone: it loads harness/processes.ts and through it the daemon's modules, which
           // the isolated files' vi.mock(node:crypto) must reach before anything loads them.
           setupFiles: [CLEANUP, 'test/support/modgate-program.ts'],

@@ -4,14 +4,14 @@
  * path. The README's "Running it for real" as separate processes, then the demo.
  *
  * Which binary: $MODGATE_BINARY when set (.ci/run builds dist/modgate and points here, so CI
- * checks the artifact it ships); otherwise this test builds one from the current source into a
- * temp folder, so it never passes on a stale dist/.
+ * checks the artifact it ships); otherwise the run's build from the current source, shared with
+ * check-dockerfile.test.ts (test/support/shared-binary.ts), so it never passes on a stale dist/.
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildBinary } from '../../scripts/build.ts';
@@ -19,6 +19,7 @@ import { setUpServer } from '../../harness/binary-server.ts';
 import { eventually } from '../../harness/stack.ts';
 import { freePort } from '../../harness/ports.ts';
 import { launchServe, start, startSim, stop, type StartOptions } from '../../harness/processes.ts';
+import { sharedBinary } from '../support/shared-binary.ts';
 
 const execFileAsync = promisify(execFile);
 const packageVersion = (
@@ -39,9 +40,8 @@ const asBinary = (): StartOptions => ({ program: [bin], cwd: work, env, bareEnv:
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'modgate-binary-'));
-  const given = process.env['MODGATE_BINARY'];
-  const source = given ? resolve(given) : (await buildBinary({ outDir: join(work, 'build') })).binary;
-  if (given) {
+  const source = await sharedBinary();
+  if (process.env['MODGATE_BINARY']) {
     // The artifact and its checksum file agree (sha256sum -c would say the same).
     const sum = (await readFile(`${source}.sha256`, 'utf8')).split(/\s+/)[0];
     expect(
@@ -52,7 +52,6 @@ beforeAll(async () => {
   }
   bin = join(work, 'modgate');
   await copyFile(source, bin);
-  await rm(join(work, 'build'), { recursive: true, force: true });
   await mkdir(join(work, 'empty-path'));
   env = { PATH: join(work, 'empty-path'), HOME: work, LANG: 'C.UTF-8' };
 }, 300_000);
@@ -131,6 +130,8 @@ describe('the single executable', () => {
     expect((await modgate('docs')).stdout).toContain('operations');
   });
 
+  // The binary under test is one build (the run's shared one, or CI's dist/modgate); this is a
+  // second, independent of it.
   it('is reproducible: building the same source again gives the same sha256', async () => {
     const again = await buildBinary({ outDir: join(work, 'again') });
     const first = createHash('sha256')

@@ -3,14 +3,15 @@
  * every check of the repository's Dockerfile passes, including the runtime stage run from its
  * files, its health check and its stop; and the report says what it could not check.
  *
- * Which binary: $MODGATE_BINARY when set (.ci/run builds dist/modgate first); otherwise the
- * script builds one from the current source into a temp folder, never a stale dist/.
+ * Which binary: $MODGATE_BINARY when set (.ci/run builds dist/modgate first); otherwise the run's
+ * build from the current source, shared with test/e2e/binary.test.ts (test/support/shared-binary.ts),
+ * passed with --binary: never a stale dist/.
  */
 import { execFile } from 'node:child_process';
-import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { sharedBinary } from '../support/shared-binary.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SCRIPT = fileURLToPath(new URL('../../scripts/check-dockerfile.ts', import.meta.url));
@@ -18,9 +19,8 @@ const TSX = fileURLToPath(new URL('../../node_modules/tsx/dist/cli.mjs', import.
 
 describe('scripts/check-dockerfile.ts', () => {
   it('passes every check of the Dockerfile and runs its runtime stage, health check and stop', async () => {
-    const given = process.env['MODGATE_BINARY'];
-    const args = given ? ['--binary', resolve(given)] : [];
-    const { stdout } = await promisify(execFile)(process.execPath, [TSX, SCRIPT, ...args], {
+    const binary = await sharedBinary();
+    const { stdout } = await promisify(execFile)(process.execPath, [TSX, SCRIPT, '--binary', binary], {
       cwd: ROOT,
       maxBuffer: 4 * 1024 * 1024,
     });
