@@ -264,6 +264,13 @@ describe('modgate mod test against broken mods', () => {
         expect(c).toMatchObject({ status: 'skip', ms: 0 });
         expect(c.message).toMatch(/^needs events\.shape, which was skipped: the mod sent no events body/);
       }
+      // The cases that judge every event of the run are not waited for a second time either.
+      for (const id of ['events.stream-seqs', 'events.every-event']) {
+        expect(outcome(report, id).status).toBe('skip');
+        expect(outcome(report, id).message).toMatch(
+          /^the mod sent no events body in the \d+ ms since players\.unban lifted a ban/,
+        );
+      }
     } finally {
       Object.defineProperty(LinkConnection.prototype, 'ready', ready);
     }
