@@ -146,13 +146,12 @@ async function allApplied(database: string): Promise<boolean> {
 async function bansOnRecord(database: string, targets: readonly string[]): Promise<void> {
   await eventually(async () => (await cluster.query(database, 'SELECT 1 FROM modgate.servers')).length === 1);
   const expires = new Date(Date.now() + 2 * HOUR).toISOString();
-  for (const platformId of targets)
-    await publishElsewhere(
-      cluster,
-      database,
-      { action: 'ban', platform_id: platformId, expires_at: expires },
-      { announce: false },
-    );
+  const rows = targets.map((platformId) => ({
+    action: 'ban' as const,
+    platform_id: platformId,
+    expires_at: expires,
+  }));
+  await publishElsewhere(cluster, database, rows, { announce: false });
   await cluster.query(database, `NOTIFY ${CHANNEL}`);
 }
 
