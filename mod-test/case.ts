@@ -88,6 +88,8 @@ export interface CaseContext {
   firstAnsweredOnEvents(op: string): number | null;
   /** How long to wait for the mod to redial or to close. */
   readonly reconnectMs: number;
+  /** How long a mod may take to close after a frame it must reject. */
+  readonly rejectWithinMs: number;
   readonly fixtures: Fixtures;
 }
 

@@ -44,7 +44,7 @@ function dataSchema(type: string): z.ZodType | undefined {
 
 const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 /** How long a mod may take to send the events of a change it has answered. */
-const EVENT_WAIT_MS = 5_000;
+export const EVENT_WAIT_MS = 5_000;
 /** How long the harness watches for events that must not come. */
 const QUIET_MS = 500;
 
@@ -117,7 +117,7 @@ function noEvents(since: string): string {
 }
 
 /** Skips at once when the run lifted a ban on an announcing session long ago and saw no events. */
-function skipWithoutEvents(ctx: CaseContext): void {
+export function skipWithoutEvents(ctx: CaseContext): void {
   const unbanned = ctx.firstAnsweredOnEvents('players.unban');
   const waited = unbanned === null ? 0 : Date.now() - unbanned;
   if (ctx.eventBodies().length === 0 && waited >= EVENT_WAIT_MS)

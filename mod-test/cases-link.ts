@@ -14,8 +14,8 @@ import { check } from './answers.ts';
 import { fail, type CaseContext, type ModCase } from './case.ts';
 import type { HarnessLink, LinkClose } from './harness-link.ts';
 
-/** How long a mod may take to close after a frame it must reject. */
-const REJECT_WITHIN_MS = 3_000;
+/** How long a mod may take to close after a frame it must reject, unless the run says otherwise. */
+export const REJECT_WITHIN_MS = 3_000;
 /** PROTOCOL §3.7: the mod's handshake deadline, 5 s by default; the harness allows a margin. */
 const HANDSHAKE_DEADLINE_MS = 5_000;
 /** PROTOCOL §5.4: after `superseded` the mod waits the full maximum backoff (10 s by default). */
@@ -45,8 +45,12 @@ function closeText(close: LinkClose): string {
   return `${close.code}${close.reason ? ` ${close.reason}` : ''}`;
 }
 
-/** Waits for the mod to close `link` with one of `codes`; fails naming what happened instead. */
+/**
+ * Waits `within` ms (the run's `rejectWithinMs`) for the mod to close `link` with one of
+ * `codes`; fails naming what happened instead.
+ */
 async function expectClose(
+  within: number,
   link: HarnessLink,
   codes: ReadonlyArray<ProtocolErrorCode | 1009>,
   what: string,
@@ -55,12 +59,10 @@ async function expectClose(
   const names = codes
     .map((code) => (code === 1009 ? '1009' : `${PROTOCOL_ERRORS[code].closeCode} ${code}`))
     .join(' or ');
-  const close = await link.waitClose(REJECT_WITHIN_MS);
+  const close = await link.waitClose(within);
   if (close === null) {
     link.close('shutdown');
-    return fail(
-      `the mod accepted ${what}: the link stayed open for ${REJECT_WITHIN_MS} ms (expected close ${names})`,
-    );
+    return fail(`the mod accepted ${what}: the link stayed open for ${within} ms (expected close ${names})`);
   }
   if (close.violation)
     fail(
@@ -239,7 +241,7 @@ function frameCase(rejection: FrameRejection): ModCase {
     run: async (ctx) => {
       const link = await ctx.link();
       await rejection.send(link);
-      return expectClose(link, rejection.codes, rejection.what);
+      return expectClose(ctx.rejectWithinMs, link, rejection.codes, rejection.what);
     },
   };
 }
@@ -272,7 +274,7 @@ async function refusedWelcome(
 ): Promise<string> {
   const { link } = await ctx.nextConnection();
   await ctx.welcome(link, tweak);
-  return expectClose(link, codes, what);
+  return expectClose(ctx.rejectWithinMs, link, codes, what);
 }
 
 async function requestBeforeReady(ctx: CaseContext): Promise<string> {
@@ -281,7 +283,7 @@ async function requestBeforeReady(ctx: CaseContext): Promise<string> {
   await finish(ctx.reconnectMs, false, [
     { t: 'req', id: 1, op: 'server.status', args: {}, deadline_ms: 1000 },
   ]);
-  return expectClose(link, ['unexpected_frame'], 'a req before ready');
+  return expectClose(ctx.rejectWithinMs, link, ['unexpected_frame'], 'a req before ready');
 }
 
 async function handshakeDeadline(ctx: CaseContext): Promise<string> {

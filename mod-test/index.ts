@@ -15,7 +15,7 @@ import { errorCases } from './cases-errors.ts';
 import { eventCases } from './cases-events.ts';
 import { gameCases } from './cases-game.ts';
 import { sourceCases } from './cases-source.ts';
-import { closingCases, openingCases, rejectionCases } from './cases-link.ts';
+import { closingCases, openingCases, REJECT_WITHIN_MS, rejectionCases } from './cases-link.ts';
 import { validCallCases } from './cases-ops.ts';
 import { pageCases } from './cases-pages.ts';
 import { answerOnceCase, repeatCases } from './cases-repeats.ts';
@@ -44,6 +44,11 @@ export interface ModTestOptions {
   reconnectMs?: number;
   /** Caps the deadline_ms of every op (default: each op's catalogue deadline, 5 or 10 s). */
   opDeadlineMs?: number;
+  /**
+   * How long a mod may take to close after a frame it must reject (default 3 s). A mod that
+   * accepts the frame is judged only when it is over, so tests of such mods shorten it.
+   */
+  rejectWithinMs?: number;
   /** The longest one case may run (default 60 s). */
   caseBudgetMs?: number;
   /** Runs only the cases whose id or op matches one of these globs (`*` any text). */
@@ -134,6 +139,7 @@ export async function runModTest(options: ModTestOptions): Promise<ModTestReport
       waitMs: options.waitMs ?? DEFAULT_WAIT_MS,
       reconnectMs: options.reconnectMs ?? DEFAULT_RECONNECT_MS,
       caseBudgetMs: options.caseBudgetMs ?? DEFAULT_CASE_BUDGET_MS,
+      rejectWithinMs: options.rejectWithinMs ?? REJECT_WITHIN_MS,
       ...(options.opDeadlineMs !== undefined ? { opDeadlineMs: options.opDeadlineMs } : {}),
       ...(options.onResult ? { onResult: options.onResult } : {}),
     });

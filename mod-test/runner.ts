@@ -39,6 +39,8 @@ export interface RunSettings {
   opDeadlineMs?: number;
   /** The longest one case may run before it fails and its link is closed. */
   caseBudgetMs: number;
+  /** How long a mod may take to close after a frame it must reject. */
+  rejectWithinMs: number;
   /** Called with each result as it is known (the CLI prints progress). */
   onResult?: (result: CaseResult) => void;
 }
@@ -96,6 +98,10 @@ class RunContext implements CaseContext {
 
   get reconnectMs(): number {
     return this.#settings.reconnectMs;
+  }
+
+  get rejectWithinMs(): number {
+    return this.#settings.rejectWithinMs;
   }
 
   async link(): Promise<HarnessLink> {

@@ -6,7 +6,7 @@
  * game whose event the daemon logged but never captured, one seen as the op's answer before the
  * kill and as the mod's event after it, and a batch the receiving daemon was applying when killed;
  * a joiner's catch-up with several rows in a slow game at once (docs/group.md, "Catching up"),
- * and one whose game goes away mid-window;
+ * and one whose game goes away mid-window (daemons in this process: no kill takes part);
  * and with the database hung (SIGSTOP), /v1 still answers and the ban is published once it
  * continues.
  */
@@ -97,18 +97,23 @@ async function kill(running: Running): Promise<void> {
   await running.sim.close();
 }
 
-/** A daemon of the group in this process, for the side that is not killed. */
-function inProcess(url: string, name: string): Promise<Stack> {
+/**
+ * A daemon of the group in this process, for the side that is not killed (and for catch-ups no
+ * kill takes part in); `sim`: its simulated game's options.
+ */
+async function inProcess(url: string, name: string, sim: Partial<SimulatorOptions> = {}): Promise<Stack> {
   const group: GroupSettings = {
     databaseUrl: url,
     name,
     share: ['bans', 'mutes'],
     accept: ['bans', 'mutes'],
   };
-  return startStack({
-    sim: { wallClock: true },
+  const stack = await startStack({
+    sim: { wallClock: true, ...sim },
     daemon: { group, pipeline: { keyRateLimit: LOOSE, edgeRateLimit: LOOSE, checkResponses: true } },
   });
+  cleanups.push(() => stack.close());
+  return stack;
 }
 
 /** How many times `world`'s game applied a ban (or an unban) to this player: its history's entries. */
@@ -146,13 +151,12 @@ async function allApplied(database: string): Promise<boolean> {
 async function bansOnRecord(database: string, targets: readonly string[]): Promise<void> {
   await eventually(async () => (await cluster.query(database, 'SELECT 1 FROM modgate.servers')).length === 1);
   const expires = new Date(Date.now() + 2 * HOUR).toISOString();
-  for (const platformId of targets)
-    await publishElsewhere(
-      cluster,
-      database,
-      { action: 'ban', platform_id: platformId, expires_at: expires },
-      { announce: false },
-    );
+  const rows = targets.map((platformId) => ({
+    action: 'ban' as const,
+    platform_id: platformId,
+    expires_at: expires,
+  }));
+  await publishElsewhere(cluster, database, rows, { announce: false });
   await cluster.query(database, `NOTIFY ${CHANNEL}`);
 }
 
@@ -166,7 +170,6 @@ describe.runIf(postgres.run)('group mode across a kill -9', () => {
     // outbox, as with a kill -9 right after the log's write (docs/group.md, "Testing").
     const a = await run(files, {}, { MODGATE_TEST_HOLD_GROUP_CAPTURE: '1' });
     const b = await inProcess(url, 'B');
-    cleanups.push(() => b.close());
     const [inGame, answered, lifted] = [strangerId(), strangerId(), strangerId()];
     banPlayer(a.sim.world, {
       ref: { platform_id: inGame },
@@ -290,7 +293,6 @@ describe.runIf(postgres.run)('group mode across a kill -9', () => {
 
   it('applies a joiner’s rows of different players several at once, each once', async () => {
     const { url, database } = await newGroup();
-    const files = await serverFiles(url, 'J');
     // A slow game (each ban answers 150 ms after it is asked): how many are in it at once.
     let [inGame, most] = [0, 0];
     const told: string[] = [];
@@ -310,7 +312,7 @@ describe.runIf(postgres.run)('group mode across a kill -9', () => {
       ...handlers,
       'players.ban': slowly(handlers['players.ban'] as NonNullable<(typeof handlers)['players.ban']>),
     });
-    const j = await run(files, { patchHandlers });
+    const j = await inProcess(url, 'J', { patchHandlers });
     // On record before the joiner reads them: one page of 80.
     const targets = Array.from({ length: 80 }, () => strangerId());
     await bansOnRecord(database, targets);
@@ -318,50 +320,45 @@ describe.runIf(postgres.run)('group mode across a kill -9', () => {
     expect(most).toBeGreaterThan(1);
     expect(most).toBeLessThanOrEqual(32);
     for (const platformId of targets)
-      expect(applications(j.sim.world, platformId, 'tempban'), platformId).toBe(1);
+      expect(applications(j.sim?.world as World, platformId, 'tempban'), platformId).toBe(1);
     expect(told.sort()).toEqual([...targets].sort());
-    await kill(j);
+    await j.close();
   }, 180_000);
 
   it('stops a catch-up whose game goes away mid-window, and resumes it from the cursor, each row once', async () => {
     const { url, database } = await newGroup();
-    const files = await serverFiles(url, 'J');
     // The game drops its link when told the 40th ban, with other bans of the window in it.
     const told: string[] = [];
-    let game: Running | null = null;
+    let game: Stack | null = null;
     const patchHandlers: SimulatorOptions['patchHandlers'] = (handlers) => ({
       ...handlers,
       'players.ban': async (args, ctx) => {
         const nth = told.push((args.ref as { platform_id: string }).platform_id);
         await new Promise((resolve) => setTimeout(resolve, 50));
-        if (nth === 40) game?.sim.bridge.dropLink();
+        if (nth === 40) game?.sim?.bridge.dropLink();
         return await (handlers['players.ban'] as NonNullable<(typeof handlers)['players.ban']>)(args, ctx);
       },
     });
-    game = await run(files, { patchHandlers });
+    game = await inProcess(url, 'J', { patchHandlers });
+    const world = game.sim?.world as World;
     let redialled = 0;
-    game.sim.bridge.on('connect', () => redialled++);
+    game.sim?.bridge.on('connect', () => redialled++);
     const targets = Array.from({ length: 120 }, () => strangerId());
     await bansOnRecord(database, targets);
     await eventually(() => allApplied(database), 120_000);
-    for (const platformId of targets)
-      expect(applications(game.sim.world, platformId, 'tempban'), platformId).toBe(1);
+    for (const platformId of targets) expect(applications(world, platformId, 'tempban'), platformId).toBe(1);
     // Sent again on the new link: only the bans the drop cut off (at most a window's), which
     // the game applied once all the same (their op ids, PROTOCOL §6.4).
     expect(redialled).toBeGreaterThanOrEqual(1);
     expect(new Set(told)).toEqual(new Set(targets));
     expect(told.length).toBeGreaterThan(targets.length);
     expect(told.length).toBeLessThanOrEqual(targets.length + 32);
-    await kill(game);
+    await game.close();
   }, 180_000);
 
   it('answers /v1 with the database hung, and publishes the ban once it continues', async () => {
     const { url, database } = await newGroup();
     const [a, b] = [await inProcess(url, 'A'), await inProcess(url, 'B')];
-    cleanups.push(
-      () => a.close(),
-      () => b.close(),
-    );
     await eventually(
       async () => (await cluster.query(database, 'SELECT 1 FROM modgate.servers')).length === 2,
     );

@@ -20,26 +20,24 @@ export interface ElsewhereRow {
   created_at?: string;
 }
 
+/** One statement for every row (each query is a connection of its own, `PostgresCluster.query`). */
 export async function publishElsewhere(
   cluster: PostgresCluster,
   database: string,
-  row: ElsewhereRow,
+  rows: ElsewhereRow | readonly ElsewhereRow[],
   options: { announce?: boolean } = {},
 ): Promise<void> {
-  const actor = {
-    name: row.actor ?? 'elsewhere',
-    key_id: null,
-    platform_id: null,
-    social_id: null,
-    source: 'api',
-  };
-  await cluster.query(
-    database,
-    `WITH row AS (INSERT INTO modgate.sanctions (action, kind, platform_id, origin_server, origin_local_id, actor, reason, expires_at, created_at)
-       VALUES ($1, $2, $3, $4, gen_random_uuid()::text, $5, $6, $7, COALESCE($8::timestamptz, now()))
-       RETURNING id)
-     SELECT CASE WHEN $9::boolean THEN pg_notify($10, '') END FROM row`,
-    [
+  const values: unknown[] = [options.announce ?? true, CHANNEL];
+  const tuples = (Array.isArray(rows) ? rows : [rows]).map((row: ElsewhereRow) => {
+    const first = values.length + 1;
+    const actor = {
+      name: row.actor ?? 'elsewhere',
+      key_id: null,
+      platform_id: null,
+      social_id: null,
+      source: 'api',
+    };
+    values.push(
       row.action,
       kindOf(row.action),
       row.platform_id,
@@ -48,8 +46,21 @@ export async function publishElsewhere(
       row.reason ?? 'made elsewhere',
       row.expires_at ?? null,
       row.created_at ?? null,
-      options.announce ?? true,
-      CHANNEL,
-    ],
+    );
+    const [action, kind, player, origin, actorJson, reason, expires, created] = Array.from(
+      { length: 8 },
+      (_, i) => `$${first + i}`,
+    );
+    // Typed, as a VALUES list of several rows is resolved before the columns it goes to; each
+    // row's own clock time, as when each was written by a statement of its own.
+    return `(${action}, ${kind}, ${player}, ${origin}, gen_random_uuid()::text, ${actorJson}::jsonb, ${reason}, ${expires}::timestamptz, COALESCE(${created}::timestamptz, clock_timestamp()))`;
+  });
+  await cluster.query(
+    database,
+    `WITH row AS (INSERT INTO modgate.sanctions (action, kind, platform_id, origin_server, origin_local_id, actor, reason, expires_at, created_at)
+       VALUES ${tuples.join(', ')}
+       RETURNING id)
+     SELECT CASE WHEN $1::boolean THEN pg_notify($2, '') END FROM row`,
+    values,
   );
 }
