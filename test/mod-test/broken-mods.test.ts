@@ -37,7 +37,7 @@ afterEach(async () => {
 
 /**
  * For a mod that accepts a frame it must reject: its case is judged once the wait for the close
- * is over, and the sound mod of the same run closes at once, so the wait need not be the 3 s a
+ * is over, and the sound mod of the same run closes at once, so the wait need not be the 10 s a
  * real game server is given (which the runs against the simulator as it is keep).
  */
 const ACCEPTS_BAD_FRAMES: Partial<ModTestOptions> = { rejectWithinMs: 1_000 };
