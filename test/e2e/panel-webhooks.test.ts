@@ -228,7 +228,9 @@ describe.runIf(chromium.run)("the panel's Webhooks page in Chromium", () => {
       .getByRole('status')
       .filter({ hasText: `Deleted the webhook ${receiver.url}.` })
       .waitFor();
-    expect(await page.getByTestId('webhook-row').count()).toBe(0);
+    // The notice is set before the list loads again (panel/pages/webhooks.ts, `act`): wait for the
+    // list, not the notice; counting at once failed on main under load.
+    await expect.poll(() => page.getByTestId('webhook-row').count()).toBe(0);
     expect(((await adminGet('/webhooks')) as { data: unknown[] }).data).toHaveLength(0);
     expect(await page.evaluate('document.activeElement.getAttribute("role")')).toBe('status');
     await page.getByText('No webhooks yet.').waitFor();
