@@ -68,10 +68,12 @@ export interface SharedPanel {
    * leaves nothing to the next; a page signed out or closed is replaced by a fresh one.
    */
   show(path: string, heading: string): Promise<PanelPage>;
-  close(): Promise<void>;
 }
 
-/** A `SharedPanel` on `browser` and `stack`, signed in as `openPanel` signs in with `options`. */
+/**
+ * A `SharedPanel` on `browser` and `stack`, signed in as `openPanel` signs in with `options`;
+ * closed with the browser.
+ */
 export function sharedPanel(
   browser: Browser,
   stack: PanelStack,
@@ -92,15 +94,12 @@ export function sharedPanel(
       await page.emulateMedia({ colorScheme: options.colorScheme ?? 'light' });
       await page.evaluate('scrollTo(0, 0)');
       // The shell keys the page by its path, and going to the hash it shows already is no
-      // change at all: through another page first, so this one mounts anew (panel/app.ts); the
-      // Overview, which every role sees.
+      // change at all: through another page first, so this one mounts anew (panel/app.ts): the
+      // Overview, which every role sees, or for the Overview itself the Keys page (an owner's).
       const away = path === 'overview' ? 'keys' : 'overview';
       await panel.go(away, away === 'keys' ? 'Keys' : 'Overview');
       await panel.go(path, heading);
       return panel;
-    },
-    close: async () => {
-      await panel?.close();
     },
   };
 }
