@@ -53,6 +53,57 @@ export async function openPanel(
   };
 }
 
+/**
+ * One signed-in page that a file's tests share, opened at the first `show` and kept: a test that
+ * needs no session of its own (it ends, revokes or switches none, and signs in with no other
+ * token) takes it instead of opening its own, sparing a context, a page, a document, a sign-in
+ * and axe's first run in that document (seconds each under the suite's load).
+ */
+export interface SharedPanel {
+  /**
+   * The shared page showing `#/path` afresh, as `openPanel` then `go` would show it: in the
+   * options' look (the desktop, light, unless told), no route left by an earlier test, scrolled
+   * to the top, the page mounted anew, the focus on its heading. Called at the start of each test,
+   * so a test that failed half-way (a dialog open, a route holding a request, a look switched)
+   * leaves nothing to the next; a page signed out or closed is replaced by a fresh one.
+   */
+  show(path: string, heading: string): Promise<PanelPage>;
+}
+
+/**
+ * A `SharedPanel` on `browser` and `stack`, signed in as `openPanel` signs in with `options`;
+ * closed with the browser.
+ */
+export function sharedPanel(
+  browser: Browser,
+  stack: PanelStack,
+  options: PanelPageOptions = {},
+): SharedPanel {
+  let panel: PanelPage | undefined;
+  const signedIn = async (open: PanelPage) =>
+    !open.page.isClosed() && (await open.page.getByRole('button', { name: 'Sign out' }).isVisible());
+  return {
+    show: async (path, heading) => {
+      if (panel === undefined || !(await signedIn(panel))) {
+        await panel?.close().catch(() => undefined);
+        panel = await openPanel(browser, stack, options);
+      }
+      const { page } = panel;
+      await page.unrouteAll({ behavior: 'ignoreErrors' });
+      await page.setViewportSize(options.viewport ?? DESKTOP);
+      await page.emulateMedia({ colorScheme: options.colorScheme ?? 'light' });
+      await page.evaluate('scrollTo(0, 0)');
+      // The shell keys the page by its path, and going to the hash it shows already is no
+      // change at all: through another page first, so this one mounts anew (panel/app.ts): the
+      // Overview, which every role sees, or for the Overview itself the Keys page (an owner's).
+      const away = path === 'overview' ? 'keys' : 'overview';
+      await panel.go(away, away === 'keys' ? 'Keys' : 'Overview');
+      await panel.go(path, heading);
+      return panel;
+    },
+  };
+}
+
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 /**

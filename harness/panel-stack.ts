@@ -23,8 +23,11 @@ export interface PanelStack extends ServeAndSim {
 export interface PanelStackOptions {
   /** Events the simulator makes a minute (`modgate sim --events-rate`); 600 unless told. */
   eventsRate?: number;
-  /** More `serve` flags. */
-  serveExtra?: readonly string[];
+  /**
+   * More `serve` flags, or a promise of them: the data dir and its token are made while it
+   * settles (a config naming a database that is still starting).
+   */
+  serveExtra?: readonly string[] | Promise<readonly string[]>;
   /** More `sim` flags (`--fault …`, mod-sim/faults.ts). */
   simExtra?: readonly string[];
 }
@@ -34,9 +37,10 @@ export async function startPanelStack(options: PanelStackOptions = {}): Promise<
   const created = JSON.parse(
     await runOk(['admin', 'tokens', 'create', '--data-dir', data.dir, '--name', 'panel-test', '--json']),
   ) as { id: string; token: string };
+  const serveExtra = (await options.serveExtra) ?? [];
   const adminPort = await freePort();
   const stack = await startServeAndSim(data.dir, {
-    extra: ['--admin-listen', `127.0.0.1:${adminPort}`, ...(options.serveExtra ?? [])],
+    extra: ['--admin-listen', `127.0.0.1:${adminPort}`, ...serveExtra],
     simExtra: ['--events-rate', String(options.eventsRate ?? 600), ...(options.simExtra ?? [])],
   });
   return {

@@ -19,7 +19,12 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminRequest } from '../../harness/admin.ts';
 import { chromiumForTests } from '../../harness/browser.ts';
-import { openPanel, problemsInEveryLook, type PanelPage } from '../../harness/panel-browser.ts';
+import {
+  problemsInEveryLook,
+  sharedPanel,
+  type PanelPage,
+  type SharedPanel,
+} from '../../harness/panel-browser.ts';
 import { startPanelStack, type PanelStack } from '../../harness/panel-stack.ts';
 import { postgresAvailable, startPostgres, type PostgresCluster } from '../../harness/postgres.ts';
 import { eventually } from '../../harness/stack.ts';
@@ -33,23 +38,33 @@ describe.runIf(chromium.run && postgres.run)("the panel's Group page on a daemon
   let configDir: string;
   let stack: PanelStack;
   let browser: Browser;
+  /** Every test's page: none here ends its session or signs in with another token. */
+  let shared: SharedPanel;
   const player = '76561199000035001';
 
   beforeAll(async () => {
-    [cluster, browser] = await Promise.all([startPostgres(postgres.binDir), chromium.launch()]);
-    const url = await cluster.createDatabase('panel_group');
     configDir = await mkdtemp(join(tmpdir(), 'modgate-panel-group-'));
     const config = join(configDir, 'modgate.toml');
-    await writeFile(config, `[group]\ndatabase_url = "${url}"\nname = "Alpha"\n`);
+    // The stack's data dir and token are made while PostgreSQL starts; serve waits for its config.
+    const configured = (async () => {
+      cluster = await startPostgres(postgres.binDir);
+      const url = await cluster.createDatabase('panel_group');
+      await writeFile(config, `[group]\ndatabase_url = "${url}"\nname = "Alpha"\n`);
+      return ['--config', config];
+    })();
     // No game events: the simulator's own bans and unbans, 600 a minute, push this file's ban off
     // the list's first page within a minute on a loaded machine.
     // The game refuses the first mute it is sent: the one the last test publishes "from another
     // server" (no test before it mutes anyone).
-    stack = await startPanelStack({
-      eventsRate: 0,
-      serveExtra: ['--config', config],
-      simExtra: ['--fault', 'players.mute=error:invalid:this game mutes no one,times:1'],
-    });
+    [stack, browser] = await Promise.all([
+      startPanelStack({
+        eventsRate: 0,
+        serveExtra: configured,
+        simExtra: ['--fault', 'players.mute=error:invalid:this game mutes no one,times:1'],
+      }),
+      chromium.launch(),
+    ]);
+    shared = sharedPanel(browser, stack);
     const banned = await adminRequest({
       url: stack.adminUrl,
       token: stack.token,
@@ -67,10 +82,8 @@ describe.runIf(chromium.run && postgres.run)("the panel's Group page on a daemon
     if (configDir) await rm(configDir, { recursive: true, force: true });
   });
 
-  async function groupPage(options: Parameters<typeof openPanel>[2] = {}): Promise<PanelPage> {
-    const panel = await openPanel(browser, stack, options);
-    await panel.go('group', 'Group');
-    return panel;
+  function groupPage(): Promise<PanelPage> {
+    return shared.show('group', 'Group');
   }
 
   /** The ban's row, once the daemon has published it to the group's log. */
@@ -95,7 +108,6 @@ describe.runIf(chromium.run && postgres.run)("the panel's Group page on a daemon
     expect(text).toContain('Alpha, by');
     expect(text).toContain('aimbot');
     expect(text).toContain('Alpha: origin');
-    await panel.close();
   });
 
   it('keeps its filters in the address across a reload, and says when none match', async () => {
@@ -110,23 +122,18 @@ describe.runIf(chromium.run && postgres.run)("the panel's Group page on a daemon
     await page.getByRole('heading', { level: 1, name: 'Group' }).waitFor();
     await page.getByText('No sanctions of the group match these filters.').waitFor();
     expect(await page.getByLabel('Kind').inputValue()).toBe('mutes');
-    await panel.close();
   });
 
   it('has no axe violation and no sideways scroll in any look, with rows and with the Lift dialog open', async () => {
     const panel = await groupPage();
     const { page } = panel;
-    try {
-      await banRow(panel);
-      const problems = await problemsInEveryLook(page, 'the sanctions');
-      await page.getByRole('button', { name: `Lift the ban of ${player}` }).click();
-      await page.getByRole('dialog').waitFor();
-      problems.push(...(await problemsInEveryLook(page, 'the Lift dialog')));
-      await page.keyboard.press('Escape');
-      expect(problems).toEqual([]);
-    } finally {
-      await panel.close();
-    }
+    await banRow(panel);
+    const problems = await problemsInEveryLook(page, 'the sanctions');
+    await page.getByRole('button', { name: `Lift the ban of ${player}` }).click();
+    await page.getByRole('dialog').waitFor();
+    problems.push(...(await problemsInEveryLook(page, 'the Lift dialog')));
+    await page.keyboard.press('Escape');
+    expect(problems).toEqual([]);
   });
 
   it('lifts the ban only after confirming, publishing the unban to every server of the group', async () => {
@@ -171,40 +178,35 @@ describe.runIf(chromium.run && postgres.run)("the panel's Group page on a daemon
       path: `/admin/v1/game/players/${player}/moderation`,
     });
     expect(moderation.json).toMatchObject({ ban: { banned: false } });
-    await panel.close();
   });
 
   // Last: its mute would be listed by the filters test's "kind=mutes" if it ran earlier.
   it('says under Refused here that its game refused nothing, then shows a mute from the group it refused, in every look', async () => {
     const panel = await groupPage();
     const { page } = panel;
-    try {
-      const refused = page.getByRole('region', { name: 'Refused here' });
-      await refused.getByText("This server's game has refused no sanction from the group.").waitFor();
-      const muted = '76561199000035002';
-      // A mute published by a server of the group not running here, announced as any is.
-      await publishElsewhere(cluster, 'panel_group', { action: 'mute', platform_id: muted, reason: 'spam' });
-      await eventually(async () => {
-        const answer = await adminRequest({
-          url: stack.adminUrl,
-          token: stack.token,
-          path: '/admin/v1/group/failures',
-        });
-        return (answer.json as { total?: number }).total === 1;
+    const refused = page.getByRole('region', { name: 'Refused here' });
+    await refused.getByText("This server's game has refused no sanction from the group.").waitFor();
+    const muted = '76561199000035002';
+    // A mute published by a server of the group not running here, announced as any is.
+    await publishElsewhere(cluster, 'panel_group', { action: 'mute', platform_id: muted, reason: 'spam' });
+    await eventually(async () => {
+      const answer = await adminRequest({
+        url: stack.adminUrl,
+        token: stack.token,
+        path: '/admin/v1/group/failures',
       });
-      await page.reload();
-      const row = refused.getByTestId('group-refused');
-      await row.waitFor();
-      expect(await row.locator('td').allTextContents()).toEqual([
-        expect.any(String),
-        expect.stringMatching(/^mute \(sanction \d+\)$/),
-        muted,
-        'srv_elsewhere',
-        expect.stringContaining('this game mutes no one'),
-      ]);
-      expect(await problemsInEveryLook(page, 'Refused here')).toEqual([]);
-    } finally {
-      await panel.close();
-    }
+      return (answer.json as { total?: number }).total === 1;
+    });
+    await page.reload();
+    const row = refused.getByTestId('group-refused');
+    await row.waitFor();
+    expect(await row.locator('td').allTextContents()).toEqual([
+      expect.any(String),
+      expect.stringMatching(/^mute \(sanction \d+\)$/),
+      muted,
+      'srv_elsewhere',
+      expect.stringContaining('this game mutes no one'),
+    ]);
+    expect(await problemsInEveryLook(page, 'Refused here')).toEqual([]);
   });
 });

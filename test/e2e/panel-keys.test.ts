@@ -10,7 +10,12 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumForTests } from '../../harness/browser.ts';
-import { openPanel, problemsInEveryLook, type PanelPage } from '../../harness/panel-browser.ts';
+import {
+  problemsInEveryLook,
+  sharedPanel,
+  type PanelPage,
+  type SharedPanel,
+} from '../../harness/panel-browser.ts';
 import { startPanelStack, type PanelStack } from '../../harness/panel-stack.ts';
 
 const chromium = chromiumForTests('test/e2e/panel-keys.test.ts');
@@ -20,9 +25,12 @@ const LONG_NAME = 'a-bot-with-a-rather-long-name-'.repeat(3).slice(0, 90);
 describe.runIf(chromium.run)('the Keys and Plan pages in Chromium', () => {
   let stack: PanelStack;
   let browser: Browser;
+  /** Every test's page: none here ends its session or signs in with another token. */
+  let panel: SharedPanel;
 
   beforeAll(async () => {
     [stack, browser] = await Promise.all([startPanelStack({ eventsRate: 60 }), chromium.launch()]);
+    panel = sharedPanel(browser, stack);
   }, 60_000);
 
   afterAll(async () => {
@@ -49,30 +57,28 @@ describe.runIf(chromium.run)('the Keys and Plan pages in Chromium', () => {
     );
   }
 
-  async function keysPage(options: Parameters<typeof openPanel>[2] = {}): Promise<PanelPage> {
-    const panel = await openPanel(browser, stack, options);
-    await panel.go('keys', 'Keys');
-    return panel;
+  function keysPage(): Promise<PanelPage> {
+    return panel.show('keys', 'Keys');
   }
 
   it('says Loading… while the list loads, and that there are no keys yet, not an empty table', async () => {
-    const panel = await openPanel(browser, stack);
+    // Another page first: the route must stand before the Keys page asks for its list.
+    const { page, go } = await panel.show('plan', 'Plan');
     let release: () => void = () => undefined;
     const held = new Promise<void>((resolve) => (release = resolve));
-    await panel.page.route('**/admin/v1/keys?*', async (route) => {
+    await page.route('**/admin/v1/keys?*', async (route) => {
       await held;
       await route.continue();
     });
-    await panel.go('keys', 'Keys');
-    await panel.page.getByRole('cell', { name: 'Loading…' }).waitFor();
+    await go('keys', 'Keys');
+    await page.getByRole('cell', { name: 'Loading…' }).waitFor();
     release();
-    await panel.page.getByRole('cell', { name: 'No keys yet: create one for each bot.' }).waitFor();
-    await panel.close();
+    await page.getByRole('cell', { name: 'No keys yet: create one for each bot.' }).waitFor();
   });
 
   it('revokes a key only once confirmed, saying what happens, from a button named for the key', async () => {
     const created = await stack.data.createKey('--name', 'revoke-me', '--scopes', 'server:read');
-    const { page, close } = await keysPage();
+    const { page } = await keysPage();
     await page.getByRole('button', { name: 'Revoke key revoke-me' }).click();
     const dialog = page.getByRole('dialog', { name: 'Revoke the key revoke-me?' });
     await dialog.getByText('Every bot using this key gets 401 at once').waitFor();
@@ -86,13 +92,12 @@ describe.runIf(chromium.run)('the Keys and Plan pages in Chromium', () => {
     await dialog.getByRole('button', { name: 'Revoke' }).click();
     await page.getByTestId('key-row').filter({ hasText: 'revoke-me' }).waitFor({ state: 'detached' });
     expect(await v1('/v1/server', created.key)).toBe(401);
-    await close();
   });
 
   it('hides revoked and expired keys behind a toggle that counts them', async () => {
     const gone = await stack.data.createKey('--name', 'hidden-when-revoked', '--scopes', 'server:read');
     await admin('DELETE', `/keys/${gone.id}`);
-    const { page, close } = await keysPage();
+    const { page } = await keysPage();
     await page.getByRole('cell', { name: 'Loading…' }).waitFor({ state: 'detached' }); // count the loaded list
     const toggle = page.getByLabel(/^Show revoked and expired \(\d+\)$/);
     const count = Number(/\((\d+)\)/.exec((await toggle.locator('..').textContent()) ?? '')?.[1]);
@@ -103,12 +108,11 @@ describe.runIf(chromium.run)('the Keys and Plan pages in Chromium', () => {
     await toggle.check();
     await row.getByText('revoked', { exact: true }).waitFor();
     expect(await row.getByRole('button').count()).toBe(0);
-    await close();
   });
 
   it('rolls a key once confirmed, and shows the old key under the one that replaced it, with when it stops', async () => {
     const old = await stack.data.createKey('--name', 'roll-me', '--scopes', 'server:read');
-    const { page, close } = await keysPage();
+    const { page } = await keysPage();
     await page.getByLabel('Old key of roll-me stops').selectOption('1d');
     await page.getByRole('button', { name: 'Roll key roll-me' }).click();
     const dialog = page.getByRole('dialog', { name: 'Roll the key roll-me?' });
@@ -126,12 +130,11 @@ describe.runIf(chromium.run)('the Keys and Plan pages in Chromium', () => {
     expect(await rows.nth(1).getAttribute('data-key-id')).toBe(old.id);
     // Two keys named roll-me: each button says which by its id too.
     await page.getByRole('button', { name: `Revoke key roll-me (${old.id})` }).waitFor();
-    await close();
   });
 
   it('edits a key’s name, allowed addresses and expiry, moving focus into the form and back', async () => {
     await stack.data.createKey('--name', 'edit-me', '--scopes', 'server:read');
-    const { page, close } = await keysPage();
+    const { page } = await keysPage();
     await page.getByRole('button', { name: 'Edit key edit-me' }).click();
     const form = page.getByRole('form', { name: 'Edit key edit-me' });
     await expect.poll(() => page.evaluate('document.activeElement?.name')).toBe('name');
@@ -146,11 +149,10 @@ describe.runIf(chromium.run)('the Keys and Plan pages in Chromium', () => {
     expect(await row.locator('td').nth(5).textContent()).toMatch(/^\d{4}-/);
     // The same button, renamed with the key.
     expect(await page.evaluate('document.activeElement.getAttribute("aria-label")')).toBe('Edit key edited');
-    await close();
   });
 
   it('describes each scope, ticks a preset’s scopes, and refuses in words before sending', async () => {
-    const { page, close } = await keysPage();
+    const { page } = await keysPage();
     await page.getByRole('button', { name: 'Create key' }).click();
     const form = page.getByRole('form', { name: 'New key' });
     await expect.poll(() => page.evaluate('document.activeElement?.name')).toBe('name');
@@ -176,14 +178,11 @@ describe.runIf(chromium.run)('the Keys and Plan pages in Chromium', () => {
     await status.getByRole('button', { name: 'Copy' }).waitFor();
     expect((await status.getByTestId('new-key').textContent())!.trim()).toMatch(/^mg_live_/);
     await page.getByTestId('key-row').filter({ hasText: '192.168.1.0/24' }).waitFor();
-    await close();
   });
 
   it('confirms turning the API off, saying /v1 answers 404, and enables it with one click', async () => {
     const created = await stack.data.createKey('--name', 'switch-watcher', '--scopes', 'server:read');
-    const panel = await openPanel(browser, stack);
-    await panel.go('plan', 'Plan');
-    const { page } = panel;
+    const { page } = await panel.show('plan', 'Plan');
     await page.getByRole('button', { name: 'Disable API' }).click();
     const dialog = page.getByRole('dialog', { name: 'Disable the API?' });
     await dialog.getByText('Every /v1 request is answered 404 not_found').waitFor();
@@ -194,14 +193,11 @@ describe.runIf(chromium.run)('the Keys and Plan pages in Chromium', () => {
     await page.getByRole('button', { name: 'Enable API' }).click();
     await page.getByRole('button', { name: 'Disable API' }).waitFor();
     expect(await v1('/v1/server', created.key)).toBe(200);
-    await panel.close();
   });
 
   it('shows an expired plan as inactive with what that does, and confirms a plan change that turns /v1 off', async () => {
-    const panel = await openPanel(browser, stack);
+    const { page, go } = await panel.show('plan', 'Plan');
     try {
-      await panel.go('plan', 'Plan');
-      const { page } = panel;
       await page.getByTestId('plan-state').getByText('Premium, active').waitFor();
       await page.getByLabel('Until (ISO date, empty for no end)').fill('2020-01-01');
       await page.getByRole('button', { name: 'Save plan' }).click();
@@ -211,7 +207,7 @@ describe.runIf(chromium.run)('the Keys and Plan pages in Chromium', () => {
       const state = page.getByTestId('plan-state');
       await state.getByText(/^Inactive: premium ended 20(19|20)-.*403 premium_required/).waitFor();
       expect(await state.textContent()).not.toContain('until');
-      await panel.go('keys', 'Keys');
+      await go('keys', 'Keys');
       await page.getByRole('button', { name: 'Create key' }).click();
       await page.getByLabel('Name', { exact: true }).fill('refused');
       await page.getByLabel('server:read', { exact: true }).check();
@@ -219,31 +215,26 @@ describe.runIf(chromium.run)('the Keys and Plan pages in Chromium', () => {
       await page.getByRole('alert').getByText('no active premium plan, so no key can be created').waitFor();
     } finally {
       await admin('PUT', '/plan', { premium: true, features: ['shop'] });
-      await panel.close();
     }
   });
 
   it('has no axe violations and no sideways scroll in any look, with a long name, a roll, the form and a dialog', async () => {
     const long = await stack.data.createKey('--name', LONG_NAME, '--scopes', 'server:read');
     await admin('POST', `/keys/${long.id}/roll`, { expire_old_in: '1h' });
-    const { page, close } = await keysPage();
-    try {
-      await page.getByTestId('key-row').filter({ hasText: LONG_NAME }).first().waitFor();
-      const problems = await problemsInEveryLook(page, 'the list');
-      await page.getByRole('button', { name: 'Create key' }).click();
-      await page.getByLabel(/^Allowed addresses/).fill('192.168.1.5/24');
-      problems.push(...(await problemsInEveryLook(page, 'the create form')));
-      await page.getByRole('button', { name: 'Cancel' }).click();
-      await page
-        .getByRole('button', { name: new RegExp(`^Revoke key ${LONG_NAME}`) })
-        .first()
-        .click();
-      await page.getByRole('dialog').waitFor();
-      problems.push(...(await problemsInEveryLook(page, 'a confirm dialog')));
-      await page.keyboard.press('Escape');
-      expect(problems).toEqual([]);
-    } finally {
-      await close();
-    }
+    const { page } = await keysPage();
+    await page.getByTestId('key-row').filter({ hasText: LONG_NAME }).first().waitFor();
+    const problems = await problemsInEveryLook(page, 'the list');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.getByLabel(/^Allowed addresses/).fill('192.168.1.5/24');
+    problems.push(...(await problemsInEveryLook(page, 'the create form')));
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await page
+      .getByRole('button', { name: new RegExp(`^Revoke key ${LONG_NAME}`) })
+      .first()
+      .click();
+    await page.getByRole('dialog').waitFor();
+    problems.push(...(await problemsInEveryLook(page, 'a confirm dialog')));
+    await page.keyboard.press('Escape');
+    expect(problems).toEqual([]);
   });
 });

@@ -14,7 +14,13 @@ import { adminRequest } from '../../harness/admin.ts';
 import { chromiumForTests } from '../../harness/browser.ts';
 import { runOk } from '../../harness/cli.ts';
 import type { Page } from 'playwright-core';
-import { openPanel, PHONE, problemsInEveryLook } from '../../harness/panel-browser.ts';
+import {
+  openPanel,
+  PHONE,
+  problemsInEveryLook,
+  sharedPanel,
+  type SharedPanel,
+} from '../../harness/panel-browser.ts';
 import { startPanelStack, type PanelStack } from '../../harness/panel-stack.ts';
 
 const chromium = chromiumForTests('test/e2e/panel-roles.test.ts');
@@ -36,9 +42,12 @@ const OWNER_PAGES = ['Keys', 'Plan', 'Webhooks', 'Audit', 'Events', 'Tokens'];
 describe.runIf(chromium.run)('staff roles in the panel', () => {
   let stack: PanelStack;
   let browser: Browser;
+  /** The owner's page; a staff member's session is opened by its own test, with its token. */
+  let shared: SharedPanel;
 
   beforeAll(async () => {
     [stack, browser] = await Promise.all([startPanelStack(), chromium.launch()]);
+    shared = sharedPanel(browser, stack);
   }, 60_000);
 
   afterAll(async () => {
@@ -94,11 +103,10 @@ describe.runIf(chromium.run)('staff roles in the panel', () => {
   });
 
   it('adds a person on the Tokens page and signs a phone in with the link it shows, once', async () => {
-    const owner = await openPanel(browser, stack);
+    const owner = await shared.show('tokens', 'Tokens');
     const phone = await browser.newContext({ viewport: PHONE });
     const other = await browser.newContext();
     try {
-      await owner.go('tokens', 'Tokens');
       await owner.page.getByRole('button', { name: 'Add person' }).click();
       await owner.page.getByLabel('Name', { exact: true }).fill('ana');
       await owner.page.getByLabel(/Moderator:/).check();
@@ -120,22 +128,16 @@ describe.runIf(chromium.run)('staff roles in the panel', () => {
     } finally {
       await other.close();
       await phone.close();
-      await owner.close();
     }
   });
 
   // The form shows above this file's rows (revoked ones too), so one state checks both; the page
   // as it loads, with its Add person button, is the shell's walk's (test/e2e/panel-shell.test.ts).
   it('has no axe-core violation on the Tokens page with the Add person form open in any look, and fits a phone', async () => {
-    const panel = await openPanel(browser, stack);
-    try {
-      await panel.go('tokens', 'Tokens');
-      await panel.page.getByTestId('token-row').first().waitFor();
-      await panel.page.getByRole('button', { name: 'Add person' }).click();
-      await panel.page.getByLabel('Name', { exact: true }).waitFor();
-      expect(await problemsInEveryLook(panel.page, 'the Add person form', pageOverflow)).toEqual([]);
-    } finally {
-      await panel.close();
-    }
+    const panel = await shared.show('tokens', 'Tokens');
+    await panel.page.getByTestId('token-row').first().waitFor();
+    await panel.page.getByRole('button', { name: 'Add person' }).click();
+    await panel.page.getByLabel('Name', { exact: true }).waitFor();
+    expect(await problemsInEveryLook(panel.page, 'the Add person form', pageOverflow)).toEqual([]);
   });
 });

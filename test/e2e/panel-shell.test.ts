@@ -13,7 +13,13 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumForTests } from '../../harness/browser.ts';
 import { runOk } from '../../harness/cli.ts';
-import { openPanel, PHONE, problemsInEveryLook } from '../../harness/panel-browser.ts';
+import {
+  openPanel,
+  PHONE,
+  problemsInEveryLook,
+  sharedPanel,
+  type SharedPanel,
+} from '../../harness/panel-browser.ts';
 import { startPanelStack, type PanelStack } from '../../harness/panel-stack.ts';
 import { eventually } from '../../harness/stack.ts';
 
@@ -39,9 +45,15 @@ const KNOWN_PAGES = [
 describe.runIf(chromium.run)('the panel shell in Chromium', () => {
   let stack: PanelStack;
   let browser: Browser;
+  /**
+   * The page of the tests that need no session of their own; those that end, revoke or switch
+   * one, sign in with another token, or start from a document just loaded open their own.
+   */
+  let shared: SharedPanel;
 
   beforeAll(async () => {
     [stack, browser] = await Promise.all([startPanelStack(), chromium.launch()]);
+    shared = sharedPanel(browser, stack);
   }, 60_000);
 
   afterAll(async () => {
@@ -65,39 +77,30 @@ describe.runIf(chromium.run)('the panel shell in Chromium', () => {
   // each page loads to on a daemon in no group with a live simulator (the page files check the
   // states this walk cannot reach: rows of their own, forms, dialogs).
   it('shows every page the navigation links in every look with no axe violation and no sideways scroll', async () => {
-    const panel = await openPanel(browser, stack);
-    try {
-      const pages: [string, string][] = [];
-      for (const link of await panel.page.locator('nav a').all()) {
-        const href = (await link.getAttribute('href')) ?? '';
-        pages.push([href.replace(/^#\//, ''), (await link.textContent()) ?? '']);
-      }
-      expect(pages.map(([, title]) => title)).toEqual(expect.arrayContaining(KNOWN_PAGES));
-      const problems: string[] = [];
-      for (const [path, title] of pages) {
-        await panel.go(path, title);
-        // What each page loads, then checked as the user sees it.
-        await panel.page.getByText('Loading…').first().waitFor({ state: 'detached', timeout: 10_000 });
-        if (path === 'events') await panel.page.getByTestId('event-row').first().waitFor();
-        problems.push(...(await problemsInEveryLook(panel.page, title)));
-      }
-      expect(problems).toEqual([]);
-    } finally {
-      await panel.close();
+    const panel = await shared.show('overview', 'Overview');
+    const pages: [string, string][] = [];
+    for (const link of await panel.page.locator('nav a').all()) {
+      const href = (await link.getAttribute('href')) ?? '';
+      pages.push([href.replace(/^#\//, ''), (await link.textContent()) ?? '']);
     }
+    expect(pages.map(([, title]) => title)).toEqual(expect.arrayContaining(KNOWN_PAGES));
+    const problems: string[] = [];
+    for (const [path, title] of pages) {
+      await panel.go(path, title);
+      // What each page loads, then checked as the user sees it.
+      await panel.page.getByText('Loading…').first().waitFor({ state: 'detached', timeout: 10_000 });
+      if (path === 'events') await panel.page.getByTestId('event-row').first().waitFor();
+      problems.push(...(await problemsInEveryLook(panel.page, title)));
+    }
+    expect(problems).toEqual([]);
   }, 240_000);
 
   it('says on the Group page that the daemon is in no group and where setting one up is explained', async () => {
-    const panel = await openPanel(browser, stack);
-    try {
-      await panel.go('group', 'Group');
-      const explanation = panel.page.getByTestId('not-in-group');
-      await explanation.getByRole('heading', { name: 'This daemon is in no group' }).waitFor();
-      expect(await explanation.textContent()).toContain('modgate docs group');
-      expect(await panel.page.getByRole('table').count()).toBe(0);
-    } finally {
-      await panel.close();
-    }
+    const panel = await shared.show('group', 'Group');
+    const explanation = panel.page.getByTestId('not-in-group');
+    await explanation.getByRole('heading', { name: 'This daemon is in no group' }).waitFor();
+    expect(await explanation.textContent()).toContain('modgate docs group');
+    expect(await panel.page.getByRole('table').count()).toBe(0);
   });
 
   it('is usable by keyboard alone on a phone: skip link first, then the nav and Sign out', async () => {
@@ -133,66 +136,51 @@ describe.runIf(chromium.run)('the panel shell in Chromium', () => {
   it('finds a revocation by its concrete path, filters by method, keeps the filters across a reload and says what each row did', async () => {
     const created = await stack.data.createKey('--scopes', 'server:read');
     await runOk(['keys', 'revoke', created.id, '--data-dir', stack.data.dir]);
-    const panel = await openPanel(browser, stack);
+    const panel = await shared.show('audit', 'Audit');
     const { page } = panel;
-    try {
-      await panel.go('audit', 'Audit');
-      await page.getByLabel('Route (template or path)').fill(`/admin/v1/keys/${created.id}`);
-      await page.getByLabel('Method').selectOption('DELETE');
-      await page.getByRole('button', { name: 'Filter' }).click();
-      const rows = page.getByTestId('audit-row');
-      await eventually(async () => (await rows.count()) === 1);
-      expect(await rows.getByTestId('audit-change').textContent()).toBe(
-        `Revoke an API key (id ${created.id})Done`,
-      );
-      expect(page.url()).toContain('method=DELETE');
-      await page.reload();
-      await page.getByRole('heading', { level: 1, name: 'Audit' }).waitFor();
-      await eventually(async () => (await rows.count()) === 1);
-      expect(await page.getByLabel('Method').inputValue()).toBe('DELETE');
-      await page.getByLabel('Method').selectOption('PATCH');
-      await page.getByRole('button', { name: 'Filter' }).click();
-      await page.getByText('No audit lines match these filters.').waitFor();
-    } finally {
-      await panel.close();
-    }
+    await page.getByLabel('Route (template or path)').fill(`/admin/v1/keys/${created.id}`);
+    await page.getByLabel('Method').selectOption('DELETE');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    const rows = page.getByTestId('audit-row');
+    await eventually(async () => (await rows.count()) === 1);
+    expect(await rows.getByTestId('audit-change').textContent()).toBe(
+      `Revoke an API key (id ${created.id})Done`,
+    );
+    expect(page.url()).toContain('method=DELETE');
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Audit' }).waitFor();
+    await eventually(async () => (await rows.count()) === 1);
+    expect(await page.getByLabel('Method').inputValue()).toBe('DELETE');
+    await page.getByLabel('Method').selectOption('PATCH');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.getByText('No audit lines match these filters.').waitFor();
   });
 
   it('clears the old rows when a filter is refused, saying so', async () => {
-    const panel = await openPanel(browser, stack);
+    const panel = await shared.show('audit', 'Audit');
     const { page } = panel;
-    try {
-      await panel.go('audit', 'Audit');
-      await page.getByTestId('audit-row').first().waitFor();
-      await page.getByLabel('Status (404 or 4xx)').fill('600');
-      await page.getByRole('button', { name: 'Filter' }).click();
-      await page.getByRole('alert').waitFor();
-      await page.getByText('Nothing to show: the filters were refused (see above).').waitFor();
-      expect(await page.getByTestId('audit-row').count()).toBe(0);
-    } finally {
-      await panel.close();
-    }
+    await page.getByTestId('audit-row').first().waitFor();
+    await page.getByLabel('Status (404 or 4xx)').fill('600');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.getByRole('alert').waitFor();
+    await page.getByText('Nothing to show: the filters were refused (see above).').waitFor();
+    expect(await page.getByTestId('audit-row').count()).toBe(0);
   });
 
   it('shows events as type, time and a readable line, the JSON on demand, and only the chosen type', async () => {
-    const panel = await openPanel(browser, stack);
+    const panel = await shared.show('events', 'Events');
     const { page } = panel;
-    try {
-      await panel.go('events', 'Events');
-      await page.getByTestId('tail-state').filter({ hasText: 'live' }).waitFor();
-      await page.getByLabel('Type').selectOption('player.joined');
-      await page.getByTestId('tail-state').filter({ hasText: 'live' }).waitFor();
-      await eventually(async () => (await page.getByTestId('event-row').count()) >= 2, 30_000);
-      const types = await page.locator('[data-testid=event-row] .type').allTextContents();
-      expect(new Set(types)).toEqual(new Set(['player.joined']));
-      expect(await page.getByTestId('event-summary').first().textContent()).toMatch(/^.+ joined$/);
-      const json = page.getByTestId('event-row').first().locator('pre');
-      expect(await json.isVisible()).toBe(false);
-      await page.getByTestId('event-row').first().getByText('JSON').click();
-      expect(JSON.parse((await json.textContent())!)).toMatchObject({ type: 'player.joined' });
-    } finally {
-      await panel.close();
-    }
+    await page.getByTestId('tail-state').filter({ hasText: 'live' }).waitFor();
+    await page.getByLabel('Type').selectOption('player.joined');
+    await page.getByTestId('tail-state').filter({ hasText: 'live' }).waitFor();
+    await eventually(async () => (await page.getByTestId('event-row').count()) >= 2, 30_000);
+    const types = await page.locator('[data-testid=event-row] .type').allTextContents();
+    expect(new Set(types)).toEqual(new Set(['player.joined']));
+    expect(await page.getByTestId('event-summary').first().textContent()).toMatch(/^.+ joined$/);
+    const json = page.getByTestId('event-row').first().locator('pre');
+    expect(await json.isVisible()).toBe(false);
+    await page.getByTestId('event-row').first().getByText('JSON').click();
+    expect(JSON.parse((await json.textContent())!)).toMatchObject({ type: 'player.joined' });
   });
 
   it('says why the tail is closed when the daemon refuses it, too many open streams, and offers to reconnect', async () => {

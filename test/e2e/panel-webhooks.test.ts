@@ -15,7 +15,12 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumForTests } from '../../harness/browser.ts';
 import { runOk } from '../../harness/cli.ts';
-import { openPanel, problemsInEveryLook, type PanelPage } from '../../harness/panel-browser.ts';
+import {
+  problemsInEveryLook,
+  sharedPanel,
+  type PanelPage,
+  type SharedPanel,
+} from '../../harness/panel-browser.ts';
 import { startPanelStack, type PanelStack } from '../../harness/panel-stack.ts';
 import { eventually } from '../../harness/stack.ts';
 import { startReceiver, type Receiver } from '../support/webhook-receiver.ts';
@@ -26,9 +31,12 @@ describe.runIf(chromium.run)("the panel's Webhooks page in Chromium", () => {
   let stack: PanelStack;
   let browser: Browser;
   let receiver: Receiver;
+  /** Every test's page: none here ends its session or signs in with another token. */
+  let shared: SharedPanel;
 
   beforeAll(async () => {
     [stack, browser, receiver] = await Promise.all([startPanelStack(), chromium.launch(), startReceiver()]);
+    shared = sharedPanel(browser, stack);
   }, 60_000);
 
   afterAll(async () => {
@@ -37,10 +45,8 @@ describe.runIf(chromium.run)("the panel's Webhooks page in Chromium", () => {
     await receiver?.close();
   });
 
-  async function webhooksPage(options: Parameters<typeof openPanel>[2] = {}): Promise<PanelPage> {
-    const panel = await openPanel(browser, stack, options);
-    await panel.go('webhooks', 'Webhooks');
-    return panel;
+  function webhooksPage(): Promise<PanelPage> {
+    return shared.show('webhooks', 'Webhooks');
   }
 
   async function adminGet(path: string): Promise<unknown> {
@@ -81,7 +87,6 @@ describe.runIf(chromium.run)("the panel's Webhooks page in Chromium", () => {
     const test = receiver.requests.find((request) => request.body.includes('"webhook.test"'));
     expect(test?.verified).toBe(true);
     expect(test?.json).toMatchObject({ id: 0, type: 'webhook.test' });
-    await panel.close();
   });
 
   it('edits the events and description of a webhook', async () => {
@@ -98,7 +103,6 @@ describe.runIf(chromium.run)("the panel's Webhooks page in Chromium", () => {
     expect(await row(panel).locator('dt:text-is("Events") + dd').textContent()).toBe('player.muted');
     const listed = (await adminGet('/webhooks')) as { data: { events: string[]; description: string }[] };
     expect(listed.data[0]).toMatchObject({ events: ['player.muted'], description: 'mutes only' });
-    await panel.close();
   });
 
   it('enables a webhook the daemon disabled', async () => {
@@ -121,7 +125,6 @@ describe.runIf(chromium.run)("the panel's Webhooks page in Chromium", () => {
       .filter({ hasText: /^active$/ })
       .waitFor();
     expect(await page.getByRole('alert').count()).toBe(0);
-    await panel.close();
   });
 
   it('disables a webhook only after confirming that deliveries stop until Enable, and Enable brings it back', async () => {
@@ -148,7 +151,6 @@ describe.runIf(chromium.run)("the panel's Webhooks page in Chromium", () => {
       .filter({ hasText: /^active$/ })
       .waitFor();
     expect(await page.getByRole('alert').count()).toBe(0);
-    await panel.close();
   });
 
   it('rotates the secret only after confirming, saying until when the old one signs, and shows the new one', async () => {
@@ -171,7 +173,6 @@ describe.runIf(chromium.run)("the panel's Webhooks page in Chromium", () => {
     await page.getByRole('button', { name: `Test webhook ${receiver.url}` }).click();
     await eventually(() => receiver.requests.length > before);
     expect(receiver.requests.at(-1)?.verified).toBe(true);
-    await panel.close();
   });
 
   it("shows the daemon's refusal of its own port by the URL field, in words", async () => {
@@ -191,26 +192,21 @@ describe.runIf(chromium.run)("the panel's Webhooks page in Chromium", () => {
     );
     expect(await page.getByLabel('URL', { exact: true }).getAttribute('aria-invalid')).toBe('true');
     expect(await page.getByTestId('webhook-row').count()).toBe(1);
-    await panel.close();
   });
 
   it('has no axe violation and no sideways scroll in any look, with rows, a form and the dialog open', async () => {
     const panel = await webhooksPage();
     const { page } = panel;
-    try {
-      await row(panel).waitFor();
-      await page.getByRole('button', { name: `Deliveries of webhook ${receiver.url}` }).click();
-      await page.getByRole('button', { name: `Edit webhook ${receiver.url}` }).click();
-      await page.getByRole('button', { name: 'Save changes' }).waitFor();
-      const problems = await problemsInEveryLook(page, 'rows and the edit form', offScreen);
-      await page.getByRole('button', { name: `Delete webhook ${receiver.url}` }).click();
-      await page.getByRole('dialog').waitFor();
-      problems.push(...(await problemsInEveryLook(page, 'the Delete dialog', offScreen)));
-      await page.keyboard.press('Escape');
-      expect(problems).toEqual([]);
-    } finally {
-      await panel.close();
-    }
+    await row(panel).waitFor();
+    await page.getByRole('button', { name: `Deliveries of webhook ${receiver.url}` }).click();
+    await page.getByRole('button', { name: `Edit webhook ${receiver.url}` }).click();
+    await page.getByRole('button', { name: 'Save changes' }).waitFor();
+    const problems = await problemsInEveryLook(page, 'rows and the edit form', offScreen);
+    await page.getByRole('button', { name: `Delete webhook ${receiver.url}` }).click();
+    await page.getByRole('dialog').waitFor();
+    problems.push(...(await problemsInEveryLook(page, 'the Delete dialog', offScreen)));
+    await page.keyboard.press('Escape');
+    expect(problems).toEqual([]);
   });
 
   it('deletes a webhook only after confirming: Cancel keeps it, Delete stops it', async () => {
@@ -232,11 +228,12 @@ describe.runIf(chromium.run)("the panel's Webhooks page in Chromium", () => {
       .getByRole('status')
       .filter({ hasText: `Deleted the webhook ${receiver.url}.` })
       .waitFor();
-    expect(await page.getByTestId('webhook-row').count()).toBe(0);
+    // The notice is set before the list loads again (panel/pages/webhooks.ts, `act`): wait for the
+    // list, not the notice; counting at once failed on main under load.
+    await expect.poll(() => page.getByTestId('webhook-row').count()).toBe(0);
     expect(((await adminGet('/webhooks')) as { data: unknown[] }).data).toHaveLength(0);
     expect(await page.evaluate('document.activeElement.getAttribute("role")')).toBe('status');
     await page.getByText('No webhooks yet.').waitFor();
-    await panel.close();
   });
 });
 

@@ -13,9 +13,10 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, afterEach, describe, expect, it } from 'vitest';
 import { chromiumForTests } from '../../harness/browser.ts';
 import { runOk } from '../../harness/cli.ts';
+import { sharedPanel, type SharedPanel } from '../../harness/panel-browser.ts';
 import { startPanelStack, type PanelStack } from '../../harness/panel-stack.ts';
 import { eventually } from '../../harness/stack.ts';
 
@@ -24,11 +25,18 @@ const chromium = chromiumForTests('test/e2e/panel.test.ts');
 describe.runIf(chromium.run)('the operator panel in Chromium', () => {
   let stack: PanelStack;
   let browser: Browser;
-  let context: BrowserContext;
+  /** The page of the tests that need no session of their own. */
+  let shared: SharedPanel;
+  /**
+   * A fresh context's page, for the tests that prove signing in or out, start signed out, or
+   * leave the panel's document (`freshPage`); closed after each test.
+   */
+  let context: BrowserContext | undefined;
   let page: Page;
 
   beforeAll(async () => {
     [stack, browser] = await Promise.all([startPanelStack(), chromium.launch()]);
+    shared = sharedPanel(browser, stack);
   }, 60_000);
 
   afterAll(async () => {
@@ -36,20 +44,24 @@ describe.runIf(chromium.run)('the operator panel in Chromium', () => {
     await stack?.close();
   });
 
-  beforeEach(async () => {
+  afterEach(async () => {
+    await context?.close();
+    context = undefined;
+  });
+
+  async function freshPage(): Promise<BrowserContext> {
     context = await browser.newContext();
     page = await context.newPage();
-  });
+    return context;
+  }
 
-  afterEach(async () => {
-    await context.close();
-  });
-
-  async function signIn(): Promise<void> {
+  async function signIn(): Promise<BrowserContext> {
+    const context = await freshPage();
     await page.goto(`${stack.adminUrl}/`);
     await page.getByLabel('Admin token').fill(stack.token);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('link', { name: 'Overview' }).waitFor();
+    return context;
   }
 
   function v1(path: string, key: string): Promise<Response> {
@@ -57,7 +69,7 @@ describe.runIf(chromium.run)('the operator panel in Chromium', () => {
   }
 
   it('signs in with an admin token, sets an HttpOnly SameSite=Strict cookie, and shows the overview with players and the chart', async () => {
-    await signIn();
+    const context = await signIn();
     for (const name of ['Overview', 'Keys', 'Plan', 'Webhooks', 'Audit', 'Events']) {
       await expect(page.getByRole('link', { name, exact: true }).count()).resolves.toBe(1);
     }
@@ -72,6 +84,7 @@ describe.runIf(chromium.run)('the operator panel in Chromium', () => {
   });
 
   it('refuses a wrong token and stays on the sign-in form', async () => {
+    const context = await freshPage();
     await page.goto(`${stack.adminUrl}/`);
     await page.getByLabel('Admin token').fill('mgadm_wrong_wrong');
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -83,6 +96,7 @@ describe.runIf(chromium.run)('the operator panel in Chromium', () => {
   it('signs in once with a link from `modgate admin login-url`, and the link then no longer works', async () => {
     const printed = await runOk(['admin', 'login-url', '--data-dir', stack.data.dir]);
     const url = printed.trim().split('\n').pop()!.trim();
+    await freshPage();
     expect(url).toMatch(new RegExp(`^${stack.adminUrl}/login#[A-Za-z0-9_-]{43}$`));
     await page.goto(url);
     await page.getByRole('link', { name: 'Keys' }).waitFor();
@@ -96,7 +110,7 @@ describe.runIf(chromium.run)('the operator panel in Chromium', () => {
   });
 
   it('creates a key in the form, which works on /v1 at once, and revokes it, which /v1 then refuses', async () => {
-    await signIn();
+    const { page } = await shared.show('overview', 'Overview');
     await page.getByRole('link', { name: 'Keys' }).click();
     await page.getByRole('button', { name: 'Create key' }).click();
     await page.getByLabel('Name', { exact: true }).fill('from the panel');
@@ -118,7 +132,7 @@ describe.runIf(chromium.run)('the operator panel in Chromium', () => {
 
   it('flips the API switch, and /v1 follows at once', async () => {
     const created = await stack.data.createKey('--scopes', 'server:read');
-    await signIn();
+    const { page } = await shared.show('overview', 'Overview');
     await page.getByRole('link', { name: 'Plan' }).click();
     await page.getByRole('button', { name: 'Disable API' }).click();
     await page
@@ -133,7 +147,7 @@ describe.runIf(chromium.run)('the operator panel in Chromium', () => {
   });
 
   it('shows game events arriving in the live tail', async () => {
-    await signIn();
+    const { page } = await shared.show('overview', 'Overview');
     await page.getByRole('link', { name: 'Events' }).click();
     await page.getByTestId('tail-state').filter({ hasText: 'live' }).waitFor();
     await eventually(async () => (await page.getByTestId('event-row').count()) >= 2, 30_000);
