@@ -13,8 +13,9 @@ import { COMPACT_BYTES, GroupOutbox, SEEN_KEPT_MS, type ApplyingKey } from '../.
 import { fromEvent } from '../../../daemon/group/sanction.ts';
 import { eventually } from '../../../harness/stack.ts';
 import { makeTempDir } from '../store/temp-dir.ts';
+import { bundleModule } from '../../support/module-bundle.ts';
 
-const OUTBOX_MODULE = new URL('../../../daemon/group/outbox.ts', import.meta.url).href;
+const OUTBOX_MODULE = new URL('../../../daemon/group/outbox.ts', import.meta.url);
 const player = (n: number) => `7656119900${String(n).padStart(7, '0')}`;
 
 /** A ban made on this server, as the outbox keeps it until it is published. */
@@ -84,10 +85,14 @@ describe('the group outbox while it runs', () => {
     await first.read(7);
     await first.close();
     // A child that applies sanctions without end (a line each, no notes kept), as a receiver.
-    const script = join(dir, 'receiver.mts');
+    // Run by plain node from a bundle of outbox.ts (test/support/module-bundle.ts): tsx would
+    // compile the module's graph again in each of the four children.
+    const bundleDir = await makeTempDir();
+    const outboxBundle = await bundleModule(OUTBOX_MODULE, bundleDir);
+    const script = join(bundleDir, 'receiver.mjs');
     await writeFile(
       script,
-      `import { GroupOutbox } from ${JSON.stringify(OUTBOX_MODULE)};
+      `import { GroupOutbox } from ${JSON.stringify(outboxBundle)};
 const outbox = await GroupOutbox.open(process.argv[2]);
 for (let row = 0; ; row += 32) {
   const keys = Array.from({ length: 32 }, (_, n) => 'bans 7656119901' + String(row + n).padStart(7, '0'));
@@ -100,7 +105,7 @@ for (let row = 0; ; row += 32) {
     // Killed a different time after each rewrite began to show (the file's inode changes).
     for (const after of [0, 3, 11, 29]) {
       const inode = (await stat(file)).ino;
-      const child = spawn(process.execPath, ['--import', 'tsx', script, dir], { stdio: 'ignore' });
+      const child = spawn(process.execPath, [script, dir], { stdio: 'ignore' });
       const exited = once(child, 'exit');
       await eventually(async () => (await stat(file)).ino !== inode, 60_000);
       await new Promise((resolve) => setTimeout(resolve, after));

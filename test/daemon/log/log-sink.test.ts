@@ -10,18 +10,21 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleModule } from '../../support/module-bundle.ts';
 
-const LOG_MODULE = new URL('../../../daemon/log/log.ts', import.meta.url).href;
+const LOG_MODULE = new URL('../../../daemon/log/log.ts', import.meta.url);
+/** daemon/log/log.ts bundled once for the file's children (test/support/module-bundle.ts). */
+let logBundle: string;
 
 /** A child that logs through createLogger as `modgate serve` does (JSON to its stdout). */
 async function script(dir: string, name: string, body: string): Promise<string> {
   const file = join(dir, name);
-  await writeFile(file, `import { createLogger } from ${JSON.stringify(LOG_MODULE)};\n${body}\n`);
+  await writeFile(file, `import { createLogger } from ${JSON.stringify(logBundle)};\n${body}\n`);
   return file;
 }
 
 function run(file: string, options: { readStdout?: boolean } = {}) {
-  const child = spawn(process.execPath, ['--import', 'tsx', file], {
+  const child = spawn(process.execPath, [file], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -60,13 +63,14 @@ describe('the default log output', () => {
   let dir: string;
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'modgate-log-sink-'));
+    logBundle = await bundleModule(LOG_MODULE, dir);
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
   it('writes every line, in order, when the process exits in the turn that logged them', async () => {
     const file = await script(
       dir,
-      'exit.ts',
+      'exit.mjs',
       `const log = createLogger({ format: 'json' });
        for (let i = 0; i < 500; i++) log.info('line ' + i, { i });
        log.error('last words');
@@ -84,7 +88,7 @@ describe('the default log output', () => {
   it('keeps the order of lines from two loggers sharing standard output', async () => {
     const file = await script(
       dir,
-      'two.ts',
+      'two.mjs',
       `const a = createLogger({ format: 'json' });
        const b = createLogger({ format: 'json' });
        a.info('one'); b.info('two'); a.info('three');
@@ -98,14 +102,14 @@ describe('the default log output', () => {
   it('writes lines logged across many turns as they come, without waiting for more', async () => {
     const file = await script(
       dir,
-      'turns.ts',
+      'turns.mjs',
       `const log = createLogger({ format: 'json' });
        log.info('first');
        // Stay alive until the parent has seen the first line: it must not wait for a later one.
        process.stdin.resume();
        setTimeout(() => process.exit(0), 20_000);`,
     );
-    const child = spawn(process.execPath, ['--import', 'tsx', file], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [file], { stdio: ['pipe', 'pipe', 'pipe'] });
     const [chunk] = (await once(child.stdout, 'data')) as [Buffer];
     child.kill();
     expect(messages(chunk.toString())).toEqual(['first']);
@@ -114,7 +118,7 @@ describe('the default log output', () => {
   it('keeps its event loop turning while the reader of its output does not read', async () => {
     const file = await script(
       dir,
-      'stalled.ts',
+      'stalled.mjs',
       `const log = createLogger({ format: 'json' });
        let ticks = 0;
        // Twenty turns of the loop while nobody reads: a blocked loop never gets there.
@@ -136,7 +140,7 @@ describe('the default log output', () => {
   it('calls back from flush only once its reader has taken every line', async () => {
     const file = await script(
       dir,
-      'flush.ts',
+      'flush.mjs',
       `const log = createLogger({ format: 'json' });
        for (let i = 0; i < 2048; i++) log.info('x'.repeat(4096));
        // A later turn: the end of the first has handed every line over, so nothing is pending.
@@ -164,7 +168,7 @@ describe('the default log output', () => {
   it('keeps running when the reader of its output goes away', async () => {
     const file = await script(
       dir,
-      'epipe.ts',
+      'epipe.mjs',
       `const log = createLogger({ format: 'json' });
        let turns = 0;
        const tick = () => {
