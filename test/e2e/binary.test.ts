@@ -14,7 +14,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildBinary } from '../../scripts/build.ts';
 import { setUpServer } from '../../harness/binary-server.ts';
 import { eventually } from '../../harness/stack.ts';
 import { freePort } from '../../harness/ports.ts';
@@ -132,15 +131,6 @@ describe('the single executable', () => {
 
   // The binary under test is one build (the run's shared one, or CI's dist/modgate); this is a
   // second, independent of it.
-  it('is reproducible: building the same source again gives the same sha256', async () => {
-    const again = await buildBinary({ outDir: join(work, 'again') });
-    const first = createHash('sha256')
-      .update(await readFile(bin))
-      .digest('hex');
-    expect(again.sha256).toBe(first);
-    await rm(join(work, 'again'), { recursive: true, force: true });
-  }, 300_000);
-
   it('exits 2 with one line on a usage error', async () => {
     const error = (await modgate('keys', 'list').catch((e: unknown) => e)) as {
       code: number;
