@@ -40,10 +40,11 @@ export default defineConfig({
     // expect.poll waits for the event like harness `eventually()` does, with its limit (30 s), not
     // vitest's default second, which a loaded machine's browser page can take to render a table.
     expect: { poll: { timeout: 30_000 } },
-    // One worker per core (vitest's default leaves one core free): most of the suite's time is
-    // spent waiting on the processes the e2e files start, so two workers on 2 cores took a quiet
-    // run from 431 s to 295 s (docs/architecture.md, "Where tests live").
-    maxWorkers: Math.max(2, availableParallelism()),
+    // One worker more than the cores (vitest's default leaves one core free): most of a file's
+    // time is spent waiting on the processes the e2e files start; on 2 cores a quiet fresh clone
+    // took 431 s with one worker and 295 s with two (240 files), and 414 s with two and 380 s
+    // with three (277 files, the CPU busy 82 % and 85 %) (docs/architecture.md, "Where tests live").
+    maxWorkers: Math.max(3, availableParallelism() + 1),
     projects: [
       {
         extends: true,
