@@ -21,7 +21,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build, type Plugin } from 'esbuild';
-import { BUNDLE_ALIASES, CHECKOUT_ONLY, OPTIONAL_NATIVE } from '../../scripts/bundle-options.ts';
+import { CHECKOUT_ONLY } from '../../scripts/bundle-options.ts';
+import { NODE_ESM_BUNDLE } from './module-bundle.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const ENTRY = join(ROOT, 'cli/main.ts');
@@ -39,23 +40,13 @@ export async function bundleCli(): Promise<CliBundle> {
   await chmod(folder, 0o755);
   const file = join(folder, 'modgate.mjs');
   await build({
-    absWorkingDir: ROOT,
+    ...NODE_ESM_BUNDLE,
     entryPoints: [ENTRY],
     outfile: file,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    external: [...OPTIONAL_NATIVE],
-    alias: { ...BUNDLE_ALIASES },
     plugins: [sourceFileUrls(), fromCheckout(CHECKOUT_ONLY)],
-    // CommonJS dependencies call require(); an ES module has none of its own.
-    banner: {
-      js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
-    },
     // The mappings are what a stack trace needs; the sources stay in the checkout.
     sourcemap: 'linked',
     sourcesContent: false,
-    logLevel: 'error',
   });
   await Promise.all([chmod(file, 0o644), chmod(`${file}.map`, 0o644)]);
   return {
