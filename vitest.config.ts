@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { DurationSequencer } from './test/support/duration-order.ts';
 
 /**
  * The files that need a module registry of their own: those that `vi.mock` a module every other
@@ -45,6 +46,9 @@ export default defineConfig({
     // took 431 s with one worker and 295 s with two (240 files), and 414 s with two and 380 s
     // with three (277 files, the CPU busy 82 % and 85 %) (docs/architecture.md, "Where tests live").
     maxWorkers: Math.max(3, availableParallelism() + 1),
+    // The longest files first, from test/durations.json until vitest has measured this machine's
+    // own (test/support/duration-order.ts): a fresh clone otherwise starts the larger files first.
+    sequence: { sequencer: DurationSequencer },
     projects: [
       {
         extends: true,
