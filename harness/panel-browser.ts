@@ -84,7 +84,9 @@ export function sharedPanel(
     !open.page.isClosed() && (await open.page.getByRole('button', { name: 'Sign out' }).isVisible());
   return {
     show: async (path, heading) => {
-      if (panel === undefined || !(await signedIn(panel))) {
+      // Once in a full run on a loaded machine, Chromium stopped drawing the shared page (every
+      // later click waited for a frame until its timeout): a page that draws no frame is replaced.
+      if (panel === undefined || !(await signedIn(panel)) || !(await drawsFrame(panel.page, 10_000))) {
         await panel?.close().catch(() => undefined);
         panel = await openPanel(browser, stack, options);
       }
@@ -102,6 +104,17 @@ export function sharedPanel(
       return panel;
     },
   };
+}
+
+/**
+ * Whether `page` draws its next frame within `ms`: what a click waits for (Playwright's "stable"
+ * check counts frames), bounded, where waiting on requestAnimationFrame alone would wait forever
+ * on a page Chromium no longer draws.
+ */
+export async function drawsFrame(page: Page, ms: number): Promise<boolean> {
+  return (await page.evaluate(
+    `new Promise((resolve) => { requestAnimationFrame(() => resolve(true)); setTimeout(() => resolve(false), ${ms}); })`,
+  )) as boolean;
 }
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -169,7 +182,8 @@ export async function problemsInEveryLook(page: Page, what: string, more?: LookC
       await page.setViewportSize(look.viewport);
       await page.emulateMedia({ colorScheme: look.colorScheme });
       // The next frame is laid out in the new look before anything is measured.
-      await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => resolve()))');
+      if (!(await drawsFrame(page, 30_000)))
+        throw new Error(`${what}, ${look.name}: the page drew no frame in 30 s`);
       const found = await axeViolations(page);
       const scroll = await sideScroll(page);
       if (scroll > 0) found.push(`scrolls sideways by ${scroll} px`);
