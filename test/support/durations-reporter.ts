@@ -14,6 +14,13 @@ export default class DurationsReporter implements Reporter {
   #root = '';
   readonly #seconds = new Map<string, number>();
 
+  readonly #file: URL;
+
+  /** `file`: where the list is; the repository's unless a test gives its own. */
+  constructor(file: URL = DURATIONS_FILE) {
+    this.#file = file;
+  }
+
   onInit(vitest: Vitest): void {
     this.#root = vitest.config.root;
   }
@@ -28,14 +35,14 @@ export default class DurationsReporter implements Reporter {
       process.stderr.write(`test/durations.json left as it was: the run ${reason}\n`);
       return;
     }
-    const before = (JSON.parse(readFileSync(DURATIONS_FILE, 'utf8')) as Durations).files;
+    const before = (JSON.parse(readFileSync(this.#file, 'utf8')) as Durations).files;
     const merged = { ...before, ...Object.fromEntries(this.#seconds) };
     const files = Object.fromEntries(
       Object.entries(merged)
         .filter(([path]) => existsSync(join(this.#root, path)))
         .sort(([a], [b]) => (a < b ? -1 : 1)),
     );
-    writeFileSync(DURATIONS_FILE, `${JSON.stringify({ files } satisfies Durations, null, 2)}\n`);
+    writeFileSync(this.#file, `${JSON.stringify({ files } satisfies Durations, null, 2)}\n`);
     process.stderr.write(
       `test/durations.json: ${this.#seconds.size} files measured, ${Object.keys(files).length} listed\n`,
     );
