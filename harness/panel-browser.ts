@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import type { PanelStack } from './panel-stack.ts';
 
 /** The sizes the panel is held to: a laptop and a phone. */
@@ -115,6 +115,24 @@ export async function drawsFrame(page: Page, ms: number): Promise<boolean> {
   return (await page.evaluate(
     `new Promise((resolve) => { requestAnimationFrame(() => resolve(true)); setTimeout(() => resolve(false), ${ms}); })`,
   )) as boolean;
+}
+
+/** Whether `target` has the focus in its page. */
+export function hasFocus(target: Locator): Promise<boolean> {
+  return target.evaluate((el) => el === el.ownerDocument.activeElement);
+}
+
+/**
+ * Presses Tab until `target` has the focus, as a keyboard user gets there (no click), and fails
+ * after `limit` presses: every control on the way is one a person tabs past.
+ */
+export async function tabTo(page: Page, target: Locator, limit = 60): Promise<void> {
+  await target.waitFor();
+  for (let presses = 0; !(await hasFocus(target)); presses++) {
+    if (presses === limit)
+      throw new Error(`${String(target)} never took the focus in ${limit} presses of Tab`);
+    await page.keyboard.press('Tab');
+  }
 }
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');

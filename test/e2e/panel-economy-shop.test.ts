@@ -9,7 +9,7 @@
  * Skipped with a note when no Chromium is found, unless MODGATE_REQUIRE_CHROMIUM=1 (as in
  * test/e2e/panel.test.ts).
  */
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminRequest } from '../../harness/admin.ts';
 import { chromiumForTests } from '../../harness/browser.ts';
@@ -17,12 +17,16 @@ import {
   mainOverflowing,
   problemsInEveryLook,
   sharedPanel,
+  tabTo,
   type PanelPage,
   type SharedPanel,
 } from '../../harness/panel-browser.ts';
 import { startPanelStack, type PanelStack } from '../../harness/panel-stack.ts';
 
 const chromium = chromiumForTests('test/e2e/panel-economy-shop.test.ts');
+
+/** How many presses of Tab a keyboard walk here may take to reach a control: the shop's rows are many. */
+const MOST_TABS = 400;
 
 interface Online {
   platform_id: string;
@@ -34,20 +38,6 @@ interface LedgerEntry {
   amount: number;
   source: string;
   reason: string;
-}
-
-/** Presses Tab until `target` has the focus: how a keyboard user gets there, no click. */
-async function tabTo(page: Page, target: Locator): Promise<void> {
-  await target.waitFor();
-  for (let presses = 0; presses < 400; presses++) {
-    const focused = await target.evaluate(
-      (el) =>
-        el === (el as unknown as { ownerDocument: { activeElement: unknown } }).ownerDocument.activeElement,
-    );
-    if (focused) return;
-    await page.keyboard.press('Tab');
-  }
-  throw new Error(`Tab never reached ${String(target)}`);
 }
 
 describe.runIf(chromium.run)('the Economy and Shop pages in Chromium', () => {
@@ -273,27 +263,27 @@ describe.runIf(chromium.run)('the Economy and Shop pages in Chromium', () => {
     const player = online[3] as Online;
     const panel = await shared.show('economy', 'Economy');
     const { page } = panel;
-    await tabTo(page, page.getByLabel('Search by'));
+    await tabTo(page, page.getByLabel('Search by'), MOST_TABS);
     await page.keyboard.press('ArrowDown');
     await page.keyboard.press('Tab');
     await page.keyboard.type(player.platform_id);
     await page.keyboard.press('Enter');
-    await tabTo(page, page.getByRole('button', { name: `Open ${player.name}` }));
+    await tabTo(page, page.getByRole('button', { name: `Open ${player.name}` }), MOST_TABS);
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { level: 2, name: player.name }).waitFor();
-    await tabTo(page, page.getByLabel('Player amount'));
+    await tabTo(page, page.getByLabel('Player amount'), MOST_TABS);
     await page.keyboard.type('40');
     await page.keyboard.press('Tab');
     await page.keyboard.type('Keyboard credit');
-    await tabTo(page, page.getByRole('button', { name: `Credit shop coins of ${player.name}` }));
+    await tabTo(page, page.getByRole('button', { name: `Credit shop coins of ${player.name}` }), MOST_TABS);
     await page.keyboard.press('Enter');
     await page
       .getByTestId('economy-answer')
       .getByText(/shop coins credit 40/)
       .waitFor();
-    await tabTo(page, page.getByLabel('Player amount'));
+    await tabTo(page, page.getByLabel('Player amount'), MOST_TABS);
     await page.keyboard.type('15');
-    await tabTo(page, page.getByRole('button', { name: `Debit shop coins of ${player.name}` }));
+    await tabTo(page, page.getByRole('button', { name: `Debit shop coins of ${player.name}` }), MOST_TABS);
     await page.keyboard.press('Space');
     // The dialog opens on Cancel; the next stop is its Debit.
     await page.keyboard.press('Tab');
@@ -304,12 +294,12 @@ describe.runIf(chromium.run)('the Economy and Shop pages in Chromium', () => {
       .waitFor();
 
     await panel.go('shop', 'Shop');
-    await tabTo(page, page.getByRole('button', { name: `Choose ${packName}` }));
+    await tabTo(page, page.getByRole('button', { name: `Choose ${packName}` }), MOST_TABS);
     await page.keyboard.press('Enter');
-    await tabTo(page, page.getByRole('button', { name: 'Mint code' }));
+    await tabTo(page, page.getByRole('button', { name: 'Mint code' }), MOST_TABS);
     await page.keyboard.press('Enter');
     const code = (await page.getByTestId('minted').locator('code').textContent()) ?? '';
-    await tabTo(page, page.getByRole('button', { name: `Revoke code ${code}` }));
+    await tabTo(page, page.getByRole('button', { name: `Revoke code ${code}` }), MOST_TABS);
     await page.keyboard.press('Enter');
     await page.keyboard.press('Tab');
     await page.keyboard.press('Enter');

@@ -8,15 +8,17 @@
  * Skipped with a note when no Chromium is found, unless MODGATE_REQUIRE_CHROMIUM=1 (as in
  * test/e2e/panel.test.ts).
  */
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminRequest } from '../../harness/admin.ts';
 import { chromiumForTests } from '../../harness/browser.ts';
 import {
   DESKTOP,
+  hasFocus,
   LOOKS,
   problemsInEveryLook,
   sharedPanel,
+  tabTo,
   type LookCheck,
   type PanelPage,
   type SharedPanel,
@@ -38,18 +40,6 @@ function widestInMain(page: Page): Promise<number> {
 }
 
 /**
- * Presses Tab until `target` has the focus, as a keyboard user would, and fails after `limit`
- * presses: every control on the way is one a person tabs past.
- */
-async function tabTo(page: Page, target: Locator, limit = 60): Promise<void> {
-  for (let presses = 0; presses < limit; presses++) {
-    await page.keyboard.press('Tab');
-    if (await hasFocus(target)) return;
-  }
-  throw new Error(`${String(target)} never took the focus in ${limit} presses of Tab`);
-}
-
-/**
  * From now on records, at every change of the player list, its title and the names in its rows
  * (`Online now | Anna, Pavel`), into `window.listSeen`: a row shown under a title it does not belong
  * to is caught even if the next render replaces it.
@@ -62,11 +52,6 @@ const WATCH_LIST = `(() => {
     [...list.querySelectorAll('tbody tr')].map((row) => row.cells[Math.min(1, row.cells.length - 1)].textContent).join(', '));
   new MutationObserver(note).observe(list, { subtree: true, childList: true, characterData: true });
 })()`;
-
-/** Whether `target` has the focus. */
-function hasFocus(target: Locator): Promise<boolean> {
-  return target.evaluate((el) => el === el.ownerDocument.activeElement);
-}
 
 describe.runIf(chromium.run)('the Players page in Chromium', () => {
   let stack: PanelStack;
