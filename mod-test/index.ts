@@ -45,8 +45,9 @@ export interface ModTestOptions {
   /** Caps the deadline_ms of every op (default: each op's catalogue deadline, 5 or 10 s). */
   opDeadlineMs?: number;
   /**
-   * How long a mod may take to close after a frame it must reject (default 3 s). A mod that
-   * accepts the frame is judged only when it is over, so tests of such mods shorten it.
+   * How long a mod may take to close after a frame it must reject (default REJECT_WITHIN_MS,
+   * 10 s). A mod that accepts the frame is judged only when it is over, so tests of such mods
+   * shorten it.
    */
   rejectWithinMs?: number;
   /** The longest one case may run (default 60 s). */

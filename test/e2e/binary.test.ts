@@ -129,8 +129,6 @@ describe('the single executable', () => {
     expect((await modgate('docs')).stdout).toContain('operations');
   });
 
-  // The binary under test is one build (the run's shared one, or CI's dist/modgate); this is a
-  // second, independent of it.
   it('exits 2 with one line on a usage error', async () => {
     const error = (await modgate('keys', 'list').catch((e: unknown) => e)) as {
       code: number;
