@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { TestModule, TestSpecification, Vitest } from 'vitest/node';
 import { makeTempDir } from '../daemon/store/temp-dir.ts';
-import { DURATIONS_FILE, DurationSequencer, longestFirst, type Durations } from './duration-order.ts';
+import { DurationSequencer, longestFirst, readDurations } from './duration-order.ts';
 import DurationsReporter from './durations-reporter.ts';
 
 interface File {
@@ -45,8 +45,7 @@ describe('longestFirst', () => {
 
 describe('test/durations.json', () => {
   it('gives seconds for test files', () => {
-    const { files } = JSON.parse(readFileSync(DURATIONS_FILE, 'utf8')) as Durations;
-    const entries = Object.entries(files);
+    const entries = Object.entries(readDurations());
     expect(entries.length).toBeGreaterThan(0);
     expect(entries.filter(([path, seconds]) => !path.endsWith('.test.ts') || !(seconds >= 0))).toEqual([]);
   });
@@ -77,8 +76,7 @@ function runWith(root: string, measured: Record<string, number>) {
 
 describe('DurationSequencer', () => {
   const root = new URL('../..', import.meta.url).pathname;
-  const { files } = JSON.parse(readFileSync(DURATIONS_FILE, 'utf8')) as Durations;
-  const [longest, shortest] = Object.entries(files)
+  const [longest, shortest] = Object.entries(readDurations())
     .sort(([, a], [, b]) => b - a)
     .filter((_, i, all) => i === 0 || i === all.length - 1)
     .map(([path]) => path) as [string, string];

@@ -22,6 +22,11 @@ export interface Durations {
 
 export const DURATIONS_FILE = new URL('../durations.json', import.meta.url);
 
+/** Each file's seconds from the list at `file` (the repository's unless told). */
+export function readDurations(file: URL = DURATIONS_FILE): Durations['files'] {
+  return (JSON.parse(readFileSync(file, 'utf8')) as Durations).files;
+}
+
 /**
  * `files` in the order they are handed out: each project where vitest put it, and within a
  * project a file without a duration first, then the longest; equal durations keep vitest's order.
@@ -50,7 +55,7 @@ export class DurationSequencer extends BaseSequencer {
     const measuredHere = (file: TestSpecification) =>
       this.ctx.cache.getFileTestResults(`${file.project.name}:${path(file)}`) !== undefined;
     if (ordered.every(measuredHere)) return ordered;
-    const { files: durations } = JSON.parse(readFileSync(DURATIONS_FILE, 'utf8')) as Durations;
+    const durations = readDurations();
     return longestFirst(
       ordered,
       (file) => file.project.name,

@@ -5,10 +5,10 @@
  * longer in the checkout are dropped; a run that did not pass writes nothing. The seconds are only
  * comparable within one run, so the script runs the whole suite.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Reporter, TestModule, TestRunEndReason, Vitest } from 'vitest/node';
-import { DURATIONS_FILE, type Durations } from './duration-order.ts';
+import { DURATIONS_FILE, readDurations, type Durations } from './duration-order.ts';
 
 export default class DurationsReporter implements Reporter {
   #root = '';
@@ -35,7 +35,7 @@ export default class DurationsReporter implements Reporter {
       process.stderr.write(`test/durations.json left as it was: the run ${reason}\n`);
       return;
     }
-    const before = (JSON.parse(readFileSync(this.#file, 'utf8')) as Durations).files;
+    const before = readDurations(this.#file);
     const merged = { ...before, ...Object.fromEntries(this.#seconds) };
     const files = Object.fromEntries(
       Object.entries(merged)
